@@ -1,0 +1,44 @@
+package dev.ration.client.protocol;
+
+/**
+ * Frame kinds. A request uses the code below; its response uses {@code code | 0x80}.
+ * Codes are explicit and append-only; never use {@code ordinal()}.
+ */
+public enum Kind {
+  HELLO(0x01),
+  SET_LIMIT(0x02),
+  GET_LIMIT(0x03),
+  LIST_LIMITS(0x04),
+  ACQUIRE_LEASE(0x05),
+  RENEW_LEASE(0x06),
+  RETURN_LEASE(0x07),
+  LIST_LEASES(0x08),
+  CLUSTER_STATUS(0x09);
+
+  public static final int RESPONSE_BIT = 0x80;
+
+  private final int code;
+
+  Kind(int code) {
+    this.code = code;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  public int responseCode() {
+    return code | RESPONSE_BIT;
+  }
+
+  /** The kind for a request code (response bit cleared), or null if unknown. */
+  public static Kind fromCode(int code) {
+    int c = code & ~RESPONSE_BIT;
+    for (Kind k : values()) {
+      if (k.code == c) {
+        return k;
+      }
+    }
+    return null;
+  }
+}

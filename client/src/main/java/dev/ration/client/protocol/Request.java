@@ -1,0 +1,90 @@
+package dev.ration.client.protocol;
+
+/**
+ * Request messages, one per {@link Kind}. On the wire a request payload is
+ * {@code u32 timeoutMillis | body}; see docs/PROTOCOL.md for every field's encoding.
+ * Mutations (SET_LIMIT, ACQUIRE_LEASE, RENEW_LEASE, RETURN_LEASE) are idempotent by
+ * (client id from HELLO, frame request id): a retry reuses the request id.
+ */
+public sealed interface Request {
+  Kind kind();
+
+  /** First frame on every connection. {@code credential} is reserved for authentication. */
+  record Hello(int protocolVersion, long clientHigh, long clientLow, byte[] credential)
+      implements Request {
+    public Kind kind() {
+      return Kind.HELLO;
+    }
+  }
+
+  record SetLimit(
+      String tenant,
+      String resource,
+      long ratePerSecond,
+      long burst,
+      int modeCode,
+      long leaseDurationMillis,
+      long graceMillis,
+      long emergency,
+      int policyCode,
+      long expectedVersion)
+      implements Request {
+    public Kind kind() {
+      return Kind.SET_LIMIT;
+    }
+  }
+
+  /** {@code stale}: answer from this node's state without ReadIndex (monitoring only). */
+  record GetLimit(String tenant, String resource, boolean stale) implements Request {
+    public Kind kind() {
+      return Kind.GET_LIMIT;
+    }
+  }
+
+  record ListLimits(boolean stale) implements Request {
+    public Kind kind() {
+      return Kind.LIST_LIMITS;
+    }
+  }
+
+  record AcquireLease(
+      String tenant, String resource, String holder, long demandRatePerSecond, long demandBurst)
+      implements Request {
+    public Kind kind() {
+      return Kind.ACQUIRE_LEASE;
+    }
+  }
+
+  record RenewLease(
+      long leaseId,
+      long presentedVersion,
+      long demandRatePerSecond,
+      long demandBurst,
+      long admittedPerSecond,
+      long rejectedPerSecond,
+      long emergencyUsed)
+      implements Request {
+    public Kind kind() {
+      return Kind.RENEW_LEASE;
+    }
+  }
+
+  record ReturnLease(long leaseId, long presentedVersion, long unusedBalance) implements Request {
+    public Kind kind() {
+      return Kind.RETURN_LEASE;
+    }
+  }
+
+  /** Empty tenant and resource list every lease. */
+  record ListLeases(String tenant, String resource, boolean stale) implements Request {
+    public Kind kind() {
+      return Kind.LIST_LEASES;
+    }
+  }
+
+  record ClusterStatus() implements Request {
+    public Kind kind() {
+      return Kind.CLUSTER_STATUS;
+    }
+  }
+}

@@ -1,0 +1,20 @@
+package dev.ration.statemachine.command;
+
+/**
+ * Committed first by every new leader. Leases live before it keep counting until at least
+ * {@code epochStart + leaseDuration + grace}; the epoch number rises by one.
+ * {@code leaderId} is recorded for audit only.
+ */
+public record NewEpoch(String leaderId) implements Command {
+  public static final int CODE = 5;
+
+  @Override
+  public int code() {
+    return CODE;
+  }
+
+  @Override
+  public boolean fromClient() {
+    return false;
+  }
+}

@@ -1,0 +1,29 @@
+package dev.ration.statemachine.command;
+
+import dev.ration.statemachine.lease.Mode;
+import dev.ration.statemachine.lease.Policy;
+
+/**
+ * Create or change the global limit for (tenant, resource). {@code expectedVersion} = 0 means
+ * "create or overwrite whatever is there"; otherwise the change applies only if the current
+ * config version equals it (else STALE_CONFIG with the current version).
+ */
+public record SetLimit(
+    String tenant,
+    String resource,
+    long ratePerSecond,
+    long burst,
+    Mode mode,
+    long leaseDurationMillis,
+    long graceMillis,
+    long emergency,
+    Policy policy,
+    long expectedVersion)
+    implements Command {
+  public static final int CODE = 1;
+
+  @Override
+  public int code() {
+    return CODE;
+  }
+}

@@ -1,0 +1,19 @@
+package dev.ration.statemachine.command;
+
+/**
+ * Leader-proposed housekeeping: free at most {@code maxItems} counted shares, pending shrinks
+ * and idempotency records that are due at or before the batch's time.
+ */
+public record Tick(int maxItems) implements Command {
+  public static final int CODE = 6;
+
+  @Override
+  public int code() {
+    return CODE;
+  }
+
+  @Override
+  public boolean fromClient() {
+    return false;
+  }
+}
