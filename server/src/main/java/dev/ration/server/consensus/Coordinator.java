@@ -1,0 +1,32 @@
+package dev.ration.server.consensus;
+
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The seam between the client endpoint and consensus: submit a command for group commit, ask a
+ * linearizable (or, for monitoring, stale) question, see this node's view of the cluster.
+ *
+ * <p>Futures complete exceptionally with a {@link CoordinatorException} whose
+ * {@link CoordinatorException.Reason} the endpoint maps to a wire error code.
+ * Thread-safe; never blocks the caller.
+ */
+public interface Coordinator {
+
+  /**
+   * Propose {@code command} under {@code key}; the result is the replicated one (a retry with the
+   * same key gets the first answer). {@code deadlineNanos} is on {@link System#nanoTime()}'s
+   * scale: a command still queued at its deadline is dropped before it is proposed.
+   */
+  CompletableFuture<Result> submit(RequestKey key, Command command, long deadlineNanos);
+
+  /** Linearizable read through Ratis ReadIndex, or this node's state if {@code stale}. */
+  CompletableFuture<QueryResult> query(Query query, boolean stale, long deadlineNanos);
+
+  /** This node's view: role, term, indexes, leader. Never blocks. */
+  NodeStatus status();
+}
