@@ -1,0 +1,281 @@
+package dev.ration.client;
+
+import dev.ration.client.protocol.ErrorCode;
+import dev.ration.client.protocol.Frame;
+import dev.ration.client.protocol.FrameDecoder;
+import dev.ration.client.protocol.FrameEncoder;
+import dev.ration.client.protocol.FrameError;
+import dev.ration.client.protocol.Kind;
+import dev.ration.client.protocol.MalformedMessageException;
+import dev.ration.client.protocol.MessageCodec;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One TCP connection to one server: HELLO first, then pipelined requests matched to responses
+ * by request id (responses may arrive in any order).
+ *
+ * <p>Thread: all mutable state ({@link #pending}) is touched only on the channel's event loop;
+ * {@link #send} hops there. Invariants: at most {@code maxInFlight} entries in {@code pending};
+ * every pending entry completes exactly once (reply, its deadline timer, or channel loss).
+ */
+final class Connection {
+  private final String address;
+  private final Channel channel;
+  private final int maxInFlight;
+  private final int maxFrameBytes;
+  private final Map<Long, Pending> pending = new HashMap<>();
+  private final CompletableFuture<Response.HelloReply> hello = new CompletableFuture<>();
+
+  private record Pending(Kind kind, CompletableFuture<Response> future, ScheduledFuture<?> timer) {}
+
+  private Connection(String address, Channel channel, int maxInFlight, int maxFrameBytes) {
+    this.address = address;
+    this.channel = channel;
+    this.maxInFlight = maxInFlight;
+    this.maxFrameBytes = maxFrameBytes;
+  }
+
+  String address() {
+    return address;
+  }
+
+  boolean isActive() {
+    return channel.isActive();
+  }
+
+  /** The HELLO reply, once the handshake completed. */
+  Response.HelloReply helloReply() {
+    return hello.getNow(null);
+  }
+
+  /**
+   * Connects and sends HELLO under {@code helloRequestId}, taken from the client's id sequence
+   * so ids stay unique per client. Completes once the HELLO reply arrived; otherwise fails with
+   * {@link AttemptFailure} (no request of the caller was written).
+   */
+  static CompletableFuture<Connection> open(
+      EventLoopGroup group,
+      String address,
+      RationClientOptions options,
+      long helloRequestId) {
+    CompletableFuture<Connection> result = new CompletableFuture<>();
+    HostPort hp;
+    try {
+      hp = HostPort.parse(address);
+    } catch (IllegalArgumentException e) {
+      result.completeExceptionally(new AttemptFailure(ErrorCode.UNAVAILABLE, e.getMessage(), false, e));
+      return result;
+    }
+    Connection[] holder = new Connection[1];
+    Bootstrap b =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    Connection c = new Connection(address, ch, options.maxInFlightPerConnection(), options.maxFrameBytes());
+                    holder[0] = c;
+                    ch.pipeline()
+                        .addLast(FrameDecoder.forClient(options.maxFrameBytes()))
+                        .addLast(new FrameEncoder(options.maxFrameBytes()))
+                        .addLast(c.new Handler());
+                  }
+                });
+    ChannelFuture cf = b.connect(hp.host(), hp.port());
+    cf.addListener(
+        f -> {
+          if (!f.isSuccess()) {
+            result.completeExceptionally(
+                new AttemptFailure(
+                    ErrorCode.UNAVAILABLE, "connect to " + address + " failed: " + f.cause(), false, f.cause()));
+            return;
+          }
+          Connection c = holder[0];
+          Channel ch = cf.channel();
+          ScheduledFuture<?> timer =
+              ch.eventLoop()
+                  .schedule(
+                      () -> {
+                        c.hello.completeExceptionally(
+                            new AttemptFailure(
+                                ErrorCode.UNAVAILABLE, "no HELLO reply from " + address + " within " + options.connectTimeout(), false, null));
+                        ch.close();
+                      },
+                      options.connectTimeout().toMillis(),
+                      TimeUnit.MILLISECONDS);
+          Request.Hello req =
+              new Request.Hello(Frame.PROTOCOL_VERSION, options.clientIdHigh(), options.clientIdLow(), new byte[0]);
+          CompletableFuture<Response> reply = new CompletableFuture<>();
+          c.pending.put(helloRequestId, new Pending(Kind.HELLO, reply, timer));
+          ch.writeAndFlush(MessageCodec.requestFrame(helloRequestId, (int) options.connectTimeout().toMillis(), req));
+          reply.whenComplete(
+              (r, err) -> {
+                if (err != null) {
+                  c.hello.completeExceptionally(err);
+                } else if (r instanceof Response.HelloReply h) {
+                  c.hello.complete(h);
+                } else if (r instanceof Response.Error e) {
+                  c.hello.completeExceptionally(
+                      new AttemptFailure(
+                          e.code() == ErrorCode.UNSUPPORTED_VERSION ? e.code() : ErrorCode.UNAVAILABLE,
+                          "HELLO to " + address + " refused: " + e.code() + " " + e.message(), false, null));
+                  ch.close();
+                } else {
+                  c.hello.completeExceptionally(
+                      new AttemptFailure(ErrorCode.INTERNAL, "HELLO to " + address + " answered " + r, false, null));
+                  ch.close();
+                }
+              });
+          c.hello.whenComplete(
+              (h, err) -> {
+                if (err != null) {
+                  result.completeExceptionally(err);
+                } else {
+                  result.complete(c);
+                }
+              });
+        });
+    return result;
+  }
+
+  /**
+   * Sends one request. Completes with the server's response (an Error included) or fails with
+   * {@link AttemptFailure}: DEADLINE_EXCEEDED when {@code timeoutMillis} passes, UNAVAILABLE when
+   * the connection is lost, OVERLOADED (not written) when the in-flight cap is full.
+   */
+  CompletableFuture<Response> send(long requestId, Request request, int timeoutMillis) {
+    CompletableFuture<Response> future = new CompletableFuture<>();
+    channel.eventLoop().execute(() -> sendOnLoop(requestId, request, timeoutMillis, future));
+    return future;
+  }
+
+  private void sendOnLoop(long requestId, Request request, int timeoutMillis, CompletableFuture<Response> future) {
+    if (!channel.isActive()) {
+      future.completeExceptionally(new AttemptFailure(ErrorCode.UNAVAILABLE, "connection to " + address + " is closed", false, null));
+      return;
+    }
+    if (pending.size() >= maxInFlight) {
+      future.completeExceptionally(
+          new AttemptFailure(ErrorCode.OVERLOADED, "client in-flight cap " + maxInFlight + " reached on " + address, false, null));
+      return;
+    }
+    if (pending.containsKey(requestId)) {
+      future.completeExceptionally(
+          new AttemptFailure(ErrorCode.INVALID_ARGUMENT, "request id " + requestId + " already in flight on " + address, false, null));
+      return;
+    }
+    Frame frame;
+    try {
+      frame = MessageCodec.requestFrame(requestId, timeoutMillis, request);
+    } catch (IllegalArgumentException e) {
+      future.completeExceptionally(new AttemptFailure(ErrorCode.INVALID_ARGUMENT, e.getMessage(), false, e));
+      return;
+    }
+    if (FrameEncoder.lengthField(frame) > maxFrameBytes) {
+      future.completeExceptionally(
+          new AttemptFailure(ErrorCode.FRAME_TOO_LARGE, "request " + requestId + " is " + FrameEncoder.lengthField(frame) + " bytes", false, null));
+      return;
+    }
+    ScheduledFuture<?> timer =
+        channel.eventLoop()
+            .schedule(
+                () -> {
+                  Pending p = pending.remove(requestId);
+                  if (p != null) {
+                    p.future.completeExceptionally(
+                        new AttemptFailure(
+                            ErrorCode.DEADLINE_EXCEEDED,
+                            "no reply to request " + requestId + " from " + address + " within " + timeoutMillis + " ms",
+                            true,
+                            null));
+                  }
+                },
+                timeoutMillis,
+                TimeUnit.MILLISECONDS);
+    pending.put(requestId, new Pending(request.kind(), future, timer));
+    channel
+        .writeAndFlush(frame)
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                // The bytes may have partly left: conservatively treat as written.
+                fail(requestId, new AttemptFailure(ErrorCode.UNAVAILABLE, "write to " + address + " failed: " + f.cause(), true, f.cause()));
+                channel.close();
+              }
+            });
+  }
+
+  private void fail(long requestId, AttemptFailure failure) {
+    Pending p = pending.remove(requestId);
+    if (p != null) {
+      p.timer.cancel(false);
+      p.future.completeExceptionally(failure);
+    }
+  }
+
+  void close() {
+    channel.close();
+  }
+
+  private final class Handler extends SimpleChannelInboundHandler<Object> {
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof FrameError fe) {
+        if (fe.fatal()) {
+          ctx.close(); // channelInactive fails everything pending
+        } else {
+          fail(fe.requestId(), new AttemptFailure(ErrorCode.INTERNAL, "server sent " + fe.message(), true, null));
+        }
+        return;
+      }
+      Frame frame = (Frame) msg;
+      Pending p = pending.remove(frame.requestId());
+      if (p == null) {
+        return; // A reply after its deadline fired: the caller already has its answer.
+      }
+      p.timer.cancel(false);
+      try {
+        p.future.complete(MessageCodec.decodeResponse(p.kind, frame.payload()));
+      } catch (MalformedMessageException e) {
+        p.future.completeExceptionally(
+            new AttemptFailure(ErrorCode.INTERNAL, "undecodable reply from " + address + ": " + e.getMessage(), true, e));
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      for (Long id : new ArrayList<>(pending.keySet())) {
+        fail(id, new AttemptFailure(ErrorCode.UNAVAILABLE, "connection to " + address + " lost", true, null));
+      }
+      hello.completeExceptionally(
+          new AttemptFailure(ErrorCode.UNAVAILABLE, "connection to " + address + " closed before HELLO reply", false, null));
+      ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
+  }
+}

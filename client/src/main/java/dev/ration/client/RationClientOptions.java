@@ -1,0 +1,145 @@
+package dev.ration.client;
+
+import dev.ration.client.protocol.Frame;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Client settings, validated at construction with messages that show the bad value.
+ *
+ * <p>{@code requestDeadline} bounds a whole call including retries; {@code maxRetries} bounds
+ * the number of resends after the first attempt. Backoff is exponential with full jitter:
+ * attempt n waits uniform [0, min(backoffMax, backoffBase * 2^n)], or the server's
+ * retry-after if longer. {@code clientIdHigh/Low} identify this client instance in HELLO (the
+ * server's idempotency key is (client id, request id)); random 128 bits unless overridden.
+ */
+public record RationClientOptions(
+    List<String> addresses,
+    Duration connectTimeout,
+    Duration requestDeadline,
+    int maxRetries,
+    Duration backoffBase,
+    Duration backoffMax,
+    int maxInFlightPerConnection,
+    int maxFrameBytes,
+    long clientIdHigh,
+    long clientIdLow) {
+
+  public RationClientOptions {
+    addresses = List.copyOf(addresses);
+    if (addresses.isEmpty()) {
+      throw new IllegalArgumentException("addresses is empty: need at least one host:port");
+    }
+    for (String a : addresses) {
+      HostPort.parse(a);
+    }
+    positive("connectTimeout", connectTimeout);
+    positive("requestDeadline", requestDeadline);
+    positive("backoffBase", backoffBase);
+    positive("backoffMax", backoffMax);
+    if (backoffMax.compareTo(backoffBase) < 0) {
+      throw new IllegalArgumentException("backoffMax " + backoffMax + " < backoffBase " + backoffBase);
+    }
+    if (maxRetries < 0 || maxRetries > 1000) {
+      throw new IllegalArgumentException("maxRetries " + maxRetries + " not in [0, 1000]");
+    }
+    if (maxInFlightPerConnection < 1) {
+      throw new IllegalArgumentException("maxInFlightPerConnection " + maxInFlightPerConnection + " < 1");
+    }
+    if (maxFrameBytes < Frame.HEADER_BYTES + 4) {
+      throw new IllegalArgumentException("maxFrameBytes " + maxFrameBytes + " too small");
+    }
+  }
+
+  private static void positive(String name, Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " " + d + " must be > 0");
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public static final class Builder {
+    private final List<String> addresses = new ArrayList<>();
+    private Duration connectTimeout = Duration.ofSeconds(3);
+    private Duration requestDeadline = Duration.ofSeconds(10);
+    private int maxRetries = 10;
+    private Duration backoffBase = Duration.ofMillis(20);
+    private Duration backoffMax = Duration.ofSeconds(1);
+    private int maxInFlightPerConnection = 1024;
+    private int maxFrameBytes = Frame.DEFAULT_MAX_FRAME_BYTES;
+    private long clientIdHigh;
+    private long clientIdLow;
+    private boolean clientIdSet;
+
+    public Builder address(String hostPort) {
+      addresses.add(hostPort);
+      return this;
+    }
+
+    public Builder addresses(List<String> hostPorts) {
+      addresses.addAll(hostPorts);
+      return this;
+    }
+
+    public Builder connectTimeout(Duration v) {
+      connectTimeout = v;
+      return this;
+    }
+
+    public Builder requestDeadline(Duration v) {
+      requestDeadline = v;
+      return this;
+    }
+
+    public Builder maxRetries(int v) {
+      maxRetries = v;
+      return this;
+    }
+
+    public Builder backoffBase(Duration v) {
+      backoffBase = v;
+      return this;
+    }
+
+    public Builder backoffMax(Duration v) {
+      backoffMax = v;
+      return this;
+    }
+
+    public Builder maxInFlightPerConnection(int v) {
+      maxInFlightPerConnection = v;
+      return this;
+    }
+
+    public Builder maxFrameBytes(int v) {
+      maxFrameBytes = v;
+      return this;
+    }
+
+    /** For tests: a fixed client id (e.g. to resume another client's idempotency keys). */
+    public Builder clientId(long high, long low) {
+      clientIdHigh = high;
+      clientIdLow = low;
+      clientIdSet = true;
+      return this;
+    }
+
+    public RationClientOptions build() {
+      long hi = clientIdHigh;
+      long lo = clientIdLow;
+      if (!clientIdSet) {
+        SecureRandom r = new SecureRandom();
+        hi = r.nextLong();
+        lo = r.nextLong();
+      }
+      return new RationClientOptions(
+          addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
+          maxInFlightPerConnection, maxFrameBytes, hi, lo);
+    }
+  }
+}

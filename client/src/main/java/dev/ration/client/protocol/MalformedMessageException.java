@@ -1,0 +1,21 @@
+package dev.ration.client.protocol;
+
+/**
+ * A payload that does not decode: truncated, trailing bytes, a bad enum code, a declared length
+ * larger than what remains, or invalid UTF-8. The message names the field. The frame boundary
+ * is intact when this is thrown, so the server answers {@link ErrorCode#MALFORMED} and keeps
+ * the connection open.
+ */
+public final class MalformedMessageException extends Exception {
+  private final String field;
+
+  public MalformedMessageException(String field, String message) {
+    super(field + ": " + message);
+    this.field = field;
+  }
+
+  /** The dotted path of the field that failed, e.g. {@code "LimitList.limits[3].tenant"}. */
+  public String field() {
+    return field;
+  }
+}

@@ -1,0 +1,466 @@
+package dev.ration.client.protocol;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encodes and decodes frame payloads (the bytes after the 14-byte header). The one place the
+ * wire format of every message is written down in code; the server and the client both use it.
+ * Stateless and thread-safe: every method is static.
+ *
+ * <p>Request payload = {@code u32 timeoutMillis | body}; response payload = {@code u16
+ * errorCode | body}, where body is {@link Response.Error}'s fields when errorCode != 0, else the
+ * kind's reply. Fields are written in record-component order: {@code long} as i64, {@code int}
+ * as i32 (two's complement, big-endian), codes (mode, policy, outcome, protocol version) as u8,
+ * strings as u16 byte length + UTF-8, byte arrays as u32 length + bytes, booleans as u8 0/1,
+ * lists as u32 count + items, and a nested struct that may be absent (a reply's limit or lease)
+ * as u8 present + struct. Absent structs decode to {@code null}. See docs/PROTOCOL.md.
+ *
+ * <p>Decoding never trusts a declared length: each is checked against the bytes that remain
+ * before anything is allocated for it. Any payload that does not decode exactly (truncated,
+ * trailing bytes, bad code, bad UTF-8) throws {@link MalformedMessageException}.
+ */
+public final class MessageCodec {
+  /** Strings carry a u16 length. */
+  public static final int STRING_BYTES_MAX = 0xFFFF;
+  /** HELLO's reserved credential: generous for a token, small against the frame maximum. */
+  public static final int CREDENTIAL_BYTES_MAX = 16 * 1024;
+
+  // Smallest encoding of one list item, used to bound a declared count before allocating.
+  static final int LIMIT_INFO_BYTES_MIN = 2 + 2 + 8 + 8 + 1 + 8 + 8 + 8 + 1 + 8 + 8 * 4 + 8 + 4 + 4 + 8 * 3;
+  static final int LEASE_INFO_BYTES_MIN = 8 + 2 * 3 + 8 * 9 + 1 + 8 + 8;
+  static final int PEER_INFO_BYTES_MIN = 2 * 4;
+
+  private MessageCodec() {}
+
+  // ---------------------------------------------------------------- frames
+
+  /** A request frame at the current protocol version. */
+  public static Frame requestFrame(long requestId, int timeoutMillis, Request request) {
+    return new Frame(
+        Frame.PROTOCOL_VERSION,
+        request.kind().code(),
+        requestId,
+        encodeRequest(timeoutMillis, request));
+  }
+
+  /** A response frame for a request of {@code kind}; an error may answer any kind. */
+  public static Frame responseFrame(long requestId, Kind kind, Response response) {
+    return new Frame(
+        Frame.PROTOCOL_VERSION, kind.responseCode(), requestId, encodeResponse(response));
+  }
+
+  // ---------------------------------------------------------------- requests
+
+  public static byte[] encodeRequest(int timeoutMillis, Request request) {
+    if (timeoutMillis < 0) {
+      throw new IllegalArgumentException("timeoutMillis " + timeoutMillis + " < 0");
+    }
+    WireWriter w = new WireWriter(64);
+    w.u32("timeoutMillis", timeoutMillis);
+    if (request instanceof Request.Hello h) {
+        w.u8("Hello.protocolVersion", h.protocolVersion());
+        w.i64(h.clientHigh()).i64(h.clientLow());
+        byte[] cred = h.credential() == null ? new byte[0] : h.credential();
+        if (cred.length > CREDENTIAL_BYTES_MAX) {
+          throw new IllegalArgumentException(
+              "Hello.credential is " + cred.length + " bytes, max " + CREDENTIAL_BYTES_MAX);
+        }
+        w.bytes("Hello.credential", cred);
+    } else if (request instanceof Request.SetLimit s) {
+        w.string("SetLimit.tenant", s.tenant()).string("SetLimit.resource", s.resource());
+        w.i64(s.ratePerSecond()).i64(s.burst());
+        w.u8("SetLimit.modeCode", s.modeCode());
+        w.i64(s.leaseDurationMillis()).i64(s.graceMillis()).i64(s.emergency());
+        w.u8("SetLimit.policyCode", s.policyCode());
+        w.i64(s.expectedVersion());
+    } else if (request instanceof Request.GetLimit g) {
+        w.string("GetLimit.tenant", g.tenant())
+              .string("GetLimit.resource", g.resource())
+              .bool(g.stale());
+    } else if (request instanceof Request.ListLimits l) {
+        w.bool(l.stale());
+    } else if (request instanceof Request.AcquireLease a) {
+        w.string("AcquireLease.tenant", a.tenant())
+              .string("AcquireLease.resource", a.resource())
+              .string("AcquireLease.holder", a.holder())
+              .i64(a.demandRatePerSecond())
+              .i64(a.demandBurst());
+    } else if (request instanceof Request.RenewLease r) {
+        w.i64(r.leaseId())
+              .i64(r.presentedVersion())
+              .i64(r.demandRatePerSecond())
+              .i64(r.demandBurst())
+              .i64(r.admittedPerSecond())
+              .i64(r.rejectedPerSecond())
+              .i64(r.emergencyUsed());
+    } else if (request instanceof Request.ReturnLease r) {
+        w.i64(r.leaseId()).i64(r.presentedVersion()).i64(r.unusedBalance());
+    } else if (request instanceof Request.ListLeases l) {
+        w.string("ListLeases.tenant", l.tenant())
+              .string("ListLeases.resource", l.resource())
+              .bool(l.stale());
+    } else if (request instanceof Request.ClusterStatus c) {
+        // No body.
+    } else {
+      throw new IllegalArgumentException("unknown message " + request);
+    }
+    return w.toByteArray();
+  }
+
+  public static DecodedRequest decodeRequest(Kind kind, byte[] payload)
+      throws MalformedMessageException {
+    WireReader r = new WireReader(payload, kind.name());
+    long timeout = r.u32("timeoutMillis");
+    if (timeout > Integer.MAX_VALUE) {
+      throw new MalformedMessageException(
+          kind.name() + ".timeoutMillis", "value " + timeout + " > " + Integer.MAX_VALUE);
+    }
+    Request request =
+        switch (kind) {
+          case HELLO ->
+              new Request.Hello(
+                  r.u8("protocolVersion"),
+                  r.i64("clientHigh"),
+                  r.i64("clientLow"),
+                  r.bytes("credential", CREDENTIAL_BYTES_MAX));
+          case SET_LIMIT ->
+              new Request.SetLimit(
+                  r.string("tenant"),
+                  r.string("resource"),
+                  r.i64("ratePerSecond"),
+                  r.i64("burst"),
+                  r.u8("modeCode"),
+                  r.i64("leaseDurationMillis"),
+                  r.i64("graceMillis"),
+                  r.i64("emergency"),
+                  r.u8("policyCode"),
+                  r.i64("expectedVersion"));
+          case GET_LIMIT ->
+              new Request.GetLimit(r.string("tenant"), r.string("resource"), r.bool("stale"));
+          case LIST_LIMITS -> new Request.ListLimits(r.bool("stale"));
+          case ACQUIRE_LEASE ->
+              new Request.AcquireLease(
+                  r.string("tenant"),
+                  r.string("resource"),
+                  r.string("holder"),
+                  r.i64("demandRatePerSecond"),
+                  r.i64("demandBurst"));
+          case RENEW_LEASE ->
+              new Request.RenewLease(
+                  r.i64("leaseId"),
+                  r.i64("presentedVersion"),
+                  r.i64("demandRatePerSecond"),
+                  r.i64("demandBurst"),
+                  r.i64("admittedPerSecond"),
+                  r.i64("rejectedPerSecond"),
+                  r.i64("emergencyUsed"));
+          case RETURN_LEASE ->
+              new Request.ReturnLease(
+                  r.i64("leaseId"), r.i64("presentedVersion"), r.i64("unusedBalance"));
+          case LIST_LEASES ->
+              new Request.ListLeases(r.string("tenant"), r.string("resource"), r.bool("stale"));
+          case CLUSTER_STATUS -> new Request.ClusterStatus();
+        };
+    r.end();
+    return new DecodedRequest((int) timeout, request);
+  }
+
+  // ---------------------------------------------------------------- responses
+
+  public static byte[] encodeResponse(Response response) {
+    WireWriter w = new WireWriter(64);
+    if (response instanceof Response.Error e) {
+        if (e.code() == null || e.code() == ErrorCode.OK) {
+          throw new IllegalArgumentException("Response.Error needs a non-OK code, got " + e.code());
+        }
+        w.u16("Error.code", e.code().code());
+        w.string("Error.message", e.message()).string("Error.leaderAddress", e.leaderAddress());
+        w.i32(e.retryAfterMillis());
+    } else if (response instanceof Response.HelloReply h) {
+        w.u16("code", 0);
+        w.string("HelloReply.serverId", h.serverId());
+        w.u8("HelloReply.protocolVersion", h.protocolVersion());
+        w.bool(h.leader()).string("HelloReply.leaderAddress", h.leaderAddress());
+    } else if (response instanceof Response.SetLimitReply s) {
+        w.u16("code", 0);
+        outcome(w, "SetLimitReply.outcome", s.outcome());
+        w.string("SetLimitReply.message", s.message()).i64(s.currentVersion());
+        optionalLimit(w, s.limit());
+    } else if (response instanceof Response.GetLimitReply g) {
+        w.u16("code", 0);
+        w.bool(g.found());
+        optionalLimit(w, g.limit());
+    } else if (response instanceof Response.LimitList l) {
+        w.u16("code", 0);
+        List<Response.LimitInfo> limits = l.limits() == null ? List.of() : l.limits();
+        w.u32("LimitList.count", limits.size());
+        for (Response.LimitInfo i : limits) {
+          limit(w, i);
+        }
+    } else if (response instanceof Response.LeaseReply l) {
+        w.u16("code", 0);
+        outcome(w, "LeaseReply.outcome", l.outcome());
+        w.string("LeaseReply.message", l.message()).i64(l.retryAfterMillis()).i64(l.currentVersion());
+        w.bool(l.lease() != null);
+        if (l.lease() != null) {
+          lease(w, l.lease());
+        }
+        w.i64(l.startBalance());
+    } else if (response instanceof Response.ReturnReply r) {
+        w.u16("code", 0);
+        outcome(w, "ReturnReply.outcome", r.outcome());
+        w.string("ReturnReply.message", r.message())
+            .i64(r.leaseId())
+            .i64(r.credited())
+            .bool(r.alreadyGone());
+    } else if (response instanceof Response.LeaseList l) {
+        w.u16("code", 0);
+        List<Response.LeaseInfo> leases = l.leases() == null ? List.of() : l.leases();
+        w.u32("LeaseList.count", leases.size());
+        for (Response.LeaseInfo i : leases) {
+          lease(w, i);
+        }
+    } else if (response instanceof Response.ClusterStatusReply c) {
+        w.u16("code", 0);
+        w.string("ClusterStatusReply.serverId", c.serverId())
+            .string("ClusterStatusReply.role", c.role())
+            .i64(c.term())
+            .i64(c.commitIndex())
+            .i64(c.appliedIndex())
+            .string("ClusterStatusReply.leaderId", c.leaderId())
+            .string("ClusterStatusReply.leaderAddress", c.leaderAddress())
+            .i64(c.ledgerNowMillis())
+            .i64(c.epoch());
+        List<Response.PeerInfo> peers = c.peers() == null ? List.of() : c.peers();
+        w.u32("ClusterStatusReply.peers.count", peers.size());
+        for (Response.PeerInfo p : peers) {
+          w.string("PeerInfo.id", p.id())
+              .string("PeerInfo.raftAddress", p.raftAddress())
+              .string("PeerInfo.clientAddress", p.clientAddress())
+              .string("PeerInfo.role", p.role());
+        }
+    } else {
+      throw new IllegalArgumentException("unknown message " + response);
+    }
+    return w.toByteArray();
+  }
+
+  /**
+   * Decodes a response to a request of {@code kind}. A non-zero error code yields a {@link
+   * Response.Error} whatever the kind; an error code this version does not know (a newer
+   * server) becomes {@link ErrorCode#INTERNAL} with the number in the message.
+   */
+  public static Response decodeResponse(Kind kind, byte[] payload)
+      throws MalformedMessageException {
+    WireReader r = new WireReader(payload, kind.name() + "_REPLY");
+    int code = r.u16("errorCode");
+    if (code != 0) {
+      ErrorCode ec = ErrorCode.fromCode(code);
+      String message = r.string("Error.message");
+      String leader = r.string("Error.leaderAddress");
+      int retryAfter = r.i32("Error.retryAfterMillis");
+      r.end();
+      if (ec == null) {
+        return new Response.Error(
+            ErrorCode.INTERNAL, "unknown error code " + code + ": " + message, leader, retryAfter);
+      }
+      return new Response.Error(ec, message, leader, retryAfter);
+    }
+    Response response =
+        switch (kind) {
+          case HELLO ->
+              new Response.HelloReply(
+                  r.string("serverId"),
+                  r.u8("protocolVersion"),
+                  r.bool("leader"),
+                  r.string("leaderAddress"));
+          case SET_LIMIT ->
+              new Response.SetLimitReply(
+                  outcome(r, "outcome"),
+                  r.string("message"),
+                  r.i64("currentVersion"),
+                  r.present("limit") ? limit(r, "limit") : null);
+          case GET_LIMIT ->
+              new Response.GetLimitReply(
+                  r.bool("found"), r.present("limit") ? limit(r, "limit") : null);
+          case LIST_LIMITS -> {
+            int n = r.count("limits.count", LIMIT_INFO_BYTES_MIN);
+            List<Response.LimitInfo> list = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              list.add(limit(r, "limits[" + i + "]"));
+            }
+            yield new Response.LimitList(List.copyOf(list));
+          }
+          case ACQUIRE_LEASE, RENEW_LEASE ->
+              new Response.LeaseReply(
+                  outcome(r, "outcome"),
+                  r.string("message"),
+                  r.i64("retryAfterMillis"),
+                  r.i64("currentVersion"),
+                  r.present("lease") ? lease(r, "lease") : null,
+                  r.i64("startBalance"));
+          case RETURN_LEASE ->
+              new Response.ReturnReply(
+                  outcome(r, "outcome"),
+                  r.string("message"),
+                  r.i64("leaseId"),
+                  r.i64("credited"),
+                  r.bool("alreadyGone"));
+          case LIST_LEASES -> {
+            int n = r.count("leases.count", LEASE_INFO_BYTES_MIN);
+            List<Response.LeaseInfo> list = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              list.add(lease(r, "leases[" + i + "]"));
+            }
+            yield new Response.LeaseList(List.copyOf(list));
+          }
+          case CLUSTER_STATUS -> {
+            String serverId = r.string("serverId");
+            String role = r.string("role");
+            long term = r.i64("term");
+            long commit = r.i64("commitIndex");
+            long applied = r.i64("appliedIndex");
+            String leaderId = r.string("leaderId");
+            String leaderAddress = r.string("leaderAddress");
+            long ledgerNow = r.i64("ledgerNowMillis");
+            long epoch = r.i64("epoch");
+            int n = r.count("peers.count", PEER_INFO_BYTES_MIN);
+            List<Response.PeerInfo> peers = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              String p = "peers[" + i + "].";
+              peers.add(
+                  new Response.PeerInfo(
+                      r.string(p + "id"),
+                      r.string(p + "raftAddress"),
+                      r.string(p + "clientAddress"),
+                      r.string(p + "role")));
+            }
+            yield new Response.ClusterStatusReply(
+                serverId,
+                role,
+                term,
+                commit,
+                applied,
+                leaderId,
+                leaderAddress,
+                ledgerNow,
+                epoch,
+                List.copyOf(peers));
+          }
+        };
+    r.end();
+    return response;
+  }
+
+  // ---------------------------------------------------------------- nested structs
+
+  private static void outcome(WireWriter w, String field, Outcome o) {
+    if (o == null) {
+      throw new IllegalArgumentException(field + " is null");
+    }
+    w.u8(field, o.code());
+  }
+
+  private static Outcome outcome(WireReader r, String field) throws MalformedMessageException {
+    int code = r.u8(field);
+    for (Outcome o : Outcome.values()) {
+      if (o.code() == code) {
+        return o;
+      }
+    }
+    throw new MalformedMessageException(r.message() + "." + field, "unknown outcome code " + code);
+  }
+
+  private static void optionalLimit(WireWriter w, Response.LimitInfo l) {
+    w.bool(l != null);
+    if (l != null) {
+      limit(w, l);
+    }
+  }
+
+  private static void limit(WireWriter w, Response.LimitInfo l) {
+    w.string("LimitInfo.tenant", l.tenant()).string("LimitInfo.resource", l.resource());
+    w.i64(l.ratePerSecond()).i64(l.burst());
+    w.u8("LimitInfo.modeCode", l.modeCode());
+    w.i64(l.leaseDurationMillis()).i64(l.graceMillis()).i64(l.emergency());
+    w.u8("LimitInfo.policyCode", l.policyCode());
+    w.i64(l.version())
+        .i64(l.countedRate())
+        .i64(l.countedBurst())
+        .i64(l.grantedRate())
+        .i64(l.grantedBurst())
+        .i64(l.pool())
+        .i32(l.leases())
+        .i32(l.pendingShrinks())
+        .i64(l.rateCeiling())
+        .i64(l.burstCeiling())
+        .i64(l.emergencyReported());
+  }
+
+  private static Response.LimitInfo limit(WireReader r, String f)
+      throws MalformedMessageException {
+    String p = f + ".";
+    return new Response.LimitInfo(
+        r.string(p + "tenant"),
+        r.string(p + "resource"),
+        r.i64(p + "ratePerSecond"),
+        r.i64(p + "burst"),
+        r.u8(p + "modeCode"),
+        r.i64(p + "leaseDurationMillis"),
+        r.i64(p + "graceMillis"),
+        r.i64(p + "emergency"),
+        r.u8(p + "policyCode"),
+        r.i64(p + "version"),
+        r.i64(p + "countedRate"),
+        r.i64(p + "countedBurst"),
+        r.i64(p + "grantedRate"),
+        r.i64(p + "grantedBurst"),
+        r.i64(p + "pool"),
+        r.i32(p + "leases"),
+        r.i32(p + "pendingShrinks"),
+        r.i64(p + "rateCeiling"),
+        r.i64(p + "burstCeiling"),
+        r.i64(p + "emergencyReported"));
+  }
+
+  private static void lease(WireWriter w, Response.LeaseInfo l) {
+    w.i64(l.leaseId());
+    w.string("LeaseInfo.tenant", l.tenant())
+        .string("LeaseInfo.resource", l.resource())
+        .string("LeaseInfo.holder", l.holder());
+    w.i64(l.epoch())
+        .i64(l.version())
+        .i64(l.rateShare())
+        .i64(l.burstShare())
+        .i64(l.countedRate())
+        .i64(l.countedBurst())
+        .i64(l.grantedAtMillis())
+        .i64(l.expiresAtMillis())
+        .i64(l.countedUntilMillis());
+    w.u8("LeaseInfo.modeCode", l.modeCode());
+    w.i64(l.emergency()).i64(l.leaseDurationMillis());
+  }
+
+  private static Response.LeaseInfo lease(WireReader r, String f)
+      throws MalformedMessageException {
+    String p = f + ".";
+    return new Response.LeaseInfo(
+        r.i64(p + "leaseId"),
+        r.string(p + "tenant"),
+        r.string(p + "resource"),
+        r.string(p + "holder"),
+        r.i64(p + "epoch"),
+        r.i64(p + "version"),
+        r.i64(p + "rateShare"),
+        r.i64(p + "burstShare"),
+        r.i64(p + "countedRate"),
+        r.i64(p + "countedBurst"),
+        r.i64(p + "grantedAtMillis"),
+        r.i64(p + "expiresAtMillis"),
+        r.i64(p + "countedUntilMillis"),
+        r.u8(p + "modeCode"),
+        r.i64(p + "emergency"),
+        r.i64(p + "leaseDurationMillis"));
+  }
+}

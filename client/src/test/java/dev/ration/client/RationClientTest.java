@@ -1,0 +1,237 @@
+package dev.ration.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.protocol.ErrorCode;
+import dev.ration.client.protocol.Frame;
+import dev.ration.client.protocol.Kind;
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Goal: the client library's transport and retry rules against scripted fake servers on real
+ * loopback sockets: HELLO first, leader following, one request id across retries, deadlines
+ * and connection loss reported as indeterminate, backoff on OVERLOADED, out-of-order pipelined
+ * replies matched by id.
+ */
+class RationClientTest {
+  private static final Response.LeaseReply GRANTED =
+      new Response.LeaseReply(Outcome.SUCCESS, "", 0, 1, null, 0);
+
+  private static RationClientOptions.Builder options(String... addresses) {
+    return RationClientOptions.builder()
+        .addresses(List.of(addresses))
+        .requestDeadline(Duration.ofSeconds(10))
+        .connectTimeout(Duration.ofSeconds(5))
+        .backoffBase(Duration.ofMillis(1))
+        .backoffMax(Duration.ofMillis(20))
+        .clientId(7, 9);
+  }
+
+  private static Response.SetLimitReply setOk() {
+    return new Response.SetLimitReply(Outcome.SUCCESS, "", 1, null);
+  }
+
+  @Test
+  void helloFirstThenRequestWithClientId() throws Exception {
+    try (FakeServer a = new FakeServer((s, r) -> s.reply(r, GRANTED));
+        RationClient c = new RationClient(options(a.address()).build())) {
+      Response.LeaseReply reply = c.acquireLease("t", "r", "h", 10, 1);
+      assertEquals(Outcome.SUCCESS, reply.outcome());
+      assertEquals(1, a.hellos.size());
+      assertEquals(7, a.hellos.get(0).clientHigh());
+      assertEquals(9, a.hellos.get(0).clientLow());
+      assertEquals(Frame.PROTOCOL_VERSION, a.hellos.get(0).protocolVersion());
+      assertTrue(a.received.get(0).requestId() >= 1);
+    }
+  }
+
+  @Test
+  void followsLeaderRedirectAndResendsSameId() throws Exception {
+    try (FakeServer leader = new FakeServer((s, r) -> s.reply(r, setOk()));
+        FakeServer follower =
+            new FakeServer((s, r) -> s.reply(r, new Response.Error(ErrorCode.NOT_LEADER, "go", leader.address(), 0)));
+        RationClient c = new RationClient(options(follower.address()).build())) {
+      Response.SetLimitReply reply = c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
+      assertEquals(Outcome.SUCCESS, reply.outcome());
+      assertEquals(1, follower.received.size());
+      assertEquals(1, leader.received.size());
+      assertEquals(follower.received.get(0).requestId(), leader.received.get(0).requestId());
+      assertEquals(leader.address(), c.currentAddress());
+    }
+  }
+
+  @Test
+  void retryReusesRequestId() throws Exception {
+    AtomicInteger n = new AtomicInteger();
+    try (FakeServer a =
+            new FakeServer(
+                (s, r) -> {
+                  if (n.getAndIncrement() == 0) {
+                    s.reply(r, new Response.Error(ErrorCode.UNAVAILABLE, "no leader yet", "", 1));
+                  } else {
+                    s.reply(r, GRANTED);
+                  }
+                });
+        RationClient c = new RationClient(options(a.address()).build())) {
+      assertEquals(Outcome.SUCCESS, c.renewLease(1, 1, 1, 1, 0, 0, 0).outcome());
+      assertEquals(2, a.received.size());
+      assertEquals(a.received.get(0).requestId(), a.received.get(1).requestId());
+    }
+  }
+
+  @Test
+  void deadlineOnMutationIsIndeterminate() throws Exception {
+    try (FakeServer a = new FakeServer((s, r) -> {});
+        RationClient c = new RationClient(options(a.address()).build())) {
+      CompletableFuture<Response> f =
+          c.call(new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofMillis(200));
+      RationException e = unwrap(f);
+      assertEquals(ErrorCode.DEADLINE_EXCEEDED, e.code());
+      assertFalse(e.definite());
+      assertInstanceOf(RationIndeterminateException.class, e);
+      // A read that times out is definite: it cannot have had an effect.
+      RationException read = unwrap(c.call(new Request.ListLimits(false), Duration.ofMillis(200)));
+      assertEquals(ErrorCode.DEADLINE_EXCEEDED, read.code());
+      assertTrue(read.definite());
+    }
+  }
+
+  @Test
+  void connectionDropRetriesOnAnotherAddress() throws Exception {
+    try (FakeServer dropper = new FakeServer((s, r) -> r.channel().close());
+        FakeServer good = new FakeServer((s, r) -> s.reply(r, new Response.ReturnReply(Outcome.SUCCESS, "", 5, 3, false)));
+        RationClient c = new RationClient(options(dropper.address(), good.address()).build())) {
+      Response.ReturnReply reply = c.returnLease(5, 2, 3);
+      assertEquals(3, reply.credited());
+      assertEquals(1, dropper.received.size());
+      assertEquals(1, good.received.size());
+      assertEquals(dropper.received.get(0).requestId(), good.received.get(0).requestId());
+    }
+  }
+
+  @Test
+  void allAddressesDownFailsWithinRetryBudget() throws Exception {
+    FakeServer gone = new FakeServer((s, r) -> {});
+    String address = gone.address();
+    gone.close();
+    try (RationClient c = new RationClient(options(address).maxRetries(3).build())) {
+      RationException e = assertThrows(RationException.class, () -> c.acquireLease("t", "r", "h", 1, 1));
+      assertEquals(ErrorCode.UNAVAILABLE, e.code());
+      assertTrue(e.definite(), "never written, so definitely not applied: " + e);
+    }
+  }
+
+  @Test
+  void overloadedBacksOffThenSucceeds() throws Exception {
+    AtomicInteger n = new AtomicInteger();
+    try (FakeServer a =
+            new FakeServer(
+                (s, r) -> {
+                  if (n.getAndIncrement() < 2) {
+                    s.reply(r, new Response.Error(ErrorCode.OVERLOADED, "busy", "", 5));
+                  } else {
+                    s.reply(r, GRANTED);
+                  }
+                });
+        RationClient c = new RationClient(options(a.address()).build())) {
+      assertEquals(Outcome.SUCCESS, c.acquireLease("t", "r", "h", 1, 1).outcome());
+      assertEquals(3, a.received.size());
+      assertEquals(1, a.received.stream().map(FakeServer.Received::requestId).distinct().count());
+      assertEquals(1, a.hellos.size(), "OVERLOADED keeps the connection");
+    }
+  }
+
+  @Test
+  void overloadedExhaustsRetriesAsDefiniteFailure() throws Exception {
+    try (FakeServer a = new FakeServer((s, r) -> s.reply(r, new Response.Error(ErrorCode.OVERLOADED, "busy", "", 1)));
+        RationClient c = new RationClient(options(a.address()).maxRetries(2).build())) {
+      RationException e = assertThrows(RationException.class, () -> c.acquireLease("t", "r", "h", 1, 1));
+      assertEquals(ErrorCode.OVERLOADED, e.code());
+      assertTrue(e.definite());
+      assertEquals(1, e.retryAfterMillis());
+      assertEquals(3, a.received.size());
+    }
+  }
+
+  @Test
+  void pipelinedRepliesOutOfOrderAreMatchedById() throws Exception {
+    List<FakeServer.Received> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (FakeServer a =
+            new FakeServer(
+                (s, r) -> {
+                  held.add(r);
+                  if (held.size() == 3) {
+                    for (int i = 2; i >= 0; i--) {
+                      Request.GetLimit g = (Request.GetLimit) held.get(i).request();
+                      s.reply(held.get(i), new Response.GetLimitReply(true, limit(g.tenant())));
+                    }
+                  }
+                });
+        RationClient c = new RationClient(options(a.address()).build())) {
+      CompletableFuture<Optional<Response.LimitInfo>> x = c.getLimitAsync("x", "r");
+      CompletableFuture<Optional<Response.LimitInfo>> y = c.getLimitAsync("y", "r");
+      CompletableFuture<Optional<Response.LimitInfo>> z = c.getLimitAsync("z", "r");
+      assertEquals("x", x.join().orElseThrow().tenant());
+      assertEquals("y", y.join().orElseThrow().tenant());
+      assertEquals("z", z.join().orElseThrow().tenant());
+      assertEquals(1, a.hellos.size(), "one connection carries all three");
+      assertEquals(3, a.received.stream().map(FakeServer.Received::requestId).distinct().count());
+    }
+  }
+
+  @Test
+  void explicitRequestIdIsSentAsIs() throws Exception {
+    try (FakeServer a = new FakeServer((s, r) -> s.reply(r, GRANTED));
+        RationClient c = new RationClient(options(a.address()).build())) {
+      c.call(12345, new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofSeconds(5)).join();
+      c.call(12345, new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofSeconds(5)).join();
+      assertEquals(List.of(12345L, 12345L), a.received.stream().map(FakeServer.Received::requestId).toList());
+    }
+  }
+
+  @Test
+  void nonRetryableErrorIsDefiniteAndNotRetried() throws Exception {
+    try (FakeServer a = new FakeServer((s, r) -> s.reply(r, new Response.Error(ErrorCode.INVALID_ARGUMENT, "bad", "", 0)));
+        RationClient c = new RationClient(options(a.address()).build())) {
+      RationException e = assertThrows(RationException.class, () -> c.acquireLease("t", "r", "h", -1, 1));
+      assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+      assertInstanceOf(RationFailedException.class, e);
+      assertEquals(1, a.received.size());
+    }
+  }
+
+  @Test
+  void clusterStatusOfASpecificAddress() throws Exception {
+    Response.ClusterStatusReply status =
+        new Response.ClusterStatusReply("n2", "FOLLOWER", 3, 10, 10, "n1", "x:1", 0, 1, List.of());
+    try (FakeServer a = new FakeServer((s, r) -> s.reply(r, status));
+        FakeServer other = new FakeServer((s, r) -> s.reply(r, status));
+        RationClient c = new RationClient(options(other.address()).build())) {
+      assertEquals(status, c.clusterStatus(a.address()));
+      assertEquals(1, a.count(Kind.CLUSTER_STATUS));
+      assertEquals(0, other.received.size());
+    }
+  }
+
+  private static Response.LimitInfo limit(String tenant) {
+    return new Response.LimitInfo(tenant, "r", 1, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0);
+  }
+
+  private static RationException unwrap(CompletableFuture<?> f) {
+    java.util.concurrent.CompletionException ce =
+        assertThrows(java.util.concurrent.CompletionException.class, f::join);
+    return assertInstanceOf(RationException.class, ce.getCause());
+  }
+}

@@ -1,0 +1,72 @@
+package dev.ration.server.cli;
+
+import dev.ration.server.config.ConfigLoader;
+import dev.ration.server.config.Quantities;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * Options every admin command shares: where the cluster is, how to print, how long to wait.
+ * The default servers are the embedded default cluster's client addresses (see
+ * ConfigLoader's default-cluster.yaml); RATION_SERVERS overrides the default.
+ */
+final class AdminOptions {
+  static final String DEFAULT_SERVERS = "127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103";
+
+  enum Format { table, json }
+
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec mixee;
+
+  @Option(names = "--servers", paramLabel = "HOST:PORT[,HOST:PORT...]", split = ",",
+      defaultValue = "${env:RATION_SERVERS:-" + DEFAULT_SERVERS + "}",
+      description = "Client addresses of the servers (default: ${DEFAULT-VALUE}; env RATION_SERVERS).")
+  List<String> servers = new ArrayList<>();
+
+  @Option(names = "--output", paramLabel = "table|json", defaultValue = "table",
+      description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+  Format output = Format.table;
+
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5s",
+      description = "How long to wait for an answer, e.g. 500ms, 5s (default: ${DEFAULT-VALUE}).")
+  String timeoutText = "5s";
+
+  /** The servers, checked to be host:port. */
+  List<String> servers() {
+    List<String> out = new ArrayList<>();
+    for (String s : servers) {
+      String t = s.trim();
+      if (t.isEmpty()) {
+        continue;
+      }
+      Optional<String> why = ConfigLoader.addressProblem(t);
+      if (why.isPresent()) {
+        throw new ParameterException(mixee.commandLine(), "--servers: '" + t + "' " + why.get());
+      }
+      out.add(t);
+    }
+    if (out.isEmpty()) {
+      throw new ParameterException(mixee.commandLine(), "--servers: name at least one host:port");
+    }
+    return out;
+  }
+
+  Duration timeout() {
+    Duration d;
+    try {
+      d = Quantities.parseDuration(timeoutText);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(mixee.commandLine(), "--timeout: " + e.getMessage());
+    }
+    if (d.toMillis() < 1 || d.toHours() > 1) {
+      throw new ParameterException(mixee.commandLine(), "--timeout: " + timeoutText + " is outside 1ms..1h");
+    }
+    return d;
+  }
+}

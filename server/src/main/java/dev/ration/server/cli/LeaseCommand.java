@@ -1,0 +1,141 @@
+package dev.ration.server.cli;
+
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.server.cli.ClusterGateway.ClientIdentity;
+import dev.ration.server.cli.ClusterGateway.GatewayException;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * `ration lease ...`: the lease protocol by hand, for operators inspecting the ledger and for
+ * testers driving it (a region's limiter normally does this through the client library).
+ */
+@Command(name = "lease", description = "Acquire, renew, return and list leases.",
+    subcommands = {LeaseCommand.Acquire.class, LeaseCommand.Renew.class, LeaseCommand.Return.class,
+        LeaseCommand.ListLeases.class})
+final class LeaseCommand {
+  @ParentCommand RationCli root;
+
+  /** A mutation of the lease ledger: may choose its client id and request id. */
+  abstract static class LeaseMutation extends AdminCommand {
+    @ParentCommand LeaseCommand group;
+    @Mixin MutationOptions mutation;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    Optional<ClientIdentity> clientId() {
+      return mutation.clientId();
+    }
+  }
+
+  @Command(name = "acquire", description = "Acquire a new lease for a holder (exit 2 on LIMIT_EXHAUSTED etc.).")
+  static final class Acquire extends LeaseMutation {
+    @Option(names = "--tenant", required = true) String tenant;
+    @Option(names = "--resource", required = true) String resource;
+    @Option(names = "--holder", required = true, description = "Region or replica that will hold the lease.") String holder;
+    @Option(names = "--rate", required = true, paramLabel = "N", description = "Demanded rate, tokens per second.")
+    long rate;
+    @Option(names = "--burst", required = true, paramLabel = "N", description = "Demanded burst, tokens.")
+    long burst;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      Response.LeaseReply r = send(g, new Request.AcquireLease(tenant, resource, holder, rate, burst),
+          mutation.requestId(), Response.LeaseReply.class);
+      return printOutcome(r.outcome(), r.message(), r.retryAfterMillis(), Views.leaseReply(r));
+    }
+  }
+
+  /**
+   * Renews a lease. Without --rate/--burst the demand is the lease's current shares (looked up
+   * first with a linearizable list), so a bare renew extends the lease without shrinking it.
+   */
+  @Command(name = "renew", description = "Renew a lease, presenting its version; optionally report a new demand.")
+  static final class Renew extends LeaseMutation {
+    @Option(names = "--lease-id", required = true, paramLabel = "ID") long leaseId;
+    @Option(names = "--version", required = true, paramLabel = "V", description = "Version the holder has (acknowledges it).")
+    long version;
+    @Option(names = "--rate", paramLabel = "N", description = "Demanded rate (default: the lease's current rate share).")
+    Long rate;
+    @Option(names = "--burst", paramLabel = "N", description = "Demanded burst (default: the lease's current burst share).")
+    Long burst;
+    @Option(names = "--admitted", defaultValue = "0", paramLabel = "N", description = "Reported admissions per second.")
+    long admittedPerSecond;
+    @Option(names = "--rejected", defaultValue = "0", paramLabel = "N", description = "Reported rejections per second.")
+    long rejectedPerSecond;
+    @Option(names = "--emergency-used", defaultValue = "0", paramLabel = "N", description = "Emergency budget spent while disconnected.")
+    long emergencyUsed;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      long demandRate;
+      long demandBurst;
+      if (rate != null && burst != null) {
+        demandRate = rate;
+        demandBurst = burst;
+      } else {
+        Response.LeaseList all = send(g, new Request.ListLeases("", "", false), Optional.empty(), Response.LeaseList.class);
+        Optional<Response.LeaseInfo> current = all.leases().stream().filter(l -> l.leaseId() == leaseId).findFirst();
+        if (current.isEmpty()) {
+          throw new CliFailure(Exit.FAILED, "LEASE_UNKNOWN: no live lease " + leaseId
+              + " (give --rate and --burst to send the renewal anyway)");
+        }
+        demandRate = rate != null ? rate : current.get().rateShare();
+        demandBurst = burst != null ? burst : current.get().burstShare();
+      }
+      Request.RenewLease request = new Request.RenewLease(
+          leaseId, version, demandRate, demandBurst, admittedPerSecond, rejectedPerSecond, emergencyUsed);
+      Response.LeaseReply r = send(g, request, mutation.requestId(), Response.LeaseReply.class);
+      return printOutcome(r.outcome(), r.message(), r.retryAfterMillis(), Views.leaseReply(r));
+    }
+  }
+
+  @Command(name = "return", description = "Return a lease (the holder has invalidated its bucket first).")
+  static final class Return extends LeaseMutation {
+    @Option(names = "--lease-id", required = true, paramLabel = "ID") long leaseId;
+    @Option(names = "--version", required = true, paramLabel = "V") long version;
+    @Option(names = "--unused", defaultValue = "0", paramLabel = "N", description = "Unused balance handed back (default: 0).")
+    long unused;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      Response.ReturnReply r = send(g, new Request.ReturnLease(leaseId, version, unused), mutation.requestId(),
+          Response.ReturnReply.class);
+      return printOutcome(r.outcome(), r.message(), 0, Views.returnReply(r));
+    }
+  }
+
+  @Command(name = "list", description = "List live leases, optionally of one tenant and resource.")
+  static final class ListLeases extends AdminCommand {
+    @ParentCommand LeaseCommand group;
+    @Option(names = "--tenant", defaultValue = "", description = "Only this tenant (with --resource).") String tenant;
+    @Option(names = "--resource", defaultValue = "", description = "Only this resource (with --tenant).") String resource;
+    @Option(names = "--stale", description = "Answer from the contacted server's state, without a linearizable read.")
+    boolean stale;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      if (tenant.isEmpty() != resource.isEmpty()) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "give both --tenant and --resource, or neither");
+      }
+      Response.LeaseList r = send(g, new Request.ListLeases(tenant, resource, stale), Optional.empty(),
+          Response.LeaseList.class);
+      printList("leases", r.leases().stream().map(Views::lease).toList(), Views.LEASE_COLUMNS);
+      return Exit.OK;
+    }
+  }
+}

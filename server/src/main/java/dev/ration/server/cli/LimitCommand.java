@@ -1,0 +1,154 @@
+package dev.ration.server.cli;
+
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.server.cli.ClusterGateway.ClientIdentity;
+import dev.ration.server.cli.ClusterGateway.GatewayException;
+import dev.ration.server.config.Quantities;
+import dev.ration.statemachine.lease.Mode;
+import dev.ration.statemachine.lease.Policy;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.TypeConversionException;
+
+/** `ration limit ...`: global limits (tenant, resource) -> R, B, mode, lease duration. */
+@Command(name = "limit", description = "Create, change and inspect global limits.",
+    subcommands = {LimitCommand.Set.class, LimitCommand.Get.class, LimitCommand.ListLimits.class})
+final class LimitCommand {
+  @ParentCommand RationCli root;
+
+  @Command(name = "set", description = "Create or change a limit (idempotent by --client-id/--request-id).")
+  static final class Set extends AdminCommand {
+    @ParentCommand LimitCommand group;
+    @Mixin MutationOptions mutation;
+
+    @Option(names = "--tenant", required = true) String tenant;
+    @Option(names = "--resource", required = true) String resource;
+    @Option(names = "--rate", required = true, paramLabel = "N", description = "Refill rate R, tokens per second.")
+    long ratePerSecond;
+    @Option(names = "--burst", required = true, paramLabel = "N", description = "Burst B, tokens.")
+    long burst;
+    @Option(names = "--mode", defaultValue = "hard", paramLabel = "hard|best-effort", converter = ModeConverter.class,
+        description = "What a holder does when its lease lapses (default: ${DEFAULT-VALUE}).")
+    Mode mode;
+    @Option(names = "--lease-duration", defaultValue = "10s", paramLabel = "DURATION",
+        description = "Lease lifetime (default: ${DEFAULT-VALUE}).")
+    String leaseDuration;
+    @Option(names = "--grace", defaultValue = "1s", paramLabel = "DURATION",
+        description = "Extra time the ledger keeps counting a lapsed lease (default: ${DEFAULT-VALUE}).")
+    String grace;
+    @Option(names = "--emergency", defaultValue = "0", paramLabel = "N",
+        description = "Best-effort emergency budget E per disconnection (default: ${DEFAULT-VALUE}).")
+    long emergency;
+    @Option(names = "--policy", defaultValue = "free-capacity", paramLabel = "free-capacity", converter = PolicyConverter.class,
+        description = "Allocation policy (default: ${DEFAULT-VALUE}).")
+    Policy policy;
+    @Option(names = "--expected-version", defaultValue = "0", paramLabel = "V",
+        description = "Apply only if the limit's version is V; 0 creates or overwrites (default).")
+    long expectedVersion;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    Optional<ClientIdentity> clientId() {
+      return mutation.clientId();
+    }
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      Request.SetLimit request = new Request.SetLimit(tenant, resource, ratePerSecond, burst, mode.code(),
+          millis("--lease-duration", leaseDuration), millis("--grace", grace), emergency, policy.code(),
+          expectedVersion);
+      Response.SetLimitReply reply = send(g, request, mutation.requestId(), Response.SetLimitReply.class);
+      return printOutcome(reply.outcome(), reply.message(), 0, Views.setLimitReply(reply));
+    }
+
+    private long millis(String option, String text) {
+      try {
+        return Quantities.parseDuration(text).toMillis();
+      } catch (IllegalArgumentException e) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), option + ": " + e.getMessage());
+      }
+    }
+  }
+
+  @Command(name = "get", description = "Show one limit with its ledger figures (exit 2 if there is none).")
+  static final class Get extends AdminCommand {
+    @ParentCommand LimitCommand group;
+    @Option(names = "--tenant", required = true) String tenant;
+    @Option(names = "--resource", required = true) String resource;
+    @Option(names = "--stale", description = "Answer from the contacted server's state, without a linearizable read.")
+    boolean stale;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      Response.GetLimitReply reply = send(g, new Request.GetLimit(tenant, resource, stale), Optional.empty(),
+          Response.GetLimitReply.class);
+      Fields f = new Fields().put("found", reply.found());
+      if (reply.found() && reply.limit() != null) {
+        f.put("limit", Views.limit(reply.limit()));
+      }
+      print(f);
+      if (!reply.found()) {
+        throw new CliFailure(Exit.FAILED, "LIMIT_UNKNOWN: no limit for tenant '" + tenant + "' resource '" + resource + "'");
+      }
+      return Exit.OK;
+    }
+  }
+
+  @Command(name = "list", description = "List every limit.")
+  static final class ListLimits extends AdminCommand {
+    @ParentCommand LimitCommand group;
+    @Option(names = "--stale", description = "Answer from the contacted server's state, without a linearizable read.")
+    boolean stale;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      Response.LimitList reply = send(g, new Request.ListLimits(stale), Optional.empty(), Response.LimitList.class);
+      printList("limits", reply.limits().stream().map(Views::limit).toList(), Views.LIMIT_COLUMNS);
+      return Exit.OK;
+    }
+  }
+
+  /** hard | best-effort (also HARD, best_effort). */
+  static final class ModeConverter implements ITypeConverter<Mode> {
+    @Override
+    public Mode convert(String value) {
+      for (Mode m : Mode.values()) {
+        if (Views.enumName(m.name()).equalsIgnoreCase(value.replace('_', '-'))) {
+          return m;
+        }
+      }
+      throw new TypeConversionException("'" + value + "' is not a mode (hard, best-effort)");
+    }
+  }
+
+  static final class PolicyConverter implements ITypeConverter<Policy> {
+    @Override
+    public Policy convert(String value) {
+      for (Policy p : Policy.values()) {
+        if (Views.enumName(p.name()).equalsIgnoreCase(value.replace('_', '-'))) {
+          return p;
+        }
+      }
+      throw new TypeConversionException("'" + value + "' is not a policy (free-capacity)");
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package dev.ration.server.cli;
+
+import dev.ration.client.protocol.Response;
+import dev.ration.statemachine.lease.Mode;
+import dev.ration.statemachine.lease.Policy;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Turns protocol replies into {@link Fields} for printing. The JSON field names here are a
+ * stable interface for scripts (docs/CLI.md): add fields, never rename or remove them. Times are
+ * ledger milliseconds exactly as the server sent them; modes, policies and outcomes are printed
+ * by name. Stateless.
+ */
+final class Views {
+  private Views() {}
+
+  static Fields limit(Response.LimitInfo l) {
+    return new Fields()
+        .put("tenant", l.tenant())
+        .put("resource", l.resource())
+        .put("ratePerSecond", l.ratePerSecond())
+        .put("burst", l.burst())
+        .put("mode", modeName(l.modeCode()))
+        .put("leaseDurationMillis", l.leaseDurationMillis())
+        .put("graceMillis", l.graceMillis())
+        .put("emergency", l.emergency())
+        .put("policy", policyName(l.policyCode()))
+        .put("version", l.version())
+        .put("countedRate", l.countedRate())
+        .put("countedBurst", l.countedBurst())
+        .put("grantedRate", l.grantedRate())
+        .put("grantedBurst", l.grantedBurst())
+        .put("pool", l.pool())
+        .put("leases", l.leases())
+        .put("pendingShrinks", l.pendingShrinks())
+        .put("rateCeiling", l.rateCeiling())
+        .put("burstCeiling", l.burstCeiling())
+        .put("emergencyReported", l.emergencyReported());
+  }
+
+  static final List<String> LIMIT_COLUMNS = List.of(
+      "tenant", "resource", "ratePerSecond", "burst", "mode", "leaseDurationMillis", "version",
+      "leases", "countedRate", "countedBurst", "pool");
+
+  static Fields lease(Response.LeaseInfo l) {
+    return new Fields()
+        .put("leaseId", l.leaseId())
+        .put("tenant", l.tenant())
+        .put("resource", l.resource())
+        .put("holder", l.holder())
+        .put("epoch", l.epoch())
+        .put("version", l.version())
+        .put("rateShare", l.rateShare())
+        .put("burstShare", l.burstShare())
+        .put("countedRate", l.countedRate())
+        .put("countedBurst", l.countedBurst())
+        .put("grantedAtMillis", l.grantedAtMillis())
+        .put("expiresAtMillis", l.expiresAtMillis())
+        .put("countedUntilMillis", l.countedUntilMillis())
+        .put("mode", modeName(l.modeCode()))
+        .put("emergency", l.emergency())
+        .put("leaseDurationMillis", l.leaseDurationMillis());
+  }
+
+  static final List<String> LEASE_COLUMNS = List.of(
+      "leaseId", "tenant", "resource", "holder", "epoch", "version", "rateShare", "burstShare",
+      "countedRate", "countedBurst", "expiresAtMillis");
+
+  static Fields setLimitReply(Response.SetLimitReply r) {
+    Fields f = new Fields().put("outcome", r.outcome().name()).put("message", r.message());
+    f.put("currentVersion", r.currentVersion());
+    if (r.limit() != null) {
+      f.put("limit", limit(r.limit()));
+    }
+    return f;
+  }
+
+  static Fields leaseReply(Response.LeaseReply r) {
+    Fields f = new Fields().put("outcome", r.outcome().name()).put("message", r.message());
+    f.put("retryAfterMillis", r.retryAfterMillis()).put("currentVersion", r.currentVersion());
+    f.put("startBalance", r.startBalance());
+    if (r.lease() != null) {
+      f.put("lease", lease(r.lease()));
+    }
+    return f;
+  }
+
+  static Fields returnReply(Response.ReturnReply r) {
+    return new Fields()
+        .put("outcome", r.outcome().name())
+        .put("message", r.message())
+        .put("leaseId", r.leaseId())
+        .put("credited", r.credited())
+        .put("alreadyGone", r.alreadyGone());
+  }
+
+  /** One row of `cluster status`: a server that answered. */
+  static Fields statusRow(String address, Response.ClusterStatusReply s) {
+    return new Fields()
+        .put("address", address)
+        .put("reachable", true)
+        .put("id", s.serverId())
+        .put("role", s.role())
+        .put("term", s.term())
+        .put("commitIndex", s.commitIndex())
+        .put("appliedIndex", s.appliedIndex())
+        .put("leaderId", s.leaderId())
+        .put("leaderAddress", s.leaderAddress())
+        .put("ledgerNowMillis", s.ledgerNowMillis())
+        .put("epoch", s.epoch())
+        .put("error", "");
+  }
+
+  /** One row of `cluster status`: a server that did not answer, and why. */
+  static Fields unreachableRow(String address, String why) {
+    return new Fields()
+        .put("address", address)
+        .put("reachable", false)
+        .put("id", "")
+        .put("role", "UNREACHABLE")
+        .put("term", Fields.NONE)
+        .put("commitIndex", Fields.NONE)
+        .put("appliedIndex", Fields.NONE)
+        .put("leaderId", "")
+        .put("leaderAddress", "")
+        .put("ledgerNowMillis", Fields.NONE)
+        .put("epoch", Fields.NONE)
+        .put("error", why);
+  }
+
+  static final List<String> STATUS_COLUMNS = List.of(
+      "id", "address", "role", "term", "commitIndex", "appliedIndex", "leaderId", "error");
+
+  static String modeName(int code) {
+    for (Mode m : Mode.values()) {
+      if (m.code() == code) {
+        return enumName(m.name());
+      }
+    }
+    return "unknown-" + code;
+  }
+
+  static String policyName(int code) {
+    for (Policy p : Policy.values()) {
+      if (p.code() == code) {
+        return enumName(p.name());
+      }
+    }
+    return "unknown-" + code;
+  }
+
+  /** HARD_LIMIT -> hard-limit: how modes and policies are spelt on the command line. */
+  static String enumName(String constant) {
+    return constant.toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+}

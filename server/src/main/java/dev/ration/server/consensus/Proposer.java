@@ -1,0 +1,494 @@
+package dev.ration.server.consensus;
+
+import dev.ration.server.consensus.CoordinatorException.Reason;
+import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.BatchCodec;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.NewEpoch;
+import dev.ration.statemachine.command.Proposal;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.Tick;
+import dev.ration.statemachine.result.Result;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit on the leader: client commands wait in one bounded queue; one proposer thread
+ * turns them into Raft entries ({@link Batch}es stamped with log time) and completes each
+ * command's future with its own result.
+ *
+ * <p>Batches grow by themselves under load: at most {@code maxEntriesInFlight} entries are
+ * outstanding, and while they are, commands accumulate in the queue; the next entry takes up to
+ * {@code batchMaxCommands} / {@code batchMaxBytes} of them. With nothing in flight a command is
+ * proposed at once (latency); with entries in flight the proposer lingers up to
+ * {@code batchLinger} for a fuller batch.
+ *
+ * <p>Leadership: after {@link #leaderReady()} the first entry proposed is {@code NewEpoch}, so
+ * every client batch of the term follows it in the log. Queued (unproposed) commands fail with a
+ * definite NOT_LEADER when leadership is lost; expired ones are dropped with a definite
+ * DEADLINE_EXCEEDED. A failure after submission to Raft is indeterminate ({@code proposed=true}).
+ *
+ * <p>Thread: {@link #submit} from any thread (never blocks: a full queue is OVERLOADED at once);
+ * the state below is guarded by {@link #lock}; Raft replies complete futures on Ratis threads.
+ */
+final class Proposer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Proposer.class);
+  /** How often queued commands are checked against their deadlines when nothing else happens. */
+  private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+  /** Counters for metrics. */
+  record Stats(
+      long entriesProposed,
+      long commandsProposed,
+      int queueDepth,
+      int entriesInFlight,
+      long rejectedOverloaded,
+      long droppedExpired) {}
+
+  private static final class Pending {
+    final RequestKey key;
+    final Command command;
+    final long deadlineNanos;
+    final int bytes;
+    final CompletableFuture<Result> future = new CompletableFuture<>();
+
+    Pending(RequestKey key, Command command, long deadlineNanos, int bytes) {
+      this.key = key;
+      this.command = command;
+      this.deadlineNanos = deadlineNanos;
+      this.bytes = bytes;
+    }
+  }
+
+  private final ConsensusOptions options;
+  private final RaftServer server;
+  private final RaftGroupId groupId;
+  private final LogClock clock;
+  private final LongSupplier nanoClock;
+  private final BooleanSupplier isLeader;
+  private final Supplier<String> leaderClientAddress;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+  private final AtomicLong entriesProposed = new AtomicLong();
+  private final AtomicLong commandsProposed = new AtomicLong();
+  private final AtomicLong rejectedOverloaded = new AtomicLong();
+  private final AtomicLong droppedExpired = new AtomicLong();
+  private final Thread thread;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+  private boolean running = true;
+  /** Set by leaderReady: the next entry must be NewEpoch. */
+  private boolean epochWanted;
+  /** NewEpoch of the current leadership was submitted: client batches may follow. */
+  private boolean epochProposed;
+  private boolean tickWanted;
+  private boolean tickOutstanding;
+  private int inFlight;
+  private long lingerUntilNanos;
+  private volatile int queueDepth;
+
+  Proposer(
+      ConsensusOptions options,
+      RaftServer server,
+      RaftGroupId groupId,
+      LogClock clock,
+      LongSupplier nanoClock,
+      BooleanSupplier isLeader,
+      Supplier<String> leaderClientAddress) {
+    this.options = options;
+    this.server = server;
+    this.groupId = groupId;
+    this.clock = clock;
+    this.nanoClock = nanoClock;
+    this.isLeader = isLeader;
+    this.leaderClientAddress = leaderClientAddress;
+    this.thread = new Thread(this::run, "ration-proposer-" + options.nodeId());
+    this.thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  CompletableFuture<Result> submit(RequestKey key, Command command, long deadlineNanos) {
+    if (!isLeader.getAsBoolean()) {
+      return CompletableFuture.failedFuture(notLeader(false));
+    }
+    int bytes = estimateBytes(key, command);
+    Pending pending = new Pending(key, command, deadlineNanos, bytes);
+    lock.lock();
+    try {
+      if (!running) {
+        return CompletableFuture.failedFuture(new CoordinatorException(
+            Reason.UNAVAILABLE, "node " + options.nodeId() + " is shutting down", "", 0, false));
+      }
+      int depth = queue.size();
+      if (depth >= options.queueCapacity()) {
+        rejectedOverloaded.incrementAndGet();
+        return CompletableFuture.failedFuture(new CoordinatorException(
+            Reason.OVERLOADED,
+            "group-commit queue full: " + depth + " of " + options.queueCapacity(),
+            "", retryAfterMillis(depth), false));
+      }
+      queue.add(pending);
+      queueDepth = queue.size();
+      changed.signal();
+    } finally {
+      lock.unlock();
+    }
+    return pending.future;
+  }
+
+  /** Roughly what the command adds to an entry: its encoding in a one-proposal batch. */
+  private static int estimateBytes(RequestKey key, Command command) {
+    return BatchCodec.encode(Batch.of(0, List.of(new Proposal(key, command)))).length;
+  }
+
+  /** A few milliseconds per full batch ahead of the caller: when the queue has likely drained. */
+  private int retryAfterMillis(int depth) {
+    long batchesAhead = depth / Math.max(1, options.batchMaxCommands()) + 1;
+    return (int) Math.min(1_000, Math.max(5, 5 * batchesAhead));
+  }
+
+  /** This node became a ready leader and its log clock runs: propose NewEpoch first. */
+  void leaderReady() {
+    lock.lock();
+    try {
+      epochWanted = true;
+      epochProposed = false;
+      tickWanted = false;
+      changed.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Leadership lost: unproposed commands fail with a definite NOT_LEADER. */
+  void leadershipLost() {
+    lock.lock();
+    try {
+      epochWanted = false;
+      epochProposed = false;
+      tickWanted = false;
+      failQueued(() -> notLeader(false));
+      changed.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Ask for a Tick; at most one is wanted or outstanding at a time. */
+  void requestTick() {
+    lock.lock();
+    try {
+      if (epochProposed && !tickWanted && !tickOutstanding) {
+        tickWanted = true;
+        changed.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  boolean epochProposed() {
+    lock.lock();
+    try {
+      return epochProposed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  Stats stats() {
+    lock.lock();
+    int flying;
+    try {
+      flying = inFlight;
+    } finally {
+      lock.unlock();
+    }
+    return new Stats(entriesProposed.get(), commandsProposed.get(), queueDepth, flying,
+        rejectedOverloaded.get(), droppedExpired.get());
+  }
+
+  int queueDepth() {
+    return queueDepth;
+  }
+
+  private CoordinatorException notLeader(boolean proposed) {
+    return new CoordinatorException(
+        Reason.NOT_LEADER,
+        "node " + options.nodeId() + " is not the leader" + (proposed ? " (lost leadership after proposing)" : ""),
+        leaderClientAddress.get(), 0, proposed);
+  }
+
+  private void failQueued(Supplier<CoordinatorException> error) {
+    while (!queue.isEmpty()) {
+      queue.poll().future.completeExceptionally(error.get());
+    }
+    queueDepth = 0;
+  }
+
+  private void dropExpired(long nowNanos) {
+    Iterator<Pending> it = queue.iterator();
+    while (it.hasNext()) {
+      Pending p = it.next();
+      if (nowNanos - p.deadlineNanos >= 0) {
+        it.remove();
+        expire(p);
+      }
+    }
+    queueDepth = queue.size();
+  }
+
+  private void expire(Pending p) {
+    droppedExpired.incrementAndGet();
+    p.future.completeExceptionally(new CoordinatorException(
+        Reason.DEADLINE_EXCEEDED, "deadline passed before the command was proposed", "", 0, false));
+  }
+
+  private void run() {
+    long nextSweepNanos = 0;
+    lock.lock();
+    try {
+      while (running) {
+        long now = nanoClock.getAsLong();
+        if (now - nextSweepNanos >= 0) {
+          dropExpired(now);
+          nextSweepNanos = now + SWEEP_NANOS;
+        }
+        if (!queue.isEmpty() && !isLeader.getAsBoolean()) {
+          failQueued(() -> notLeader(false));
+        }
+        int maxInFlight = Math.max(1, options.maxEntriesInFlight());
+        if (epochWanted && inFlight < maxInFlight) {
+          epochWanted = false;
+          epochProposed = true;
+          inFlight++;
+          List<Proposal> epoch =
+              List.of(new Proposal(RequestKey.NONE, new NewEpoch(options.nodeId())));
+          propose(epoch, List.of(), false);
+          continue;
+        }
+        boolean work = !queue.isEmpty() || tickWanted;
+        if (!epochProposed || !work || inFlight >= maxInFlight) {
+          changed.await(SWEEP_NANOS, TimeUnit.NANOSECONDS);
+          continue;
+        }
+        long lingerNanos = options.batchLinger().toNanos();
+        if (inFlight > 0 && lingerNanos > 0 && !batchFull()) {
+          if (lingerUntilNanos == 0) {
+            lingerUntilNanos = now + lingerNanos;
+          }
+          if (lingerUntilNanos - now > 0) {
+            changed.awaitNanos(Math.min(lingerUntilNanos - now, SWEEP_NANOS));
+            continue;
+          }
+        }
+        lingerUntilNanos = 0;
+        List<Proposal> proposals = new ArrayList<>();
+        List<Pending> members = new ArrayList<>();
+        boolean withTick = tickWanted;
+        if (withTick) {
+          tickWanted = false;
+          tickOutstanding = true;
+          proposals.add(new Proposal(RequestKey.NONE, new Tick(options.tickMaxItems())));
+        }
+        int bytes = 0;
+        while (!queue.isEmpty() && members.size() < options.batchMaxCommands()) {
+          Pending next = queue.peek();
+          if (!members.isEmpty() && bytes + next.bytes > options.batchMaxBytes()) {
+            break;
+          }
+          queue.poll();
+          if (now - next.deadlineNanos >= 0) {
+            expire(next);
+            continue;
+          }
+          members.add(next);
+          proposals.add(new Proposal(next.key, next.command));
+          bytes += next.bytes;
+        }
+        queueDepth = queue.size();
+        if (proposals.isEmpty()) {
+          continue;
+        }
+        inFlight++;
+        propose(proposals, members, withTick);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("{}: proposer stopped by a bug", options.nodeId(), e);
+      throw e;
+    } finally {
+      failQueued(() -> new CoordinatorException(
+          Reason.UNAVAILABLE, "node " + options.nodeId() + " is shutting down", "", 0, false));
+      lock.unlock();
+    }
+  }
+
+  private boolean batchFull() {
+    if (queue.size() >= options.batchMaxCommands()) {
+      return true;
+    }
+    long bytes = 0;
+    for (Pending p : queue) {
+      bytes += p.bytes;
+      if (bytes >= options.batchMaxBytes()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Stamp and submit one entry. Called with {@link #lock} held; releases it while talking to
+   * Ratis so that submitters are not blocked. Entries are submitted by this one thread, in
+   * order, so their log times are increasing in log order.
+   */
+  private void propose(List<Proposal> proposals, List<Pending> members, boolean withTick) {
+    lock.unlock();
+    try {
+      long timeMillis;
+      try {
+        timeMillis = clock.now();
+      } catch (IllegalStateException notRunning) {
+        finish(members, withTick, null, notLeader(false));
+        return;
+      }
+      byte[] data = BatchCodec.encode(Batch.of(timeMillis, proposals));
+      RaftClientRequest request = RaftClientRequest.newBuilder()
+          .setClientId(clientId)
+          .setServerId(server.getId())
+          .setGroupId(groupId)
+          .setCallId(callIds.incrementAndGet())
+          .setMessage(Message.valueOf(ByteString.copyFrom(data)))
+          .setType(RaftClientRequest.writeRequestType())
+          .setTimeoutMs(options.requestTimeout().toMillis())
+          .build();
+      CompletableFuture<RaftClientReply> reply;
+      try {
+        reply = server.submitClientRequestAsync(request);
+      } catch (IOException e) {
+        finish(members, withTick, null, new CoordinatorException(
+            Reason.UNAVAILABLE, "submit failed: " + e, leaderClientAddress.get(), 0, false));
+        return;
+      }
+      // A reply already there on return was decided before the entry was appended (the server
+      // checks leadership first): a NOT_LEADER then is definite. Later, it is indeterminate.
+      boolean immediate = reply.isDone();
+      entriesProposed.incrementAndGet();
+      commandsProposed.addAndGet(members.size());
+      reply.whenComplete((r, error) -> onReply(members, withTick, r, error, immediate));
+    } finally {
+      lock.lock();
+    }
+  }
+
+  private void onReply(
+      List<Pending> members, boolean withTick, RaftClientReply reply, Throwable error,
+      boolean immediate) {
+    try {
+      if (error != null) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null
+            ? error.getCause() : error;
+        finish(members, withTick, null, classify(cause, immediate));
+      } else if (reply.isSuccess()) {
+        List<Result> results = ReplyFormat.decode(reply.getMessage().getContent().asReadOnlyByteBuffer());
+        int offset = withTick ? 1 : 0;
+        if (results.size() != members.size() + offset) {
+          finish(members, withTick, null, new CoordinatorException(Reason.UNAVAILABLE,
+              "entry " + reply.getLogIndex() + " returned " + results.size() + " results for "
+                  + (members.size() + offset) + " proposals", "", 0, true));
+        } else {
+          finish(members, withTick, results.subList(offset, results.size()), null);
+        }
+      } else {
+        finish(members, withTick, null, classify(reply.getException(), immediate));
+      }
+    } catch (RuntimeException e) {
+      LOG.error("{}: could not complete an entry's commands", options.nodeId(), e);
+      finish(members, withTick, null, new CoordinatorException(
+          Reason.UNAVAILABLE, "reply could not be read: " + e, "", 0, true));
+    }
+  }
+
+  private CoordinatorException classify(Throwable cause, boolean immediate) {
+    if (cause instanceof NotLeaderException || cause instanceof LeaderNotReadyException) {
+      return notLeader(!immediate);
+    }
+    if (immediate && cause instanceof ResourceUnavailableException) {
+      return new CoordinatorException(Reason.OVERLOADED,
+          "leader's pending-request limit reached: " + cause.getMessage(), "", 10, false);
+    }
+    String what = cause instanceof RaftException ? cause.getMessage() : String.valueOf(cause);
+    return new CoordinatorException(Reason.UNAVAILABLE, "raft: " + what,
+        leaderClientAddress.get(), 0, true);
+  }
+
+  private void finish(
+      List<Pending> members, boolean withTick, List<Result> results, CoordinatorException error) {
+    for (int i = 0; i < members.size(); i++) {
+      Pending p = members.get(i);
+      if (error == null) {
+        p.future.complete(results.get(i));
+      } else {
+        p.future.completeExceptionally(error);
+      }
+    }
+    lock.lock();
+    try {
+      inFlight--;
+      if (withTick) {
+        tickOutstanding = false;
+      }
+      changed.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      running = false;
+      changed.signal();
+    } finally {
+      lock.unlock();
+    }
+    try {
+      thread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,474 @@
+package dev.ration.server.endpoint;
+
+import dev.ration.client.protocol.DecodedRequest;
+import dev.ration.client.protocol.ErrorCode;
+import dev.ration.client.protocol.Frame;
+import dev.ration.client.protocol.FrameError;
+import dev.ration.client.protocol.Kind;
+import dev.ration.client.protocol.MalformedMessageException;
+import dev.ration.client.protocol.MessageCodec;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.server.consensus.Coordinator;
+import dev.ration.server.consensus.CoordinatorException;
+import dev.ration.server.consensus.NodeStatus;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves one client connection: HELLO first, then pipelined requests answered in whatever
+ * order they complete, each under a deadline and within the connection's in-flight cap.
+ *
+ * <p>Sits after the protocol's {@code FrameDecoder} (which hands it {@link Frame}s and
+ * {@link FrameError}s) and before its {@code FrameEncoder}. Thread: every field is touched only
+ * on the channel's event loop; coordinator futures complete elsewhere and hop back with
+ * {@code executor().execute}. Never blocks.
+ *
+ * <p>Invariants: a request is answered at most once ({@link Pending#done}); {@link #pending}
+ * holds exactly the admitted, unfinished requests, at most maxInFlightPerConnection of them;
+ * each admitted request is released from the {@link AdmissionGate} exactly once. Bad input on
+ * this connection is answered (or the connection closed) here and never reaches another.
+ */
+public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+
+  /** Retry-after sent with a per-connection OVERLOADED: one in-flight answer is usually that near. */
+  public static final int OVERLOADED_RETRY_AFTER_MILLIS = 20;
+  /** Retry-after sent while shutting down: about the time for leadership to move. */
+  public static final int SHUTDOWN_RETRY_AFTER_MILLIS = 1_000;
+  /** Error messages are for people; keep them well within the u16 string bound. */
+  static final int MESSAGE_CHARS_MAX = 1_000;
+
+  private final Coordinator coordinator;
+  private final Translation translation;
+  private final AdmissionGate gate;
+  private final EndpointListener listener;
+  private final LongSupplier nanoClock;
+  private final Set<Pending> pending = new HashSet<>();
+
+  private ChannelHandlerContext ctx;
+  private boolean helloDone;
+  private long clientHigh;
+  private long clientLow;
+  /** Set when we decided to close: later frames already decoded are ignored. */
+  private boolean closing;
+  /** Inside channelRead: writes wait for channelReadComplete's flush. */
+  private boolean reading;
+
+  /** A request admitted and not yet answered. Identity-hashed; event-loop only. */
+  private static final class Pending {
+    final long requestId;
+    final Request request;
+    final long startNanos;
+    ScheduledFuture<?> timer;
+    boolean done;
+
+    Pending(long requestId, Request request, long startNanos) {
+      this.requestId = requestId;
+      this.request = request;
+      this.startNanos = startNanos;
+    }
+  }
+
+  public ConnectionHandler(
+      Coordinator coordinator,
+      Translation translation,
+      AdmissionGate gate,
+      EndpointListener listener,
+      LongSupplier nanoClock) {
+    this.coordinator = coordinator;
+    this.translation = translation;
+    this.gate = gate;
+    this.listener = listener;
+    this.nanoClock = nanoClock;
+  }
+
+  /** Requests of this connection admitted and not yet answered (event loop only; for tests). */
+  public int pendingCount() {
+    return pending.size();
+  }
+
+  /** The deadline span for a request's {@code timeoutMillis} (0 = default; capped at max). */
+  public static long timeoutNanos(int timeoutMillis, Duration defaultDeadline, Duration maxDeadline) {
+    Duration d = timeoutMillis <= 0 ? defaultDeadline : Duration.ofMillis(timeoutMillis);
+    if (d.compareTo(maxDeadline) > 0) {
+      d = maxDeadline;
+    }
+    return d.toNanos();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    gate.register(this);
+    listener.connectionOpened();
+    log.debug("event=connection_opened remote={}", ctx.channel().remoteAddress());
+    super.channelActive(ctx);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    closing = true;
+    int dropped = 0;
+    // Bounded by the in-flight cap. Answers that arrive later find done=true and are dropped.
+    for (Pending p : pending) {
+      p.done = true;
+      if (p.timer != null) {
+        p.timer.cancel(false);
+      }
+      gate.released();
+      dropped++;
+    }
+    pending.clear();
+    gate.unregister(this);
+    listener.connectionClosed();
+    log.debug(
+        "event=connection_closed remote={} unanswered={}", ctx.channel().remoteAddress(), dropped);
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    reading = true;
+    try {
+      if (closing) {
+        return;
+      }
+      if (msg instanceof FrameError e) {
+        onFrameError(e);
+      } else if (msg instanceof Frame f) {
+        onFrame(f);
+      } else {
+        log.warn("event=unexpected_message type={}", msg.getClass().getName());
+      }
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    reading = false;
+    ctx.flush();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    // Transport failures (reset, broken pipe) end this connection only.
+    log.debug("event=connection_error remote={} error={}", ctx.channel().remoteAddress(), cause.toString());
+    closing = true;
+    ctx.close();
+  }
+
+  // ---------------------------------------------------------------- input
+
+  private void onFrameError(FrameError e) {
+    listener.requestAnswered("UNKNOWN", e.code(), "NONE", 0);
+    if (e.fatal()) {
+      log.info(
+          "event=frame_error fatal=true code={} request_id={} remote={} message=\"{}\"",
+          e.code(), e.requestId(), ctx.channel().remoteAddress(), e.message());
+      closeAfter(e.toFrame());
+    } else {
+      log.debug("event=frame_error fatal=false code={} request_id={} message=\"{}\"",
+          e.code(), e.requestId(), e.message());
+      send(e.toFrame());
+    }
+  }
+
+  private void onFrame(Frame f) {
+    long startNanos = nanoClock.getAsLong();
+    Kind kind = Kind.fromCode(f.kind());
+    if (kind == null) {
+      // The decoder already filters unknown kinds; kept so this handler stands alone.
+      onFrameError(new FrameError(ErrorCode.UNKNOWN_KIND, "unknown request kind " + f.kind(), f.requestId(), false));
+      return;
+    }
+    if (!helloDone) {
+      if (kind != Kind.HELLO) {
+        log.info("event=hello_required kind={} remote={}", kind, ctx.channel().remoteAddress());
+        Response.Error err =
+            error(ErrorCode.HELLO_REQUIRED, "the first frame must be HELLO, got " + kind, "", 0);
+        listener.requestAnswered(kind.name(), err.code(), "NONE", nanoClock.getAsLong() - startNanos);
+        closeAfter(MessageCodec.responseFrame(f.requestId(), kind, err));
+        return;
+      }
+      onHello(f, startNanos);
+      return;
+    }
+    if (kind == Kind.HELLO) {
+      reply(f.requestId(), kind, error(ErrorCode.HELLO_REQUIRED, "HELLO was already sent on this connection", "", 0), startNanos);
+      return;
+    }
+    DecodedRequest decoded;
+    try {
+      decoded = MessageCodec.decodeRequest(kind, f.payload());
+    } catch (MalformedMessageException e) {
+      reply(f.requestId(), kind, error(ErrorCode.MALFORMED, e.getMessage(), "", 0), startNanos);
+      return;
+    }
+    if (gate.draining()) {
+      reply(f.requestId(), kind,
+          error(ErrorCode.UNAVAILABLE, "node is shutting down", leaderAddress(), SHUTDOWN_RETRY_AFTER_MILLIS),
+          startNanos);
+      return;
+    }
+    Translation.Action action = translation.toAction(decoded.request());
+    if (action instanceof Translation.Invalid inv) {
+      reply(f.requestId(), kind, error(ErrorCode.INVALID_ARGUMENT, inv.message(), "", 0), startNanos);
+    } else if (action instanceof Translation.LocalStatus) {
+      reply(f.requestId(), kind, Translation.toResponse(coordinator.status()), startNanos);
+    } else {
+      admit(f.requestId(), decoded, action, startNanos);
+    }
+  }
+
+  private void onHello(Frame f, long startNanos) {
+    DecodedRequest decoded;
+    try {
+      decoded = MessageCodec.decodeRequest(Kind.HELLO, f.payload());
+    } catch (MalformedMessageException e) {
+      reply(f.requestId(), Kind.HELLO, error(ErrorCode.MALFORMED, e.getMessage(), "", 0), startNanos);
+      return;
+    }
+    Request.Hello hello = (Request.Hello) decoded.request();
+    if (hello.protocolVersion() != Frame.PROTOCOL_VERSION) {
+      Response.Error err =
+          error(
+              ErrorCode.UNSUPPORTED_VERSION,
+              "HELLO protocol version " + hello.protocolVersion() + " unsupported; this server speaks "
+                  + Frame.PROTOCOL_VERSION,
+              "",
+              0);
+      listener.requestAnswered(Kind.HELLO.name(), err.code(), "NONE", nanoClock.getAsLong() - startNanos);
+      closeAfter(MessageCodec.responseFrame(f.requestId(), Kind.HELLO, err));
+      return;
+    }
+    if (hello.clientHigh() == 0 && hello.clientLow() == 0) {
+      // (0, 0, 0) is RequestKey.NONE, which the ledger never deduplicates.
+      reply(f.requestId(), Kind.HELLO,
+          error(ErrorCode.INVALID_ARGUMENT, "client id 0:0 is reserved; use a random 128-bit id", "", 0),
+          startNanos);
+      return;
+    }
+    helloDone = true;
+    clientHigh = hello.clientHigh();
+    clientLow = hello.clientLow();
+    NodeStatus s = coordinator.status();
+    boolean leader = isLeader(s);
+    log.debug("event=hello client={}:{} remote={} leader={}",
+        Long.toHexString(clientHigh), Long.toHexString(clientLow), ctx.channel().remoteAddress(), leader);
+    reply(f.requestId(), Kind.HELLO,
+        new Response.HelloReply(s.nodeId(), Frame.PROTOCOL_VERSION, leader, s.leaderClientAddress()),
+        startNanos);
+  }
+
+  static boolean isLeader(NodeStatus s) {
+    return "LEADER".equalsIgnoreCase(s.role());
+  }
+
+  private void admit(long requestId, DecodedRequest decoded, Translation.Action action, long startNanos) {
+    int max = gate.options().maxInFlightPerConnection();
+    if (pending.size() >= max) {
+      reply(requestId, decoded.request().kind(),
+          error(ErrorCode.OVERLOADED,
+              "connection has " + pending.size() + " requests in flight, max " + max,
+              "", OVERLOADED_RETRY_AFTER_MILLIS),
+          startNanos);
+      return;
+    }
+    long timeoutNanos =
+        timeoutNanos(decoded.timeoutMillis(), gate.options().defaultDeadline(), gate.options().maxDeadline());
+    long deadlineNanos = startNanos + timeoutNanos;
+    Pending p = new Pending(requestId, decoded.request(), startNanos);
+    pending.add(p);
+    gate.acquired();
+    // Our own timer answers even if the coordinator never does; a late answer is then dropped.
+    p.timer =
+        ctx.executor()
+            .schedule(
+                () -> finish(p, error(ErrorCode.DEADLINE_EXCEEDED,
+                    "deadline of " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms passed", "", 0)),
+                timeoutNanos,
+                TimeUnit.NANOSECONDS);
+    CompletableFuture<?> answer;
+    try {
+      if (action instanceof Translation.Mutation m) {
+        answer = coordinator.submit(new RequestKey(clientHigh, clientLow, requestId), m.command(), deadlineNanos);
+      } else {
+        Translation.Read r = (Translation.Read) action;
+        answer = coordinator.query(r.query(), r.stale(), deadlineNanos);
+      }
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    answer.whenComplete(
+        (value, failure) -> {
+          try {
+            ctx.executor().execute(() -> finish(p, toResponse(p.request, value, failure)));
+          } catch (RejectedExecutionException e) {
+            // The event loop is gone, so the channel is closed and channelInactive released p.
+            log.debug("event=answer_dropped request_id={} reason=event_loop_closed", p.requestId);
+          }
+        });
+  }
+
+  private Response toResponse(Request request, Object value, Throwable failure) {
+    if (failure != null) {
+      return errorFor(failure);
+    }
+    try {
+      if (value instanceof Result r) {
+        return translation.toResponse(request, r);
+      }
+      if (value instanceof QueryResult q) {
+        return translation.toResponse(request.kind(), q);
+      }
+      return error(ErrorCode.INTERNAL, "internal: no answer for " + request.kind(), "", 0);
+    } catch (RuntimeException e) {
+      log.warn("event=translation_failed kind={}", request.kind(), e);
+      return error(ErrorCode.INTERNAL, "internal: " + e, "", 0);
+    }
+  }
+
+  /** Maps a coordinator failure to the wire; anything else is a bug reported as INTERNAL. */
+  static Response.Error errorFor(Throwable failure) {
+    Throwable t = failure;
+    // Bounded: unwrap at most a few layers of future wrappers.
+    for (int i = 0; i < 4 && (t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null; i++) {
+      t = t.getCause();
+    }
+    if (t instanceof CoordinatorException ce) {
+      String message = ce.getMessage() == null ? ce.reason().name() : ce.getMessage();
+      return switch (ce.reason()) {
+        case NOT_LEADER -> error(ErrorCode.NOT_LEADER, message, ce.leaderClientAddress(), 0);
+        case OVERLOADED -> error(ErrorCode.OVERLOADED, message, "", ce.retryAfterMillis());
+        case DEADLINE_EXCEEDED -> error(ErrorCode.DEADLINE_EXCEEDED, message, "", 0);
+        case UNAVAILABLE ->
+            error(ErrorCode.UNAVAILABLE, message, ce.leaderClientAddress(), ce.retryAfterMillis());
+      };
+    }
+    log.warn("event=request_failed error={}", t.toString(), t);
+    return error(ErrorCode.INTERNAL, "internal: " + t, "", 0);
+  }
+
+  /** Called from the shutdown thread: answer every pending request of this connection. */
+  void failPending(ErrorCode code, String message, int retryAfterMillis) {
+    try {
+      ctx.executor().execute(() -> {
+        List<Pending> all = new ArrayList<>(pending);
+        for (Pending p : all) {
+          finish(p, error(code, message, "", retryAfterMillis));
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      log.debug("event=fail_pending_skipped reason=event_loop_closed");
+    }
+  }
+
+  private void finish(Pending p, Response response) {
+    if (p.done) {
+      return;
+    }
+    p.done = true;
+    pending.remove(p);
+    if (p.timer != null) {
+      p.timer.cancel(false);
+    }
+    gate.released();
+    reply(p.requestId, p.request.kind(), response, p.startNanos);
+  }
+
+  // ---------------------------------------------------------------- output
+
+  private void reply(long requestId, Kind kind, Response response, long startNanos) {
+    Frame frame = encode(requestId, kind, response);
+    Response sent = response;
+    if (frame == null) {
+      sent = error(ErrorCode.INTERNAL, "internal: reply to " + kind + " did not encode", "", 0);
+      frame = MessageCodec.responseFrame(requestId, kind, sent);
+    }
+    listener.requestAnswered(kind.name(), codeOf(sent), outcomeOf(sent), nanoClock.getAsLong() - startNanos);
+    send(frame);
+  }
+
+  /** Encodes a reply, replacing one too large for a frame with an error naming the sizes. */
+  private Frame encode(long requestId, Kind kind, Response response) {
+    try {
+      Frame frame = MessageCodec.responseFrame(requestId, kind, response);
+      int length = Frame.HEADER_BYTES + frame.payload().length;
+      int max = gate.options().maxFrameBytes();
+      if (length > max) {
+        return MessageCodec.responseFrame(requestId, kind,
+            error(ErrorCode.INVALID_ARGUMENT,
+                "reply to " + kind + " is " + length + " bytes, over the max frame of " + max
+                    + "; narrow the query (list one tenant and resource)", "", 0));
+      }
+      return frame;
+    } catch (RuntimeException e) {
+      log.warn("event=encode_failed kind={} request_id={}", kind, requestId, e);
+      return null;
+    }
+  }
+
+  private void send(Frame frame) {
+    if (reading) {
+      ctx.write(frame, ctx.voidPromise());
+    } else {
+      ctx.writeAndFlush(frame, ctx.voidPromise());
+    }
+  }
+
+  private void closeAfter(Frame frame) {
+    closing = true;
+    ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private String leaderAddress() {
+    return coordinator.status().leaderClientAddress();
+  }
+
+  static Response.Error error(ErrorCode code, String message, String leaderAddress, int retryAfterMillis) {
+    String m = message.length() > MESSAGE_CHARS_MAX ? message.substring(0, MESSAGE_CHARS_MAX) + "..." : message;
+    return new Response.Error(code, m, leaderAddress == null ? "" : leaderAddress, retryAfterMillis);
+  }
+
+  static ErrorCode codeOf(Response r) {
+    return r instanceof Response.Error e ? e.code() : ErrorCode.OK;
+  }
+
+  static String outcomeOf(Response r) {
+    if (r instanceof Response.SetLimitReply s) {
+      return s.outcome().name();
+    } else if (r instanceof Response.LeaseReply l) {
+      return l.outcome().name();
+    } else if (r instanceof Response.ReturnReply rr) {
+      return rr.outcome().name();
+    }
+    return "NONE";
+  }
+}

@@ -1,0 +1,387 @@
+package dev.ration.server.endpoint;
+
+import dev.ration.client.protocol.ErrorCode;
+import dev.ration.client.protocol.Kind;
+import dev.ration.client.protocol.Names;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.server.consensus.NodeStatus;
+import dev.ration.server.consensus.Peer;
+import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.RenewLease;
+import dev.ration.statemachine.command.ReturnLease;
+import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.lease.LeaseView;
+import dev.ration.statemachine.lease.Limit;
+import dev.ration.statemachine.lease.LimitStatus;
+import dev.ration.statemachine.lease.Mode;
+import dev.ration.statemachine.lease.Policy;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Maps wire requests to state-machine commands and queries, and state-machine answers back to
+ * wire responses. The one place where the protocol's vocabulary meets the ledger's.
+ *
+ * <p>Validation here is a courtesy, not the guard: a request that is obviously wrong (a bad
+ * name, a negative amount, an unknown mode code) is answered INVALID_ARGUMENT without taking a
+ * place in the Raft log; the state machine re-validates everything it applies. Stateless and
+ * thread-safe.
+ */
+public final class Translation {
+
+  /** What the endpoint does with a decoded request. */
+  public sealed interface Action {}
+
+  /** Propose through group commit under the connection's request key. */
+  public record Mutation(Command command) implements Action {}
+
+  /** Ask the state, linearizably unless {@code stale}. */
+  public record Read(Query query, boolean stale) implements Action {}
+
+  /** Answer from this node's own view (CLUSTER_STATUS). */
+  public record LocalStatus() implements Action {}
+
+  /** Refuse with INVALID_ARGUMENT; {@code message} names the field and value. */
+  public record Invalid(String message) implements Action {}
+
+  private final int maxNameBytes;
+
+  /** @param maxNameBytes the state machine's name bound (StateOptions.maxNameBytes) */
+  public Translation(int maxNameBytes) {
+    if (maxNameBytes < 1) {
+      throw new IllegalArgumentException("maxNameBytes " + maxNameBytes + " < 1");
+    }
+    this.maxNameBytes = maxNameBytes;
+  }
+
+  /** Decides what to do with {@code request}. HELLO is handled by the connection, never here. */
+  public Action toAction(Request request) {
+    if (request instanceof Request.SetLimit r) {
+      return setLimit(r);
+    } else if (request instanceof Request.GetLimit r) {
+      Optional<String> p = firstProblem(name("tenant", r.tenant()), name("resource", r.resource()));
+      return p.<Action>map(Invalid::new)
+          .orElseGet(() -> new Read(new Query.GetLimit(r.tenant(), r.resource()), r.stale()));
+    } else if (request instanceof Request.ListLimits r) {
+      return new Read(new Query.ListLimits(), r.stale());
+    } else if (request instanceof Request.AcquireLease r) {
+      Optional<String> p =
+          firstProblem(
+              name("tenant", r.tenant()),
+              name("resource", r.resource()),
+              name("holder", r.holder()),
+              nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
+              nonNegative("demandBurst", r.demandBurst()));
+      return p.<Action>map(Invalid::new)
+          .orElseGet(
+              () ->
+                  new Mutation(
+                      new AcquireLease(
+                          r.tenant(),
+                          r.resource(),
+                          r.holder(),
+                          r.demandRatePerSecond(),
+                          r.demandBurst())));
+    } else if (request instanceof Request.RenewLease r) {
+      Optional<String> p =
+          firstProblem(
+              nonNegative("leaseId", r.leaseId()),
+              nonNegative("presentedVersion", r.presentedVersion()),
+              nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
+              nonNegative("demandBurst", r.demandBurst()),
+              nonNegative("admittedPerSecond", r.admittedPerSecond()),
+              nonNegative("rejectedPerSecond", r.rejectedPerSecond()),
+              nonNegative("emergencyUsed", r.emergencyUsed()));
+      return p.<Action>map(Invalid::new)
+          .orElseGet(
+              () ->
+                  new Mutation(
+                      new RenewLease(
+                          r.leaseId(),
+                          r.presentedVersion(),
+                          r.demandRatePerSecond(),
+                          r.demandBurst(),
+                          r.admittedPerSecond(),
+                          r.rejectedPerSecond(),
+                          r.emergencyUsed())));
+    } else if (request instanceof Request.ReturnLease r) {
+      Optional<String> p =
+          firstProblem(
+              nonNegative("leaseId", r.leaseId()),
+              nonNegative("presentedVersion", r.presentedVersion()),
+              nonNegative("unusedBalance", r.unusedBalance()));
+      return p.<Action>map(Invalid::new)
+          .orElseGet(
+              () ->
+                  new Mutation(
+                      new ReturnLease(r.leaseId(), r.presentedVersion(), r.unusedBalance())));
+    } else if (request instanceof Request.ListLeases r) {
+      // Both empty lists every lease; otherwise both must be names.
+      if (r.tenant().isEmpty() && r.resource().isEmpty()) {
+        return new Read(new Query.ListLeases("", ""), r.stale());
+      }
+      Optional<String> p = firstProblem(name("tenant", r.tenant()), name("resource", r.resource()));
+      return p.<Action>map(Invalid::new)
+          .orElseGet(() -> new Read(new Query.ListLeases(r.tenant(), r.resource()), r.stale()));
+    } else if (request instanceof Request.ClusterStatus) {
+      return new LocalStatus();
+    }
+    return new Invalid("request kind " + request.kind() + " is not served here");
+  }
+
+  private Action setLimit(Request.SetLimit r) {
+    Optional<String> p =
+        firstProblem(
+            name("tenant", r.tenant()),
+            name("resource", r.resource()),
+            nonNegative("ratePerSecond", r.ratePerSecond()),
+            nonNegative("burst", r.burst()),
+            positive("leaseDurationMillis", r.leaseDurationMillis()),
+            nonNegative("graceMillis", r.graceMillis()),
+            nonNegative("emergency", r.emergency()),
+            nonNegative("expectedVersion", r.expectedVersion()),
+            knownMode(r.modeCode()),
+            knownPolicy(r.policyCode()));
+    if (p.isPresent()) {
+      return new Invalid(p.get());
+    }
+    return new Mutation(
+        new SetLimit(
+            r.tenant(),
+            r.resource(),
+            r.ratePerSecond(),
+            r.burst(),
+            Mode.fromCode(r.modeCode()),
+            r.leaseDurationMillis(),
+            r.graceMillis(),
+            r.emergency(),
+            Policy.fromCode(r.policyCode()),
+            r.expectedVersion()));
+  }
+
+  // ---------------------------------------------------------------- answers
+
+  /**
+   * The wire reply to a mutation of {@code kind} whose replicated result is {@code result}.
+   * {@code request} supplies what a rejection does not carry (the lease id of a return).
+   */
+  public Response toResponse(Request request, Result result) {
+    Kind kind = request.kind();
+    if (result instanceof Result.Rejected rej) {
+      dev.ration.client.protocol.Outcome outcome = wireOutcome(rej.outcome());
+      return switch (kind) {
+        case SET_LIMIT -> new Response.SetLimitReply(outcome, rej.message(), rej.currentVersion(), null);
+        case ACQUIRE_LEASE, RENEW_LEASE ->
+            new Response.LeaseReply(
+                outcome, rej.message(), rej.retryAfterMillis(), rej.currentVersion(), null, 0);
+        case RETURN_LEASE ->
+            new Response.ReturnReply(
+                outcome, rej.message(), ((Request.ReturnLease) request).leaseId(), 0, false);
+        default -> unexpected(kind, result);
+      };
+    }
+    if (kind == Kind.SET_LIMIT && result instanceof Result.LimitSet s) {
+      return new Response.SetLimitReply(
+          dev.ration.client.protocol.Outcome.SUCCESS, "", s.limit().version(), limitInfo(s.limit()));
+    }
+    if (kind == Kind.ACQUIRE_LEASE && result instanceof Result.LeaseGranted g) {
+      return new Response.LeaseReply(
+          dev.ration.client.protocol.Outcome.SUCCESS,
+          "",
+          0,
+          g.lease().version(),
+          leaseInfo(g.lease()),
+          g.startBalance());
+    }
+    if (kind == Kind.RENEW_LEASE && result instanceof Result.LeaseRenewed r) {
+      return new Response.LeaseReply(
+          dev.ration.client.protocol.Outcome.SUCCESS,
+          "",
+          0,
+          r.lease().version(),
+          leaseInfo(r.lease()),
+          0);
+    }
+    if (kind == Kind.RETURN_LEASE && result instanceof Result.LeaseReturned r) {
+      return new Response.ReturnReply(
+          dev.ration.client.protocol.Outcome.SUCCESS, "", r.leaseId(), r.credited(), r.alreadyGone());
+    }
+    return unexpected(kind, result);
+  }
+
+  /** The wire reply to a read of {@code kind}. */
+  public Response toResponse(Kind kind, QueryResult result) {
+    if (kind == Kind.GET_LIMIT && result instanceof QueryResult.LimitAnswer a) {
+      return a.limit()
+          .<Response>map(s -> new Response.GetLimitReply(true, limitInfo(s)))
+          .orElseGet(() -> new Response.GetLimitReply(false, null));
+    }
+    if (kind == Kind.LIST_LIMITS && result instanceof QueryResult.LimitList l) {
+      List<Response.LimitInfo> out = new ArrayList<>(l.limits().size());
+      for (LimitStatus s : l.limits()) {
+        out.add(limitInfo(s));
+      }
+      return new Response.LimitList(out);
+    }
+    if (kind == Kind.LIST_LEASES && result instanceof QueryResult.LeaseList l) {
+      List<Response.LeaseInfo> out = new ArrayList<>(l.leases().size());
+      for (LeaseView v : l.leases()) {
+        out.add(leaseInfo(v));
+      }
+      return new Response.LeaseList(out);
+    }
+    return unexpected(kind, result);
+  }
+
+  /** CLUSTER_STATUS from this node's own view. Only this node's role is known for sure. */
+  public static Response.ClusterStatusReply toResponse(NodeStatus s) {
+    List<Response.PeerInfo> peers = new ArrayList<>(s.peers().size());
+    for (Peer p : s.peers()) {
+      String role;
+      if (p.id().equals(s.nodeId())) {
+        role = s.role();
+      } else if (p.id().equals(s.leaderId())) {
+        role = "LEADER";
+      } else {
+        role = "UNKNOWN";
+      }
+      peers.add(new Response.PeerInfo(p.id(), p.raftAddress(), p.clientAddress(), role));
+    }
+    return new Response.ClusterStatusReply(
+        s.nodeId(),
+        s.role(),
+        s.term(),
+        s.commitIndex(),
+        s.appliedIndex(),
+        s.leaderId(),
+        s.leaderClientAddress(),
+        s.ledgerNowMillis(),
+        s.epoch(),
+        peers);
+  }
+
+  /** Protocol and state-machine outcomes share their numbers (append-only on both sides). */
+  public static dev.ration.client.protocol.Outcome wireOutcome(
+      dev.ration.statemachine.result.Outcome outcome) {
+    return dev.ration.client.protocol.Outcome.fromCode(outcome.code());
+  }
+
+  public static Response.LimitInfo limitInfo(LimitStatus s) {
+    Limit l = s.limit();
+    return new Response.LimitInfo(
+        l.tenant(),
+        l.resource(),
+        l.ratePerSecond(),
+        l.burst(),
+        l.mode().code(),
+        l.leaseDurationMillis(),
+        l.graceMillis(),
+        l.emergency(),
+        l.policy().code(),
+        l.version(),
+        s.countedRate(),
+        s.countedBurst(),
+        s.grantedRate(),
+        s.grantedBurst(),
+        s.pool(),
+        s.leases(),
+        s.pendingShrinks(),
+        s.rateCeiling(),
+        s.burstCeiling(),
+        s.emergencyReported());
+  }
+
+  /**
+   * A SET_LIMIT answer carries the new configuration only: its ledger figures are zero and its
+   * ceilings equal R and B (GET_LIMIT reports the live ledger).
+   */
+  public static Response.LimitInfo limitInfo(Limit l) {
+    return limitInfo(new LimitStatus(l, 0, 0, 0, 0, 0, 0, 0, l.ratePerSecond(), l.burst(), 0));
+  }
+
+  public static Response.LeaseInfo leaseInfo(LeaseView v) {
+    return new Response.LeaseInfo(
+        v.leaseId(),
+        v.tenant(),
+        v.resource(),
+        v.holder(),
+        v.epoch(),
+        v.version(),
+        v.rateShare(),
+        v.burstShare(),
+        v.countedRate(),
+        v.countedBurst(),
+        v.grantedAtMillis(),
+        v.expiresAtMillis(),
+        v.countedUntilMillis(),
+        v.mode().code(),
+        v.emergency(),
+        v.leaseDurationMillis());
+  }
+
+  /** A result that does not answer the request's kind is a bug between layers. */
+  private static Response unexpected(Kind kind, Object result) {
+    return new Response.Error(
+        ErrorCode.INTERNAL,
+        "internal: " + kind + " answered by " + result.getClass().getSimpleName(),
+        "",
+        0);
+  }
+
+  // ---------------------------------------------------------------- checks
+
+  private Optional<String> name(String field, String value) {
+    Optional<String> p = Names.problem(field, value);
+    if (p.isPresent()) {
+      return p;
+    }
+    int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > maxNameBytes) {
+      return Optional.of(field + " is " + bytes + " UTF-8 bytes, max " + maxNameBytes);
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<String> nonNegative(String field, long value) {
+    return value < 0 ? Optional.of(field + " " + value + " < 0") : Optional.empty();
+  }
+
+  private static Optional<String> positive(String field, long value) {
+    return value <= 0 ? Optional.of(field + " " + value + " <= 0") : Optional.empty();
+  }
+
+  private static Optional<String> knownMode(int code) {
+    for (Mode m : Mode.values()) {
+      if (m.code() == code) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of("modeCode " + code + " is unknown");
+  }
+
+  private static Optional<String> knownPolicy(int code) {
+    for (Policy p : Policy.values()) {
+      if (p.code() == code) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of("policyCode " + code + " is unknown");
+  }
+
+  @SafeVarargs
+  private static Optional<String> firstProblem(Optional<String>... checks) {
+    for (Optional<String> c : checks) {
+      if (c.isPresent()) {
+        return c;
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,36 @@
+package dev.ration.server.observability;
+
+import dev.ration.server.consensus.NodeStatus;
+import java.util.Optional;
+
+/**
+ * When a node is ready to take client traffic: it is not shutting down, it knows a leader,
+ * and it has applied its log to within {@code maxApplyLagEntries} of the commit index (so its
+ * reads and its NOT_LEADER redirections are current). A pure function of the status.
+ */
+public record Readiness(long maxApplyLagEntries) {
+  public static final long DEFAULT_MAX_APPLY_LAG_ENTRIES = 1_000;
+
+  public Readiness {
+    if (maxApplyLagEntries < 0) {
+      throw new IllegalArgumentException("maxApplyLagEntries " + maxApplyLagEntries + " < 0");
+    }
+  }
+
+  /** Empty when ready, else the reason it is not, in words an operator can act on. */
+  public Optional<String> notReadyBecause(NodeStatus s, boolean draining) {
+    if (draining) {
+      return Optional.of("shutting down");
+    }
+    if (s.leaderId() == null || s.leaderId().isEmpty()) {
+      return Optional.of("no leader known (role " + s.role() + ", term " + s.term() + ")");
+    }
+    long lag = s.commitIndex() - s.appliedIndex();
+    if (lag > maxApplyLagEntries) {
+      return Optional.of(
+          "applied index " + s.appliedIndex() + " lags commit index " + s.commitIndex() + " by " + lag
+              + " entries, max " + maxApplyLagEntries);
+    }
+    return Optional.empty();
+  }
+}

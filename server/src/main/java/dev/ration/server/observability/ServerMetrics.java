@@ -1,0 +1,233 @@
+package dev.ration.server.observability;
+
+import dev.ration.client.protocol.ErrorCode;
+import dev.ration.server.consensus.Coordinator;
+import dev.ration.server.consensus.NodeStatus;
+import dev.ration.server.endpoint.EndpointListener;
+import dev.ration.statemachine.lease.LimitStatus;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node's Prometheus metrics (names and meanings in docs/OPERATIONS.md): request counts and
+ * latency from the endpoint, Raft and ledger gauges read from {@link NodeStatus} at scrape
+ * time, and per-limit ledger gauges refreshed every few seconds from a stale ListLimits query.
+ *
+ * <p>Thread-safe: endpoint event loops record concurrently; the refresher runs on its own
+ * daemon thread; scrapes come from the admin HTTP threads. Per-limit series are bounded by
+ * {@link #LIMITS_EXPORTED_MAX} so a large catalog cannot blow up a scrape.
+ */
+public final class ServerMetrics implements EndpointListener, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ServerMetrics.class);
+
+  public static final int LIMITS_EXPORTED_MAX = 1_000;
+  /** Roles a node reports (Ratis's RaftPeerRole names); one role gauge series each. */
+  static final List<String> ROLES = List.of("LEADER", "FOLLOWER", "CANDIDATE", "LISTENER");
+
+  private final PrometheusMeterRegistry registry;
+  private final ConcurrentHashMap<String, Counter> requestCounters = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Timer> latencyTimers = new ConcurrentHashMap<>();
+  private final Counter overloaded;
+  private final Counter refused;
+  private final AtomicInteger openConnections = new AtomicInteger();
+  private final List<LimitGauge> limitGauges = new ArrayList<>();
+  private final Counter limitRefreshFailures;
+  private ScheduledExecutorService refresher;
+
+  /** One per-limit figure exported as a multi-gauge tagged by tenant and resource. */
+  private record LimitGauge(MultiGauge gauge, ToLongFunction<LimitStatus> value) {}
+
+  public ServerMetrics() {
+    this(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+  }
+
+  public ServerMetrics(PrometheusMeterRegistry registry) {
+    this.registry = registry;
+    this.overloaded =
+        Counter.builder("ration.overloaded")
+            .description("Requests refused OVERLOADED (per-connection cap or group-commit queue full)")
+            .register(registry);
+    this.refused =
+        Counter.builder("ration.connections.refused")
+            .description("Connections closed at once because maxConnections were open")
+            .register(registry);
+    Gauge.builder("ration.connections.open", openConnections, AtomicInteger::get)
+        .description("Client connections being served")
+        .register(registry);
+    this.limitRefreshFailures =
+        Counter.builder("ration.limit.refresh.failures")
+            .description("Per-limit gauge refreshes that failed (stale ListLimits query)")
+            .register(registry);
+    limitGauge("ration.limit.rate", "Configured refill rate R per second", s -> s.limit().ratePerSecond());
+    limitGauge("ration.limit.burst", "Configured burst B", s -> s.limit().burst());
+    limitGauge("ration.limit.counted.rate", "Sum of counted rate shares (bounded by R)", LimitStatus::countedRate);
+    limitGauge("ration.limit.counted.burst", "Sum of counted burst shares (bounded by B)", LimitStatus::countedBurst);
+    limitGauge("ration.limit.granted.rate", "Sum of rate shares of current lease versions", LimitStatus::grantedRate);
+    limitGauge("ration.limit.granted.burst", "Sum of burst shares of current lease versions", LimitStatus::grantedBurst);
+    limitGauge("ration.limit.pool", "Returned tokens available to later grants", LimitStatus::pool);
+    limitGauge("ration.limit.leases", "Live leases", s -> s.leases());
+    limitGauge("ration.limit.pending.shrinks", "Unacknowledged two-phase shrinks", s -> s.pendingShrinks());
+    limitGauge("ration.limit.emergency.reported", "Best-effort emergency budget reported used", LimitStatus::emergencyReported);
+  }
+
+  private void limitGauge(String name, String description, ToLongFunction<LimitStatus> value) {
+    limitGauges.add(new LimitGauge(MultiGauge.builder(name).description(description).register(registry), value));
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Prometheus text exposition of every metric. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  // ---------------------------------------------------------------- node gauges
+
+  /** Registers the Raft and ledger gauges, read from {@code status} at each scrape. */
+  public void bindNode(Supplier<NodeStatus> status) {
+    for (String role : ROLES) {
+      Gauge.builder("ration.raft.role", status, s -> role.equalsIgnoreCase(s.get().role()) ? 1 : 0)
+          .description("1 for this node's current Raft role, 0 for the others")
+          .tag("role", role.toLowerCase(Locale.ROOT))
+          .register(registry);
+    }
+    nodeGauge(status, "ration.raft.term", "Current Raft term", NodeStatus::term);
+    nodeGauge(status, "ration.raft.commit.index", "Raft commit index", NodeStatus::commitIndex);
+    nodeGauge(status, "ration.raft.applied.index", "Index applied to the ledger", NodeStatus::appliedIndex);
+    nodeGauge(status, "ration.group.commit.queue.depth", "Commands waiting for group commit", s -> (long) s.queueDepth());
+    nodeGauge(status, "ration.ledger.epoch", "Ledger epoch (rises with each new leader)", NodeStatus::epoch);
+    nodeGauge(status, "ration.ledger.now.millis", "Ledger (log) time in milliseconds", NodeStatus::ledgerNowMillis);
+  }
+
+  private void nodeGauge(Supplier<NodeStatus> status, String name, String description, ToLongFunction<NodeStatus> value) {
+    Gauge.builder(name, status, s -> value.applyAsLong(s.get()))
+        .description(description)
+        .register(registry);
+  }
+
+  // ---------------------------------------------------------------- per-limit gauges
+
+  /** Replaces the per-limit series with {@code limits} (at most {@link #LIMITS_EXPORTED_MAX}). */
+  public void updateLimits(List<LimitStatus> limits) {
+    List<LimitStatus> shown = limits.size() > LIMITS_EXPORTED_MAX ? limits.subList(0, LIMITS_EXPORTED_MAX) : limits;
+    for (LimitGauge g : limitGauges) {
+      List<MultiGauge.Row<?>> rows = new ArrayList<>(shown.size());
+      for (LimitStatus s : shown) {
+        Tags tags = Tags.of("tenant", s.limit().tenant(), "resource", s.limit().resource());
+        rows.add(MultiGauge.Row.of(tags, g.value().applyAsLong(s)));
+      }
+      g.gauge().register(rows, true);
+    }
+  }
+
+  /**
+   * Refreshes the per-limit gauges every {@code interval} from a stale (local, no ReadIndex)
+   * ListLimits query on this node, on a daemon thread. A failed refresh keeps the previous
+   * values and is counted.
+   */
+  public synchronized void startLimitRefresh(Coordinator coordinator, Duration interval) {
+    if (refresher != null) {
+      return;
+    }
+    refresher =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "ration-limit-metrics");
+              t.setDaemon(true);
+              return t;
+            });
+    long periodMillis = Math.max(100, interval.toMillis());
+    refresher.scheduleWithFixedDelay(
+        () -> refreshOnce(coordinator, interval), 0, periodMillis, TimeUnit.MILLISECONDS);
+  }
+
+  void refreshOnce(Coordinator coordinator, Duration timeout) {
+    try {
+      QueryResult r =
+          coordinator
+              .query(new Query.ListLimits(), true, System.nanoTime() + timeout.toNanos())
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (r instanceof QueryResult.LimitList l) {
+        updateLimits(l.limits());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      limitRefreshFailures.increment();
+      log.debug("event=limit_metrics_refresh_failed error={}", e.toString());
+    }
+  }
+
+  // ---------------------------------------------------------------- endpoint listener
+
+  @Override
+  public void requestAnswered(String kind, ErrorCode code, String outcome, long latencyNanos) {
+    requestCounters
+        .computeIfAbsent(
+            kind + '|' + code.name() + '|' + outcome,
+            k ->
+                Counter.builder("ration.requests")
+                    .description("Requests answered, by kind, wire error code and domain outcome")
+                    .tags("kind", kind, "code", code.name(), "outcome", outcome)
+                    .register(registry))
+        .increment();
+    latencyTimers
+        .computeIfAbsent(
+            kind,
+            k ->
+                Timer.builder("ration.request.latency")
+                    .description("Time from a request frame's arrival to its answer, by kind")
+                    .tags("kind", kind)
+                    .publishPercentileHistogram()
+                    .register(registry))
+        .record(Math.max(0, latencyNanos), TimeUnit.NANOSECONDS);
+    if (code == ErrorCode.OVERLOADED) {
+      overloaded.increment();
+    }
+  }
+
+  @Override
+  public void connectionOpened() {
+    openConnections.incrementAndGet();
+  }
+
+  @Override
+  public void connectionClosed() {
+    openConnections.decrementAndGet();
+  }
+
+  @Override
+  public void connectionRefused() {
+    refused.increment();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (refresher != null) {
+      refresher.shutdownNow();
+    }
+    registry.close();
+  }
+}

@@ -1,0 +1,300 @@
+package dev.ration.server.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.server.consensus.ConsensusOptions;
+import dev.ration.server.consensus.Peer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Goal: every valid file loads to the documented values, and every kind of mistake is named. */
+class ConfigLoaderTest {
+
+  private static final String PEERS = """
+      cluster:
+        peers:
+          - { id: n1, raft: 127.0.0.1:7201, client: 127.0.0.1:7101, admin: 127.0.0.1:7301 }
+          - { id: n2, raft: 127.0.0.1:7202, client: 127.0.0.1:7102, admin: 127.0.0.1:7302 }
+          - { id: n3, raft: 127.0.0.1:7203, client: 127.0.0.1:7103, admin: 127.0.0.1:7303 }
+      """;
+  private static final String MINIMAL = """
+      node:
+        id: n2
+        data-dir: data/n2
+      """ + PEERS;
+
+  @TempDir Path dir;
+
+  private ServerConfig parse(String yaml) throws ConfigException {
+    return ConfigLoader.parse(yaml, "test.yaml", dir, Optional.empty());
+  }
+
+  private List<String> problems(String yaml) {
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    return e.problems();
+  }
+
+  private void assertProblem(String yaml, String expected) {
+    List<String> p = problems(yaml);
+    assertTrue(p.contains(expected), "expected problem <" + expected + "> among " + p);
+  }
+
+  @Test
+  void minimalFileGetsEveryDocumentedDefault() throws Exception {
+    ServerConfig c = parse(MINIMAL);
+    ConsensusOptions o = c.consensus();
+    assertEquals("n2", o.nodeId());
+    assertEquals(ConfigLoader.DEFAULT_GROUP_ID, o.groupId());
+    assertEquals(dir.resolve("data/n2").toAbsolutePath().normalize(), o.dataDir());
+    assertEquals(3, o.peers().size());
+    assertEquals(new Peer("n3", "127.0.0.1:7203", "127.0.0.1:7103", "127.0.0.1:7303"), o.peers().get(2));
+    assertEquals("127.0.0.1:7102", c.clientAddress());
+    assertEquals("127.0.0.1:7302", c.adminAddress());
+    assertEquals(Duration.ofSeconds(1), o.electionTimeoutMin());
+    assertEquals(Duration.ofSeconds(2), o.electionTimeoutMax());
+    assertEquals(Duration.ofSeconds(3), o.requestTimeout());
+    assertEquals(100_000, o.snapshotThresholdEntries());
+    assertEquals(10_000, o.purgePreservedEntries());
+    assertEquals(32L << 20, o.segmentSizeBytes());
+    assertEquals(1024, o.batchMaxCommands());
+    assertEquals(1 << 20, o.batchMaxBytes());
+    assertEquals(Duration.ofMillis(1), o.batchLinger());
+    assertEquals(4, o.maxEntriesInFlight());
+    assertEquals(16_384, o.queueCapacity());
+    assertEquals(Duration.ofMillis(250), o.tickInterval());
+    assertEquals(1000, o.tickMaxItems());
+    assertEquals(300_000, o.stateOptions().idempotencyRetentionMillis());
+    assertEquals(100_000, o.stateOptions().maxLimits());
+    assertEquals(10_000, o.stateOptions().maxLeasesPerLimit());
+    assertEquals(128, o.stateOptions().maxNameBytes());
+    assertEquals(new EndpointOptions(1 << 20, 1024, 1024, Duration.ofSeconds(5), Duration.ofSeconds(60), 2), c.endpoint());
+    assertEquals(Duration.ofSeconds(5), c.shutdownGrace());
+  }
+
+  @Test
+  void explicitValuesOverrideDefaults() throws Exception {
+    ServerConfig c = parse(MINIMAL + """
+        raft: { election-timeout-min: 500ms, election-timeout-max: 500ms, segment-size: 8MiB, snapshot-threshold-entries: 1_000 }
+        group-commit: { max-commands: 64, max-bytes: 262144, linger: 0, queue-capacity: 10 }
+        ledger: { idempotency-retention: 2m, max-name-bytes: 64 }
+        endpoint: { max-frame-bytes: 64KiB, io-threads: 1, default-deadline: 1s }
+        shutdown: { grace: 0ms }
+        """);
+    assertEquals(Duration.ofMillis(500), c.consensus().electionTimeoutMax());
+    assertEquals(8L << 20, c.consensus().segmentSizeBytes());
+    assertEquals(1000, c.consensus().snapshotThresholdEntries());
+    assertEquals(262_144, c.consensus().batchMaxBytes());
+    assertEquals(Duration.ZERO, c.consensus().batchLinger());
+    assertEquals(10, c.consensus().queueCapacity());
+    assertEquals(120_000, c.consensus().stateOptions().idempotencyRetentionMillis());
+    assertEquals(64 << 10, c.endpoint().maxFrameBytes());
+    assertEquals(Duration.ofSeconds(1), c.endpoint().defaultDeadline());
+    assertEquals(Duration.ZERO, c.shutdownGrace());
+  }
+
+  @Test
+  void relativeDataDirResolvesAgainstTheFilesDirectory(@TempDir Path other) throws Exception {
+    Path sub = Files.createDirectories(dir.resolve("conf/deep"));
+    Path file = sub.resolve("n1.yaml");
+    Files.writeString(file, MINIMAL.replace("id: n2\n", "id: n1\n").replace("data/n2", "../../run/n1"));
+    ServerConfig c = ConfigLoader.load(file);
+    assertEquals(dir.resolve("run/n1").toAbsolutePath().normalize(), c.consensus().dataDir());
+
+    ServerConfig overridden = ConfigLoader.load(file, Optional.of(other.resolve("x")));
+    assertEquals(other.resolve("x").toAbsolutePath().normalize(), overridden.consensus().dataDir());
+  }
+
+  @Test
+  void dataDirOverrideMakesTheKeyOptional() throws Exception {
+    String yaml = "node: { id: n1 }\n" + PEERS;
+    assertProblem(yaml, "node.data-dir: is required");
+    ServerConfig c = ConfigLoader.parse(yaml, "t", dir, Optional.of(dir.resolve("d")));
+    assertEquals(dir.resolve("d"), c.consensus().dataDir());
+  }
+
+  @Test
+  void embeddedDefaultIsTheLoopbackThreeNodeCluster() throws Exception {
+    for (int i = 1; i <= 3; i++) {
+      ServerConfig c = ConfigLoader.loadEmbedded("n" + i, Optional.empty());
+      assertEquals("n" + i, c.consensus().nodeId());
+      assertEquals("127.0.0.1:710" + i, c.clientAddress());
+      assertEquals("127.0.0.1:730" + i, c.adminAddress());
+      assertEquals("127.0.0.1:720" + i, c.consensus().self().raftAddress());
+      assertEquals(Path.of("run/local/n" + i).toAbsolutePath().normalize(), c.consensus().dataDir());
+    }
+    ServerConfig d = ConfigLoader.loadEmbedded("n2", Optional.of(dir));
+    assertEquals(dir, d.consensus().dataDir());
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.loadEmbedded("n9", Optional.empty()));
+    assertEquals(List.of("node.id: 'n9' is not among cluster.peers (ids: n1, n2, n3)"), e.problems());
+    assertEquals(ConfigLoader.EMBEDDED_SOURCE, e.source());
+  }
+
+  @Test
+  void requiredKeysAreNamed() {
+    assertEquals(List.of("node: is required", "cluster: is required"), problems("raft: { request-timeout: 3s }"));
+    List<String> p = problems("node: { data-dir: x }\ncluster: { group-id: " + ConfigLoader.DEFAULT_GROUP_ID + " }");
+    assertEquals(List.of("node.id: is required", "cluster.peers: is required"), p);
+    assertProblem("node: { id: n1, data-dir: d }\ncluster: { peers: [] }", "cluster.peers: must list at least one peer");
+    assertProblem(MINIMAL.replace(", admin: 127.0.0.1:7303", ""), "cluster.peers[2].admin: is required");
+  }
+
+  @Test
+  void unknownKeysAreRejectedAtEveryLevel() {
+    assertProblem(MINIMAL + "raft: { election-timeout: 1s }\n",
+        "raft.election-timeout: unknown key (known keys here: election-timeout-max, election-timeout-min, "
+            + "purge-preserved-entries, request-timeout, segment-size, snapshot-threshold-entries)");
+    assertTrue(problems(MINIMAL + "rafts: {}\n").stream().anyMatch(s -> s.startsWith("rafts: unknown key")));
+    assertTrue(problems(MINIMAL.replace("admin: 127.0.0.1:7301", "admin: 127.0.0.1:7301, http: 127.0.0.1:1"))
+        .stream().anyMatch(s -> s.startsWith("cluster.peers[0].http: unknown key")));
+    assertTrue(problems(MINIMAL.replace("data-dir: data/n2", "data-dir: data/n2\n  datadir: x"))
+        .stream().anyMatch(s -> s.startsWith("node.datadir: unknown key")));
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "raft: { election-timeout-min: 50ms }|raft.election-timeout-min: 50ms is below the minimum 100ms",
+      "raft: { election-timeout-max: 2m }|raft.election-timeout-max: 2m is above the maximum 1m",
+      "raft: { request-timeout: 2 seconds }|raft.request-timeout: '2 seconds' is not a duration (use a whole number with a unit: ms, s, m or h, e.g. 250ms, 2s, 5m)",
+      "raft: { request-timeout: 1.5s }|raft.request-timeout: '1.5s' is not a duration (use a whole number with a unit: ms, s, m or h, e.g. 250ms, 2s, 5m)",
+      "raft: { request-timeout: 3 }|raft.request-timeout: expected a duration with a unit (e.g. 250ms, 2s, 5m), got the number 3",
+      "raft: { segment-size: 32MB }|raft.segment-size: '32MB' is not a size (binary units only, case-sensitive: KiB, MiB, GiB)",
+      "raft: { segment-size: lots }|raft.segment-size: 'lots' is not a size (use a whole number of bytes, or with a unit: B, KiB, MiB, GiB, e.g. 1MiB)",
+      "raft: { segment-size: 2GiB }|raft.segment-size: 2GiB is above the maximum 1GiB",
+      "raft: { snapshot-threshold-entries: 10 }|raft.snapshot-threshold-entries: 10 is below the minimum 100",
+      "raft: { snapshot-threshold-entries: many }|raft.snapshot-threshold-entries: expected a whole number, got 'many'",
+      "raft: { purge-preserved-entries: -1 }|raft.purge-preserved-entries: -1 is below the minimum 0",
+      "group-commit: { max-commands: 0 }|group-commit.max-commands: 0 is below the minimum 1",
+      "group-commit: { max-bytes: 512 }|group-commit.max-bytes: 512 is below the minimum 1KiB",
+      "group-commit: { linger: 2s }|group-commit.linger: 2s is above the maximum 1s",
+      "group-commit: { max-entries-in-flight: 2000 }|group-commit.max-entries-in-flight: 2000 is above the maximum 1024",
+      "group-commit: { queue-capacity: 99999999999999999999999 }|group-commit.queue-capacity: 99999999999999999999999 is above the maximum 1048576",
+      "ledger: { tick-interval: 5ms }|ledger.tick-interval: 5ms is below the minimum 10ms",
+      "ledger: { tick-max-items: 0 }|ledger.tick-max-items: 0 is below the minimum 1",
+      "ledger: { idempotency-retention: 500ms }|ledger.idempotency-retention: 500ms is below the minimum 1s",
+      "ledger: { max-limits: 0 }|ledger.max-limits: 0 is below the minimum 1",
+      "ledger: { max-leases-per-limit: 2000000 }|ledger.max-leases-per-limit: 2000000 is above the maximum 1000000",
+      "ledger: { max-name-bytes: 2048 }|ledger.max-name-bytes: 2048 is above the maximum 1024",
+      "endpoint: { max-frame-bytes: 128MiB }|endpoint.max-frame-bytes: 128MiB is above the maximum 64MiB",
+      "endpoint: { max-in-flight-per-connection: 0 }|endpoint.max-in-flight-per-connection: 0 is below the minimum 1",
+      "endpoint: { max-connections: true }|endpoint.max-connections: expected a whole number, got the boolean true",
+      "endpoint: { default-deadline: 1ms }|endpoint.default-deadline: 1ms is below the minimum 10ms",
+      "endpoint: { max-deadline: 2h }|endpoint.max-deadline: 2h is above the maximum 1h",
+      "endpoint: { io-threads: 100 }|endpoint.io-threads: 100 is above the maximum 64",
+      "shutdown: { grace: 11m }|shutdown.grace: 11m is above the maximum 10m",
+      "shutdown: 5s|shutdown: expected a mapping of keys to values, got '5s'",
+  })
+  void badValuesAreNamedWithTheirBound(String section, String expected) {
+    assertEquals(List.of(expected), problems(MINIMAL + section + "\n"));
+  }
+
+  @Test
+  void crossChecks() {
+    assertEquals(List.of("raft.election-timeout-min: 3s is above raft.election-timeout-max 2s"),
+        problems(MINIMAL + "raft: { election-timeout-min: 3s }\n"));
+    assertEquals(List.of("endpoint.default-deadline: 2m is above endpoint.max-deadline 1m"),
+        problems(MINIMAL + "endpoint: { default-deadline: 2m }\n"));
+    assertEquals(List.of("group-commit.max-bytes: 8MiB is above raft.segment-size 4MiB (a batch must fit in one log segment)"),
+        problems(MINIMAL + "raft: { segment-size: 4MiB }\ngroup-commit: { max-bytes: 8MiB }\n"));
+    assertEquals(List.of("ledger.idempotency-retention: 30s is below endpoint.max-deadline 1m (a retry within its deadline must find its first answer)"),
+        problems(MINIMAL + "ledger: { idempotency-retention: 30s }\n"));
+    // A bad value is reported once, not again as a spurious cross-check against its default.
+    assertEquals(List.of("raft.election-timeout-min: 50ms is below the minimum 100ms"),
+        problems(MINIMAL + "raft: { election-timeout-min: 50ms, election-timeout-max: 500ms }\n"));
+  }
+
+  @Test
+  void peerProblems() {
+    assertEquals(List.of("node.id: 'n7' is not among cluster.peers (ids: n1, n2, n3)"),
+        problems(MINIMAL.replace("id: n2\n", "id: n7\n")));
+    assertEquals(List.of("cluster.peers[2].id: 'n2' duplicates cluster.peers[1].id"),
+        problems(MINIMAL.replace("{ id: n3", "{ id: n2")));
+    assertEquals(List.of("cluster.peers[1].client: 127.0.0.1:7201 duplicates cluster.peers[0].raft"),
+        problems(MINIMAL.replace("client: 127.0.0.1:7102", "client: 127.0.0.1:7201")));
+    assertEquals(List.of("cluster.peers[0].raft: '127.0.0.1' is not host:port"),
+        problems(MINIMAL.replace("raft: 127.0.0.1:7201", "raft: 127.0.0.1")));
+    assertEquals(List.of("cluster.peers[0].raft: '127.0.0.1:70000' has a bad port '70000' (1-65535)"),
+        problems(MINIMAL.replace("raft: 127.0.0.1:7201", "raft: 127.0.0.1:70000")));
+    assertEquals(List.of("cluster.peers[0].raft: 'a b:1' is not host:port (bad host 'a b'; write IPv6 as [::1]:port)"),
+        problems(MINIMAL.replace("raft: 127.0.0.1:7201", "raft: 'a b:1'")));
+    assertEquals(List.of("cluster.peers[0].client: '0.0.0.0:7101' uses a wildcard host; peers need an address they can dial"),
+        problems(MINIMAL.replace("client: 127.0.0.1:7101", "client: 0.0.0.0:7101")));
+    assertEquals(List.of("cluster.peers[0].id: expected a string, got the boolean false (quote it)"),
+        problems(MINIMAL.replace("{ id: n1", "{ id: no")));
+    assertEquals(List.of("cluster.peers[0].id: 'bad/id' is not a valid node id (1-64 of A-Z a-z 0-9 _ . -, starting with a letter or digit)"),
+        problems(MINIMAL.replace("{ id: n1", "{ id: bad/id")));
+    assertEquals(List.of("cluster.group-id: 'cluster-1' is not a UUID (lower-case, e.g. 02511d47-d67c-49a3-9011-abb3109a44c1)"),
+        problems(MINIMAL.replace("cluster:\n", "cluster:\n  group-id: cluster-1\n")));
+    // IPv6 literals and host names are fine.
+    String ok = MINIMAL.replace("raft: 127.0.0.1:7201", "raft: '[::1]:7201'").replace("client: 127.0.0.1:7101", "client: node-1.example:7101");
+    assertTrue(assertDoesNotThrowConfig(ok).consensus().peers().get(0).raftAddress().equals("[::1]:7201"));
+  }
+
+  private ServerConfig assertDoesNotThrowConfig(String yaml) {
+    try {
+      return parse(yaml);
+    } catch (ConfigException e) {
+      throw new AssertionError("unexpected: " + e.getMessage(), e);
+    }
+  }
+
+  @Test
+  void everyProblemIsReportedTogether() {
+    ConfigException e = assertThrows(ConfigException.class, () -> parse("""
+        node: { id: n1, data-dir: d, colour: blue }
+        cluster:
+          group-id: nope
+          peers:
+            - { id: n1, raft: 127.0.0.1:1, client: 127.0.0.1:1, admin: 127.0.0.1:3 }
+        raft: { election-timeout-min: 10ms, segment-size: 1MB }
+        endpoint: { io-threads: 0 }
+        """));
+    assertEquals(List.of(
+        "node.colour: unknown key (known keys here: data-dir, id)",
+        "cluster.group-id: 'nope' is not a UUID (lower-case, e.g. 02511d47-d67c-49a3-9011-abb3109a44c1)",
+        "cluster.peers[0].client: 127.0.0.1:1 duplicates cluster.peers[0].raft",
+        "raft.election-timeout-min: 10ms is below the minimum 100ms",
+        "raft.segment-size: '1MB' is not a size (binary units only, case-sensitive: KiB, MiB, GiB)",
+        "endpoint.io-threads: 0 is below the minimum 1"), e.problems());
+    assertTrue(e.getMessage().startsWith("invalid configuration test.yaml (6 problems):"), e.getMessage());
+  }
+
+  @Test
+  void unreadableOrMalformedFiles() throws Exception {
+    ConfigException missing = assertThrows(ConfigException.class, () -> ConfigLoader.load(dir.resolve("nope.yaml")));
+    assertEquals(List.of("cannot read: no such file"), missing.problems());
+    assertEquals(List.of("the file is empty"), problems("# nothing\n"));
+    assertTrue(problems("node: [unclosed\n").get(0).startsWith("not valid YAML: "));
+    assertTrue(problems(MINIMAL + "node: { id: n1 }\n").get(0).startsWith("not valid YAML: "), "duplicate key");
+    assertEquals(List.of("the document: expected a mapping of keys to values, got a list"), problems("- a\n- b\n"));
+    Path notDir = Files.writeString(dir.resolve("file"), "x");
+    assertEquals(List.of("node.data-dir: " + notDir + " exists and is not a directory"),
+        problems(MINIMAL.replace("data/n2", notDir.toString())));
+  }
+
+  @Test
+  void quantities() {
+    assertEquals(Duration.ofMillis(250), Quantities.parseDuration("250ms"));
+    assertEquals(Duration.ofHours(1), Quantities.parseDuration("1h"));
+    assertEquals(Duration.ZERO, Quantities.parseDuration("0"));
+    assertThrows(IllegalArgumentException.class, () -> Quantities.parseDuration("-1s"));
+    assertThrows(IllegalArgumentException.class, () -> Quantities.parseDuration("5"));
+    assertEquals(1L << 30, Quantities.parseSize("1GiB"));
+    assertEquals(4096, Quantities.parseSize("4096"));
+    assertEquals(4096, Quantities.parseSize("4096B"));
+    assertThrows(IllegalArgumentException.class, () -> Quantities.parseSize("999999999999999GiB"));
+    assertEquals("90s", Quantities.formatDuration(Duration.ofSeconds(90)));
+    assertEquals("1500ms", Quantities.formatDuration(Duration.ofMillis(1500)));
+    assertEquals("0ms", Quantities.formatDuration(Duration.ZERO));
+    assertEquals("1536KiB", Quantities.formatSize(1536L << 10));
+    assertEquals("1000", Quantities.formatSize(1000));
+  }
+}

@@ -1,0 +1,69 @@
+package dev.ration.server.endpoint;
+
+import dev.ration.server.consensus.Coordinator;
+import dev.ration.server.consensus.NodeStatus;
+import dev.ration.server.consensus.Peer;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A coordinator that records what the endpoint asks and lets the test decide each answer
+ * (complete, fail, or never). Isolates the endpoint from consensus. Thread-safe.
+ */
+public final class FakeCoordinator implements Coordinator {
+  public record Submitted(RequestKey key, Command command, long deadlineNanos, CompletableFuture<Result> answer) {}
+
+  public record Asked(Query query, boolean stale, long deadlineNanos, CompletableFuture<QueryResult> answer) {}
+
+  public final List<Submitted> submitted = new CopyOnWriteArrayList<>();
+  public final List<Asked> asked = new CopyOnWriteArrayList<>();
+  public volatile NodeStatus status = leaderStatus();
+
+  public static NodeStatus leaderStatus() {
+    return status("LEADER", "n1", "127.0.0.1:7001", 7, 120, 118);
+  }
+
+  public static NodeStatus status(
+      String role, String leaderId, String leaderAddress, long term, long commit, long applied) {
+    return new NodeStatus(
+        "n1",
+        role,
+        term,
+        commit,
+        applied,
+        leaderId,
+        leaderAddress,
+        1_000_000,
+        3,
+        0,
+        List.of(
+            new Peer("n1", "127.0.0.1:6001", "127.0.0.1:7001", "127.0.0.1:8001"),
+            new Peer("n2", "127.0.0.1:6002", "127.0.0.1:7002", "127.0.0.1:8002"),
+            new Peer("n3", "127.0.0.1:6003", "127.0.0.1:7003", "127.0.0.1:8003")));
+  }
+
+  @Override
+  public CompletableFuture<Result> submit(RequestKey key, Command command, long deadlineNanos) {
+    CompletableFuture<Result> f = new CompletableFuture<>();
+    submitted.add(new Submitted(key, command, deadlineNanos, f));
+    return f;
+  }
+
+  @Override
+  public CompletableFuture<QueryResult> query(Query query, boolean stale, long deadlineNanos) {
+    CompletableFuture<QueryResult> f = new CompletableFuture<>();
+    asked.add(new Asked(query, stale, deadlineNanos, f));
+    return f;
+  }
+
+  @Override
+  public NodeStatus status() {
+    return status;
+  }
+}

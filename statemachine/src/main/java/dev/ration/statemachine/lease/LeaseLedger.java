@@ -1,0 +1,803 @@
+package dev.ration.statemachine.lease;
+
+import dev.ration.statemachine.InvariantViolation;
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.NewEpoch;
+import dev.ration.statemachine.command.Proposal;
+import dev.ration.statemachine.command.RenewLease;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.ReturnLease;
+import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.Tick;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Outcome;
+import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.result.ResultCodec;
+import dev.ration.statemachine.wire.ByteWriter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The lease ledger in memory: limits, leases, idempotency records, the expiry index and the
+ * counters, and the one exhaustive dispatch that applies a batch (DESIGN §2–3).
+ *
+ * <p>Role: a pure function of (state, batch). Time is only the batch's time
+ * ({@code now = max(now, batch.timeMillis)}); ids and versions come from counters in the state.
+ * Each apply records the keys it touched in {@link Changes}; the store persists exactly those,
+ * with the applied index, in one WriteBatch.
+ *
+ * <p>Thread: the single applying thread (the caller serialises apply, query and close).
+ *
+ * <p>Invariants (docs/INVARIANTS.md): I1, I2, I3, I8 are checked incrementally after every
+ * command on what it touched; {@link #verify()} recomputes all of I1–I8. A violation throws
+ * {@link InvariantViolation}; after any exception from apply this object must be discarded
+ * (its memory may be ahead of the store), which the store enforces.
+ */
+public final class LeaseLedger {
+  /** Ratis numbers its first log entry 0, so nothing applied is −1. */
+  public static final long NOTHING_APPLIED = -1;
+
+  public static final long MIN_LEASE_DURATION_MILLIS = 100;
+  public static final long MAX_LEASE_DURATION_MILLIS = 3_600_000;
+
+  private final StateOptions options;
+  private final TreeMap<LimitKey, LimitLedger> limits = new TreeMap<>();
+  private final HashMap<Long, Lease> leases = new HashMap<>();
+  private final HashMap<RequestKey, IdempotencyRecord> idempotency = new HashMap<>();
+  private final TreeSet<ExpiryKey> expiry = new TreeSet<>();
+
+  private long appliedTerm = 0;
+  private long appliedIndex = NOTHING_APPLIED;
+  private long nowMillis = 0;
+  private long epoch = 0;
+  private long epochStartMillis = 0;
+  private long nextLeaseId = 1;
+  private long nextVersion = 1;
+
+  private Changes changes = new Changes();
+  /** Limits and leases the current command touched, for the incremental invariant check. */
+  private final List<LimitLedger> touchedLimits = new ArrayList<>();
+  private final List<Lease> touchedLeases = new ArrayList<>();
+
+  public LeaseLedger(StateOptions options) {
+    this.options = options;
+  }
+
+  // ---------------------------------------------------------------- apply
+
+  /**
+   * Applies one log entry. Throws IllegalStateException if {@code index} is not above the
+   * applied index (each index is applied once; a restart resumes from the applied index) or
+   * the term goes backwards.
+   */
+  public List<Result> apply(long term, long index, Batch batch) {
+    advance(term, index);
+    long previousNow = nowMillis;
+    nowMillis = Math.max(nowMillis, batch.timeMillis());
+    checkNow(previousNow);
+    List<Result> results = new ArrayList<>(batch.proposals().size());
+    for (Proposal proposal : batch.proposals()) {
+      results.add(applyProposal(proposal));
+    }
+    return results;
+  }
+
+  /** An entry without a batch (configuration, no-op): only the applied index moves. */
+  public void applyEmpty(long term, long index) {
+    advance(term, index);
+  }
+
+  private void advance(long term, long index) {
+    checkNext(term, index);
+    appliedTerm = term;
+    appliedIndex = index;
+  }
+
+  /**
+   * Throws IllegalStateException, changing nothing, unless (term, index) may be applied next:
+   * the index above the applied index and the term not below the applied term.
+   */
+  public void checkNext(long term, long index) {
+    if (index <= appliedIndex) {
+      throw new IllegalStateException(
+          "apply of index " + index + " at or below applied index " + appliedIndex
+              + ": each index is applied once, restart resumes after the applied index");
+    }
+    if (term < appliedTerm) {
+      throw new IllegalStateException(
+          "apply of term " + term + " below applied term " + appliedTerm + " at index " + index);
+    }
+  }
+
+  private void checkNow(long previousNow) {
+    if (nowMillis < previousNow) {
+      throw new InvariantViolation("I3 ledger now decreased from " + previousNow + " to " + nowMillis);
+    }
+  }
+
+  private Result applyProposal(Proposal proposal) {
+    RequestKey key = proposal.key();
+    if (!key.isNone()) {
+      IdempotencyRecord seen = idempotency.get(key);
+      if (seen != null) {
+        return ResultCodec.decode(seen.encodedResult());
+      }
+    }
+    touchedLimits.clear();
+    touchedLeases.clear();
+    Result result = dispatch(proposal.command());
+    checkTouched();
+    if (!key.isNone()) {
+      long expiresAt = plus(nowMillis, options.idempotencyRetentionMillis());
+      idempotency.put(key, new IdempotencyRecord(expiresAt, ResultCodec.encode(result)));
+      changes.idempotency.add(key);
+      addExpiry(new ExpiryKey(expiresAt, ExpiryKey.IDEMPOTENCY_END,
+          key.clientHigh(), key.clientLow(), key.sequence()));
+    }
+    return result;
+  }
+
+  /** The one exhaustive dispatch over {@link Command}. */
+  private Result dispatch(Command command) {
+    if (command instanceof SetLimit c) {
+      return setLimit(c);
+    } else if (command instanceof AcquireLease c) {
+      return acquire(c);
+    } else if (command instanceof RenewLease c) {
+      return renew(c);
+    } else if (command instanceof ReturnLease c) {
+      return returnLease(c);
+    } else if (command instanceof NewEpoch c) {
+      return newEpoch(c);
+    } else if (command instanceof Tick c) {
+      return tick(c);
+    }
+    throw new IllegalStateException("unhandled command " + command);
+  }
+
+  // ---------------------------------------------------------------- commands
+
+  private Result setLimit(SetLimit c) {
+    Optional<Result> bad = firstInvalid(
+        badName("tenant", c.tenant()),
+        badName("resource", c.resource()),
+        negative("ratePerSecond", c.ratePerSecond()),
+        negative("burst", c.burst()),
+        c.leaseDurationMillis() < MIN_LEASE_DURATION_MILLIS
+                || c.leaseDurationMillis() > MAX_LEASE_DURATION_MILLIS
+            ? "leaseDurationMillis " + c.leaseDurationMillis() + " outside ["
+                + MIN_LEASE_DURATION_MILLIS + ", " + MAX_LEASE_DURATION_MILLIS + "]"
+            : null,
+        c.graceMillis() < 0 || c.graceMillis() > c.leaseDurationMillis()
+            ? "graceMillis " + c.graceMillis() + " outside [0, leaseDurationMillis "
+                + c.leaseDurationMillis() + "]"
+            : null,
+        negative("emergency", c.emergency()),
+        negative("expectedVersion", c.expectedVersion()),
+        c.mode() == null ? "mode is missing" : null,
+        c.policy() == null ? "policy is missing" : null);
+    if (bad.isPresent()) {
+      return bad.get();
+    }
+    LimitKey key = new LimitKey(c.tenant(), c.resource());
+    LimitLedger ledger = limits.get(key);
+    long current = ledger == null ? 0 : ledger.limit().version();
+    if (c.expectedVersion() != 0 && c.expectedVersion() != current) {
+      return new Result.Rejected(Outcome.STALE_CONFIG,
+          "expected config version " + c.expectedVersion() + " but current is " + current
+              + " for " + c.tenant() + "/" + c.resource(), 0, current);
+    }
+    if (ledger == null && limits.size() >= options.maxLimits()) {
+      return new Result.Rejected(Outcome.LIMIT_EXHAUSTED,
+          "ledger holds " + limits.size() + " limits, maxLimits " + options.maxLimits(), 0, 0);
+    }
+    Limit limit = new Limit(c.tenant(), c.resource(), c.ratePerSecond(), c.burst(), c.mode(),
+        c.leaseDurationMillis(), c.graceMillis(), c.emergency(), c.policy(), nextVersion++);
+    if (ledger == null) {
+      ledger = LimitLedger.fresh(limit);
+      limits.put(key, ledger);
+    } else {
+      ledger.reconfigure(limit);
+    }
+    touch(ledger);
+    return new Result.LimitSet(limit);
+  }
+
+  private Result acquire(AcquireLease c) {
+    Optional<Result> bad = firstInvalid(
+        badName("tenant", c.tenant()),
+        badName("resource", c.resource()),
+        badName("holder", c.holder()),
+        negative("demandRatePerSecond", c.demandRatePerSecond()),
+        negative("demandBurst", c.demandBurst()));
+    if (bad.isPresent()) {
+      return bad.get();
+    }
+    LimitLedger ledger = limits.get(new LimitKey(c.tenant(), c.resource()));
+    if (ledger == null) {
+      return new Result.Rejected(Outcome.LIMIT_UNKNOWN,
+          "no limit for tenant " + c.tenant() + " resource " + c.resource(), 0, 0);
+    }
+    Limit limit = ledger.limit();
+    if (ledger.leaseCount() >= options.maxLeasesPerLimit()) {
+      return new Result.Rejected(Outcome.LIMIT_EXHAUSTED,
+          "limit " + c.tenant() + "/" + c.resource() + " holds " + ledger.leaseCount()
+              + " leases, maxLeasesPerLimit " + options.maxLeasesPerLimit(),
+          retryAfterMillis(ledger), 0);
+    }
+    Shares demand = new Shares(c.demandRatePerSecond(), c.demandBurst());
+    Shares free = ledger.free();
+    Shares target = allocate(ledger, demand, Shares.ZERO, free);
+    if (!demand.isZero() && target.isZero()) {
+      return new Result.Rejected(Outcome.LIMIT_EXHAUSTED,
+          "no free capacity on " + c.tenant() + "/" + c.resource() + ": counted rate "
+              + ledger.countedRate() + " of " + limit.ratePerSecond() + ", counted burst "
+              + ledger.countedBurst() + " + pool " + ledger.pool() + " of " + limit.burst(),
+          retryAfterMillis(ledger), 0);
+    }
+    long leaseId = nextLeaseId++;
+    long version = nextVersion++;
+    long startBalance = Math.min(ledger.pool(), target.burst());
+    ledger.takeFromPool(startBalance);
+    long expiresAt = plus(nowMillis, limit.leaseDurationMillis());
+    long countedUntil = plus(expiresAt, limit.graceMillis());
+    Lease lease = new Lease(leaseId, c.tenant(), c.resource(), c.holder(), epoch, version,
+        target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil, 0, 0, 0);
+    putLease(null, lease, ledger);
+    addExpiry(ExpiryKey.leaseEnd(countedUntil, leaseId));
+    return new Result.LeaseGranted(view(lease, ledger), startBalance);
+  }
+
+  private Result renew(RenewLease c) {
+    Optional<Result> bad = firstInvalid(
+        negative("demandRatePerSecond", c.demandRatePerSecond()),
+        negative("demandBurst", c.demandBurst()),
+        negative("admittedPerSecond", c.admittedPerSecond()),
+        negative("rejectedPerSecond", c.rejectedPerSecond()),
+        negative("emergencyUsed", c.emergencyUsed()));
+    if (bad.isPresent()) {
+      return bad.get();
+    }
+    long leaseId = c.leaseId();
+    if (leaseId <= 0 || leaseId >= nextLeaseId) {
+      return new Result.Rejected(Outcome.LEASE_UNKNOWN,
+          "lease " + leaseId + " was never granted (next lease id " + nextLeaseId + ")", 0, 0);
+    }
+    Lease lease = leases.get(leaseId);
+    if (lease == null) {
+      return new Result.Rejected(Outcome.LEASE_EXPIRED,
+          "lease " + leaseId + " is gone (returned or expired and freed)", 0, 0);
+    }
+    if (nowMillis >= lease.expiresAtMillis()) {
+      return new Result.Rejected(Outcome.LEASE_EXPIRED,
+          "lease " + leaseId + " expired at " + lease.expiresAtMillis() + ", now " + nowMillis
+              + "; acquire a new lease", 0, lease.version());
+    }
+    if (c.presentedVersion() > lease.version()) {
+      return new Result.Rejected(Outcome.VERSION_MISMATCH,
+          "lease " + leaseId + " presented version " + c.presentedVersion()
+              + " is newer than current version " + lease.version(), 0, lease.version());
+    }
+    LimitLedger ledger = ledgerOf(lease);
+    Limit limit = ledger.limit();
+    boolean acknowledged = c.presentedVersion() == lease.version();
+    long pendingRate = acknowledged ? 0 : lease.pendingRate();
+    long pendingBurst = acknowledged ? 0 : lease.pendingBurst();
+    long pendingUntil = acknowledged ? 0 : lease.pendingUntilMillis();
+
+    Shares free = ledger.free();
+    Shares available = new Shares(
+        plus(lease.countedRate(), free.ratePerSecond()), plus(lease.countedBurst(), free.burst()));
+    Shares current = new Shares(lease.rateShare(), lease.burstShare());
+    Shares target = allocate(ledger,
+        new Shares(c.demandRatePerSecond(), c.demandBurst()), current, available);
+
+    if (target.ratePerSecond() < lease.rateShare() || target.burst() < lease.burstShare()) {
+      // Two-phase shrink: the holder may still be spending the current version's shares until
+      // it acknowledges the smaller version, so keep counting them until then or until the
+      // current version could no longer be in use (its countedUntil, which includes grace and
+      // any NewEpoch extension).
+      boolean hadPending = pendingRate != 0 || pendingBurst != 0;
+      pendingRate = Math.max(pendingRate, lease.rateShare());
+      pendingBurst = Math.max(pendingBurst, lease.burstShare());
+      pendingUntil = hadPending
+          ? Math.max(pendingUntil, lease.countedUntilMillis())
+          : lease.countedUntilMillis();
+    }
+    long expiresAt = plus(nowMillis, limit.leaseDurationMillis());
+    long countedUntil = Math.max(lease.countedUntilMillis(), plus(expiresAt, limit.graceMillis()));
+    Lease renewed = new Lease(leaseId, lease.tenant(), lease.resource(), lease.holder(), epoch,
+        nextVersion++, target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil,
+        pendingRate, pendingBurst, pendingUntil);
+    putLease(lease, renewed, ledger);
+    if (countedUntil != lease.countedUntilMillis()) {
+      addExpiry(ExpiryKey.leaseEnd(countedUntil, leaseId));
+    }
+    if (renewed.hasPending()
+        && (!lease.hasPending() || pendingUntil != lease.pendingUntilMillis())) {
+      addExpiry(ExpiryKey.pendingEnd(pendingUntil, leaseId));
+    }
+    ledger.reportEmergency(c.emergencyUsed());
+    return new Result.LeaseRenewed(view(renewed, ledger));
+  }
+
+  private Result returnLease(ReturnLease c) {
+    if (c.unusedBalance() < 0) {
+      return invalid("unusedBalance " + c.unusedBalance() + " < 0");
+    }
+    long leaseId = c.leaseId();
+    if (leaseId <= 0 || leaseId >= nextLeaseId) {
+      return new Result.Rejected(Outcome.LEASE_UNKNOWN,
+          "lease " + leaseId + " was never granted (next lease id " + nextLeaseId + ")", 0, 0);
+    }
+    Lease lease = leases.get(leaseId);
+    if (lease == null) {
+      return new Result.LeaseReturned(leaseId, 0, true);
+    }
+    LimitLedger ledger = ledgerOf(lease);
+    removeLease(lease, ledger);
+    if (nowMillis >= lease.expiresAtMillis()) {
+      // Expired but still counted: the holder says it stopped, so free it now; its balance
+      // ran out with the lease, so nothing is credited.
+      return new Result.LeaseReturned(leaseId, 0, true);
+    }
+    // The holder invalidated its bucket before returning (presentedVersion is not needed: the
+    // whole lease, every version, goes). Credit only what fits under B next to the counted
+    // burst, so pool + Σ counted burst never exceeds the burst ceiling (I1).
+    long credit = Math.min(c.unusedBalance(), Math.min(lease.burstShare(), ledger.poolRoom()));
+    ledger.addToPool(credit);
+    return new Result.LeaseReturned(leaseId, credit, false);
+  }
+
+  private Result newEpoch(NewEpoch c) {
+    if (c.leaderId() == null || utf8Length(c.leaderId()) > options.maxNameBytes()) {
+      return invalid("leaderId missing, invalid or longer than " + options.maxNameBytes() + " bytes");
+    }
+    epoch++;
+    epochStartMillis = nowMillis;
+    // Every lease live before this entry keeps counting until epochStart + leaseDuration +
+    // grace: the coordinator cannot know how long the old leader's grants are in flight.
+    // Iterate in id order so the work is the same on every replica.
+    for (Long id : new TreeSet<>(leases.keySet())) {
+      Lease lease = leases.get(id);
+      LimitLedger ledger = ledgerOf(lease);
+      long extended = plus(plus(nowMillis, ledger.limit().leaseDurationMillis()),
+          ledger.limit().graceMillis());
+      long countedUntil = Math.max(lease.countedUntilMillis(), extended);
+      long pendingUntil = lease.hasPending()
+          ? Math.max(lease.pendingUntilMillis(), extended)
+          : lease.pendingUntilMillis();
+      if (countedUntil != lease.countedUntilMillis() || pendingUntil != lease.pendingUntilMillis()) {
+        putLease(lease, lease.withTimes(countedUntil, pendingUntil), ledger);
+        if (countedUntil != lease.countedUntilMillis()) {
+          addExpiry(ExpiryKey.leaseEnd(countedUntil, id));
+        }
+        if (pendingUntil != lease.pendingUntilMillis()) {
+          addExpiry(ExpiryKey.pendingEnd(pendingUntil, id));
+        }
+      }
+    }
+    return new Result.EpochStarted(epoch, epochStartMillis);
+  }
+
+  private Result tick(Tick c) {
+    if (c.maxItems() < 0) {
+      return invalid("maxItems " + c.maxItems() + " < 0");
+    }
+    int freed = 0;
+    int popped = 0;
+    // Every popped record counts against maxItems, stale ones too, so a Tick's work is bounded.
+    while (popped < c.maxItems() && !expiry.isEmpty() && expiry.first().dueAtMillis() <= nowMillis) {
+      ExpiryKey due = expiry.pollFirst();
+      changes.expiry.add(due);
+      popped++;
+      if (due.kind() == ExpiryKey.LEASE_END) {
+        Lease lease = leases.get(due.a());
+        if (lease != null && lease.countedUntilMillis() == due.dueAtMillis()) {
+          removeLease(lease, ledgerOf(lease));
+          freed++;
+        }
+      } else if (due.kind() == ExpiryKey.PENDING_END) {
+        Lease lease = leases.get(due.a());
+        if (lease != null && lease.hasPending() && lease.pendingUntilMillis() == due.dueAtMillis()) {
+          putLease(lease, lease.withoutPending(), ledgerOf(lease));
+          freed++;
+        }
+      } else if (due.kind() == ExpiryKey.IDEMPOTENCY_END) {
+        RequestKey key = new RequestKey(due.a(), due.b(), due.c());
+        IdempotencyRecord record = idempotency.get(key);
+        if (record != null && record.expiresAtMillis() == due.dueAtMillis()) {
+          idempotency.remove(key);
+          changes.idempotency.add(key);
+          freed++;
+        }
+      } else {
+        throw new InvariantViolation("I6 expiry record of unknown kind " + due);
+      }
+    }
+    return new Result.Ticked(freed);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private Shares allocate(LimitLedger ledger, Shares demand, Shares current, Shares available) {
+    Shares target = Allocation.forPolicy(ledger.limit().policy()).allocate(
+        new AllocationRequest(ledger.limit(), demand, current, available, ledger.leaseCount()));
+    if (target.ratePerSecond() < 0 || target.burst() < 0
+        || target.ratePerSecond() > available.ratePerSecond() || target.burst() > available.burst()) {
+      throw new InvariantViolation("I1 policy " + ledger.limit().policy() + " proposed " + target
+          + " outside [0, " + available + "] for demand " + demand + " on "
+          + ledger.limit().tenant() + "/" + ledger.limit().resource());
+    }
+    return target;
+  }
+
+  /** Time until the earliest counted share of this limit is due to be freed; ≥ 1. */
+  private long retryAfterMillis(LimitLedger ledger) {
+    if (ledger.leaseCount() == 0) {
+      return ledger.limit().leaseDurationMillis();
+    }
+    long earliest = Long.MAX_VALUE;
+    for (long id : ledger.leaseIds()) {
+      Lease lease = leases.get(id);
+      earliest = Math.min(earliest,
+          lease.hasPending() ? lease.pendingUntilMillis() : lease.countedUntilMillis());
+    }
+    return Math.max(1, minus(earliest, nowMillis));
+  }
+
+  private LimitLedger ledgerOf(Lease lease) {
+    LimitLedger ledger = limits.get(lease.limitKey());
+    if (ledger == null) {
+      throw new InvariantViolation("I5 lease " + lease.leaseId() + " has no limit "
+          + lease.tenant() + "/" + lease.resource());
+    }
+    return ledger;
+  }
+
+  private void putLease(Lease old, Lease lease, LimitLedger ledger) {
+    if (old != null) {
+      ledger.subtract(old);
+    }
+    ledger.add(lease);
+    leases.put(lease.leaseId(), lease);
+    changes.leases.add(lease.leaseId());
+    touch(ledger);
+    touchedLeases.add(lease);
+  }
+
+  private void removeLease(Lease lease, LimitLedger ledger) {
+    ledger.subtract(lease);
+    leases.remove(lease.leaseId());
+    changes.leases.add(lease.leaseId());
+    touch(ledger);
+  }
+
+  private void touch(LimitLedger ledger) {
+    touchedLimits.add(ledger);
+    changes.limits.add(new LimitKey(ledger.limit().tenant(), ledger.limit().resource()));
+  }
+
+  private void addExpiry(ExpiryKey key) {
+    expiry.add(key);
+    changes.expiry.add(key);
+  }
+
+  /** The incremental check after every command: I1 and I8 on touched limits, I2 on leases. */
+  private void checkTouched() {
+    for (LimitLedger ledger : touchedLimits) {
+      ledger.settleAndCheck(nowMillis);
+    }
+    for (Lease lease : touchedLeases) {
+      checkLease(lease);
+    }
+  }
+
+  private void checkLease(Lease lease) {
+    if (lease.rateShare() < 0 || lease.burstShare() < 0
+        || lease.countedRate() < lease.rateShare() || lease.countedBurst() < lease.burstShare()
+        || lease.countedUntilMillis() < lease.expiresAtMillis()
+        || (lease.hasPending() && lease.pendingUntilMillis() > lease.countedUntilMillis())) {
+      throw new InvariantViolation("I2 lease " + lease.leaseId() + " shares rate "
+          + lease.rateShare() + " burst " + lease.burstShare() + " counted rate "
+          + lease.countedRate() + " burst " + lease.countedBurst() + " expiresAt "
+          + lease.expiresAtMillis() + " countedUntil " + lease.countedUntilMillis()
+          + " pendingUntil " + lease.pendingUntilMillis());
+    }
+  }
+
+  private LeaseView view(Lease lease, LimitLedger ledger) {
+    Limit limit = ledger.limit();
+    return new LeaseView(lease.leaseId(), lease.tenant(), lease.resource(), lease.holder(),
+        lease.epoch(), lease.version(), lease.rateShare(), lease.burstShare(),
+        lease.countedRate(), lease.countedBurst(), lease.grantedAtMillis(),
+        lease.expiresAtMillis(), lease.countedUntilMillis(), limit.mode(), limit.emergency(),
+        limit.leaseDurationMillis());
+  }
+
+  private static Result.Rejected invalid(String message) {
+    return new Result.Rejected(Outcome.INVALID_ARGUMENT, message, 0, 0);
+  }
+
+  private static Optional<Result> firstInvalid(String... problems) {
+    for (String problem : problems) {
+      if (problem != null) {
+        return Optional.of(invalid(problem));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String negative(String field, long value) {
+    return value < 0 ? field + " " + value + " < 0" : null;
+  }
+
+  private String badName(String field, String value) {
+    if (value == null) {
+      return field + " is missing";
+    }
+    int length = utf8Length(value);
+    if (length < 0) {
+      return field + " is not valid UTF-16";
+    }
+    if (length < 1 || length > options.maxNameBytes()) {
+      return field + " has " + length + " UTF-8 bytes, allowed 1.." + options.maxNameBytes();
+    }
+    return null;
+  }
+
+  /** UTF-8 length, or −1 for a string that cannot be encoded (an unpaired surrogate). */
+  private static int utf8Length(String value) {
+    try {
+      return ByteWriter.utf8(value).length;
+    } catch (IllegalArgumentException e) {
+      return -1;
+    }
+  }
+
+  static long plus(long a, long b) {
+    long sum = a + b;
+    if (((a ^ sum) & (b ^ sum)) < 0) {
+      return sum < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
+    }
+    return sum;
+  }
+
+  static long minus(long a, long b) {
+    long difference = a - b;
+    if (((a ^ b) & (a ^ difference)) < 0) {
+      return difference < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
+    }
+    return difference;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  public QueryResult query(Query query, long readNowMillis) {
+    if (query instanceof Query.GetLimit q) {
+      LimitLedger ledger = limits.get(new LimitKey(q.tenant(), q.resource()));
+      return new QueryResult.LimitAnswer(Optional.ofNullable(ledger).map(LimitLedger::status));
+    } else if (query instanceof Query.ListLimits) {
+      List<LimitStatus> all = new ArrayList<>(limits.size());
+      for (LimitLedger ledger : limits.values()) {
+        all.add(ledger.status());
+      }
+      return new QueryResult.LimitList(all);
+    } else if (query instanceof Query.ListLeases q) {
+      // Every lease the ledger still counts is listed, expired or not, so an operator sees
+      // counted vs granted; expiresAt and countedUntil tell a reader which are past
+      // max(now, readNowMillis).
+      List<LeaseView> views = new ArrayList<>();
+      if (q.tenant().isEmpty() && q.resource().isEmpty()) {
+        for (Long id : new TreeSet<>(leases.keySet())) {
+          Lease lease = leases.get(id);
+          views.add(view(lease, ledgerOf(lease)));
+        }
+      } else {
+        LimitLedger ledger = limits.get(new LimitKey(q.tenant(), q.resource()));
+        if (ledger != null) {
+          for (long id : ledger.leaseIds()) {
+            views.add(view(leases.get(id), ledger));
+          }
+        }
+      }
+      return new QueryResult.LeaseList(views);
+    } else if (query instanceof Query.Status) {
+      return new QueryResult.StatusAnswer(appliedTerm, appliedIndex, nowMillis, epoch,
+          epochStartMillis, limits.size(), leases.size(), idempotency.size());
+    }
+    throw new IllegalStateException("unhandled query " + query);
+  }
+
+  public long appliedTerm() {
+    return appliedTerm;
+  }
+
+  public long appliedIndex() {
+    return appliedIndex;
+  }
+
+  public long nowMillis() {
+    return nowMillis;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  public long epochStartMillis() {
+    return epochStartMillis;
+  }
+
+  public long nextLeaseId() {
+    return nextLeaseId;
+  }
+
+  public long nextVersion() {
+    return nextVersion;
+  }
+
+  public long nextDueMillis() {
+    return expiry.isEmpty() ? Long.MAX_VALUE : expiry.first().dueAtMillis();
+  }
+
+  // ---------------------------------------------------------------- store access
+
+  /** The keys touched since the last call; the store persists them with the applied index. */
+  public Changes takeChanges() {
+    Changes taken = changes;
+    changes = new Changes();
+    return taken;
+  }
+
+  public Optional<LimitLedger> limit(LimitKey key) {
+    return Optional.ofNullable(limits.get(key));
+  }
+
+  public Optional<Lease> lease(long leaseId) {
+    return Optional.ofNullable(leases.get(leaseId));
+  }
+
+  public Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
+    return Optional.ofNullable(idempotency.get(key));
+  }
+
+  public boolean hasExpiry(ExpiryKey key) {
+    return expiry.contains(key);
+  }
+
+  /** Loading from the store: the meta record. */
+  public void restoreMeta(long term, long index, long now, long epoch, long epochStart,
+      long nextLeaseId, long nextVersion) {
+    this.appliedTerm = term;
+    this.appliedIndex = index;
+    this.nowMillis = now;
+    this.epoch = epoch;
+    this.epochStartMillis = epochStart;
+    this.nextLeaseId = nextLeaseId;
+    this.nextVersion = nextVersion;
+  }
+
+  /** Loading from the store: a limit with its stored ledger fields (leases come after). */
+  public void restoreLimit(Limit limit, long pool, long rateCeiling, long burstCeiling,
+      long emergencyReported) {
+    limits.put(new LimitKey(limit.tenant(), limit.resource()),
+        new LimitLedger(limit, pool, rateCeiling, burstCeiling, emergencyReported));
+  }
+
+  /** Loading from the store: a lease; its limit must be restored first. */
+  public void restoreLease(Lease lease) {
+    ledgerOf(lease).add(lease);
+    leases.put(lease.leaseId(), lease);
+  }
+
+  public void restoreIdempotency(RequestKey key, IdempotencyRecord record) {
+    idempotency.put(key, record);
+  }
+
+  public void restoreExpiry(ExpiryKey key) {
+    expiry.add(key);
+  }
+
+  /** Limits in key order (for the store's full rewrite and for verify). */
+  public Iterable<LimitLedger> limits() {
+    return limits.values();
+  }
+
+  // ---------------------------------------------------------------- verify
+
+  /** Recomputes every invariant I1–I8 from scratch; throws InvariantViolation naming values. */
+  public void verify() {
+    if (nextLeaseId < 1 || nextVersion < 1) {
+      throw new InvariantViolation("I7 counters nextLeaseId " + nextLeaseId + " nextVersion " + nextVersion);
+    }
+    Map<LimitKey, long[]> sums = new HashMap<>();
+    Set<Long> versions = new HashSet<>();
+    for (LimitLedger ledger : limits.values()) {
+      Limit limit = ledger.limit();
+      if (limit.version() <= 0 || limit.version() >= nextVersion || !versions.add(limit.version())) {
+        throw new InvariantViolation("I7 limit " + limit.tenant() + "/" + limit.resource()
+            + " version " + limit.version() + " not unique or not below nextVersion " + nextVersion);
+      }
+      sums.put(new LimitKey(limit.tenant(), limit.resource()), new long[6]);
+    }
+    for (Lease lease : leases.values()) {
+      checkLease(lease);
+      if (lease.leaseId() <= 0 || lease.leaseId() >= nextLeaseId) {
+        throw new InvariantViolation("I7 lease id " + lease.leaseId() + " not in [1, nextLeaseId "
+            + nextLeaseId + ")");
+      }
+      if (lease.version() <= 0 || lease.version() >= nextVersion || !versions.add(lease.version())) {
+        throw new InvariantViolation("I7 lease " + lease.leaseId() + " version " + lease.version()
+            + " not unique or not below nextVersion " + nextVersion);
+      }
+      long[] sum = sums.get(lease.limitKey());
+      if (sum == null) {
+        throw new InvariantViolation("I5 lease " + lease.leaseId() + " has no limit "
+            + lease.tenant() + "/" + lease.resource());
+      }
+      sum[0] += lease.countedRate();
+      sum[1] += lease.countedBurst();
+      sum[2] += lease.rateShare();
+      sum[3] += lease.burstShare();
+      sum[4] += lease.hasPending() ? 1 : 0;
+      sum[5] += 1;
+      if (!expiry.contains(ExpiryKey.leaseEnd(lease.countedUntilMillis(), lease.leaseId()))) {
+        throw new InvariantViolation("I6 lease " + lease.leaseId() + " countedUntil "
+            + lease.countedUntilMillis() + " has no expiry record");
+      }
+      if (lease.hasPending()
+          && !expiry.contains(ExpiryKey.pendingEnd(lease.pendingUntilMillis(), lease.leaseId()))) {
+        throw new InvariantViolation("I6 lease " + lease.leaseId() + " pendingUntil "
+            + lease.pendingUntilMillis() + " has no expiry record");
+      }
+    }
+    for (LimitLedger ledger : limits.values()) {
+      Limit limit = ledger.limit();
+      long[] sum = sums.get(new LimitKey(limit.tenant(), limit.resource()));
+      if (sum[0] != ledger.countedRate() || sum[1] != ledger.countedBurst()
+          || sum[2] != ledger.grantedRate() || sum[3] != ledger.grantedBurst()
+          || sum[4] != ledger.pendingShrinks() || sum[5] != ledger.leaseCount()) {
+        throw new InvariantViolation(String.format(
+            "I5 aggregates of %s/%s: counted rate %d (recomputed %d), counted burst %d (%d), "
+                + "granted rate %d (%d), granted burst %d (%d), pending %d (%d), leases %d (%d)",
+            limit.tenant(), limit.resource(), ledger.countedRate(), sum[0], ledger.countedBurst(),
+            sum[1], ledger.grantedRate(), sum[2], ledger.grantedBurst(), sum[3],
+            ledger.pendingShrinks(), sum[4], ledger.leaseCount(), sum[5]));
+      }
+      if (ledger.countedRate() > ledger.rateCeiling()
+          || ledger.countedBurst() + ledger.pool() > ledger.burstCeiling()
+          || ledger.rateCeiling() < limit.ratePerSecond() || ledger.burstCeiling() < limit.burst()) {
+        throw new InvariantViolation(String.format(
+            "I1 conservation of %s/%s: counted rate %d, rate ceiling %d, R %d; counted burst %d "
+                + "+ pool %d, burst ceiling %d, B %d",
+            limit.tenant(), limit.resource(), ledger.countedRate(), ledger.rateCeiling(),
+            limit.ratePerSecond(), ledger.countedBurst(), ledger.pool(), ledger.burstCeiling(),
+            limit.burst()));
+      }
+      if (ledger.pool() < 0) {
+        throw new InvariantViolation("I8 pool of " + limit.tenant() + "/" + limit.resource()
+            + " is negative: " + ledger.pool());
+      }
+    }
+    for (Map.Entry<RequestKey, IdempotencyRecord> e : idempotency.entrySet()) {
+      RequestKey key = e.getKey();
+      if (!expiry.contains(new ExpiryKey(e.getValue().expiresAtMillis(), ExpiryKey.IDEMPOTENCY_END,
+          key.clientHigh(), key.clientLow(), key.sequence()))) {
+        throw new InvariantViolation("I6 idempotency record " + key + " expiresAt "
+            + e.getValue().expiresAtMillis() + " has no expiry record");
+      }
+    }
+  }
+}

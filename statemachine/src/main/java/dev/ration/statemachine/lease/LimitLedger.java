@@ -1,0 +1,175 @@
+package dev.ration.statemachine.lease;
+
+import dev.ration.statemachine.InvariantViolation;
+import java.util.TreeSet;
+
+/**
+ * One limit and its ledger: the configuration, Σ counted and Σ granted shares over its leases,
+ * the returned-token pool, and the invariant ceilings.
+ *
+ * <p><b>Ceilings.</b> A limit may be lowered below what is currently counted. New grants then
+ * need free capacity under the new R and B, and existing shares shrink on renewal (two-phase),
+ * so Σ counted can stay above R for a while. Conservation is therefore checked against
+ * {@code rateCeiling = max(R, Σ counted when it was last settled)}, which only falls (towards R)
+ * as counted shares are freed and rises only when R is raised: after every command
+ * {@code rateCeiling := max(R, min(rateCeiling, Σ counted rate))}, and likewise
+ * {@code burstCeiling := max(B, min(burstCeiling, Σ counted burst + pool))}. I1 holds iff
+ * Σ counted never exceeds max(R, previous ceiling).
+ *
+ * <p>Σ counted/granted, lease ids and the pending count are derived from the leases (recomputed
+ * at load; I5 checks them); pool, ceilings and emergencyReported are stored. Thread: the
+ * applying thread only.
+ */
+public final class LimitLedger {
+  private Limit limit;
+  private long countedRate;
+  private long countedBurst;
+  private long grantedRate;
+  private long grantedBurst;
+  private long pool;
+  private long rateCeiling;
+  private long burstCeiling;
+  private long emergencyReported;
+  private int pendingShrinks;
+  private final TreeSet<Long> leaseIds = new TreeSet<>();
+
+  LimitLedger(Limit limit, long pool, long rateCeiling, long burstCeiling, long emergencyReported) {
+    this.limit = limit;
+    this.pool = pool;
+    this.rateCeiling = rateCeiling;
+    this.burstCeiling = burstCeiling;
+    this.emergencyReported = emergencyReported;
+  }
+
+  static LimitLedger fresh(Limit limit) {
+    return new LimitLedger(limit, 0, limit.ratePerSecond(), limit.burst(), 0);
+  }
+
+  /**
+   * A new configuration. Pool tokens that no longer fit under the new burst are dropped
+   * (discarding returned tokens is always safe); the ceilings settle by the usual rule.
+   */
+  void reconfigure(Limit newLimit) {
+    this.limit = newLimit;
+    pool = Math.min(pool, Math.max(0, newLimit.burst() - countedBurst));
+  }
+
+  void add(Lease lease) {
+    countedRate = Math.addExact(countedRate, lease.countedRate());
+    countedBurst = Math.addExact(countedBurst, lease.countedBurst());
+    grantedRate = Math.addExact(grantedRate, lease.rateShare());
+    grantedBurst = Math.addExact(grantedBurst, lease.burstShare());
+    if (lease.hasPending()) {
+      pendingShrinks++;
+    }
+    leaseIds.add(lease.leaseId());
+  }
+
+  void subtract(Lease lease) {
+    countedRate -= lease.countedRate();
+    countedBurst -= lease.countedBurst();
+    grantedRate -= lease.rateShare();
+    grantedBurst -= lease.burstShare();
+    if (lease.hasPending()) {
+      pendingShrinks--;
+    }
+    leaseIds.remove(lease.leaseId());
+  }
+
+  /** Capacity a new share may take: under the configured R and B, net of the pool. */
+  Shares free() {
+    return new Shares(
+        Math.max(0, limit.ratePerSecond() - countedRate),
+        Math.max(0, limit.burst() - countedBurst - pool));
+  }
+
+  /** Room in the pool for returned tokens: what fits under B next to the counted burst. */
+  long poolRoom() {
+    return Math.max(0, limit.burst() - countedBurst - pool);
+  }
+
+  void addToPool(long tokens) {
+    pool = Math.addExact(pool, tokens);
+  }
+
+  void takeFromPool(long tokens) {
+    pool -= tokens;
+  }
+
+  void reportEmergency(long used) {
+    long sum = emergencyReported + used;
+    emergencyReported = sum < emergencyReported ? Long.MAX_VALUE : sum;
+  }
+
+  /**
+   * After a command touched this limit: lower the ceilings as far as the counted shares allow,
+   * then check I1 and I8. Throws InvariantViolation naming every value.
+   */
+  void settleAndCheck(long nowMillis) {
+    long newRateCeiling = Math.max(limit.ratePerSecond(), Math.min(rateCeiling, countedRate));
+    long newBurstCeiling = Math.max(limit.burst(), Math.min(burstCeiling, countedBurst + pool));
+    if (countedRate > newRateCeiling || countedBurst + pool > newBurstCeiling || pool < 0) {
+      throw new InvariantViolation(String.format(
+          "I1/I8 conservation broken for %s/%s at now=%d: counted rate %d, rate ceiling %d -> %d, "
+              + "R %d; counted burst %d + pool %d, burst ceiling %d -> %d, B %d",
+          limit.tenant(), limit.resource(), nowMillis, countedRate, rateCeiling, newRateCeiling,
+          limit.ratePerSecond(), countedBurst, pool, burstCeiling, newBurstCeiling, limit.burst()));
+    }
+    rateCeiling = newRateCeiling;
+    burstCeiling = newBurstCeiling;
+  }
+
+  public Limit limit() {
+    return limit;
+  }
+
+  public long countedRate() {
+    return countedRate;
+  }
+
+  public long countedBurst() {
+    return countedBurst;
+  }
+
+  public long grantedRate() {
+    return grantedRate;
+  }
+
+  public long grantedBurst() {
+    return grantedBurst;
+  }
+
+  public long pool() {
+    return pool;
+  }
+
+  public long rateCeiling() {
+    return rateCeiling;
+  }
+
+  public long burstCeiling() {
+    return burstCeiling;
+  }
+
+  public long emergencyReported() {
+    return emergencyReported;
+  }
+
+  public int pendingShrinks() {
+    return pendingShrinks;
+  }
+
+  public int leaseCount() {
+    return leaseIds.size();
+  }
+
+  /** Ids of this limit's leases, ascending. Read-only by convention; do not mutate. */
+  TreeSet<Long> leaseIds() {
+    return leaseIds;
+  }
+
+  public LimitStatus status() {
+    return new LimitStatus(limit, countedRate, countedBurst, grantedRate, grantedBurst, pool,
+        leaseIds.size(), pendingShrinks, rateCeiling, burstCeiling, emergencyReported);
+  }
+}
