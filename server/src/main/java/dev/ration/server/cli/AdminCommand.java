@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
  */
 abstract class AdminCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
+  @Mixin HelpOption help;
   @Spec CommandSpec spec;
 
   /** The root command, which holds the gateway factory. */

@@ -10,6 +10,7 @@ import picocli.CommandLine.ParentCommand;
 @Command(name = "cluster", description = "Cluster-wide views.", subcommands = {ClusterCommand.Status.class})
 final class ClusterCommand {
   @ParentCommand RationCli root;
+  @picocli.CommandLine.Mixin HelpOption help;
 
   /**
    * Asks every server in --servers, one by one and without redirection, for its own view, so an

@@ -19,6 +19,7 @@ import picocli.CommandLine.ParentCommand;
         LeaseCommand.ListLeases.class})
 final class LeaseCommand {
   @ParentCommand RationCli root;
+  @picocli.CommandLine.Mixin HelpOption help;
 
   /** A mutation of the lease ledger: may choose its client id and request id. */
   abstract static class LeaseMutation extends AdminCommand {

@@ -20,6 +20,7 @@ import picocli.CommandLine.TypeConversionException;
     subcommands = {LimitCommand.Set.class, LimitCommand.Get.class, LimitCommand.ListLimits.class})
 final class LimitCommand {
   @ParentCommand RationCli root;
+  @picocli.CommandLine.Mixin HelpOption help;
 
   @Command(name = "set", description = "Create or change a limit (idempotent by --client-id/--request-id).")
   static final class Set extends AdminCommand {

@@ -4,6 +4,8 @@ import dev.ration.server.config.ConfigException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * The `ration` executable: `server` runs a node; `cluster`, `limit` and `lease` administer a
@@ -17,7 +19,8 @@ import picocli.CommandLine.Command;
 @Command(name = "ration", mixinStandardHelpOptions = true, versionProvider = RationCli.Version.class,
     description = "Ration: a Raft-replicated coordinator for global quotas.",
     // `bench` (the load generator) is registered here when it lands.
-    subcommands = {ServerCommand.class, ClusterCommand.class, LimitCommand.class, LeaseCommand.class},
+    subcommands = {ServerCommand.class, ClusterCommand.class, LimitCommand.class, LeaseCommand.class,
+        dev.ration.server.loadgen.BenchCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:ok",
@@ -81,11 +84,13 @@ public final class RationCli implements Runnable {
     return nodeLauncher;
   }
 
+  @Spec CommandSpec spec;
+
   @Override
   public void run() {
-    // `ration` alone: show what it can do; that is a usage error for scripts.
-    CommandLine.usage(this, System.err);
-    throw new CommandLine.ParameterException(new CommandLine(this), "name a command");
+    // `ration` alone: a usage error for scripts; the handler points at --help.
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "name a command: server, cluster, limit or lease");
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -24,6 +24,7 @@ final class ServerCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
 
   @ParentCommand RationCli root;
+  @picocli.CommandLine.Mixin HelpOption help;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   Source source;
@@ -45,9 +46,9 @@ final class ServerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     ServerConfig config = load();
     ConsensusOptions c = config.consensus();
-    log.info("starting node {} of group {} ({} peers): client {}, raft {}, admin http://{}, data {}",
-        c.nodeId(), c.groupId(), c.peers().size(), config.clientAddress(), c.self().raftAddress(),
-        config.adminAddress(), c.dataDir());
+    log.info("event=config_loaded node={} source={} group={} peers={} client={} raft={} admin={} data_dir={}",
+        c.nodeId(), source.config != null ? source.config : "embedded", c.groupId(), c.peers().size(),
+        config.clientAddress(), c.self().raftAddress(), config.adminAddress(), c.dataDir());
     NodeLauncher.RunningNode node;
     try {
       node = root.nodeLauncher().start(config);
@@ -55,7 +56,7 @@ final class ServerCommand implements Callable<Integer> {
       throw new CliFailure(Exit.FAILED, "cannot start node " + c.nodeId() + ": " + e.getMessage(), e);
     }
     Thread hook = new Thread(() -> {
-      log.info("node {}: shutdown requested", c.nodeId());
+      log.info("event=shutdown_requested node={}", c.nodeId());
       node.shutdown();
       try {
         node.awaitTermination();
@@ -64,15 +65,15 @@ final class ServerCommand implements Callable<Integer> {
       }
     }, "ration-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    log.info("node {} running: clients connect to {}; health at http://{}/health", c.nodeId(),
-        config.clientAddress(), config.adminAddress());
+    log.info("event=server_running node={} client={} raft={} health=http://{}/health", c.nodeId(),
+        config.clientAddress(), c.self().raftAddress(), config.adminAddress());
     node.awaitTermination();
     try {
       Runtime.getRuntime().removeShutdownHook(hook);
     } catch (IllegalStateException e) {
       // The JVM is already shutting down (the hook is running): nothing to remove.
     }
-    log.info("node {} stopped", c.nodeId());
+    log.info("event=server_stopped node={}", c.nodeId());
     return Exit.OK;
   }
 

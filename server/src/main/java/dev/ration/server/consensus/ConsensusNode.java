@@ -311,13 +311,18 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   }
 
   /** Group-commit counters for metrics. */
-  public Proposer.Stats proposerStats() {
+  public GroupCommitStats proposerStats() {
     return proposer.stats();
   }
 
   public boolean isLeader() {
     RaftServer.Division d = division;
     return d != null && d.getInfo().isLeader();
+  }
+
+  /** A leader whose log clock runs and whose NewEpoch is proposed: client writes may flow. */
+  boolean readyLeader() {
+    return isLeader() && clock.running() && proposer.epochProposed();
   }
 
   /** The leader's client address from the configured peers, or "" when no leader is known. */

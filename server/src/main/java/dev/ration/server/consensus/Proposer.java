@@ -61,15 +61,6 @@ final class Proposer implements AutoCloseable {
   /** How often queued commands are checked against their deadlines when nothing else happens. */
   private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
-  /** Counters for metrics. */
-  record Stats(
-      long entriesProposed,
-      long commandsProposed,
-      int queueDepth,
-      int entriesInFlight,
-      long rejectedOverloaded,
-      long droppedExpired) {}
-
   private static final class Pending {
     final RequestKey key;
     final Command command;
@@ -226,7 +217,7 @@ final class Proposer implements AutoCloseable {
     }
   }
 
-  Stats stats() {
+  GroupCommitStats stats() {
     lock.lock();
     int flying;
     try {
@@ -234,7 +225,7 @@ final class Proposer implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    return new Stats(entriesProposed.get(), commandsProposed.get(), queueDepth, flying,
+    return new GroupCommitStats(entriesProposed.get(), commandsProposed.get(), queueDepth, flying,
         rejectedOverloaded.get(), droppedExpired.get());
   }
 

@@ -16,6 +16,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -62,8 +63,11 @@ public final class ClientEndpoint implements AutoCloseable {
       throws InterruptedException {
     this.options = options;
     this.gate = new AdmissionGate(options);
-    this.acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    this.workers = new MultiThreadIoEventLoopGroup(Math.max(1, options.ioThreads()), NioIoHandler.newFactory());
+    this.acceptor =
+        new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ration-accept", true), NioIoHandler.newFactory());
+    this.workers =
+        new MultiThreadIoEventLoopGroup(
+            Math.max(1, options.ioThreads()), new DefaultThreadFactory("ration-client-io", true), NioIoHandler.newFactory());
     FrameEncoder encoder = new FrameEncoder(options.maxFrameBytes());
     ServerBootstrap b =
         new ServerBootstrap()

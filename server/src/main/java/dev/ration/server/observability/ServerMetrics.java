@@ -111,6 +111,7 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
       Gauge.builder("ration.raft.role", status, s -> role.equalsIgnoreCase(s.get().role()) ? 1 : 0)
           .description("1 for this node's current Raft role, 0 for the others")
           .tag("role", role.toLowerCase(Locale.ROOT))
+          .strongReference(true)
           .register(registry);
     }
     nodeGauge(status, "ration.raft.term", "Current Raft term", NodeStatus::term);
@@ -122,8 +123,10 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   }
 
   private void nodeGauge(Supplier<NodeStatus> status, String name, String description, ToLongFunction<NodeStatus> value) {
+    // Strong: Micrometer holds gauge state weakly, and the supplier is referenced nowhere else.
     Gauge.builder(name, status, s -> value.applyAsLong(s.get()))
         .description(description)
+        .strongReference(true)
         .register(registry);
   }
 

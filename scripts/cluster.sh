@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Local Ration cluster on loopback: start | stop | status | logs.
+#
+#   scripts/cluster.sh start  [--nodes 3|5] [--run-dir DIR]
+#   scripts/cluster.sh stop   [--nodes 3|5] [--run-dir DIR]
+#   scripts/cluster.sh status [--nodes 3|5] [--run-dir DIR]
+#   scripts/cluster.sh logs   [--nodes 3|5] [--run-dir DIR] [--follow]
+#
+# Nodes come from config/cluster-N/nI.yaml and run `bin/ration server --config ... --data-dir
+# RUN/nI`. The run directory (default run/cluster-N) holds each node's data (nI/), log (nI.log)
+# and pid (nI.pid). `start` waits (bounded by RATION_START_TIMEOUT seconds, default 60) until
+# every node's admin /health answers and /ready says a leader is known. `stop` signals only the
+# recorded pids: TERM, then KILL after RATION_STOP_TIMEOUT seconds (default 30).
+set -euo pipefail
+
+root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ration="$root/bin/ration"
+
+usage() {
+  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  exit 1
+}
+
+command="${1:-}"
+[[ -n "$command" ]] || usage
+shift
+nodes=3
+run_dir=""
+follow=false
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --nodes) nodes="${2:?--nodes needs 3 or 5}"; shift 2 ;;
+    --nodes=*) nodes="${1#*=}"; shift ;;
+    --run-dir) run_dir="${2:?--run-dir needs a directory}"; shift 2 ;;
+    --run-dir=*) run_dir="${1#*=}"; shift ;;
+    --follow|-f) follow=true; shift ;;
+    -h|--help) usage ;;
+    *) echo "error: unknown option '$1'" >&2; usage ;;
+  esac
+done
+[[ "$nodes" == 3 || "$nodes" == 5 ]] || { echo "error: --nodes must be 3 or 5, not '$nodes'" >&2; exit 1; }
+config_dir="$root/config/cluster-$nodes"
+run_dir="${run_dir:-$root/run/cluster-$nodes}"
+mkdir -p "$run_dir"
+run_dir="$(cd "$run_dir" && pwd)"
+start_timeout="${RATION_START_TIMEOUT:-60}"
+stop_timeout="${RATION_STOP_TIMEOUT:-30}"
+
+# The address of role ($2: raft|client|admin) of node $1, read from its own config file's peer line.
+address_of() {
+  local id="$1" role="$2"
+  sed -n "s/.*{ *id: *$id *,.*$role: *\([^ ,}]*\).*/\1/p" "$config_dir/$id.yaml" | head -n 1
+}
+
+node_ids() {
+  local i
+  for ((i = 1; i <= nodes; i++)); do echo "n$i"; done
+}
+
+client_servers() {
+  local id list=""
+  for id in $(node_ids); do list="$list${list:+,}$(address_of "$id" client)"; done
+  echo "$list"
+}
+
+# The pid recorded for a node if that process is alive and is a Ration server; else nothing.
+live_pid() {
+  local pid_file="$run_dir/$1.pid" pid
+  [[ -f "$pid_file" ]] || return 0
+  pid="$(cat "$pid_file")"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 0
+  if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'ration-server.jar'; then
+    echo "$pid"
+  fi
+}
+
+http_ok() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS -o /dev/null --max-time 2 "http://$1$2" 2>/dev/null
+  else
+    # Fallback without curl: a bare HTTP/1.0 request over bash's /dev/tcp.
+    local host="${1%:*}" port="${1##*:}" status
+    exec 3<>"/dev/tcp/$host/$port" 2>/dev/null || return 1
+    printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "$2" "$1" >&3
+    status="$(timeout 2 head -n 1 <&3 || true)"
+    exec 3<&-
+    [[ "$status" == *" 200 "* ]]
+  fi
+}
+
+tail_logs() {
+  local id
+  for id in "$@"; do
+    echo "---- $run_dir/$id.log (last 20 lines)" >&2
+    tail -n 20 "$run_dir/$id.log" >&2 2>/dev/null || echo "(no log)" >&2
+  done
+}
+
+start() {
+  [[ -f "$root/server/target/ration-server.jar" ]] || {
+    echo "error: server/target/ration-server.jar not found; build first: mvn -B -q package -DskipTests" >&2
+    exit 1
+  }
+  local id pid started=0
+  for id in $(node_ids); do
+    pid="$(live_pid "$id")"
+    if [[ -n "$pid" ]]; then
+      echo "$id already running (pid $pid)"
+      continue
+    fi
+    rm -f "$run_dir/$id.pid"
+    mkdir -p "$run_dir/$id"
+    nohup "$ration" server --config "$config_dir/$id.yaml" --data-dir "$run_dir/$id" \
+      >>"$run_dir/$id.log" 2>&1 </dev/null &
+    echo "$!" >"$run_dir/$id.pid"
+    echo "$id started (pid $!): client $(address_of "$id" client), admin http://$(address_of "$id" admin), log $run_dir/$id.log"
+    started=$((started + 1))
+  done
+
+  echo "waiting up to ${start_timeout}s for every node to be healthy and to know a leader..."
+  local deadline=$((SECONDS + start_timeout)) pending
+  while true; do
+    pending=()
+    for id in $(node_ids); do
+      if [[ -z "$(live_pid "$id")" ]]; then
+        echo "error: $id is not running (exited during start)" >&2
+        tail_logs "$id"
+        exit 1
+      fi
+      local admin
+      admin="$(address_of "$id" admin)"
+      if ! http_ok "$admin" /health || ! http_ok "$admin" /ready; then
+        pending+=("$id")
+      fi
+    done
+    if [[ ${#pending[@]} -eq 0 ]]; then
+      echo "cluster-$nodes is up ($nodes nodes, run directory $run_dir)"
+      "$ration" cluster status --servers "$(client_servers)" --timeout 3s || true
+      return 0
+    fi
+    if ((SECONDS >= deadline)); then
+      echo "error: not healthy or no leader known after ${start_timeout}s: ${pending[*]}" >&2
+      tail_logs "${pending[@]}"
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+
+stop() {
+  local id pid any=false
+  declare -A signalled=()
+  for id in $(node_ids); do
+    pid="$(live_pid "$id")"
+    if [[ -n "$pid" ]]; then
+      kill -TERM "$pid"
+      signalled[$id]="$pid"
+      any=true
+      echo "$id: sent TERM to pid $pid"
+    else
+      [[ -f "$run_dir/$id.pid" ]] && echo "$id: not running (stale pid file removed)"
+      rm -f "$run_dir/$id.pid"
+    fi
+  done
+  $any || { echo "cluster-$nodes is not running (run directory $run_dir)"; return 0; }
+
+  local deadline=$((SECONDS + stop_timeout))
+  while true; do
+    local alive=()
+    for id in "${!signalled[@]}"; do
+      kill -0 "${signalled[$id]}" 2>/dev/null && alive+=("$id")
+    done
+    [[ ${#alive[@]} -eq 0 ]] && break
+    if ((SECONDS >= deadline)); then
+      for id in "${alive[@]}"; do
+        echo "$id: still running after ${stop_timeout}s; sending KILL to pid ${signalled[$id]}" >&2
+        kill -KILL "${signalled[$id]}" 2>/dev/null || true
+      done
+      break
+    fi
+    sleep 0.2
+  done
+  for id in "${!signalled[@]}"; do rm -f "$run_dir/$id.pid"; done
+  echo "cluster-$nodes stopped"
+}
+
+status() {
+  local id pid
+  for id in $(node_ids); do
+    pid="$(live_pid "$id")"
+    echo "$id: ${pid:+running (pid $pid)}${pid:-not running}"
+  done
+  exec "$ration" cluster status --servers "$(client_servers)"
+}
+
+logs() {
+  local files=() id
+  for id in $(node_ids); do files+=("$run_dir/$id.log"); done
+  if $follow; then
+    exec tail -n 20 -F "${files[@]}"
+  fi
+  for id in $(node_ids); do
+    echo "==== $run_dir/$id.log"
+    tail -n 40 "$run_dir/$id.log" 2>/dev/null || echo "(no log)"
+  done
+}
+
+case "$command" in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  logs) logs ;;
+  *) echo "error: unknown command '$command'" >&2; usage ;;
+esac

@@ -1,0 +1,217 @@
+package dev.ration.server.loadgen;
+
+import dev.ration.client.LimitMode;
+import dev.ration.client.LimitSpec;
+import dev.ration.client.RationClient;
+import dev.ration.client.RationClientOptions;
+import dev.ration.client.RationException;
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.Response;
+import dev.ration.server.cli.Exit;
+import dev.ration.server.config.Quantities;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * `ration bench`: creates {@code --limits} limits with a huge R and B (so nothing is refused for
+ * capacity), then drives a closed-loop load of acquires, renewals or a mix through the client
+ * library, and prints throughput and latency of the measured window (table or JSON on stdout,
+ * progress on stderr). Stops by itself after warm-up + duration (+ a bounded drain).
+ *
+ * <p>Exit codes as the other commands: 0 the run measured at least one success; 1 usage;
+ * 2 setup refused (e.g. the limit could not be set) or nothing succeeded; 3 the cluster could
+ * not be reached during setup.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Load generator: closed-loop acquires/renewals against a running cluster.")
+public final class BenchCommand implements Callable<Integer> {
+  static final String DEFAULT_SERVERS = "127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103";
+  /** R and B of the bench limits: far above anything the generator can grant. */
+  static final long HUGE = 1_000_000_000_000L;
+
+  enum Format { table, json }
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--servers", paramLabel = "HOST:PORT[,HOST:PORT...]", split = ",",
+      defaultValue = "${env:RATION_SERVERS:-" + DEFAULT_SERVERS + "}",
+      description = "Client addresses of the servers (default: ${DEFAULT-VALUE}; env RATION_SERVERS).")
+  List<String> servers = new ArrayList<>();
+
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed",
+      description = "Workload (default: ${DEFAULT-VALUE}).")
+  Workload workload;
+
+  @Option(names = "--renew-ratio", defaultValue = "0.8", paramLabel = "P",
+      description = "Mixed workload: fraction of requests that are renewals (default: ${DEFAULT-VALUE}).")
+  double renewRatio;
+
+  @Option(names = "--in-flight", defaultValue = "64", paramLabel = "N",
+      description = "Requests outstanding at once; each completion issues the next (default: ${DEFAULT-VALUE}).")
+  int inFlight;
+
+  @Option(names = "--connections", paramLabel = "C",
+      description = "Client instances (one connection and event-loop thread each); default ceil(in-flight/16) capped to 1..4.")
+  Integer connections;
+
+  @Option(names = "--duration", defaultValue = "60s", paramLabel = "DURATION",
+      description = "Measured window (default: ${DEFAULT-VALUE}).")
+  String durationText;
+
+  @Option(names = "--warmup", defaultValue = "60s", paramLabel = "DURATION",
+      description = "Warm-up before the window, not measured: the JIT dominates the first minute (default: ${DEFAULT-VALUE}).")
+  String warmupText;
+
+  @Option(names = "--limits", defaultValue = "16", paramLabel = "K",
+      description = "Number of limits the load is spread over (default: ${DEFAULT-VALUE}).")
+  int limits;
+
+  @Option(names = "--tenant", defaultValue = "bench", description = "Tenant of the bench limits (default: ${DEFAULT-VALUE}).")
+  String tenant;
+
+  @Option(names = "--lease-duration", paramLabel = "DURATION",
+      description = "Lease duration of the bench limits (default: 2s for acquire, so leases expire and the ledger stays bounded; 10s otherwise).")
+  String leaseDurationText;
+
+  @Option(names = "--grace", paramLabel = "DURATION", description = "Grace of the bench limits (default: 500ms for acquire, 1s otherwise).")
+  String graceText;
+
+  @Option(names = "--timeout", defaultValue = "5s", paramLabel = "DURATION",
+      description = "Deadline of one request including the client's bounded retries (default: ${DEFAULT-VALUE}).")
+  String timeoutText;
+
+  @Option(names = "--progress-interval", defaultValue = "5s", paramLabel = "DURATION",
+      description = "How often a progress line goes to stderr (default: ${DEFAULT-VALUE}).")
+  String progressText;
+
+  @Option(names = "--output", defaultValue = "table", paramLabel = "table|json",
+      description = "Output format (default: ${DEFAULT-VALUE}).")
+  Format output;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    Duration duration = duration("--duration", durationText, Duration.ofSeconds(1), Duration.ofHours(24));
+    Duration warmup = duration("--warmup", warmupText, Duration.ZERO, Duration.ofHours(24));
+    Duration timeout = duration("--timeout", timeoutText, Duration.ofMillis(1), Duration.ofHours(1));
+    Duration progressInterval = duration("--progress-interval", progressText, Duration.ofMillis(100), Duration.ofHours(1));
+    boolean acquire = workload == Workload.ACQUIRE;
+    Duration leaseDuration = duration("--lease-duration",
+        leaseDurationText != null ? leaseDurationText : acquire ? "2s" : "10s", Duration.ofMillis(100), Duration.ofHours(1));
+    Duration grace = duration("--grace", graceText != null ? graceText : acquire ? "500ms" : "1s", Duration.ZERO, leaseDuration);
+    if (inFlight < 1 || inFlight > LoadPlan.IN_FLIGHT_MAX) {
+      throw usage("--in-flight " + inFlight + " not in [1, " + LoadPlan.IN_FLIGHT_MAX + "]");
+    }
+    if (limits < 1 || limits > 10_000) {
+      throw usage("--limits " + limits + " not in [1, 10000]");
+    }
+    if (!(renewRatio >= 0 && renewRatio <= 1)) {
+      throw usage("--renew-ratio " + renewRatio + " not in [0, 1]");
+    }
+    int clients = connections != null ? connections : defaultConnections(inFlight);
+    if (clients < 1 || clients > 64) {
+      throw usage("--connections " + clients + " not in [1, 64]");
+    }
+    List<String> addresses = servers.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
+    if (addresses.isEmpty()) {
+      throw usage("--servers: name at least one host:port");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+
+    List<RationClient> opened = new ArrayList<>();
+    try {
+      for (int i = 0; i < clients; i++) {
+        RationClientOptions options;
+        try {
+          options = RationClientOptions.builder().addresses(addresses).requestDeadline(timeout)
+              .maxInFlightPerConnection(Math.max(1024, inFlight)).build();
+        } catch (IllegalArgumentException e) {
+          throw usage("--servers: " + e.getMessage());
+        }
+        opened.add(new RationClient(options));
+      }
+      List<String> resources = new ArrayList<>();
+      for (int i = 0; i < limits; i++) {
+        resources.add(workload.label() + "-" + i);
+      }
+      int setupFailure = createLimits(opened.get(0), resources, leaseDuration, grace, err);
+      if (setupFailure != Exit.OK) {
+        return setupFailure;
+      }
+      List<LeaseTarget> targets = opened.stream().<LeaseTarget>map(c -> new ClientTarget(c, tenant)).toList();
+      LoadPlan plan = new LoadPlan(workload, renewRatio, inFlight, warmup, duration, resources,
+          "bench-" + ProcessHandle.current().pid(), progressInterval, timeout.plusSeconds(5), timeout.plusSeconds(5));
+      err.printf(Locale.ROOT, "bench: %s, %d in flight over %d connection(s), %d limit(s), warm-up %s, window %s%n",
+          workload.label(), inFlight, clients, limits, Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
+      err.flush();
+      LoadGenerator.Run run = new LoadGenerator(targets, plan, System::nanoTime, err).run();
+      BenchReport.Settings settings = new BenchReport.Settings(workload.label(), renewRatio, inFlight, clients, limits,
+          warmup.toMillis() / 1000.0, duration.toMillis() / 1000.0, String.join(",", addresses),
+          leaseDuration.toMillis(), grace.toMillis());
+      out.print(output == Format.json ? BenchReport.json(settings, run) + "\n" : BenchReport.table(settings, run));
+      out.flush();
+      if (run.results().succeeded() == 0) {
+        err.println("error: no request succeeded in the measured window");
+        err.flush();
+        return Exit.FAILED;
+      }
+      return Exit.OK;
+    } finally {
+      for (RationClient c : opened) {
+        c.close();
+      }
+    }
+  }
+
+  /** ceil(inFlight / 16), within 1..4: one connection per 16 outstanding requests. */
+  static int defaultConnections(int inFlight) {
+    return Math.max(1, Math.min(4, (inFlight + 15) / 16));
+  }
+
+  private int createLimits(RationClient client, List<String> resources, Duration leaseDuration, Duration grace,
+      PrintWriter err) {
+    for (String resource : resources) {
+      LimitSpec spec = LimitSpec.builder(tenant, resource).ratePerSecond(HUGE).burst(HUGE).mode(LimitMode.HARD)
+          .leaseDuration(leaseDuration).grace(grace).build();
+      try {
+        Response.SetLimitReply reply = client.setLimit(spec);
+        if (reply.outcome() != Outcome.SUCCESS) {
+          err.println("error: setting limit " + tenant + "/" + resource + ": " + reply.outcome() + " " + reply.message());
+          err.flush();
+          return Exit.FAILED;
+        }
+      } catch (RationException e) {
+        err.println("error: setting limit " + tenant + "/" + resource + ": " + e.getMessage());
+        err.flush();
+        return e.definite() ? Exit.FAILED : Exit.INDETERMINATE;
+      }
+    }
+    return Exit.OK;
+  }
+
+  private Duration duration(String option, String text, Duration min, Duration max) {
+    Duration d;
+    try {
+      d = Quantities.parseDuration(text);
+    } catch (IllegalArgumentException e) {
+      throw usage(option + ": " + e.getMessage());
+    }
+    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+      throw usage(option + ": " + text + " is outside " + Quantities.formatDuration(min) + ".." + Quantities.formatDuration(max));
+    }
+    return d;
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+}

@@ -1,0 +1,25 @@
+package dev.ration.server.loadgen;
+
+import dev.ration.client.RationClient;
+import dev.ration.client.protocol.Response;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@link LeaseTarget} over one {@link RationClient} (one connection, one event-loop thread).
+ * Every lease demands a rate of 1 and a burst of 1 and renewals report the same demand, so a
+ * renewal neither grows nor shrinks its lease: every renewal is the cheap, valid case.
+ */
+record ClientTarget(RationClient client, String tenant) implements LeaseTarget {
+  static final long DEMAND_RATE_PER_SECOND = 1;
+  static final long DEMAND_BURST = 1;
+
+  @Override
+  public CompletableFuture<Response.LeaseReply> acquire(String resource, String holder) {
+    return client.acquireLeaseAsync(tenant, resource, holder, DEMAND_RATE_PER_SECOND, DEMAND_BURST);
+  }
+
+  @Override
+  public CompletableFuture<Response.LeaseReply> renew(long leaseId, long presentedVersion) {
+    return client.renewLeaseAsync(leaseId, presentedVersion, DEMAND_RATE_PER_SECOND, DEMAND_BURST, 0, 0, 0);
+  }
+}

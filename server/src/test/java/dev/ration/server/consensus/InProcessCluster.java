@@ -1,0 +1,222 @@
+package dev.ration.server.consensus;
+
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * A 3-node (or n-node) Ration consensus cluster in one JVM: real Ratis over gRPC on 127.0.0.1
+ * (free ports), real RocksDB under a test directory, short timeouts for tests. Nodes can be
+ * stopped and restarted by id; their data stays. Apply failures are recorded instead of halting
+ * the JVM, and {@link #close} fails the test if any happened.
+ */
+final class InProcessCluster implements AutoCloseable {
+  private final Path root;
+  private final String groupId = UUID.randomUUID().toString();
+  private final List<Peer> peers;
+  private final UnaryOperator<ConsensusOptions> tweak;
+  private final Map<String, ConsensusNode> running = new LinkedHashMap<>();
+  final List<String> fatalErrors = Collections.synchronizedList(new ArrayList<>());
+
+  InProcessCluster(Path root, int size, UnaryOperator<ConsensusOptions> tweak) {
+    this.root = root;
+    this.tweak = tweak;
+    List<Peer> list = new ArrayList<>();
+    for (int i = 1; i <= size; i++) {
+      list.add(new Peer("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + (20000 + i),
+          "127.0.0.1:" + (21000 + i)));
+    }
+    this.peers = List.copyOf(list);
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Options suitable for tests: 300-600 ms elections, small batches, a tick every 100 ms. */
+  ConsensusOptions options(String id) {
+    ConsensusOptions base = new ConsensusOptions(
+        id, groupId, peers, root.resolve(id),
+        Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3),
+        10_000, 0, 1 << 20,
+        256, 64 << 10, Duration.ofMillis(2), 4, 1_000,
+        Duration.ofMillis(100), 100, StateOptions.defaults());
+    return tweak.apply(base);
+  }
+
+  List<String> ids() {
+    return peers.stream().map(Peer::id).toList();
+  }
+
+  InProcessCluster startAll() {
+    for (String id : ids()) {
+      start(id);
+    }
+    return this;
+  }
+
+  ConsensusNode start(String id) {
+    if (running.containsKey(id)) {
+      throw new IllegalStateException(id + " already running");
+    }
+    try {
+      ConsensusNode node = ConsensusNode.start(options(id), System::nanoTime,
+          (message, cause) -> fatalErrors.add(id + ": " + message));
+      running.put(id, node);
+      return node;
+    } catch (IOException e) {
+      throw new UncheckedIOException("start " + id, e);
+    }
+  }
+
+  void stop(String id) {
+    ConsensusNode node = running.remove(id);
+    if (node == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    node.close();
+  }
+
+  ConsensusNode node(String id) {
+    ConsensusNode node = running.get(id);
+    if (node == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    return node;
+  }
+
+  List<ConsensusNode> runningNodes() {
+    return List.copyOf(running.values());
+  }
+
+  /** The running node that is a leader and has proposed its NewEpoch, within {@code timeout}. */
+  ConsensusNode awaitLeader(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (Map.Entry<String, ConsensusNode> e : running.entrySet()) {
+        ConsensusNode n = e.getValue();
+        if (n.readyLeader()) {
+          return n;
+        }
+      }
+      pause(20);
+    }
+    throw new AssertionError("no ready leader among " + running.keySet() + " within " + timeout);
+  }
+
+  String idOf(ConsensusNode node) {
+    return running.entrySet().stream().filter(e -> e.getValue() == node).map(Map.Entry::getKey)
+        .findFirst().orElseThrow();
+  }
+
+  /**
+   * Submit through whichever node leads, retrying NOT_LEADER / UNAVAILABLE with the same key
+   * (safe: the state answers a retried key with its first result), for at most {@code timeout}.
+   */
+  Result submit(RequestKey key, Command command, Duration timeout) {
+    return retry(timeout, () -> {
+      ConsensusNode leader = awaitLeader(timeout);
+      return leader.submit(key, command, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+    });
+  }
+
+  QueryResult query(Query query, Duration timeout) {
+    return retry(timeout, () -> {
+      ConsensusNode leader = awaitLeader(timeout);
+      return leader.query(query, false, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+    });
+  }
+
+  private static <T> T retry(
+      Duration timeout, Supplier<java.util.concurrent.CompletableFuture<T>> attempt) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    RuntimeException last = null;
+    for (int i = 0; i < 1_000 && System.nanoTime() < deadline; i++) {
+      try {
+        return attempt.get().get(5, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof CoordinatorException ce
+            && ce.reason() != CoordinatorException.Reason.DEADLINE_EXCEEDED) {
+          last = ce;
+          pause(50);
+          continue;
+        }
+        throw new AssertionError("request failed", e.getCause());
+      } catch (TimeoutException e) {
+        last = new RuntimeException("attempt timed out", e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+    throw new AssertionError("request did not succeed within " + timeout, last);
+  }
+
+  /** Poll {@code condition} every 20 ms until it holds or {@code timeout} passes. */
+  static void await(Duration timeout, String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (condition.getAsBoolean()) {
+        return;
+      }
+      pause(20);
+    }
+    if (!condition.getAsBoolean()) {
+      throw new AssertionError("not within " + timeout + ": " + what);
+    }
+  }
+
+  static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  Optional<ConsensusNode> find(String id) {
+    return Optional.ofNullable(running.get(id));
+  }
+
+  @Override
+  public void close() {
+    for (String id : List.copyOf(running.keySet())) {
+      try {
+        stop(id);
+      } catch (RuntimeException e) {
+        // Keep closing the others; the test's own assertions matter more.
+      }
+    }
+    if (!fatalErrors.isEmpty()) {
+      throw new AssertionError("apply failures (fail-stop): " + fatalErrors);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package dev.ration.server.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.protocol.ErrorCode;
+import dev.ration.client.protocol.Kind;
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.server.RationNode;
+import dev.ration.server.config.EndpointOptions;
+import dev.ration.server.config.ServerConfig;
+import dev.ration.server.consensus.ConsensusOptions;
+import dev.ration.server.consensus.Peer;
+import dev.ration.statemachine.StateOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole node on real parts: RationNode starts a single-node Ratis group over RocksDB, the
+ * client endpoint and admin HTTP; a client over TCP sets a limit, acquires a lease (and gets the
+ * same lease back on a retry of the same request id), reads it back; then a graceful shutdown
+ * closes everything and is observable from both endpoints.
+ */
+class EndpointNodeTest {
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static ServerConfig config(Path dir) {
+    String client = "127.0.0.1:" + freePort();
+    String admin = "127.0.0.1:" + freePort();
+    Peer self = new Peer("n1", "127.0.0.1:" + freePort(), client, admin);
+    ConsensusOptions consensus =
+        new ConsensusOptions(
+            "n1", UUID.nameUUIDFromBytes("endpoint-node-test".getBytes()).toString(), List.of(self), dir,
+            Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3),
+            10_000, 0, 1 << 20,
+            256, 64 << 10, Duration.ofMillis(2), 4, 1_000,
+            Duration.ofMillis(100), 100, StateOptions.defaults());
+    EndpointOptions endpoint =
+        new EndpointOptions(1 << 20, 64, 16, Duration.ofSeconds(5), Duration.ofSeconds(30), 1);
+    return new ServerConfig(consensus, client, admin, endpoint, Duration.ofSeconds(2));
+  }
+
+  private int httpStatus(ServerConfig c, String path) {
+    try {
+      return http.send(
+              HttpRequest.newBuilder(URI.create("http://" + c.adminAddress() + path))
+                  .timeout(Duration.ofSeconds(5)).build(),
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  private String httpBody(ServerConfig c, String path) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create("http://" + c.adminAddress() + path))
+                .timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  @Test
+  void servesClientsOnRealConsensusAndShutsDownGracefully(@TempDir Path dir) throws Exception {
+    ServerConfig c = config(dir);
+    RationNode node = RationNode.start(c);
+    try {
+      // Bounded wait for the single node to elect itself and commit its NewEpoch.
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (httpStatus(c, "/ready") != 200) {
+        assertTrue(System.nanoTime() < deadline, "node not ready within 30 s: " + httpBody(c, "/ready"));
+        Thread.sleep(50);
+      }
+      assertEquals(200, httpStatus(c, "/health"));
+
+      try (EndpointSocketTest.Conn conn = new EndpointSocketTest.Conn(Addresses.parse(c.clientAddress()))) {
+        conn.send(1, new Request.Hello(1, 0xABC, 0xDEF, new byte[0]));
+        Response.HelloReply hello = assertInstanceOf(Response.HelloReply.class, conn.read(Kind.HELLO));
+        assertEquals("n1", hello.serverId());
+
+        // The first write may meet a leader still starting its epoch: retry briefly.
+        Response.SetLimitReply set = null;
+        for (long id = 10; id < 200 && set == null; id++) {
+          conn.send(id, new Request.SetLimit("acme", "api", 100, 50, 0, 10_000, 1_000, 0, 0, 0));
+          Response r = conn.read(Kind.SET_LIMIT);
+          if (r instanceof Response.SetLimitReply s) {
+            set = s;
+          } else {
+            Response.Error e = assertInstanceOf(Response.Error.class, r);
+            assertTrue(e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.NOT_LEADER, e.toString());
+            Thread.sleep(50);
+          }
+        }
+        assertEquals(Outcome.SUCCESS, set.outcome(), set.message());
+
+        conn.send(500, new Request.AcquireLease("acme", "api", "eu-1", 40, 20));
+        Response.LeaseReply lease = assertInstanceOf(Response.LeaseReply.class, conn.read(Kind.ACQUIRE_LEASE));
+        assertEquals(Outcome.SUCCESS, lease.outcome(), lease.message());
+        assertTrue(lease.lease().rateShare() > 0);
+
+        // Same request id again: the ledger answers the first result, not a second lease.
+        conn.send(500, new Request.AcquireLease("acme", "api", "eu-1", 40, 20));
+        Response.LeaseReply again = assertInstanceOf(Response.LeaseReply.class, conn.read(Kind.ACQUIRE_LEASE));
+        assertEquals(lease.lease().leaseId(), again.lease().leaseId());
+
+        conn.send(501, new Request.GetLimit("acme", "api", false));
+        Response.GetLimitReply got = assertInstanceOf(Response.GetLimitReply.class, conn.read(Kind.GET_LIMIT));
+        assertTrue(got.found());
+        assertEquals(lease.lease().rateShare(), got.limit().countedRate());
+
+        String metrics = httpBody(c, "/metrics");
+        assertTrue(metrics.contains("ration_raft_role{role=\"leader\"} 1.0"), metrics);
+        assertTrue(metrics.contains("ration_requests_total{code=\"OK\",kind=\"ACQUIRE_LEASE\",outcome=\"SUCCESS\"} 2.0"), metrics);
+        assertTrue(httpBody(c, "/status").contains("\"role\":\"LEADER\""));
+
+        node.shutdown();
+        assertTrue(node.awaitTermination(Duration.ofSeconds(30)));
+        assertTrue(conn.closedByServer(), "client connections are closed by shutdown");
+      }
+      assertEquals(-1, httpStatus(c, "/health"), "admin HTTP is stopped");
+    } finally {
+      node.shutdown();
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package dev.ration.statemachine;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the state machine deterministic and standalone (STYLE.md): no Ratis, Netty, picocli,
+ * threads, concurrency utilities, clocks or randomness in production classes.
+ */
+class ModuleBoundaryTest {
+  static final JavaClasses MAIN = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages("dev.ration.statemachine");
+
+  @Test
+  void noNetworkConsensusOrCliLibraries() {
+    noClasses().that().resideInAPackage("dev.ration.statemachine..")
+        .should().dependOnClassesThat()
+        .resideInAnyPackage("org.apache.ratis..", "io.netty..", "picocli..", "java.net..")
+        .check(MAIN);
+  }
+
+  @Test
+  void noThreadsOrConcurrency() {
+    noClasses().that().resideInAPackage("dev.ration.statemachine..")
+        .should().dependOnClassesThat().resideInAnyPackage("java.util.concurrent..")
+        .orShould().dependOnClassesThat().areAssignableTo(Thread.class)
+        .check(MAIN);
+  }
+
+  @Test
+  void noClocks() {
+    noClasses().that().resideInAPackage("dev.ration.statemachine..")
+        .should().callMethod(System.class, "currentTimeMillis")
+        .orShould().callMethod(System.class, "nanoTime")
+        .orShould().callMethod(Instant.class, "now")
+        .orShould().callMethod(LocalDateTime.class, "now")
+        .orShould().dependOnClassesThat().areAssignableTo(Clock.class)
+        .check(MAIN);
+  }
+
+  @Test
+  void noRandomness() {
+    noClasses().that().resideInAPackage("dev.ration.statemachine..")
+        .should().callMethod(UUID.class, "randomUUID")
+        .orShould().dependOnClassesThat().areAssignableTo(Random.class)
+        .orShould().dependOnClassesThat().haveFullyQualifiedName("java.util.SplittableRandom")
+        .check(MAIN);
+  }
+}

@@ -1,0 +1,169 @@
+package dev.ration.statemachine.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.BatchCodec;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.NewEpoch;
+import dev.ration.statemachine.command.Proposal;
+import dev.ration.statemachine.command.RenewLease;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.ReturnLease;
+import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.Tick;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.store.RocksCoordinatorState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * Random command sequences (several limits and holders, time going backwards in batch time,
+ * NewEpoch, Tick, duplicate keys, returns, renewals with stale and future versions, restarts)
+ * applied to the RocksDB state and to {@link ReferenceLedger}: results, limit statuses and
+ * leases must agree, and verify() must pass after every step. jqwik prints the seed of a
+ * failing run; rerun with {@code @Property(seed = "...")}.
+ */
+class LedgerPropertyTest {
+  static final StateOptions OPTIONS = new StateOptions(3_000, 4, 6, 8);
+
+  /** One abstract operation; the runner turns choices into concrete ids and versions. */
+  record Op(int kind, int a, int b, int c, int d, boolean duplicateKey) {}
+
+  record Step(int timeDeltaMillis, List<Op> ops, boolean restart) {}
+
+  @Provide
+  Arbitrary<List<Step>> steps() {
+    Arbitrary<Op> op = Combinators.combine(
+        Arbitraries.integers().between(0, 9), Arbitraries.integers().between(0, 1000),
+        Arbitraries.integers().between(0, 1000), Arbitraries.integers().between(0, 1000),
+        Arbitraries.integers().between(0, 1000), Arbitraries.of(false, false, false, true))
+        .as(Op::new);
+    Arbitrary<Step> step = Combinators.combine(
+        Arbitraries.integers().between(-300, 900), op.list().ofMinSize(1).ofMaxSize(5),
+        Arbitraries.integers().between(0, 19).map(n -> n == 0))
+        .as(Step::new);
+    return step.list().ofMinSize(1).ofMaxSize(60);
+  }
+
+  @Property(tries = 60)
+  void stateAgreesWithReferenceModel(@ForAll("steps") List<Step> steps) throws IOException {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "ledger-property-");
+    ReferenceLedger model = new ReferenceLedger(OPTIONS);
+    RocksCoordinatorState state = RocksCoordinatorState.open(dir, OPTIONS);
+    try {
+      long time = 1_000;
+      long index = 0;
+      long sequence = 1;
+      for (Step step : steps) {
+        time += step.timeDeltaMillis();
+        List<Proposal> proposals = new ArrayList<>();
+        for (Op op : step.ops()) {
+          Command command = concrete(op, model);
+          RequestKey key = RequestKey.NONE;
+          if (command.fromClient()) {
+            key = op.duplicateKey() && sequence > 1
+                ? new RequestKey(3, 4, 1 + op.d() % (sequence - 1))
+                : new RequestKey(3, 4, sequence++);
+          }
+          proposals.add(new Proposal(key, command));
+        }
+        Batch batch = BatchCodec.decode(BatchCodec.encode(Batch.of(time, proposals)));
+        List<Result> expected = model.apply(batch);
+        List<Result> actual = state.apply(1, index++, batch);
+        assertEquals(normalise(expected), normalise(actual), "step " + (index - 1) + " " + batch);
+        for (Result r : actual) {
+          Statistics.label("results").collect(r instanceof Result.Rejected j
+              ? j.outcome().name() : r.getClass().getSimpleName());
+        }
+        state.verify();
+        if (step.restart()) {
+          state.close();
+          state = RocksCoordinatorState.open(dir, OPTIONS);
+        }
+        assertEquals(model.statuses(),
+            ((QueryResult.LimitList) state.query(new Query.ListLimits(), 0)).limits());
+        assertEquals(model.views(),
+            ((QueryResult.LeaseList) state.query(new Query.ListLeases("", ""), 0)).leases());
+        assertEquals(model.now, state.nowMillis());
+      }
+    } finally {
+      state.close();
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  private static Command concrete(Op op, ReferenceLedger model) {
+    String resource = "r" + op.a() % 3;
+    switch (op.kind()) {
+      case 0:
+        return new SetLimit("t", resource, op.b() % 150, op.c() % 30, Mode.HARD,
+            op.d() % 2 == 0 ? 500 : 1000, op.d() % 3 == 0 ? 0 : 100, op.b() % 4, Policy.FREE_CAPACITY,
+            op.d() % 5 == 0 ? op.c() % 6 : 0);
+      case 1:
+      case 2:
+        return new AcquireLease("t", resource, op.b() % 7 == 0 ? "" : "h" + op.b() % 4,
+            op.c() % 90, op.d() % 20);
+      case 3:
+      case 4:
+      case 5: {
+        long id = leaseId(op, model);
+        ReferenceLedger.ModelLease lease = model.leases.get(id);
+        long current = lease == null ? op.b() % 10 : lease.version;
+        long presented = switch (op.b() % 4) {
+          case 0, 1 -> current;
+          case 2 -> Math.max(0, current - 1 - op.c() % 3);
+          default -> current + 1;
+        };
+        return new RenewLease(id, presented, op.c() % 100, op.d() % 25, 0, 0, op.d() % 3);
+      }
+      case 6:
+        return new ReturnLease(leaseId(op, model), 1, op.c() % 25);
+      case 7:
+        return new NewEpoch("n" + op.a() % 3);
+      default:
+        return new Tick(1_000_000);
+    }
+  }
+
+  /** Mostly a lease the model holds; sometimes any id up to one past the last granted. */
+  private static long leaseId(Op op, ReferenceLedger model) {
+    if (!model.leases.isEmpty() && op.d() % 5 != 0) {
+      List<Long> ids = new ArrayList<>(model.leases.keySet());
+      return ids.get(op.a() % ids.size());
+    }
+    return 1 + op.a() % Math.max(1, model.nextLeaseId + 1);
+  }
+
+  /** Rejection messages are prose and not modelled; everything else must match exactly. */
+  private static List<Result> normalise(List<Result> results) {
+    List<Result> out = new ArrayList<>();
+    for (Result r : results) {
+      out.add(r instanceof Result.Rejected j
+          ? new Result.Rejected(j.outcome(), "", j.retryAfterMillis(), j.currentVersion())
+          : r);
+    }
+    return out;
+  }
+}

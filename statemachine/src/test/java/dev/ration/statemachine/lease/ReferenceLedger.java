@@ -1,0 +1,333 @@
+package dev.ration.statemachine.lease;
+
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.NewEpoch;
+import dev.ration.statemachine.command.Proposal;
+import dev.ration.statemachine.command.RenewLease;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.ReturnLease;
+import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.Tick;
+import dev.ration.statemachine.result.Outcome;
+import dev.ration.statemachine.result.Result;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A tiny reference model of the lease ledger: the same semantics (DESIGN §2–3) written plainly,
+ * with sums recomputed on demand and no index. Tick is modelled only with a budget large enough
+ * to take everything due, since the model has no expiry index to count stale records in.
+ * Rejection messages are not modelled (tests compare outcome, retry-after and version).
+ */
+final class ReferenceLedger {
+  static final class ModelLimit {
+    Limit limit;
+    long pool;
+    long rateCeiling;
+    long burstCeiling;
+    long emergencyReported;
+  }
+
+  static final class ModelLease {
+    long id;
+    String tenant;
+    String resource;
+    String holder;
+    long epoch;
+    long version;
+    long rate;
+    long burst;
+    long grantedAt;
+    long expiresAt;
+    long countedUntil;
+    long pendingRate;
+    long pendingBurst;
+    long pendingUntil;
+
+    boolean pending() {
+      return pendingRate != 0 || pendingBurst != 0;
+    }
+
+    long countedRate() {
+      return Math.max(rate, pendingRate);
+    }
+
+    long countedBurst() {
+      return Math.max(burst, pendingBurst);
+    }
+  }
+
+  record Stored(Result result, long expiresAt) {}
+
+  final StateOptions options;
+  long now;
+  long epoch;
+  long epochStart;
+  long nextLeaseId = 1;
+  long nextVersion = 1;
+  final TreeMap<LimitKey, ModelLimit> limits = new TreeMap<>();
+  final TreeMap<Long, ModelLease> leases = new TreeMap<>();
+  final Map<RequestKey, Stored> idempotency = new HashMap<>();
+
+  ReferenceLedger(StateOptions options) {
+    this.options = options;
+  }
+
+  List<Result> apply(Batch batch) {
+    now = Math.max(now, batch.timeMillis());
+    List<Result> out = new ArrayList<>();
+    for (Proposal p : batch.proposals()) {
+      if (!p.key().isNone() && idempotency.containsKey(p.key())) {
+        out.add(idempotency.get(p.key()).result());
+        continue;
+      }
+      Result r = run(p.command());
+      for (ModelLimit l : limits.values()) {
+        long[] s = sums(l);
+        l.rateCeiling = Math.max(l.limit.ratePerSecond(), Math.min(l.rateCeiling, s[0]));
+        l.burstCeiling = Math.max(l.limit.burst(), Math.min(l.burstCeiling, s[1] + l.pool));
+      }
+      if (!p.key().isNone()) {
+        idempotency.put(p.key(), new Stored(r, now + options.idempotencyRetentionMillis()));
+      }
+      out.add(r);
+    }
+    return out;
+  }
+
+  private static Result invalid() {
+    return new Result.Rejected(Outcome.INVALID_ARGUMENT, "", 0, 0);
+  }
+
+  private boolean badName(String s) {
+    int n = s.getBytes(StandardCharsets.UTF_8).length;
+    return n < 1 || n > options.maxNameBytes();
+  }
+
+  /** [counted rate, counted burst, granted rate, granted burst, pending, leases]. */
+  long[] sums(ModelLimit l) {
+    long[] s = new long[6];
+    for (ModelLease x : leases.values()) {
+      if (x.tenant.equals(l.limit.tenant()) && x.resource.equals(l.limit.resource())) {
+        s[0] += x.countedRate();
+        s[1] += x.countedBurst();
+        s[2] += x.rate;
+        s[3] += x.burst;
+        s[4] += x.pending() ? 1 : 0;
+        s[5]++;
+      }
+    }
+    return s;
+  }
+
+  private long retryAfter(ModelLimit l) {
+    long earliest = Long.MAX_VALUE;
+    boolean any = false;
+    for (ModelLease x : leases.values()) {
+      if (x.tenant.equals(l.limit.tenant()) && x.resource.equals(l.limit.resource())) {
+        any = true;
+        earliest = Math.min(earliest, x.pending() ? x.pendingUntil : x.countedUntil);
+      }
+    }
+    return any ? Math.max(1, earliest - now) : l.limit.leaseDurationMillis();
+  }
+
+  private Result run(Command command) {
+    if (command instanceof SetLimit c) {
+      if (badName(c.tenant()) || badName(c.resource()) || c.ratePerSecond() < 0 || c.burst() < 0
+          || c.leaseDurationMillis() < 100 || c.leaseDurationMillis() > 3_600_000
+          || c.graceMillis() < 0 || c.graceMillis() > c.leaseDurationMillis() || c.emergency() < 0
+          || c.expectedVersion() < 0) {
+        return invalid();
+      }
+      LimitKey key = new LimitKey(c.tenant(), c.resource());
+      ModelLimit l = limits.get(key);
+      long current = l == null ? 0 : l.limit.version();
+      if (c.expectedVersion() != 0 && c.expectedVersion() != current) {
+        return new Result.Rejected(Outcome.STALE_CONFIG, "", 0, current);
+      }
+      if (l == null && limits.size() >= options.maxLimits()) {
+        return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", 0, 0);
+      }
+      Limit limit = new Limit(c.tenant(), c.resource(), c.ratePerSecond(), c.burst(), c.mode(),
+          c.leaseDurationMillis(), c.graceMillis(), c.emergency(), c.policy(), nextVersion++);
+      if (l == null) {
+        l = new ModelLimit();
+        l.rateCeiling = limit.ratePerSecond();
+        l.burstCeiling = limit.burst();
+        limits.put(key, l);
+        l.limit = limit;
+      } else {
+        l.limit = limit;
+        l.pool = Math.min(l.pool, Math.max(0, limit.burst() - sums(l)[1]));
+      }
+      return new Result.LimitSet(limit);
+    }
+    if (command instanceof AcquireLease c) {
+      if (badName(c.tenant()) || badName(c.resource()) || badName(c.holder())
+          || c.demandRatePerSecond() < 0 || c.demandBurst() < 0) {
+        return invalid();
+      }
+      ModelLimit l = limits.get(new LimitKey(c.tenant(), c.resource()));
+      if (l == null) {
+        return new Result.Rejected(Outcome.LIMIT_UNKNOWN, "", 0, 0);
+      }
+      long[] s = sums(l);
+      if (s[5] >= options.maxLeasesPerLimit()) {
+        return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
+      }
+      long rate = Math.min(c.demandRatePerSecond(), Math.max(0, l.limit.ratePerSecond() - s[0]));
+      long burst = Math.min(c.demandBurst(), Math.max(0, l.limit.burst() - s[1] - l.pool));
+      if ((c.demandRatePerSecond() > 0 || c.demandBurst() > 0) && rate == 0 && burst == 0) {
+        return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
+      }
+      ModelLease x = new ModelLease();
+      x.id = nextLeaseId++;
+      x.version = nextVersion++;
+      x.tenant = c.tenant();
+      x.resource = c.resource();
+      x.holder = c.holder();
+      x.epoch = epoch;
+      x.rate = rate;
+      x.burst = burst;
+      x.grantedAt = now;
+      x.expiresAt = now + l.limit.leaseDurationMillis();
+      x.countedUntil = x.expiresAt + l.limit.graceMillis();
+      long start = Math.min(l.pool, burst);
+      l.pool -= start;
+      leases.put(x.id, x);
+      return new Result.LeaseGranted(view(x), start);
+    }
+    if (command instanceof RenewLease c) {
+      if (c.demandRatePerSecond() < 0 || c.demandBurst() < 0 || c.admittedPerSecond() < 0
+          || c.rejectedPerSecond() < 0 || c.emergencyUsed() < 0) {
+        return invalid();
+      }
+      if (c.leaseId() <= 0 || c.leaseId() >= nextLeaseId) {
+        return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
+      }
+      ModelLease x = leases.get(c.leaseId());
+      if (x == null) {
+        return new Result.Rejected(Outcome.LEASE_EXPIRED, "", 0, 0);
+      }
+      if (now >= x.expiresAt) {
+        return new Result.Rejected(Outcome.LEASE_EXPIRED, "", 0, x.version);
+      }
+      if (c.presentedVersion() > x.version) {
+        return new Result.Rejected(Outcome.VERSION_MISMATCH, "", 0, x.version);
+      }
+      ModelLimit l = limits.get(new LimitKey(x.tenant, x.resource));
+      long[] s = sums(l);
+      long availableRate = x.countedRate() + Math.max(0, l.limit.ratePerSecond() - s[0]);
+      long availableBurst = x.countedBurst() + Math.max(0, l.limit.burst() - s[1] - l.pool);
+      if (c.presentedVersion() == x.version) {
+        x.pendingRate = 0;
+        x.pendingBurst = 0;
+        x.pendingUntil = 0;
+      }
+      long rate = Math.min(c.demandRatePerSecond(), availableRate);
+      long burst = Math.min(c.demandBurst(), availableBurst);
+      if (rate < x.rate || burst < x.burst) {
+        x.pendingUntil = x.pending() ? Math.max(x.pendingUntil, x.countedUntil) : x.countedUntil;
+        x.pendingRate = Math.max(x.pendingRate, x.rate);
+        x.pendingBurst = Math.max(x.pendingBurst, x.burst);
+      }
+      x.rate = rate;
+      x.burst = burst;
+      x.version = nextVersion++;
+      x.epoch = epoch;
+      x.grantedAt = now;
+      x.expiresAt = now + l.limit.leaseDurationMillis();
+      x.countedUntil = Math.max(x.countedUntil, x.expiresAt + l.limit.graceMillis());
+      l.emergencyReported += c.emergencyUsed();
+      return new Result.LeaseRenewed(view(x));
+    }
+    if (command instanceof ReturnLease c) {
+      if (c.unusedBalance() < 0) {
+        return invalid();
+      }
+      if (c.leaseId() <= 0 || c.leaseId() >= nextLeaseId) {
+        return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
+      }
+      ModelLease x = leases.remove(c.leaseId());
+      if (x == null || now >= x.expiresAt) {
+        return new Result.LeaseReturned(c.leaseId(), 0, true);
+      }
+      ModelLimit l = limits.get(new LimitKey(x.tenant, x.resource));
+      long room = Math.max(0, l.limit.burst() - sums(l)[1] - l.pool);
+      long credit = Math.min(c.unusedBalance(), Math.min(x.burst, room));
+      l.pool += credit;
+      return new Result.LeaseReturned(c.leaseId(), credit, false);
+    }
+    if (command instanceof NewEpoch) {
+      epoch++;
+      epochStart = now;
+      for (ModelLease x : leases.values()) {
+        Limit limit = limits.get(new LimitKey(x.tenant, x.resource)).limit;
+        long extended = now + limit.leaseDurationMillis() + limit.graceMillis();
+        x.countedUntil = Math.max(x.countedUntil, extended);
+        if (x.pending()) {
+          x.pendingUntil = Math.max(x.pendingUntil, extended);
+        }
+      }
+      return new Result.EpochStarted(epoch, epochStart);
+    }
+    if (command instanceof Tick) {
+      int freed = 0;
+      for (Iterator<ModelLease> it = leases.values().iterator(); it.hasNext(); ) {
+        ModelLease x = it.next();
+        if (x.pending() && x.pendingUntil <= now && x.pendingUntil < x.countedUntil) {
+          freed++;
+          x.pendingRate = 0;
+          x.pendingBurst = 0;
+          x.pendingUntil = 0;
+        }
+        if (x.countedUntil <= now) {
+          freed++;
+          it.remove();
+        }
+      }
+      for (Iterator<Stored> it = idempotency.values().iterator(); it.hasNext(); ) {
+        if (it.next().expiresAt() <= now) {
+          freed++;
+          it.remove();
+        }
+      }
+      return new Result.Ticked(freed);
+    }
+    throw new IllegalStateException("unmodelled " + command);
+  }
+
+  LeaseView view(ModelLease x) {
+    Limit limit = limits.get(new LimitKey(x.tenant, x.resource)).limit;
+    return new LeaseView(x.id, x.tenant, x.resource, x.holder, x.epoch, x.version, x.rate, x.burst,
+        x.countedRate(), x.countedBurst(), x.grantedAt, x.expiresAt, x.countedUntil, limit.mode(),
+        limit.emergency(), limit.leaseDurationMillis());
+  }
+
+  List<LimitStatus> statuses() {
+    List<LimitStatus> out = new ArrayList<>();
+    for (ModelLimit l : limits.values()) {
+      long[] s = sums(l);
+      out.add(new LimitStatus(l.limit, s[0], s[1], s[2], s[3], l.pool, (int) s[5], (int) s[4],
+          l.rateCeiling, l.burstCeiling, l.emergencyReported));
+    }
+    return out;
+  }
+
+  List<LeaseView> views() {
+    List<LeaseView> out = new ArrayList<>();
+    for (ModelLease x : leases.values()) {
+      out.add(view(x));
+    }
+    return out;
+  }
+}
