@@ -121,7 +121,8 @@ public final class Accounting {
   /** Completions since the previous sample (for the progress line), and starts a new interval. */
   public synchronized IntervalSample sampleInterval(long nowNanos) {
     double seconds = Math.max(1e-9, (nowNanos - intervalStartNanos) / 1e9);
-    IntervalSample s = new IntervalSample(phaseAt(nowNanos), interval.getTotalCount(), intervalErrors, seconds,
+    // Labelled by where the interval began: the sample that ends the warm-up is warm-up.
+    IntervalSample s = new IntervalSample(phaseAt(intervalStartNanos), interval.getTotalCount(), intervalErrors, seconds,
         LatencySummary.of(interval));
     interval = newHistogram();
     intervalErrors = 0;

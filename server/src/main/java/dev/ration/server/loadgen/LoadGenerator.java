@@ -119,7 +119,8 @@ public final class LoadGenerator {
     long end = clock.getAsLong();
     int abandoned = (int) stopped.getCount();
     Accounting.Results results = books.results(end);
-    return new Run(results, setupLeases, slots.size() - setupLeases, abandoned, outstandingMax.get(),
+    int setupFailures = plan.workload().holdsLeases() ? slots.size() - setupLeases : 0;
+    return new Run(results, setupLeases, setupFailures, abandoned, outstandingMax.get(),
         (end - t0) / 1e9);
   }
 

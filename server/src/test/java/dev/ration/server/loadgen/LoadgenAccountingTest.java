@@ -150,9 +150,10 @@ class LoadgenAccountingTest {
     assertEquals(1, s.errors());
     assertEquals(10.0, s.repliesPerSecond(), 1e-9);
     assertEquals(Accounting.Phase.WARMUP, s.phase());
-    Accounting.IntervalSample next = a.sampleInterval(T0 + 10 * SEC);
-    assertEquals(0, next.replies());
-    assertEquals(Accounting.Phase.MEASURE, next.phase());
+    Accounting.IntervalSample straddling = a.sampleInterval(T0 + 11 * SEC);
+    assertEquals(0, straddling.replies());
+    assertEquals(Accounting.Phase.WARMUP, straddling.phase(), "labelled by where the interval began");
+    assertEquals(Accounting.Phase.MEASURE, a.sampleInterval(T0 + 12 * SEC).phase());
   }
 
   @Test

@@ -146,6 +146,7 @@ class LoadgenGeneratorTest {
     assertEquals(0.3, r.windowSeconds(), 1e-9);
     assertEquals(3, ledger.acquiresByResource.size(), "load spread over every limit");
     assertEquals(0, ledger.outstanding.get(), "nothing outstanding after the run");
+    assertEquals(0, run.setupLeases() + run.setupFailures(), "acquire runs hold no initial leases");
     assertTrue(progress.toString().contains("bench "), "progress lines printed: " + progress);
   }
 
