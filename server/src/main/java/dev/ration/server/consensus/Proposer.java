@@ -420,7 +420,15 @@ final class Proposer implements AutoCloseable {
               "entry " + reply.getLogIndex() + " returned " + results.size() + " results for "
                   + (members.size() + offset) + " proposals", "", 0, true));
         } else {
+          boolean drainMore = withTick
+              && results.get(0) instanceof Result.Ticked ticked && ticked.freed() > 0;
           finish(members, withTick, results.subList(offset, results.size()), null);
+          if (drainMore) {
+            // A tick that freed something may have left more due: under load (thousands of
+            // idempotency records a second) waiting a whole tick interval would let the
+            // backlog grow without bound. Keep draining while ticks make progress.
+            requestTick();
+          }
         }
       } else {
         finish(members, withTick, null, classify(reply.getException(), immediate));
