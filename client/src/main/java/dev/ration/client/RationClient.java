@@ -204,6 +204,26 @@ public final class RationClient implements AutoCloseable {
     return join(clusterStatusAsync(address));
   }
 
+  // ------------------------------------------------------------------ regional limiter
+
+  /**
+   * A limiter admitting locally under a lease on (tenant, resource) held by {@code holder},
+   * with default options; its lifecycle runs on this client's event loop. Nothing is sent until
+   * its first use. See docs/LIMITER.md.
+   */
+  public dev.ration.client.limiter.RateLimiter rateLimiter(String tenant, String resource, String holder) {
+    return rateLimiter(tenant, resource, holder, dev.ration.client.limiter.LimiterOptions.defaults());
+  }
+
+  /** As {@link #rateLimiter(String, String, String)} with explicit options (clock, scheduler, demand...). */
+  public dev.ration.client.limiter.RateLimiter rateLimiter(
+      String tenant, String resource, String holder, dev.ration.client.limiter.LimiterOptions limiterOptions) {
+    dev.ration.client.limiter.LimiterScheduler scheduler =
+        limiterOptions.scheduler().orElseGet(() -> dev.ration.client.limiter.LimiterScheduler.of(group));
+    return dev.ration.client.limiter.RateLimiter.create(
+        dev.ration.client.limiter.LeaseTransport.of(this), scheduler, tenant, resource, holder, limiterOptions);
+  }
+
   // ------------------------------------------------------------------ low-level API
 
   /** Sends {@code request} under a fresh request id with the default deadline. */

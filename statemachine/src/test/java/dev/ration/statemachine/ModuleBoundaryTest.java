@@ -29,6 +29,15 @@ class ModuleBoundaryTest {
         .check(MAIN);
   }
 
+  /** Only the store package touches RocksDB; the ledger reads it through LedgerStore. */
+  @Test
+  void onlyTheStoreUsesRocksDb() {
+    noClasses().that().resideInAPackage("dev.ration.statemachine..")
+        .and().resideOutsideOfPackage("dev.ration.statemachine.store..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.rocksdb..")
+        .check(MAIN);
+  }
+
   @Test
   void noThreadsOrConcurrency() {
     noClasses().that().resideInAPackage("dev.ration.statemachine..")

@@ -233,7 +233,7 @@ public final class ConfigLoader {
     ConfigSection ledger = root.section("ledger", false).orElseGet(() -> empty("ledger", problems));
     Optional<Duration> tickInterval = ledger.duration("tick-interval", Duration.ofMillis(250), Duration.ofMillis(10), Duration.ofSeconds(60));
     Optional<Long> tickMaxItems = ledger.integer("tick-max-items", 1000, 1, 100_000);
-    Optional<Duration> retention = ledger.duration("idempotency-retention", Duration.ofMinutes(5), Duration.ofSeconds(1), Duration.ofHours(24));
+    Optional<Duration> retention = ledger.duration("idempotency-retention", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(24));
     Optional<Long> maxLimits = ledger.integer("max-limits", 100_000, 1, 10_000_000);
     Optional<Long> maxLeases = ledger.integer("max-leases-per-limit", 10_000, 1, 1_000_000);
     Optional<Long> maxNameBytes = ledger.integer("max-name-bytes", 128, 1, 1024);

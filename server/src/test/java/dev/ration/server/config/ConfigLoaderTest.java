@@ -72,7 +72,7 @@ class ConfigLoaderTest {
     assertEquals(16_384, o.queueCapacity());
     assertEquals(Duration.ofMillis(250), o.tickInterval());
     assertEquals(1000, o.tickMaxItems());
-    assertEquals(300_000, o.stateOptions().idempotencyRetentionMillis());
+    assertEquals(60_000, o.stateOptions().idempotencyRetentionMillis());
     assertEquals(100_000, o.stateOptions().maxLimits());
     assertEquals(10_000, o.stateOptions().maxLeasesPerLimit());
     assertEquals(128, o.stateOptions().maxNameBytes());

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.statemachine.command.RequestKey;
+
 /**
  * One record of the time-ordered expiry index: at {@code dueAtMillis}, something of
  * {@code kind} identified by (a, b, c) may be due. Lease kinds use a = lease id, b = c = 0;
@@ -7,7 +9,8 @@ package dev.ration.statemachine.lease;
  *
  * <p>Records are added whenever a due time is set and are not removed when it moves later
  * (a renewal, NewEpoch): Tick deletes such a stale record without effect, because the owner's
- * current due time no longer matches. Ordered by (dueAt, kind, a, b, c), which is Tick's order.
+ * current due time no longer matches. Ordered by (dueAt, kind, a, b, c), which is Tick's order
+ * and the byte order of the stored keys (StoreFormat flips the sign bits).
  */
 public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
     implements Comparable<ExpiryKey> {
@@ -18,12 +21,31 @@ public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
   /** An idempotency record is dropped. */
   public static final int IDEMPOTENCY_END = 3;
 
+  /** Below every real key (kind 0 is never used): where a Tick's walk of the index starts. */
+  public static final ExpiryKey BEFORE_ALL =
+      new ExpiryKey(Long.MIN_VALUE, 0, Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
+
   public static ExpiryKey leaseEnd(long dueAtMillis, long leaseId) {
     return new ExpiryKey(dueAtMillis, LEASE_END, leaseId, 0, 0);
   }
 
   public static ExpiryKey pendingEnd(long dueAtMillis, long leaseId) {
     return new ExpiryKey(dueAtMillis, PENDING_END, leaseId, 0, 0);
+  }
+
+  public static ExpiryKey idempotencyEnd(long dueAtMillis, RequestKey key) {
+    return new ExpiryKey(dueAtMillis, IDEMPOTENCY_END, key.clientHigh(), key.clientLow(),
+        key.sequence());
+  }
+
+  /** Lease kinds are mirrored in the ledger's memory; idempotency kinds live only in the store. */
+  public boolean isLeaseKind() {
+    return kind == LEASE_END || kind == PENDING_END;
+  }
+
+  /** The request key of an {@link #IDEMPOTENCY_END} record. */
+  public RequestKey requestKey() {
+    return new RequestKey(a, b, c);
   }
 
   @Override

@@ -29,13 +29,16 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The lease ledger in memory: limits, leases, idempotency records, the expiry index and the
- * counters, and the one exhaustive dispatch that applies a batch (DESIGN §2–3).
+ * The lease ledger: limits, leases, the lease part of the expiry index and the counters in
+ * memory; idempotency records and their expiry-index records only in the {@link LedgerStore}
+ * (they are the bulk of the state: one per client mutation for the retention window). And the
+ * one exhaustive dispatch that applies a batch (DESIGN §2–3).
  *
  * <p>Role: a pure function of (state, batch). Time is only the batch's time
  * ({@code now = max(now, batch.timeMillis)}); ids and versions come from counters in the state.
- * Each apply records the keys it touched in {@link Changes}; the store persists exactly those,
- * with the applied index, in one WriteBatch.
+ * Each apply records what it changed in {@link Changes}; the store persists exactly that, with
+ * the applied index, in one WriteBatch. While an entry is applied, reads of store-only state see
+ * the entry's own pending writes first, then the store's committed state.
  *
  * <p>Thread: the single applying thread (the caller serialises apply, query and close).
  *
@@ -54,8 +57,11 @@ public final class LeaseLedger {
   private final StateOptions options;
   private final TreeMap<LimitKey, LimitLedger> limits = new TreeMap<>();
   private final HashMap<Long, Lease> leases = new HashMap<>();
-  private final HashMap<RequestKey, IdempotencyRecord> idempotency = new HashMap<>();
+  private final LedgerStore store;
+  /** The lease kinds of the expiry index (the store holds these and the idempotency kinds). */
   private final TreeSet<ExpiryKey> expiry = new TreeSet<>();
+  /** Committed idempotency records plus this entry's; stored in meta, so Status need not count. */
+  private long idempotencyRecords = 0;
 
   private long appliedTerm = 0;
   private long appliedIndex = NOTHING_APPLIED;
@@ -66,12 +72,15 @@ public final class LeaseLedger {
   private long nextVersion = 1;
 
   private Changes changes = new Changes();
+  /** The last expiry-index key a Tick of the current entry popped: the next Tick goes on after it. */
+  private ExpiryKey tickCursor = ExpiryKey.BEFORE_ALL;
   /** Limits and leases the current command touched, for the incremental invariant check. */
   private final List<LimitLedger> touchedLimits = new ArrayList<>();
   private final List<Lease> touchedLeases = new ArrayList<>();
 
-  public LeaseLedger(StateOptions options) {
+  public LeaseLedger(StateOptions options, LedgerStore store) {
     this.options = options;
+    this.store = store;
   }
 
   // ---------------------------------------------------------------- apply
@@ -83,6 +92,7 @@ public final class LeaseLedger {
    */
   public List<Result> apply(long term, long index, Batch batch) {
     advance(term, index);
+    tickCursor = ExpiryKey.BEFORE_ALL;
     long previousNow = nowMillis;
     nowMillis = Math.max(nowMillis, batch.timeMillis());
     checkNow(previousNow);
@@ -129,9 +139,9 @@ public final class LeaseLedger {
   private Result applyProposal(Proposal proposal) {
     RequestKey key = proposal.key();
     if (!key.isNone()) {
-      IdempotencyRecord seen = idempotency.get(key);
-      if (seen != null) {
-        return ResultCodec.decode(seen.encodedResult());
+      Optional<IdempotencyRecord> seen = idempotencyRecord(key);
+      if (seen.isPresent()) {
+        return ResultCodec.decode(seen.get().encodedResult());
       }
     }
     touchedLimits.clear();
@@ -140,10 +150,9 @@ public final class LeaseLedger {
     checkTouched();
     if (!key.isNone()) {
       long expiresAt = plus(nowMillis, options.idempotencyRetentionMillis());
-      idempotency.put(key, new IdempotencyRecord(expiresAt, ResultCodec.encode(result)));
-      changes.idempotency.add(key);
-      addExpiry(new ExpiryKey(expiresAt, ExpiryKey.IDEMPOTENCY_END,
-          key.clientHigh(), key.clientLow(), key.sequence()));
+      changes.putIdempotency(key, new IdempotencyRecord(expiresAt, ResultCodec.encode(result)));
+      putExpiry(ExpiryKey.idempotencyEnd(expiresAt, key));
+      idempotencyRecords++;
     }
     return result;
   }
@@ -396,12 +405,15 @@ public final class LeaseLedger {
       return invalid("maxItems " + c.maxItems() + " < 0");
     }
     int freed = 0;
-    int popped = 0;
-    // Every popped record counts against maxItems, stale ones too, so a Tick's work is bounded.
-    while (popped < c.maxItems() && !expiry.isEmpty() && expiry.first().dueAtMillis() <= nowMillis) {
-      ExpiryKey due = expiry.pollFirst();
-      changes.expiry.add(due);
-      popped++;
+    // Every popped record counts against maxItems, stale ones too, so a Tick's work is bounded;
+    // the order is (dueAt, kind, a, b, c) on every replica.
+    for (ExpiryKey due : dueExpiries(c.maxItems())) {
+      tickCursor = due;
+      changes.deleteExpiry(due);
+      if (due.isLeaseKind() && !expiry.remove(due)) {
+        throw new InvariantViolation("I6 stored expiry record " + due
+            + " is missing from the in-memory lease index");
+      }
       if (due.kind() == ExpiryKey.LEASE_END) {
         Lease lease = leases.get(due.a());
         if (lease != null && lease.countedUntilMillis() == due.dueAtMillis()) {
@@ -415,11 +427,11 @@ public final class LeaseLedger {
           freed++;
         }
       } else if (due.kind() == ExpiryKey.IDEMPOTENCY_END) {
-        RequestKey key = new RequestKey(due.a(), due.b(), due.c());
-        IdempotencyRecord record = idempotency.get(key);
-        if (record != null && record.expiresAtMillis() == due.dueAtMillis()) {
-          idempotency.remove(key);
-          changes.idempotency.add(key);
+        RequestKey key = due.requestKey();
+        Optional<IdempotencyRecord> record = idempotencyRecord(key);
+        if (record.isPresent() && record.get().expiresAtMillis() == due.dueAtMillis()) {
+          changes.deleteIdempotency(key);
+          idempotencyRecords--;
           freed++;
         }
       } else {
@@ -430,6 +442,44 @@ public final class LeaseLedger {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /**
+   * The next at most {@code maxItems} expiry-index keys due at or before now, after the ones
+   * this entry's Ticks already popped: the store's committed keys merged with this entry's own
+   * new keys. (Those are due later than now except when a due time saturates at
+   * Long.MAX_VALUE; they are merged anyway so no corner depends on it.)
+   */
+  private List<ExpiryKey> dueExpiries(int maxItems) {
+    if (maxItems == 0) {
+      return List.of();
+    }
+    TreeSet<ExpiryKey> due = new TreeSet<>(store.expiries(tickCursor, nowMillis, maxItems));
+    for (ExpiryKey key : changes.expiryPuts) {
+      if (key.dueAtMillis() <= nowMillis && key.compareTo(tickCursor) > 0) {
+        due.add(key);
+      }
+    }
+    List<ExpiryKey> first = new ArrayList<>(Math.min(maxItems, due.size()));
+    for (ExpiryKey key : due) {
+      if (first.size() == maxItems) {
+        break;
+      }
+      first.add(key);
+    }
+    return first;
+  }
+
+  /** The first answer to {@code key}: this entry's pending writes first, then the store. */
+  private Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
+    IdempotencyRecord pending = changes.idempotencyPuts.get(key);
+    if (pending != null) {
+      return Optional.of(pending);
+    }
+    if (changes.idempotencyDeletes.contains(key)) {
+      return Optional.empty();
+    }
+    return store.idempotencyRecord(key);
+  }
 
   private Shares allocate(LimitLedger ledger, Shares demand, Shares current, Shares available) {
     Shares target = Allocation.forPolicy(ledger.limit().policy()).allocate(
@@ -491,7 +541,19 @@ public final class LeaseLedger {
 
   private void addExpiry(ExpiryKey key) {
     expiry.add(key);
-    changes.expiry.add(key);
+    putExpiry(key);
+  }
+
+  /**
+   * Every due time set is at or after now (now plus a positive duration, saturating), so the
+   * stored index is a queue that Tick pops from the front; the store relies on it to skip the
+   * deleted front (RocksLedgerStore's floor).
+   */
+  private void putExpiry(ExpiryKey key) {
+    if (key.dueAtMillis() < nowMillis) {
+      throw new InvariantViolation("I6 expiry record " + key + " due before now " + nowMillis);
+    }
+    changes.putExpiry(key);
   }
 
   /** The incremental check after every command: I1 and I8 on touched limits, I2 on leases. */
@@ -615,7 +677,7 @@ public final class LeaseLedger {
       return new QueryResult.LeaseList(views);
     } else if (query instanceof Query.Status) {
       return new QueryResult.StatusAnswer(appliedTerm, appliedIndex, nowMillis, epoch,
-          epochStartMillis, limits.size(), leases.size(), idempotency.size());
+          epochStartMillis, limits.size(), leases.size(), idempotencyRecords);
     }
     throw new IllegalStateException("unhandled query " + query);
   }
@@ -648,16 +710,23 @@ public final class LeaseLedger {
     return nextVersion;
   }
 
+  /** Between entries: the earliest due time in the expiry index (stale records included). */
   public long nextDueMillis() {
-    return expiry.isEmpty() ? Long.MAX_VALUE : expiry.first().dueAtMillis();
+    List<ExpiryKey> first = store.expiries(ExpiryKey.BEFORE_ALL, Long.MAX_VALUE, 1);
+    return first.isEmpty() ? Long.MAX_VALUE : first.get(0).dueAtMillis();
+  }
+
+  public long idempotencyRecords() {
+    return idempotencyRecords;
   }
 
   // ---------------------------------------------------------------- store access
 
-  /** The keys touched since the last call; the store persists them with the applied index. */
+  /** What changed since the last call; the store persists it with the applied index. */
   public Changes takeChanges() {
     Changes taken = changes;
     changes = new Changes();
+    tickCursor = ExpiryKey.BEFORE_ALL;
     return taken;
   }
 
@@ -669,17 +738,10 @@ public final class LeaseLedger {
     return Optional.ofNullable(leases.get(leaseId));
   }
 
-  public Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
-    return Optional.ofNullable(idempotency.get(key));
-  }
-
-  public boolean hasExpiry(ExpiryKey key) {
-    return expiry.contains(key);
-  }
-
   /** Loading from the store: the meta record. */
   public void restoreMeta(long term, long index, long now, long epoch, long epochStart,
-      long nextLeaseId, long nextVersion) {
+      long nextLeaseId, long nextVersion, long idempotencyRecords) {
+    this.idempotencyRecords = idempotencyRecords;
     this.appliedTerm = term;
     this.appliedIndex = index;
     this.nowMillis = now;
@@ -702,11 +764,11 @@ public final class LeaseLedger {
     leases.put(lease.leaseId(), lease);
   }
 
-  public void restoreIdempotency(RequestKey key, IdempotencyRecord record) {
-    idempotency.put(key, record);
-  }
-
+  /** Loading from the store: a lease-kind expiry record (idempotency kinds stay in the store). */
   public void restoreExpiry(ExpiryKey key) {
+    if (!key.isLeaseKind()) {
+      throw new IllegalArgumentException("only lease kinds are held in memory: " + key);
+    }
     expiry.add(key);
   }
 
@@ -791,13 +853,42 @@ public final class LeaseLedger {
             + " is negative: " + ledger.pool());
       }
     }
-    for (Map.Entry<RequestKey, IdempotencyRecord> e : idempotency.entrySet()) {
-      RequestKey key = e.getKey();
-      if (!expiry.contains(new ExpiryKey(e.getValue().expiresAtMillis(), ExpiryKey.IDEMPOTENCY_END,
-          key.clientHigh(), key.clientLow(), key.sequence()))) {
+    verifyStoredIndex();
+  }
+
+  /**
+   * I6 for the store-only state, reading all of it: every idempotency record has its expiry
+   * record, the meta counter equals the records, and the stored lease kinds of the index are
+   * exactly the in-memory ones.
+   */
+  private void verifyStoredIndex() {
+    long[] records = {0};
+    store.forEachIdempotencyRecord((key, record) -> {
+      records[0]++;
+      if (!store.hasExpiry(ExpiryKey.idempotencyEnd(record.expiresAtMillis(), key))) {
         throw new InvariantViolation("I6 idempotency record " + key + " expiresAt "
-            + e.getValue().expiresAtMillis() + " has no expiry record");
+            + record.expiresAtMillis() + " has no expiry record");
       }
+    });
+    if (records[0] != idempotencyRecords) {
+      throw new InvariantViolation("I6 idempotency record counter " + idempotencyRecords
+          + " but the store holds " + records[0]);
+    }
+    long[] leaseKinds = {0};
+    store.forEachExpiry(key -> {
+      if (key.isLeaseKind()) {
+        leaseKinds[0]++;
+        if (!expiry.contains(key)) {
+          throw new InvariantViolation("I6 stored expiry record " + key
+              + " is missing from the in-memory lease index");
+        }
+      } else if (key.kind() != ExpiryKey.IDEMPOTENCY_END) {
+        throw new InvariantViolation("I6 stored expiry record of unknown kind " + key);
+      }
+    });
+    if (leaseKinds[0] != expiry.size()) {
+      throw new InvariantViolation("I6 in-memory lease index holds " + expiry.size()
+          + " records but the store " + leaseKinds[0]);
     }
   }
 }

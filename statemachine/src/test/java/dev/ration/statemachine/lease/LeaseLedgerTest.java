@@ -259,6 +259,45 @@ class LeaseLedgerTest {
     assertEquals(new Result.Ticked(0), fresh, "k1 was forgotten, so its new command ran");
   }
 
+  /**
+   * Goal: inside one batch a duplicate gets the first proposal's result, also when a Tick earlier
+   * in the same batch dropped the key's old record (delete, then put, then read, all pending);
+   * a second Tick in the batch goes on where the first stopped; a later entry reads the record
+   * back from RocksDB.
+   */
+  @Test
+  void duplicateInsideOneBatchGetsTheFirstResult() {
+    long retention = StateOptions.defaults().idempotencyRetentionMillis();
+    RequestKey k1 = new RequestKey(9, 9, 1);
+    RequestKey k2 = new RequestKey(9, 9, 2);
+    grant(T0, "a", 10, 1);
+    assertInstanceOf(Result.LeaseGranted.class, d.at(T0, k1, acquire("a", 10, 1)));
+    assertInstanceOf(Result.LeaseGranted.class, d.at(T0 + 1, k2, acquire("b", 10, 1)));
+    assertEquals(3, status().leases());
+    assertEquals(2, statusAnswer().idempotencyRecords());
+    // Due at T0 + 1 + retention, in (dueAt, kind, id) order: the three leases' countedUntil
+    // (T0 + 1100, T0 + 1100, T0 + 1101), then k1's record (T0 + retention), then k2's.
+    List<Result> results = d.batch(Batch.of(T0 + 1 + retention, List.of(
+        new Proposal(RequestKey.NONE, new Tick(4)),
+        new Proposal(k1, acquire("c", 20, 2)),
+        new Proposal(k1, acquire("d", 30, 3)),
+        new Proposal(RequestKey.NONE, new Tick(1)),
+        new Proposal(k2, acquire("e", 40, 4)),
+        new Proposal(k2, acquire("f", 50, 5)))));
+    assertEquals(new Result.Ticked(4), results.get(0), "three leases and k1's record");
+    Result.LeaseGranted c = assertInstanceOf(Result.LeaseGranted.class, results.get(1));
+    assertEquals("c", c.lease().holder(), "k1 was forgotten, so its new command ran");
+    assertEquals(c, results.get(2), "the duplicate in the batch gets the first result");
+    assertEquals(new Result.Ticked(1), results.get(3), "k2's record, after the first Tick's");
+    Result.LeaseGranted e = assertInstanceOf(Result.LeaseGranted.class, results.get(4));
+    assertEquals("e", e.lease().holder());
+    assertEquals(e, results.get(5));
+    assertEquals(2, status().leases());
+    assertEquals(2, statusAnswer().idempotencyRecords());
+    assertEquals(c, d.at(T0 + 2 + retention, k1, acquire("g", 1, 1)), "read back from RocksDB");
+    assertEquals(2, status().leases());
+  }
+
   /** Goal: a stale expiry record (lease renewed since) is deleted without effect. */
   @Test
   void staleIndexRecordsAreIgnored() {

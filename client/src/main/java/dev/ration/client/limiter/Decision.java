@@ -1,0 +1,54 @@
+package dev.ration.client.limiter;
+
+/**
+ * The answer of {@link RateLimiter#decide}: whether the permits were taken, why, and when to try
+ * again. {@code retryAfterNanos} is exact when {@code retryAfterKnown} (DESIGN §3: the earliest
+ * of the next local refill, a confirmed pending grant, the expected coordinator recovery);
+ * otherwise it is the first delay of {@code retryPolicy}, a bounded policy to follow instead.
+ * Allowed decisions carry 0.
+ */
+public record Decision(
+    boolean allowed, Reason reason, long retryAfterNanos, boolean retryAfterKnown, RetryPolicy retryPolicy) {
+
+  /** Why a decision came out as it did. */
+  public enum Reason {
+    /** Taken from the leased bucket. */
+    ADMITTED,
+    /** Taken from the one-off emergency budget (best-effort mode, lease lost). */
+    ADMITTED_EMERGENCY,
+    /** A lease is held but its bucket lacks the tokens. */
+    NO_TOKENS,
+    /** No lease yet (first use, or the ledger has no capacity); one is being acquired. */
+    NO_LEASE,
+    /** The lease expired locally without renewal (hard mode), or was lost; a new one is being acquired. */
+    LEASE_EXPIRED,
+    /** Best-effort mode: lease lost and the emergency budget of this disconnection is spent. */
+    EMERGENCY_EXHAUSTED,
+    /** The limiter was closed. */
+    CLOSED
+  }
+
+  public Decision {
+    if (reason == null || retryPolicy == null) {
+      throw new IllegalArgumentException("reason " + reason + " and retryPolicy " + retryPolicy + " are required");
+    }
+    if (allowed != (reason == Reason.ADMITTED || reason == Reason.ADMITTED_EMERGENCY)) {
+      throw new IllegalArgumentException("allowed " + allowed + " contradicts reason " + reason);
+    }
+    if (retryAfterNanos < 0) {
+      throw new IllegalArgumentException("retryAfterNanos " + retryAfterNanos + " < 0");
+    }
+  }
+
+  /**
+   * The HTTP 429 {@code Retry-After} value: whole seconds, rounded up, at least 1; 0 for an
+   * allowed decision.
+   */
+  public long retryAfterSeconds() {
+    if (allowed) {
+      return 0;
+    }
+    long seconds = (retryAfterNanos + 999_999_999L) / 1_000_000_000L;
+    return Math.max(1, seconds);
+  }
+}

@@ -1,0 +1,185 @@
+package dev.ration.client.limiter;
+
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * Settings of one {@link RateLimiter}, validated at construction.
+ *
+ * <ul>
+ *   <li>{@code minDemandRatePerSecond}, {@code minDemandBurst}: the demand asked for on the first
+ *       acquire, and the floor of every later report (default 1 and 1).
+ *   <li>{@code renewFraction}: renew when this fraction of the lease duration has passed since
+ *       the request that produced the lease was sent (default 0.5; (0, 0.9]).
+ *   <li>{@code driftFraction} ε: local expiry = send time + duration·(1−ε) − {@code marginNanos}
+ *       (default 0.02 and 5 ms): covers clock-rate drift between holder and ledger.
+ *   <li>{@code emergencyEnabled}: in best-effort mode, spend the limit's emergency budget E
+ *       after local expiry (default true; no effect in hard mode).
+ *   <li>{@code ewmaAlpha}: weight of the newest renewal period in the smoothed rates (0.5).
+ *   <li>{@code backoffBaseNanos}/{@code backoffMaxNanos}: retry delays of failed control calls
+ *       (50 ms doubling to 2 s, no jitter on the first attempt so tests are deterministic).
+ *   <li>{@code unknownRetry}: the policy a rejected caller gets when no retry time is known.
+ *   <li>{@code closeTimeoutNanos}: how long {@code close()} waits for the return (2 s).
+ *   <li>{@code nanoClock}: the monotonic clock (System::nanoTime); {@code scheduler}: where the
+ *       lifecycle runs (empty: the client's event loop).
+ * </ul>
+ */
+public record LimiterOptions(
+    long minDemandRatePerSecond,
+    long minDemandBurst,
+    double renewFraction,
+    double driftFraction,
+    long marginNanos,
+    boolean emergencyEnabled,
+    double ewmaAlpha,
+    long backoffBaseNanos,
+    long backoffMaxNanos,
+    RetryPolicy unknownRetry,
+    long closeTimeoutNanos,
+    LongSupplier nanoClock,
+    Optional<LimiterScheduler> scheduler) {
+
+  public LimiterOptions {
+    if (minDemandRatePerSecond < 0 || minDemandBurst < 0) {
+      throw new IllegalArgumentException("minDemandRatePerSecond " + minDemandRatePerSecond
+          + " and minDemandBurst " + minDemandBurst + " must be >= 0");
+    }
+    if (!(renewFraction > 0 && renewFraction <= 0.9)) {
+      throw new IllegalArgumentException("renewFraction " + renewFraction + " not in (0, 0.9]");
+    }
+    if (!(driftFraction >= 0 && driftFraction < 0.5)) {
+      throw new IllegalArgumentException("driftFraction " + driftFraction + " not in [0, 0.5)");
+    }
+    if (renewFraction >= 1 - driftFraction) {
+      throw new IllegalArgumentException("renewFraction " + renewFraction
+          + " must be below 1 - driftFraction " + (1 - driftFraction) + " to renew before local expiry");
+    }
+    if (marginNanos < 0 || closeTimeoutNanos < 0) {
+      throw new IllegalArgumentException("marginNanos " + marginNanos + " and closeTimeoutNanos "
+          + closeTimeoutNanos + " must be >= 0");
+    }
+    if (!(ewmaAlpha > 0 && ewmaAlpha <= 1)) {
+      throw new IllegalArgumentException("ewmaAlpha " + ewmaAlpha + " not in (0, 1]");
+    }
+    if (backoffBaseNanos <= 0 || backoffMaxNanos < backoffBaseNanos) {
+      throw new IllegalArgumentException("backoffBaseNanos " + backoffBaseNanos
+          + " and backoffMaxNanos " + backoffMaxNanos + ": need 0 < base <= max");
+    }
+    if (unknownRetry == null || nanoClock == null || scheduler == null) {
+      throw new IllegalArgumentException("unknownRetry, nanoClock and scheduler are required");
+    }
+  }
+
+  public static LimiterOptions defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.minDemandRatePerSecond = minDemandRatePerSecond;
+    b.minDemandBurst = minDemandBurst;
+    b.renewFraction = renewFraction;
+    b.driftFraction = driftFraction;
+    b.marginNanos = marginNanos;
+    b.emergencyEnabled = emergencyEnabled;
+    b.ewmaAlpha = ewmaAlpha;
+    b.backoffBaseNanos = backoffBaseNanos;
+    b.backoffMaxNanos = backoffMaxNanos;
+    b.unknownRetry = unknownRetry;
+    b.closeTimeoutNanos = closeTimeoutNanos;
+    b.nanoClock = nanoClock;
+    b.scheduler = scheduler;
+    return b;
+  }
+
+  public static final class Builder {
+    private long minDemandRatePerSecond = 1;
+    private long minDemandBurst = 1;
+    private double renewFraction = 0.5;
+    private double driftFraction = 0.02;
+    private long marginNanos = 5_000_000L;
+    private boolean emergencyEnabled = true;
+    private double ewmaAlpha = 0.5;
+    private long backoffBaseNanos = 50_000_000L;
+    private long backoffMaxNanos = 2_000_000_000L;
+    private RetryPolicy unknownRetry = new RetryPolicy(100_000_000L, 5_000_000_000L, 6);
+    private long closeTimeoutNanos = 2_000_000_000L;
+    private LongSupplier nanoClock = System::nanoTime;
+    private Optional<LimiterScheduler> scheduler = Optional.empty();
+
+    /** Initial demand (first acquire) and floor of reported demand. */
+    public Builder demand(long ratePerSecond, long burst) {
+      this.minDemandRatePerSecond = ratePerSecond;
+      this.minDemandBurst = burst;
+      return this;
+    }
+
+    public Builder renewFraction(double v) {
+      renewFraction = v;
+      return this;
+    }
+
+    public Builder driftFraction(double v) {
+      driftFraction = v;
+      return this;
+    }
+
+    public Builder marginNanos(long v) {
+      marginNanos = v;
+      return this;
+    }
+
+    public Builder emergencyEnabled(boolean v) {
+      emergencyEnabled = v;
+      return this;
+    }
+
+    public Builder ewmaAlpha(double v) {
+      ewmaAlpha = v;
+      return this;
+    }
+
+    public Builder backoff(long baseNanos, long maxNanos) {
+      backoffBaseNanos = baseNanos;
+      backoffMaxNanos = maxNanos;
+      return this;
+    }
+
+    public Builder unknownRetry(RetryPolicy v) {
+      unknownRetry = v;
+      return this;
+    }
+
+    public Builder closeTimeoutNanos(long v) {
+      closeTimeoutNanos = v;
+      return this;
+    }
+
+    public Builder nanoClock(LongSupplier v) {
+      nanoClock = v;
+      return this;
+    }
+
+    public Builder scheduler(LimiterScheduler v) {
+      scheduler = Optional.of(v);
+      return this;
+    }
+
+    /** A manual scheduler is also the clock. */
+    public Builder manual(ManualScheduler v) {
+      scheduler = Optional.of(v);
+      nanoClock = v::nanoTime;
+      return this;
+    }
+
+    public LimiterOptions build() {
+      return new LimiterOptions(minDemandRatePerSecond, minDemandBurst, renewFraction, driftFraction,
+          marginNanos, emergencyEnabled, ewmaAlpha, backoffBaseNanos, backoffMaxNanos, unknownRetry,
+          closeTimeoutNanos, nanoClock, scheduler);
+    }
+  }
+}

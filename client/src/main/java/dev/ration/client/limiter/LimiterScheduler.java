@@ -1,0 +1,30 @@
+package dev.ration.client.limiter;
+
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where a {@link RateLimiter} runs its lifecycle (acquire, renew, expiry, and the handling of
+ * every answer). Production: the client's event loop via {@link #of}; tests and the simulation:
+ * {@link ManualScheduler}. The limiter serializes its own
+ * control path, so any executor (single- or multi-threaded) works.
+ */
+@FunctionalInterface
+public interface LimiterScheduler {
+  /** Runs {@code task} once after {@code delayNanos} (at once if {@code <= 0}). */
+  Cancellable schedule(Runnable task, long delayNanos);
+
+  /** A scheduled task that may be cancelled; cancelling a task that ran is a no-op. */
+  @FunctionalInterface
+  interface Cancellable {
+    void cancel();
+  }
+
+  static LimiterScheduler of(ScheduledExecutorService executor) {
+    return (task, delayNanos) -> {
+      ScheduledFuture<?> f = executor.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+      return () -> f.cancel(false);
+    };
+  }
+}

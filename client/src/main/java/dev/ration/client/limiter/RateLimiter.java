@@ -1,0 +1,582 @@
+package dev.ration.client.limiter;
+
+import dev.ration.client.RationException;
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.Response;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * A global rate limit, admitted locally: one per (tenant, resource, holder) in a service. Every
+ * request is decided by a {@link LeasedBucket} in nanoseconds; in the background the limiter
+ * holds a lease on the limit that sets the bucket's rate share, burst share and local expiry.
+ *
+ * <p><b>Lifecycle</b> (all on the scheduler, one control step at a time under this object's
+ * monitor; the hot path never takes it):
+ *
+ * <ul>
+ *   <li>The first {@link #tryAcquire}/{@link #decide} schedules an acquire and answers NO_LEASE:
+ *       the hot path never waits on the network.
+ *   <li>A granted lease is installed with its start balance (zero unless the ledger hands over
+ *       returned tokens). Its local expiry is {@code sentAt + duration·(1−ε) − margin}, measured
+ *       on the holder's monotonic clock from when the request was <i>sent</i>; nothing is
+ *       admitted at or after it.
+ *   <li>A renewal is sent at {@code sentAt + duration·renewFraction} of the request that produced
+ *       the current terms, presenting the current version (which acknowledges a shrink). An answer
+ *       is applied only if its (epoch, version) is newer than any applied before; it keeps the
+ *       balance, truncated to the new burst share. Failed renewals are retried with backoff until
+ *       local expiry.
+ *   <li>LEASE_EXPIRED / LEASE_UNKNOWN / VERSION_MISMATCH on renew: the bucket is invalidated and
+ *       a fresh lease acquired (zero balance).
+ *   <li>Local expiry: hard mode invalidates the bucket; best-effort mode (lease mode code 1, with
+ *       emergency enabled) installs the limit's emergency budget E as a bucket that never refills,
+ *       once per disconnection. Either way a new lease is acquired; the old one is returned
+ *       best-effort (freeing its share early if the ledger still counts it). The emergency tokens
+ *       spent are reported in {@code emergencyUsed} of the first renewal of the next lease.
+ *   <li>{@link #close()} invalidates the bucket first, then returns the lease with its unused
+ *       whole tokens. Idempotent.
+ * </ul>
+ *
+ * <p><b>Demand report</b> (every renewal; DESIGN §3 allocation input). Over each renewal period
+ * of length Δ: {@code a = admitted/Δ}, {@code j = rejected/Δ} (permits per second), smoothed as
+ * {@code ewma ← α·x + (1−α)·ewma} (first period: x). Reported {@code admittedPerSecond =
+ * round(ewmaA)}, {@code rejectedPerSecond = round(ewmaJ)}, {@code demandRatePerSecond =
+ * max(minDemandRate, ceil(ewmaA + ewmaJ))}, {@code demandBurst = max(minDemandBurst, peak)} where
+ * peak is the most permits requested (admitted or not) within one 2^27 ns (≈134 ms) window
+ * since the previous report. Acquires ask for the same demand rate and burst.
+ *
+ * <p>Thread-safe. {@link #tryAcquire} is lock-free and allocation-free.
+ */
+public final class RateLimiter implements AutoCloseable {
+  private static final long NANOS_PER_MILLI = 1_000_000L;
+  private static final int WINDOW_SHIFT = 27;
+
+  private final LeaseTransport transport;
+  private final LimiterScheduler scheduler;
+  private final LongSupplier clock;
+  private final LimiterOptions options;
+  private final String tenant;
+  private final String resource;
+  private final String holder;
+  private final LeasedBucket bucket = new LeasedBucket();
+
+  // ---- hot-path state (lock-free)
+  private final LongAdder admitted = new LongAdder();
+  private final LongAdder rejected = new LongAdder();
+  private final LongAdder windowCount = new LongAdder();
+  private final AtomicLong windowIndex = new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong peakInPeriod = new AtomicLong();
+  private final AtomicBoolean kickPending = new AtomicBoolean();
+  private volatile boolean closed;
+  private volatile boolean inEmergency;
+  /** Why there is no lease (NO_LEASE or LEASE_EXPIRED); read by decide(). */
+  private volatile Decision.Reason lossReason = Decision.Reason.NO_LEASE;
+  /** Absolute time a lease is expected (pending grant / coordinator recovery), or Long.MIN_VALUE. */
+  private volatile long readyHintNanos = Long.MIN_VALUE;
+
+  // ---- control state, guarded by this
+  private enum Phase { IDLE, ACQUIRING, HELD, RENEWING, CLOSED }
+
+  private Phase phase = Phase.IDLE;
+  /** Sequence of the control request in flight; an answer to an older one is ignored. */
+  private long requestSeq;
+  private int failures;
+  private LimiterScheduler.Cancellable actionTimer;
+  private LimiterScheduler.Cancellable expiryTimer;
+  private Response.LeaseInfo lease; // the held lease (phase HELD / RENEWING), else stale or null
+  private long leaseSentAtNanos;
+  private long lastEpoch = Long.MIN_VALUE;
+  private long lastVersion = Long.MIN_VALUE;
+  private boolean emergencyAvailable;
+  private long emergencyInstalled;
+  private long emergencyToReport;
+  private long emergencyInFlight;
+  private long lastReportNanos;
+  private long lastAdmitted;
+  private long lastRejected;
+  private double ewmaAdmitted = -1;
+  private double ewmaRejected = -1;
+  private CompletableFuture<Void> closing;
+
+  private RateLimiter(LeaseTransport transport, LimiterScheduler scheduler, String tenant,
+      String resource, String holder, LimiterOptions options) {
+    this.transport = transport;
+    this.scheduler = scheduler;
+    this.clock = options.nanoClock();
+    this.options = options;
+    this.tenant = tenant;
+    this.resource = resource;
+    this.holder = holder;
+    this.lastReportNanos = clock.getAsLong();
+  }
+
+  /**
+   * A limiter over any transport and scheduler (the simulation and tests use this; services use
+   * {@code RationClient.rateLimiter}). Nothing is sent until first use.
+   */
+  public static RateLimiter create(LeaseTransport transport, LimiterScheduler scheduler,
+      String tenant, String resource, String holder, LimiterOptions options) {
+    if (transport == null || scheduler == null || options == null) {
+      throw new IllegalArgumentException("transport, scheduler and options are required");
+    }
+    for (String[] nv : new String[][] {{"tenant", tenant}, {"resource", resource}, {"holder", holder}}) {
+      if (nv[1] == null || nv[1].isEmpty()) {
+        throw new IllegalArgumentException(nv[0] + " '" + nv[1] + "' must be non-empty");
+      }
+    }
+    return new RateLimiter(transport, scheduler, tenant, resource, holder, options);
+  }
+
+  // ------------------------------------------------------------------ hot path
+
+  /** Takes {@code permits} if the local bucket holds them now. Never blocks; never allocates. */
+  public boolean tryAcquire(long permits) {
+    if (closed) {
+      return false;
+    }
+    long now = clock.getAsLong();
+    long r = bucket.acquireOrWaitNanos(permits, now);
+    observe(permits, now);
+    if (r == LeasedBucket.ADMITTED) {
+      admitted.add(permits);
+      return true;
+    }
+    rejected.add(permits);
+    if (r == LeasedBucket.NO_LEASE || r == LeasedBucket.EXPIRED) {
+      kick();
+    }
+    return false;
+  }
+
+  public boolean tryAcquire() {
+    return tryAcquire(1);
+  }
+
+  /** Like {@link #tryAcquire} but says why, and when to retry. */
+  public Decision decide(long permits) {
+    RetryPolicy policy = options.unknownRetry();
+    if (closed) {
+      return new Decision(false, Decision.Reason.CLOSED, policy.initialDelayNanos(), false, policy);
+    }
+    long now = clock.getAsLong();
+    long r = bucket.acquireOrWaitNanos(permits, now);
+    observe(permits, now);
+    if (r == LeasedBucket.ADMITTED) {
+      admitted.add(permits);
+      return new Decision(true, inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED, 0, true, policy);
+    }
+    rejected.add(permits);
+    if (r > 0) {
+      return new Decision(false, Decision.Reason.NO_TOKENS, r, true, policy);
+    }
+    if (r == LeasedBucket.NOT_IN_TERM) {
+      Decision.Reason reason = inEmergency ? Decision.Reason.EMERGENCY_EXHAUSTED : Decision.Reason.NO_TOKENS;
+      return unknownOrHint(reason, now, policy);
+    }
+    kick();
+    Decision.Reason reason = r == LeasedBucket.EXPIRED ? Decision.Reason.LEASE_EXPIRED : lossReason;
+    return unknownOrHint(reason, now, policy);
+  }
+
+  public Decision decide() {
+    return decide(1);
+  }
+
+  private Decision unknownOrHint(Decision.Reason reason, long now, RetryPolicy policy) {
+    long hint = readyHintNanos;
+    if (hint != Long.MIN_VALUE && hint > now) {
+      return new Decision(false, reason, hint - now, true, policy);
+    }
+    return new Decision(false, reason, policy.initialDelayNanos(), false, policy);
+  }
+
+  /** Peak-burst tracking: permits requested per 2^27 ns window. Approximate under races. */
+  private void observe(long permits, long now) {
+    long w = now >> WINDOW_SHIFT;
+    long current = windowIndex.get();
+    if (w != current && windowIndex.compareAndSet(current, w)) {
+      long sum = windowCount.sumThenReset();
+      peakInPeriod.accumulateAndGet(sum, Math::max);
+    }
+    windowCount.add(permits);
+  }
+
+  private void kick() {
+    if (!kickPending.get() && kickPending.compareAndSet(false, true)) {
+      scheduler.schedule(this::onKick, 0);
+    }
+  }
+
+  // ------------------------------------------------------------------ control path
+
+  private synchronized void onKick() {
+    kickPending.set(false);
+    long now = clock.getAsLong();
+    switch (phase) {
+      case IDLE -> sendAcquire();
+      case HELD, RENEWING -> {
+        if (now >= bucket.validUntilNanos()) {
+          onLocalExpiry(lease);
+        }
+      }
+      default -> { }
+    }
+  }
+
+  private void sendAcquire() {
+    cancelTimers();
+    phase = Phase.ACQUIRING;
+    long seq = ++requestSeq;
+    long sentAt = clock.getAsLong();
+    long[] demand = demand(sentAt, false);
+    CompletableFuture<Response.LeaseReply> f;
+    try {
+      f = transport.acquire(tenant, resource, holder, demand[0], demand[1]);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    f.whenComplete((reply, err) -> scheduler.schedule(() -> onAcquireAnswer(seq, sentAt, reply, err), 0));
+  }
+
+  private synchronized void onAcquireAnswer(long seq, long sentAt, Response.LeaseReply reply, Throwable err) {
+    long now = clock.getAsLong();
+    if (phase == Phase.CLOSED) {
+      // Granted after close: nothing will use it, give it back with its start balance.
+      if (err == null && reply.outcome() == Outcome.SUCCESS && reply.lease() != null) {
+        returnQuietly(reply.lease().leaseId(), reply.lease().version(), reply.startBalance());
+      }
+      return;
+    }
+    if (seq != requestSeq || phase != Phase.ACQUIRING) {
+      return;
+    }
+    if (err != null) {
+      retryAcquire(now, hintOf(err));
+      return;
+    }
+    if (reply.outcome() != Outcome.SUCCESS || reply.lease() == null) {
+      long hint = reply.outcome() == Outcome.LIMIT_EXHAUSTED && reply.retryAfterMillis() > 0
+          ? reply.retryAfterMillis() * NANOS_PER_MILLI : 0;
+      lossReason = Decision.Reason.NO_LEASE;
+      retryAcquire(now, hint);
+      return;
+    }
+    Response.LeaseInfo l = reply.lease();
+    if (!newer(l)) {
+      retryAcquire(now, 0);
+      return;
+    }
+    lastEpoch = l.epoch();
+    lastVersion = l.version();
+    long validUntil = localExpiry(sentAt, l.leaseDurationMillis());
+    long left = bucket.install(l.rateShare(), l.burstShare(), reply.startBalance(), validUntil, now);
+    if (inEmergency) {
+      // The emergency bucket never refills: what is missing from E was spent.
+      emergencyToReport += Math.max(0, emergencyInstalled - left);
+      inEmergency = false;
+      emergencyInstalled = 0;
+    }
+    emergencyAvailable = true;
+    lease = l;
+    leaseSentAtNanos = sentAt;
+    phase = Phase.HELD;
+    failures = 0;
+    readyHintNanos = Long.MIN_VALUE;
+    scheduleTerm(sentAt, l, validUntil, now);
+  }
+
+  private void retryAcquire(long now, long hintNanos) {
+    phase = Phase.IDLE;
+    long delay = Math.max(backoff(failures++), hintNanos);
+    readyHintNanos = hintNanos > 0 ? now + hintNanos : Long.MIN_VALUE;
+    actionTimer = scheduler.schedule(this::onAcquireTimer, delay);
+  }
+
+  private synchronized void onAcquireTimer() {
+    if (phase == Phase.IDLE) {
+      sendAcquire();
+    }
+  }
+
+  private void scheduleTerm(long sentAt, Response.LeaseInfo l, long validUntil, long now) {
+    cancelTimers();
+    long renewAt = sentAt + (long) (l.leaseDurationMillis() * NANOS_PER_MILLI * options.renewFraction());
+    Response.LeaseInfo held = l;
+    actionTimer = scheduler.schedule(() -> onRenewTimer(held), renewAt - now);
+    expiryTimer = scheduler.schedule(() -> onExpiryTimer(held), validUntil - now);
+  }
+
+  private synchronized void onRenewTimer(Response.LeaseInfo held) {
+    if (phase == Phase.HELD && lease == held) {
+      sendRenew();
+    }
+  }
+
+  private void sendRenew() {
+    phase = Phase.RENEWING;
+    long seq = ++requestSeq;
+    long sentAt = clock.getAsLong();
+    long[] demand = demand(sentAt, true);
+    long emergencyUsed = emergencyToReport;
+    emergencyInFlight = emergencyUsed;
+    Response.LeaseInfo held = lease;
+    CompletableFuture<Response.LeaseReply> f;
+    try {
+      f = transport.renew(held.leaseId(), held.version(), demand[0], demand[1], demand[2], demand[3], emergencyUsed);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    f.whenComplete((reply, err) -> scheduler.schedule(() -> onRenewAnswer(seq, sentAt, held, reply, err), 0));
+  }
+
+  private synchronized void onRenewAnswer(long seq, long sentAt, Response.LeaseInfo held,
+      Response.LeaseReply reply, Throwable err) {
+    if (seq != requestSeq || phase != Phase.RENEWING || lease != held) {
+      return;
+    }
+    long now = clock.getAsLong();
+    if (err != null) {
+      retryRenew(now, hintOf(err));
+      return;
+    }
+    switch (reply.outcome()) {
+      case SUCCESS -> {
+        Response.LeaseInfo l = reply.lease();
+        if (l == null || l.leaseId() != held.leaseId() || !newer(l)) {
+          retryRenew(now, 0); // a stale or foreign answer: keep the terms we have
+          return;
+        }
+        lastEpoch = l.epoch();
+        lastVersion = l.version();
+        long validUntil = localExpiry(sentAt, l.leaseDurationMillis());
+        bucket.renew(l.rateShare(), l.burstShare(), validUntil, now);
+        emergencyToReport -= emergencyInFlight;
+        emergencyInFlight = 0;
+        lease = l;
+        leaseSentAtNanos = sentAt;
+        phase = Phase.HELD;
+        failures = 0;
+        scheduleTerm(sentAt, l, validUntil, now);
+      }
+      case LEASE_EXPIRED, LEASE_UNKNOWN, VERSION_MISMATCH -> {
+        // The ledger no longer knows this lease (or our version): stop and start afresh.
+        bucket.invalidate(now);
+        lossReason = Decision.Reason.LEASE_EXPIRED;
+        emergencyInFlight = 0;
+        lease = null;
+        failures = 0;
+        sendAcquire();
+      }
+      default -> retryRenew(now, 0);
+    }
+  }
+
+  private void retryRenew(long now, long hintNanos) {
+    phase = Phase.HELD;
+    emergencyInFlight = 0;
+    if (actionTimer != null) {
+      actionTimer.cancel();
+    }
+    long delay = Math.max(backoff(failures++), hintNanos);
+    // Retries stop at local expiry: the expiry timer takes over from there.
+    if (now + delay < bucket.validUntilNanos()) {
+      Response.LeaseInfo held = lease;
+      actionTimer = scheduler.schedule(() -> onRenewTimer(held), delay);
+    }
+  }
+
+  private synchronized void onExpiryTimer(Response.LeaseInfo held) {
+    if ((phase == Phase.HELD || phase == Phase.RENEWING) && lease == held
+        && clock.getAsLong() >= bucket.validUntilNanos()) {
+      onLocalExpiry(held);
+    }
+  }
+
+  /** Local expiry without renewal: hard stops; best-effort may spend E once. Then re-acquire. */
+  private void onLocalExpiry(Response.LeaseInfo held) {
+    long now = clock.getAsLong();
+    boolean bestEffort = held.modeCode() == 1 && options.emergencyEnabled() && held.emergency() > 0;
+    if (bestEffort && emergencyAvailable) {
+      bucket.install(0, held.emergency(), held.emergency(), Long.MAX_VALUE, now);
+      emergencyInstalled = held.emergency();
+      emergencyAvailable = false;
+      inEmergency = true;
+    } else if (!inEmergency) {
+      bucket.invalidate(now);
+    }
+    lossReason = Decision.Reason.LEASE_EXPIRED;
+    // The ledger may still count the lease (local expiry is early by design): free it now.
+    returnQuietly(held.leaseId(), held.version(), 0);
+    lease = null;
+    failures = 0;
+    sendAcquire();
+  }
+
+  // ------------------------------------------------------------------ close
+
+  /**
+   * Invalidates the bucket, then returns the lease with its unused whole tokens; the future
+   * completes when the return is answered (or failed: the lease then simply expires). Idempotent.
+   */
+  public synchronized CompletableFuture<Void> closeAsync() {
+    if (closing != null) {
+      return closing;
+    }
+    closed = true;
+    long now = clock.getAsLong();
+    // Invalidate first: from here no admission can spend what we are about to return.
+    long unused = bucket.invalidate(now);
+    inEmergency = false;
+    cancelTimers();
+    Response.LeaseInfo held = lease;
+    boolean live = (phase == Phase.HELD || phase == Phase.RENEWING) && held != null;
+    phase = Phase.CLOSED;
+    requestSeq++;
+    lease = null;
+    if (!live) {
+      closing = CompletableFuture.completedFuture(null);
+      return closing;
+    }
+    CompletableFuture<Response.ReturnReply> f;
+    try {
+      f = transport.returnLease(held.leaseId(), held.version(), unused);
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    closing = f.handle((r, e) -> null);
+    return closing;
+  }
+
+  /** {@link #closeAsync()}, waiting at most {@code closeTimeoutNanos} for the return's answer. */
+  @Override
+  public void close() {
+    CompletableFuture<Void> f = closeAsync();
+    try {
+      f.get(options.closeTimeoutNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // The return is best-effort: an unreturned lease expires on the ledger by itself.
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private void returnQuietly(long leaseId, long version, long unused) {
+    try {
+      transport.returnLease(leaseId, version, unused);
+    } catch (RuntimeException e) {
+      // Best-effort: the lease expires on the ledger anyway.
+    }
+  }
+
+  private boolean newer(Response.LeaseInfo l) {
+    return l.epoch() > lastEpoch || (l.epoch() == lastEpoch && l.version() > lastVersion);
+  }
+
+  private long localExpiry(long sentAt, long durationMillis) {
+    long durationNanos = durationMillis * NANOS_PER_MILLI;
+    return sentAt + (long) (durationNanos * (1 - options.driftFraction())) - options.marginNanos();
+  }
+
+  private long backoff(int attempt) {
+    long d = options.backoffBaseNanos() << Math.min(attempt, 30);
+    return d <= 0 || d > options.backoffMaxNanos() ? options.backoffMaxNanos() : d;
+  }
+
+  private static long hintOf(Throwable err) {
+    Throwable c = err;
+    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c instanceof RationException re && re.retryAfterMillis() > 0 ? re.retryAfterMillis() * NANOS_PER_MILLI : 0;
+  }
+
+  /** {demandRate, demandBurst, admittedPerSecond, rejectedPerSecond}; see the class comment. */
+  private long[] demand(long now, boolean closePeriod) {
+    long a = admitted.sum();
+    long j = rejected.sum();
+    long periodNanos = now - lastReportNanos;
+    if (periodNanos > 0) {
+      double seconds = periodNanos / 1e9;
+      double ra = (a - lastAdmitted) / seconds;
+      double rj = (j - lastRejected) / seconds;
+      double alpha = options.ewmaAlpha();
+      ewmaAdmitted = ewmaAdmitted < 0 ? ra : alpha * ra + (1 - alpha) * ewmaAdmitted;
+      ewmaRejected = ewmaRejected < 0 ? rj : alpha * rj + (1 - alpha) * ewmaRejected;
+      lastAdmitted = a;
+      lastRejected = j;
+      lastReportNanos = now;
+    }
+    double ea = Math.max(0, ewmaAdmitted);
+    double ej = Math.max(0, ewmaRejected);
+    long peak = Math.max(peakInPeriod.get(), windowCount.sum());
+    if (closePeriod) {
+      peakInPeriod.set(0);
+    }
+    long rate = Math.max(options.minDemandRatePerSecond(), (long) Math.ceil(ea + ej));
+    long burst = Math.max(options.minDemandBurst(), peak);
+    return new long[] {rate, burst, Math.round(ea), Math.round(ej)};
+  }
+
+  private void cancelTimers() {
+    if (actionTimer != null) {
+      actionTimer.cancel();
+      actionTimer = null;
+    }
+    if (expiryTimer != null) {
+      expiryTimer.cancel();
+      expiryTimer = null;
+    }
+  }
+
+  // ------------------------------------------------------------------ introspection
+
+  public String tenant() {
+    return tenant;
+  }
+
+  public String resource() {
+    return resource;
+  }
+
+  public String holder() {
+    return holder;
+  }
+
+  /** The bucket (read it for balances; the simulation inspects it). */
+  public LeasedBucket bucket() {
+    return bucket;
+  }
+
+  /** Permits admitted so far (emergency included). */
+  public long admittedTotal() {
+    return admitted.sum();
+  }
+
+  public long rejectedTotal() {
+    return rejected.sum();
+  }
+
+  /** The lease currently held, if any. */
+  public synchronized java.util.Optional<Response.LeaseInfo> lease() {
+    return (phase == Phase.HELD || phase == Phase.RENEWING) ? java.util.Optional.ofNullable(lease) : java.util.Optional.empty();
+  }
+
+  /** True while admitting from the best-effort emergency budget. */
+  public boolean inEmergency() {
+    return inEmergency;
+  }
+
+  /** Emergency tokens spent and not yet reported to the ledger. */
+  public synchronized long emergencyUnreported() {
+    return emergencyToReport;
+  }
+}

@@ -1,0 +1,288 @@
+(ns ration.jepsen.checker
+  "Checkers: (check checker test history opts) -> {:valid? true|false|:unknown ...}. compose
+  runs several and merges validity with merge-valid (false > :unknown > true).
+
+  Lease checkers (JEPSEN-NOTES §7). Times are the harness's monotonic ns. A lease L is usable
+  by an honest holder over U(L): from its acquire's :ok completion, while some :ok
+  acquire/renew k with completion c_k <= t has first-invocation(req-id_k) + ttl_k·(1−ε) > t,
+  and before L's release is invoked; its share at t is that of the latest :ok completed by t."
+  (:require [ration.jepsen.history :as h]))
+
+(defprotocol Checker
+  (check [checker test history opts]))
+
+(defn merge-valid
+  [vs]
+  (reduce (fn [a b] (cond (or (false? a) (false? b)) false
+                          (or (= :unknown a) (= :unknown b)) :unknown
+                          :else true))
+          true vs))
+
+(defn compose
+  "{name checker} -> a checker whose result has each result under its name."
+  [checkers]
+  (reify Checker
+    (check [_ test history opts]
+      (let [rs (into (sorted-map) (for [[k c] checkers]
+                                    [k (try (check c test history opts)
+                                            (catch Throwable t {:valid? :unknown :error (str t)}))]))]
+        (assoc rs :valid? (merge-valid (map :valid? (vals rs))))))))
+
+;; ------------------------------------------------------------------ lease model from a history
+
+(defn first-invocations
+  "req-id -> earliest invocation time of any op carrying it (resends share it)."
+  [history]
+  (reduce (fn [m op]
+            (if-let [r (and (h/invoke? op) (get-in op [:value :req-id]))]
+              (update m r #(if % (min % (:time op)) (:time op)))
+              m))
+          {} history))
+
+(defn lease-segments
+  "lease-id -> {:tenant :segments [[from to rate burst] ...] :acquired-at :release-invoked}."
+  [history epsilon]
+  (let [firsts (first-invocations history)
+        cs (h/completions history)
+        grants (->> cs
+                    (filter #(and (h/ok? %) (#{:acquire :renew} (:f %))))
+                    (group-by #(get-in % [:value :lease-id])))
+        releases (->> history
+                      (filter #(and (h/invoke? %) (= :release (:f %))))
+                      (group-by #(get-in % [:value :lease-id])))]
+    (into {}
+          (for [[id gs] grants
+                :let [gs (sort-by :time gs)
+                      acq (first (filter #(= :acquire (:f %)) gs))]
+                :when acq
+                :let [rel (some->> (get releases id) (map :time) seq (apply min))
+                      gs (drop-while #(< (:time %) (:time acq)) gs)
+                      ends (reductions max (map (fn [g]
+                                                  (let [v (:value g)
+                                                        fi (get firsts (:req-id v) (:invoke-time g))]
+                                                    (+ fi (long (* (:ttl-ms v) (- 1.0 epsilon) 1e6)))))
+                                                gs))
+                      nexts (concat (map :time (rest gs)) [Long/MAX_VALUE])
+                      segs (vec (keep (fn [[g e nxt]]
+                                        (let [from (:time g)
+                                              to (min e nxt (or rel Long/MAX_VALUE))]
+                                          (when (< from to)
+                                            [from to (get-in g [:value :rate]) (get-in g [:value :burst])])))
+                                      (map vector gs ends nexts)))]]
+            [id {:tenant (get-in acq [:value :tenant])
+                 :acquired-at (:time acq)
+                 :release-invoked rel
+                 :segments segs}]))))
+
+(defn- tenant-limits [test opts]
+  (or (:tenants opts) (get-in test [:workload-opts :tenants])))
+
+(defn conservation
+  "Σ rate ≤ R and Σ burst ≤ B over usable intervals at every instant, per tenant. :info acquires
+  are unknown grants (their capacity may be leaked until expiry): reported, never violations."
+  []
+  (reify Checker
+    (check [_ test history opts]
+      (let [eps (or (:epsilon opts) 0.1)
+            limits (tenant-limits test opts)
+            leases (lease-segments history eps)
+            per-tenant
+            (into (sorted-map)
+                  (for [[tenant {:keys [rate burst]}] limits
+                        :let [events (->> leases
+                                          (filter #(= tenant (:tenant (val %))))
+                                          (mapcat (fn [[id l]]
+                                                    (mapcat (fn [[from to r b]]
+                                                              [[from 1 id r b] [to 0 id r b]])
+                                                            (:segments l))))
+                                          ;; At equal times, ends (0) before starts (1).
+                                          (sort-by (juxt first second)))
+                              sweep (reduce (fn [{:keys [r b active worst violations] :as s} [t kind id dr db]]
+                                              (let [sign (if (= 1 kind) 1 -1)
+                                                    r (+ r (* sign dr)), b (+ b (* sign db))
+                                                    active (if (= 1 kind) (assoc active id [dr db]) (dissoc active id))
+                                                    s (assoc s :r r :b b :active active)
+                                                    s (if (> (+ r (/ b (max 1 burst))) (:score worst 0))
+                                                        (assoc s :worst {:time t :rate r :burst b :score (+ r (/ b (max 1 burst)))
+                                                                         :leases (vec (keys active))})
+                                                        s)]
+                                                (if (and (= 1 kind) (or (> r rate) (> b burst)))
+                                                  (update s :violations conj {:time t :rate r :burst b :R rate :B burst
+                                                                              :leases active})
+                                                  s)))
+                                            {:r 0 :b 0 :active {} :worst nil :violations []}
+                                            events)]]
+                    [tenant {:valid? (empty? (:violations sweep))
+                             :leases (count (filter #(= tenant (:tenant (val %))) leases))
+                             :max-seen (dissoc (:worst sweep) :score)
+                             :violation-count (count (:violations sweep))
+                             :violations (vec (take 5 (:violations sweep)))}]))
+            unknown (count (filter #(and (h/info? %) (= :acquire (:f %))) (h/completions history)))]
+        {:valid? (every? :valid? (vals per-tenant))
+         :tenants per-tenant
+         :indeterminate-acquires unknown}))))
+
+(defn admissions
+  "Per tenant, the admission curve W_k = max(0, W_{k−1} − R·Δt) + n_k over :ok admits at
+  completion time; a violation iff W > B + R·L_max (L_max: the largest admit latency)."
+  []
+  (reify Checker
+    (check [_ test history opts]
+      (let [limits (tenant-limits test opts)
+            admits (->> (h/completions history)
+                        (filter #(and (h/ok? %) (= :admit (:f %)) (pos? (get-in % [:value :n] 0)))))
+            lmax (reduce max 0 (map #(- (:time %) (:invoke-time %)) admits))
+            per-tenant
+            (into (sorted-map)
+                  (for [[tenant {:keys [rate burst]}] limits
+                        :let [ops (sort-by :time (filter #(= tenant (get-in % [:value :tenant])) admits))
+                              bound (+ burst (* rate (/ lmax 1e9)))
+                              res (reduce (fn [{:keys [w t] :as s} op]
+                                            (let [dt (if t (/ (- (:time op) t) 1e9) 0)
+                                                  w (+ (max 0.0 (- w (* rate dt))) (get-in op [:value :n]))
+                                                  s (assoc s :w w :t (:time op) :max-w (max (:max-w s) w))]
+                                              (if (> w (+ bound 1e-9))
+                                                (update s :violations conj {:index (:index op) :time (:time op) :w w :bound bound})
+                                                s)))
+                                          {:w 0.0 :t nil :max-w 0.0 :violations []}
+                                          ops)]]
+                    [tenant {:valid? (empty? (:violations res))
+                             :admitted (reduce + (map #(get-in % [:value :n]) ops))
+                             :max-w (:max-w res)
+                             :bound bound
+                             :violation-count (count (:violations res))
+                             :violations (vec (take 5 (:violations res)))}]))]
+        {:valid? (every? :valid? (vals per-tenant))
+         :max-admit-latency-ns lmax
+         :tenants per-tenant}))))
+
+(defn lifecycle
+  "No :ok renew or spending admit invoked after an :ok release of the lease completed; no
+  spending admit outside U(L)."
+  []
+  (reify Checker
+    (check [_ test history opts]
+      (let [eps (or (:epsilon opts) 0.1)
+            cs (h/completions history)
+            released (->> cs
+                          (filter #(and (h/ok? %) (= :release (:f %))))
+                          (reduce (fn [m op] (update m (get-in op [:value :lease-id]) #(min (or % Long/MAX_VALUE) (:time op)))) {}))
+            segs (lease-segments history eps)
+            after-release (for [op cs
+                                :when (and (h/ok? op) (#{:renew :admit} (:f op))
+                                           (or (= :renew (:f op)) (pos? (get-in op [:value :n] 0))))
+                                :let [rt (released (get-in op [:value :lease-id]))]
+                                :when (and rt (> (:invoke-time op) rt))]
+                            {:kind (keyword (str (name (:f op)) "-after-release")) :index (:index op)
+                             :lease-id (get-in op [:value :lease-id]) :released-at rt :invoked-at (:invoke-time op)})
+            outside (for [op cs
+                          :when (and (h/ok? op) (= :admit (:f op)) (pos? (get-in op [:value :n] 0)))
+                          :let [id (get-in op [:value :lease-id])
+                                ss (get-in segs [id :segments])]
+                          :when (not-any? (fn [[from to]] (and (< (:invoke-time op) to) (>= (:time op) from))) ss)]
+                      {:kind :admit-outside-lease :index (:index op) :lease-id id :n (get-in op [:value :n])
+                       :time (:time op) :segments (vec (take-last 2 ss))})
+            errs (vec (concat after-release outside))]
+        {:valid? (empty? errs)
+         :error-count (count errs)
+         :errors (vec (take 10 errs))}))))
+
+(defn unique-leases
+  "No lease id granted to two different acquire request ids."
+  []
+  (reify Checker
+    (check [_ _ history _]
+      (let [by-id (->> (h/completions history)
+                       (filter #(and (h/ok? %) (= :acquire (:f %))))
+                       (group-by #(get-in % [:value :lease-id])))
+            dups (into {} (for [[id ops] by-id
+                                :let [reqs (distinct (map #(get-in % [:value :req-id]) ops))]
+                                :when (> (count reqs) 1)]
+                            [id reqs]))]
+        {:valid? (empty? dups)
+         :attempted-count (count (filter #(and (h/invoke? %) (= :acquire (:f %))) history))
+         :acquired-count (count by-id)
+         :duplicated-count (count dups)
+         :duplicated (into {} (take 10 dups))}))))
+
+(defn- read-errors [limits op]
+  (let [{:keys [tenant limit leases]} (:value op)
+        {:keys [rate burst]} (get limits tenant)
+        neg (for [[k v] (select-keys limit [:counted-rate :counted-burst :granted-rate :granted-burst :pool])
+                  :when (neg? v)] [k v])
+        lease-neg (for [l leases, k [:rate :burst :counted-rate :counted-burst] :when (neg? (get l k 0))] [(:lease-id l) k])
+        sum-r (reduce + (map :counted-rate leases))
+        sum-b (reduce + (map :counted-burst leases))]
+    (cond-> []
+      (nil? rate) (conj [:unknown-tenant tenant])
+      (nil? limit) (conj [:limit-missing tenant])
+      (and limit rate (not= [rate burst] [(:rate limit) (:burst limit)])) (conj [:limit-changed {:expected [rate burst] :read [(:rate limit) (:burst limit)]}])
+      (seq neg) (conj [:negative-value (vec neg)])
+      (seq lease-neg) (conj [:negative-lease-value (vec lease-neg)])
+      (and limit (> (:counted-rate limit) rate)) (conj [:counted-rate-over-R (:counted-rate limit) rate])
+      (and limit (> (:counted-burst limit) burst)) (conj [:counted-burst-over-B (:counted-burst limit) burst])
+      (and limit (> (+ (:pool limit) (:counted-burst limit)) burst)) (conj [:pool-plus-burst-over-B (:pool limit) (:counted-burst limit) burst])
+      (and rate (> sum-r rate)) (conj [:lease-rate-sum-over-R sum-r rate])
+      (and burst (> sum-b burst)) (conj [:lease-burst-sum-over-B sum-b burst]))))
+
+(defn reads
+  "Bank-style checks of every :ok ledger read: known tenant, limit present and unchanged,
+  nothing negative, counted shares ≤ R/B, pool + counted burst ≤ B, Σ lease shares ≤ R/B."
+  []
+  (reify Checker
+    (check [_ test history opts]
+      (let [limits (tenant-limits test opts)
+            rs (filter #(and (h/ok? %) (= :ledger-read (:f %))) history)
+            bad (vec (for [op rs :let [e (read-errors limits op)] :when (seq e)]
+                       {:index (:index op) :errors e}))]
+        {:valid? (empty? bad)
+         :read-count (count rs)
+         :error-count (count bad)
+         :first-errors (vec (take 5 bad))}))))
+
+(defn stats
+  "Liveness, reported: per-f ok/fail/info counts; time from the last nemesis op (the final heal)
+  to the first :ok client op after it. :unknown (never false) when nothing succeeded at all, or
+  nothing after the final heal."
+  []
+  (reify Checker
+    (check [_ _ history _]
+      (let [cs (filter h/client-op? (remove h/invoke? history))
+            by-f (into (sorted-map)
+                       (for [[f ops] (group-by :f cs)]
+                         [f (let [fr (frequencies (map :type ops))]
+                              {:ok (fr :ok 0) :fail (fr :fail 0) :info (fr :info 0)
+                               :ok-fraction (if (seq ops) (double (/ (fr :ok 0) (count ops))) 0.0)})]))
+            last-nemesis (->> history (filter #(= :nemesis (:process %))) (map :time) (reduce max -1))
+            first-ok-after (->> cs (filter #(and (h/ok? %) (#{:acquire :renew :ledger-read} (:f %))
+                                                 (> (:time %) last-nemesis)))
+                                (map :time) sort first)
+            any-ok (some h/ok? cs)]
+        {:valid? (if (and any-ok first-ok-after) true :unknown)
+         :count (count cs)
+         :ok-count (count (filter h/ok? cs))
+         :by-f by-f
+         :final-heal-time-s (when (pos? last-nemesis) (/ last-nemesis 1e9))
+         :seconds-to-first-ok-after-heal (when (and first-ok-after (pos? last-nemesis))
+                                           (/ (- first-ok-after last-nemesis) 1e9))}))))
+
+(defn unhandled-exceptions
+  "Exceptions seen in completions, grouped (never fails)."
+  []
+  (reify Checker
+    (check [_ _ history _]
+      (let [ex (filter :exception history)]
+        {:valid? true
+         :count (count ex)
+         :exceptions (into {} (map (fn [[k v]] [k (count v)]) (group-by #(subs (str (:exception %)) 0 (min 120 (count (str (:exception %))))) ex)))}))))
+
+(defn lease-checker
+  "Everything the lease workload is checked by."
+  []
+  (compose {:conservation (conservation)
+            :admissions (admissions)
+            :lifecycle (lifecycle)
+            :unique-leases (unique-leases)
+            :reads (reads)
+            :stats (stats)
+            :exceptions (unhandled-exceptions)}))

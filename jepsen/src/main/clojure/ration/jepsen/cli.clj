@@ -1,0 +1,150 @@
+(ns ration.jepsen.cli
+  "Command line: test (one workload × one nemesis), test-all (a matrix), check <history.edn>.
+  Prints :valid? and exits non-zero when a run is not valid (1: false; 2: usage; 3: unknown
+  only with --strict)."
+  (:require [clojure.edn :as edn]
+            [clojure.java.io :as io]
+            [clojure.pprint :refer [pprint]]
+            [clojure.string :as str]
+            [clojure.tools.cli :as tcli]
+            [clojure.tools.logging :refer [info warn]]
+            [ration.jepsen.checker :as checker]
+            [ration.jepsen.core :as core]
+            [ration.jepsen.history :as h]
+            [ration.jepsen.nemesis :as nemesis]
+            [ration.jepsen.net :as net]
+            [ration.jepsen.workload.lease :as lease])
+  (:gen-class))
+
+(def workloads
+  "Workload registry: name -> (fn [opts] {:name :opts :client :generator :final-generator})
+  and its checker. Reservation and TTL workloads plug in here when their APIs exist."
+  {:lease {:workload lease/workload :checker checker/lease-checker}})
+
+(def ci-matrix
+  [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]])
+
+(def full-matrix
+  (vec (for [w (keys workloads)
+             n [:partition-leader :partition-one :partition-majority :partition-one-way :lossy
+                :kill :pause-leader :pause :clock-bump :clock-strobe :mixed]]
+         [w n])))
+
+(defn resolve-mode
+  "{:netns? bool :mode kw}: netns when root and namespaces work, else loopback."
+  [mode]
+  (case mode
+    :netns {:netns? true :mode :netns}
+    :loopback {:netns? false :mode :loopback}
+    (if (net/netns-available?) {:netns? true :mode :netns} {:netns? false :mode :loopback})))
+
+(defn build-test
+  "A test map from options."
+  [{:keys [workload nemesis nodes time-limit seed rate concurrency interval hold netns? store quiet]
+    :or {nodes 3 time-limit 60 seed 0 rate 40 interval 8 hold 8 store "store" quiet 10}}]
+  (let [{wf :workload cf :checker} (or (workloads workload)
+                                       (throw (IllegalArgumentException. (str "unknown workload " workload "; known: " (keys workloads)))))
+        w (wf {})
+        node-names (mapv #(keyword (str "n" %)) (range 1 (inc nodes)))]
+    (when (and (not netns?) (or (nemesis/network-faults nemesis)))
+      (throw (IllegalArgumentException. (str "nemesis " nemesis " needs netns mode (root + ip netns)"))))
+    {:name (str (:name w) "-" (name nemesis) "-n" nodes)
+     :workload-name workload
+     :nemesis-name nemesis
+     :nodes node-names
+     :concurrency (or concurrency (* 2 nodes))
+     :time-limit time-limit
+     :rate rate
+     :seed seed
+     :quiet-s quiet
+     :netns? netns?
+     :store-root store
+     :workload w
+     :checker (cf)
+     :nemesis-package (nemesis/nemesis-package nemesis {:interval interval :hold hold :netns? netns?})}))
+
+(defn run-test!
+  "Runs one cell; returns {:name :valid? :dir :seconds}."
+  [opts]
+  (let [t0 (System/nanoTime)
+        r (core/run! (build-test opts))]
+    {:name (:name r)
+     :valid? (get-in r [:results :valid?])
+     :dir (:store-dir r)
+     :seconds (long (/ (- (System/nanoTime) t0) 1e9))
+     :summary (into {} (for [[k v] (:results r) :when (map? v)] [k (:valid? v)]))}))
+
+(defn run-matrix!
+  "Runs cells [[workload nemesis] ...] with shared opts; returns a vector of results. Network
+  nemeses are skipped (reported :skipped) in loopback mode."
+  [cells opts]
+  (vec (for [[w n] cells]
+         (if (and (not (:netns? opts)) (or (nemesis/network-faults n)))
+           {:name (str (name w) "-" (name n)) :valid? :skipped :reason "needs netns mode"}
+           (try (run-test! (assoc opts :workload w :nemesis n))
+                (catch Throwable t
+                  (warn t "cell failed to run" w n)
+                  {:name (str (name w) "-" (name n)) :valid? :unknown :error (str t)}))))))
+
+(def cli-options
+  [[nil "--workload NAME" "Workload" :default :lease :parse-fn keyword]
+   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring, lossy, kill, pause-leader, pause, clock-bump, clock-strobe, mixed"
+    :default :partition-leader :parse-fn keyword]
+   [nil "--nodes N" "3 or 5" :default 3 :parse-fn parse-long :validate [#{3 5} "must be 3 or 5"]]
+   [nil "--time-limit SECONDS" "Workload duration" :default 60 :parse-fn parse-long]
+   [nil "--seed N" "Random seed (recorded in test.edn)" :default 0 :parse-fn parse-long]
+   [nil "--rate HZ" "Client ops per second (total)" :default 40 :parse-fn parse-double]
+   [nil "--concurrency N" "Client threads (default 2n)" :parse-fn parse-long]
+   [nil "--interval SECONDS" "Between faults" :default 8 :parse-fn parse-long]
+   [nil "--hold SECONDS" "Fault duration (> lease TTL + election timeout)" :default 8 :parse-fn parse-long]
+   [nil "--mode MODE" "auto, netns or loopback" :default :auto :parse-fn keyword]
+   [nil "--matrix NAME" "test-all: ci or full" :default :ci :parse-fn keyword]
+   [nil "--store DIR" "Store root" :default "store"]
+   ["-h" "--help"]])
+
+(defn- usage [summary]
+  (str "usage: ration.jepsen.cli test|test-all|check [options]\n"
+       "  test      one workload x one nemesis\n"
+       "  test-all  the matrix (--matrix ci|full)\n"
+       "  check H   re-check a stored history.edn (reads test.edn beside it)\n\n" summary))
+
+(defn check-file
+  "Re-checks a stored history; returns the results."
+  [path]
+  (let [f (io/file path)
+        test-file (io/file (.getParentFile (.getAbsoluteFile f)) "test.edn")
+        test (if (.exists test-file) (edn/read-string (slurp test-file)) {})
+        wl (or (:workload-name test) :lease)
+        opts (or (:workload-opts test) (:opts ((:workload (workloads wl)) {})))
+        history (h/read-edn f)]
+    (checker/check ((:checker (workloads wl))) test history opts)))
+
+(defn exit-code [valids]
+  (cond (some false? valids) 1 :else 0))
+
+(defn -main [& args]
+  (let [{:keys [options arguments summary errors]} (tcli/parse-opts args cli-options)
+        cmd (first arguments)]
+    (when (or errors (:help options) (nil? cmd))
+      (println (str/join "\n" errors))
+      (println (usage summary))
+      (System/exit (if (:help options) 0 2)))
+    (let [code
+          (case cmd
+            "test" (let [m (resolve-mode (:mode options))
+                         r (run-test! (merge options m {:store (:store options)}))]
+                     (pprint r)
+                     (println ":valid?" (:valid? r))
+                     (exit-code [(:valid? r)]))
+            "test-all" (let [m (resolve-mode (:mode options))
+                             cells (if (= :full (:matrix options)) full-matrix ci-matrix)
+                             rs (run-matrix! cells (merge options m))]
+                         (doseq [r rs] (println (format "%-40s %-8s %5ss  %s" (:name r) (:valid? r) (or (:seconds r) "-") (or (:dir r) (:reason r) ""))))
+                         (exit-code (map :valid? rs)))
+            "check" (let [r (check-file (or (second arguments) (throw (IllegalArgumentException. "check needs a history.edn path"))))]
+                      (pprint r)
+                      (println ":valid?" (:valid? r))
+                      (exit-code [(:valid? r)]))
+            (do (println (usage summary)) 2))]
+      (shutdown-agents)
+      (System/exit code))))

@@ -1,0 +1,50 @@
+(ns ration.jepsen.client
+  "Jepsen's client protocol, and the rule that maps Ration's errors onto the outcome of an op:
+  :ok happened, :fail certainly did not happen, :info unknown. A RationException that is
+  definite() is :fail; an indeterminate one, a timeout, or any other exception is :info."
+  (:import (dev.ration.client RationException)
+           (java.util.concurrent CompletableFuture ExecutionException TimeUnit TimeoutException)))
+
+(defprotocol Client
+  (open! [client test node] "A copy of the client bound to node; no state change in the DB.")
+  (setup! [client test] "Creates what the workload needs (idempotent).")
+  (invoke! [client test op] "Applies op; returns its completion (:ok, :fail or :info).")
+  (teardown! [client test] "Undoes setup! where it matters.")
+  (close! [client test] "Releases connections."))
+
+(defprotocol Reusable
+  (reusable? [client test] "True: keep this client after an :info (do not reopen it)."))
+
+(defprotocol Prepare
+  (prepare [client test op]
+    "Fills the invocation's :value from state the client holds, before it is recorded. Called
+    by the interpreter on the main thread while the client's worker is idle."))
+
+(defn error-completion
+  "The completion of op for a throwable t."
+  [op ^Throwable t]
+  (let [t (if (and (instance? ExecutionException t) (.getCause t)) (.getCause t) t)
+        t (if (and (instance? java.util.concurrent.CompletionException t) (.getCause t)) (.getCause t) t)]
+    (cond
+      (instance? RationException t)
+      (assoc op
+             :type (if (.definite ^RationException t) :fail :info)
+             :error [(keyword (str (.code ^RationException t))) (.getMessage t)])
+
+      (instance? TimeoutException t)
+      (assoc op :type :info :error [:timeout "client timeout"])
+
+      :else
+      (assoc op :type :info :error [:exception (str t)]
+             :exception (str (.getName (class t)) ": " (.getMessage t))))))
+
+(defn await!
+  "Waits for f at most timeout-ms; throws TimeoutException past it (the op becomes :info)."
+  [^CompletableFuture f timeout-ms]
+  (.get f (long timeout-ms) TimeUnit/MILLISECONDS))
+
+(defmacro with-errors
+  "Evaluates body (which returns a completion); an exception becomes the completion of op."
+  [op & body]
+  `(try ~@body
+        (catch Throwable t# (error-completion ~op t#))))

@@ -1,0 +1,187 @@
+(ns ration.jepsen.db
+  "Jepsen's DB protocols and Ration's implementation: each node a `ration server` JVM
+  (-Xmx256m, SerialGC, C1 only) in its network namespace (or on loopback), with a per-run data
+  dir, a generated YAML config, a pid file and a log file, started under libfaketime
+  (FAKETIME_TIMESTAMP_FILE per node, no caching, monotonic clock NOT faked) when available.
+  The server jar is copied into the run dir so a concurrent rebuild cannot swap it mid-run.
+  Kill = kill -9 of the recorded pid; pause = SIGSTOP/SIGCONT; primaries from admin /status."
+  (:require [clojure.data.json :as json]
+            [clojure.java.io :as io]
+            [clojure.string :as str]
+            [clojure.tools.logging :refer [info warn]]
+            [ration.jepsen.net :as net]
+            [ration.jepsen.util :as u]))
+
+(defprotocol DB
+  (setup! [db test] "Installs and starts every node; waits for a leader.")
+  (teardown! [db test] "Stops every node and removes run state (idempotent)."))
+
+(defprotocol Kill
+  (kill! [db test node] "kill -9.")
+  (start! [db test node] "Starts the node if it is not running.")
+  (start-all! [db test] "Starts every node that is not running; returns those started."))
+
+(defprotocol Pause
+  (pause! [db test node] "SIGSTOP.")
+  (resume! [db test node] "SIGCONT (no-op unless paused)."))
+
+(defprotocol Primary
+  (primaries [db test] "Nodes whose own /status says LEADER."))
+
+(defprotocol LogFiles
+  (log-files [db test] "node -> [files] to copy into the store."))
+
+(defprotocol Clock
+  (set-clock-offset! [db test node offset-ms] "Moves the node's wall clock (libfaketime)."))
+
+(def ports {:client 17101 :raft 17201 :admin 17301})
+
+(defn find-root
+  "The repository root: -Dration.root, else the nearest parent of the working directory that
+  has server/target/ration-server.jar."
+  []
+  (let [candidates (cons (System/getProperty "ration.root")
+                         (take-while some? (iterate #(.getParent (io/file %)) (System/getProperty "user.dir"))))]
+    (or (some #(when (and % (.exists (io/file % "server/target/ration-server.jar")))
+                 (.getCanonicalPath (io/file %)))
+              candidates)
+        (throw (ex-info "server/target/ration-server.jar not found: build it (mvn -B -q -o -pl client,statemachine,server install -DskipTests) or set -Dration.root"
+                        {:user.dir (System/getProperty "user.dir")})))))
+
+(def libfaketime "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+(defn faketime-available? [] (.exists (io/file libfaketime)))
+
+(defn- address [db node role]
+  (str (get-in @(:addrs db) [node :ip]) ":" (get-in @(:addrs db) [node role])))
+
+(defn client-addresses
+  "host:port of every node's client endpoint, in node order."
+  [db test]
+  (mapv #(address db % :client) (:nodes test)))
+
+(defn- node-yaml [db test node]
+  (str "node:\n  id: " (name node) "\n  data-dir: " (io/file (:run-dir db) (name node) "data") "\n"
+       "cluster:\n  group-id: " (:group-id db) "\n  peers:\n"
+       (str/join (for [n (:nodes test)]
+                   (str "    - { id: " (name n) ", raft: " (address db n :raft) ", client: " (address db n :client)
+                        ", admin: " (address db n :admin) " }\n")))
+       "raft:\n  election-timeout-min: 1s\n  election-timeout-max: 2s\n  request-timeout: 2s\n"
+       "ledger:\n  tick-interval: 250ms\n  idempotency-retention: 120s\n"
+       "endpoint:\n  default-deadline: 5s\n  max-deadline: 60s\n"
+       "shutdown:\n  grace: 1s\n"))
+
+(defn- clock-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "faketime"))
+(defn- log-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "node.log"))
+(defn- pid-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "node.pid"))
+
+(defn- alive? [^Process p] (and p (.isAlive p)))
+
+(defn- launch! [db test node]
+  (let [dir (io/file (:run-dir db) (name node))
+        cfg (io/file dir "node.yaml")
+        java (str (System/getProperty "java.home") "/bin/java")
+        faketime? (:faketime? db)
+        cmd (concat (net/exec-prefix (:net test) node)
+                    ["env"]
+                    (when faketime?
+                      [(str "LD_PRELOAD=" libfaketime)
+                       (str "FAKETIME_TIMESTAMP_FILE=" (clock-file db node))
+                       "FAKETIME_NO_CACHE=1" "FAKETIME_DONT_FAKE_MONOTONIC=1"])
+                    [java "-Xmx256m" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1"
+                     "-cp" (str (:jar db) ":" (:lib db) "/*")
+                     "dev.ration.server.cli.RationCli" "server" "--config" (str cfg)])
+        pb (doto (ProcessBuilder. ^java.util.List (vec cmd))
+             (.redirectErrorStream true)
+             (.redirectOutput (java.lang.ProcessBuilder$Redirect/appendTo (log-file db node))))
+        p (.start pb)]
+    (spit (pid-file db node) (str (.pid p)))
+    (swap! (:procs db) assoc node {:proc p :paused? false})
+    (info "started" node "pid" (.pid p))
+    p))
+
+(defn- status [db node]
+  (when-let [{:keys [status body]} (u/http-get (str "http://" (address db node :admin) "/status") 1000)]
+    (when (= 200 status) (json/read-str body :key-fn keyword))))
+
+(defn- kill-proc! [db node]
+  (when-let [{:keys [^Process proc]} (get @(:procs db) node)]
+    (when (alive? proc)
+      (u/sh-quiet "kill" "-CONT" (str (.pid proc)))
+      (u/sh-quiet "kill" "-9" (str (.pid proc)))
+      (.waitFor proc 10 java.util.concurrent.TimeUnit/SECONDS))
+    (swap! (:procs db) assoc-in [node :paused?] false)))
+
+(defrecord RationDB [root run-dir jar lib group-id faketime? addrs procs]
+  DB
+  (setup! [db test]
+    (teardown! db test)
+    (.mkdirs (io/file run-dir))
+    (io/copy (io/file root "server/target/ration-server.jar") (io/file jar))
+    (reset! addrs (into {} (for [n (:nodes test)]
+                             [n (if (instance? ration.jepsen.net.LoopbackNet (:net test))
+                                  {:ip "127.0.0.1" :client (u/free-port) :raft (u/free-port) :admin (u/free-port)}
+                                  (assoc ports :ip (net/ip-of (:net test) n)))])))
+    (doseq [n (:nodes test)]
+      (let [dir (io/file run-dir (name n))]
+        (.mkdirs (io/file dir "data"))
+        (spit (clock-file db n) "+0")
+        (spit (io/file dir "node.yaml") (node-yaml db test n))))
+    (doseq [n (:nodes test)] (launch! db test n))
+    (when-not (u/await-fn #(seq (primaries db test)) 90000 250)
+      (throw (ex-info "no leader within 90 s of starting the nodes" {:run-dir run-dir})))
+    (info "cluster up; leader" (primaries db test)))
+
+  (teardown! [db test]
+    (doseq [n (keys @procs)] (kill-proc! db n))
+    (reset! procs {}))
+
+  Kill
+  (kill! [db _ node] (kill-proc! db node))
+  (start! [db test node]
+    (when-not (alive? (get-in @procs [node :proc]))
+      (launch! db test node)
+      node))
+  (start-all! [db test] (vec (keep #(start! db test %) (:nodes test))))
+
+  Pause
+  (pause! [_ _ node]
+    (when-let [^Process p (get-in @procs [node :proc])]
+      (when (alive? p)
+        (u/sh-quiet "kill" "-STOP" (str (.pid p)))
+        (swap! procs assoc-in [node :paused?] true))))
+  (resume! [_ _ node]
+    (when (get-in @procs [node :paused?])
+      (when-let [^Process p (get-in @procs [node :proc])]
+        (u/sh-quiet "kill" "-CONT" (str (.pid p))))
+      (swap! procs assoc-in [node :paused?] false)))
+
+  Primary
+  (primaries [db test]
+    (vec (filter #(and (not (get-in @procs [% :paused?]))
+                       (= "LEADER" (:role (status db %))))
+                 (:nodes test))))
+
+  LogFiles
+  (log-files [db test]
+    (into {} (for [n (:nodes test)] [n [(log-file db n) (io/file run-dir (name n) "node.yaml")]])))
+
+  Clock
+  (set-clock-offset! [db _ node offset-ms]
+    ;; libfaketime reads "+N"/"-N" seconds (fractions allowed) on every call (no cache).
+    (let [f (clock-file db node)
+          tmp (io/file (str f ".tmp"))]
+      (spit tmp (format "%+.3f" (/ (double offset-ms) 1000.0)))
+      (.renameTo tmp f))))
+
+(defn ration-db
+  "A DB for a run under run-dir (data, configs, logs, pids, clock files)."
+  [run-dir]
+  (let [root (find-root)]
+    (map->RationDB {:root root
+                    :run-dir (str run-dir)
+                    :jar (str (io/file run-dir "ration-server.jar"))
+                    :lib (str (io/file root "server/target/lib"))
+                    :group-id (str (java.util.UUID/randomUUID))
+                    :faketime? (faketime-available?)
+                    :addrs (atom {})
+                    :procs (atom {})})))

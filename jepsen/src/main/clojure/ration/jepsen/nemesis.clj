@@ -1,0 +1,246 @@
+(ns ration.jepsen.nemesis
+  "Jepsen's nemesis protocol and the faults Ration's suite injects: partitions and packet loss
+  (iptables inside the nodes' namespaces), kill -9 and restart, SIGSTOP/SIGCONT, and wall-clock
+  bumps and strobes (libfaketime timestamp files). Nemesis ops are :info on invocation and
+  completion. Targets: :one :minority :majority :all :primaries (nodes that say they lead)."
+  (:require [clojure.set]
+            [clojure.tools.logging :refer [info warn]]
+            [ration.jepsen.db :as db]
+            [ration.jepsen.generator :as gen]
+            [ration.jepsen.net :as net]))
+
+(defprotocol Nemesis
+  (setup! [n test] "Prepares; returns the nemesis.")
+  (invoke! [n test op] "Applies the fault op; returns its completion.")
+  (teardown! [n test] "Heals everything this nemesis may have done."))
+
+(def noop
+  (reify Nemesis
+    (setup! [this _] this)
+    (invoke! [_ _ op] (assoc op :type :info))
+    (teardown! [_ _])))
+
+(defn compose
+  "Routes each op to the nemesis whose :fs set contains its :f. nemeses: {#{fs} nemesis}."
+  [nemeses]
+  (reify Nemesis
+    (setup! [_ test] (compose (into {} (map (fn [[fs n]] [fs (setup! n test)])) nemeses)))
+    (invoke! [_ test op]
+      (if-let [n (some (fn [[fs n]] (when (fs (:f op)) n)) nemeses)]
+        (invoke! n test op)
+        (assoc op :type :info :error [:no-nemesis-for (:f op)])))
+    (teardown! [_ test] (doseq [n (vals nemeses)] (teardown! n test)))))
+
+;; ------------------------------------------------------------------ targets
+
+(defn majority [n] (inc (quot n 2)))
+
+(defn primaries [test] (vec (db/primaries (:db test) test)))
+
+(defn pick-targets
+  "Nodes for a target spec."
+  [test spec]
+  (let [nodes (vec (:nodes test))
+        shuffled (sort-by (fn [_] (gen/rand-double)) nodes)]
+    (case spec
+      :one [(gen/rand-nth* nodes)]
+      :minority (vec (take (dec (majority (count nodes))) shuffled))
+      :majority (vec (take (majority (count nodes)) shuffled))
+      :all nodes
+      :primaries (let [p (primaries test)] (if (seq p) p [(gen/rand-nth* nodes)]))
+      (vec spec))))
+
+;; ------------------------------------------------------------------ grudges (node -> nodes it drops)
+
+(defn complete-grudge
+  "Every component drops traffic from every other component."
+  [components]
+  (let [components (map set components)
+        all (apply clojure.set/union components)]
+    (into {} (for [c components, n c] [n (sort (clojure.set/difference all c))]))))
+
+(defn bisect [nodes] (split-at (quot (count nodes) 2) nodes))
+
+(defn bridge-grudge
+  "Two halves that only the middle node still talks to (5 nodes: a b | c | d e)."
+  [nodes]
+  (let [nodes (vec nodes), m (quot (count nodes) 2)
+        left (subvec nodes 0 m), right (subvec nodes (inc m))]
+    (merge (into {} (for [n left] [n right])) (into {} (for [n right] [n left])))))
+
+(defn majorities-ring-grudge
+  "Every node sees a majority (itself and its ring neighbours), but no two nodes see the same
+  one: exact for 5 nodes, where each node drops the two nodes opposite it."
+  [nodes]
+  (let [nodes (vec nodes), n (count nodes)]
+    (into {} (for [i (range n)]
+               [(nodes i) (vec (for [j (range n)
+                                     :let [d (mod (- j i) n)]
+                                     :when (and (not= d 0) (not= d 1) (not= d (dec n)))]
+                                 (nodes j)))]))))
+
+(defn one-way-grudge
+  "target stops hearing from every other node (it can still send): a one-way cut."
+  [nodes target]
+  {target (vec (remove #{target} nodes))})
+
+(defn partition-grudge
+  [test spec]
+  (let [nodes (vec (:nodes test))]
+    (case spec
+      :primaries (let [p (pick-targets test :primaries)] (complete-grudge [p (remove (set p) nodes)]))
+      :one (let [t (pick-targets test :one)] (complete-grudge [t (remove (set t) nodes)]))
+      :majority (let [[a b] (bisect (sort-by (fn [_] (gen/rand-double)) nodes))] (complete-grudge [a b]))
+      :one-way-primary (one-way-grudge nodes (first (pick-targets test :primaries)))
+      :bridge (bridge-grudge (sort-by (fn [_] (gen/rand-double)) nodes))
+      :majorities-ring (majorities-ring-grudge (sort-by (fn [_] (gen/rand-double)) nodes)))))
+
+(defn partitioner
+  "Ops {:f :start-partition :value spec} / {:f :stop-partition}."
+  []
+  (reify Nemesis
+    (setup! [this test] (net/heal! (:net test) test) this)
+    (invoke! [_ test op]
+      (case (:f op)
+        :start-partition (let [g (partition-grudge test (:value op))]
+                           (net/drop-grudge! (:net test) test g)
+                           (assoc op :type :info :value {:spec (:value op) :grudge g}))
+        :stop-partition (do (net/heal! (:net test) test) (assoc op :type :info :value :healed))))
+    (teardown! [_ test] (net/heal! (:net test) test))))
+
+(defn packet-loss
+  "Ops {:f :start-loss :value probability} / {:f :stop-loss}: random loss on every node's input."
+  []
+  (reify Nemesis
+    (setup! [this test] (net/heal! (:net test) test) this)
+    (invoke! [_ test op]
+      (case (:f op)
+        :start-loss (do (net/lossy! (:net test) test (:nodes test) (:value op)) (assoc op :type :info))
+        :stop-loss (do (net/heal! (:net test) test) (assoc op :type :info :value :healed))))
+    (teardown! [_ test] (net/heal! (:net test) test))))
+
+(defn killer
+  "Ops {:f :kill :value spec} (kill -9) / {:f :start} (restart every dead node)."
+  []
+  (reify Nemesis
+    (setup! [this _] this)
+    (invoke! [_ test op]
+      (case (:f op)
+        :kill (let [ts (pick-targets test (:value op))]
+                (doseq [n ts] (db/kill! (:db test) test n))
+                (assoc op :type :info :value {:spec (:value op) :killed ts}))
+        :start (let [started (db/start-all! (:db test) test)]
+                 (assoc op :type :info :value {:started started}))))
+    (teardown! [_ test] (db/start-all! (:db test) test))))
+
+(defn pauser
+  "Ops {:f :pause :value spec} (SIGSTOP) / {:f :resume} (SIGCONT to every paused node)."
+  []
+  (reify Nemesis
+    (setup! [this _] this)
+    (invoke! [_ test op]
+      (case (:f op)
+        :pause (let [ts (pick-targets test (:value op))]
+                 (doseq [n ts] (db/pause! (:db test) test n))
+                 (assoc op :type :info :value {:spec (:value op) :paused ts}))
+        :resume (do (doseq [n (:nodes test)] (db/resume! (:db test) test n))
+                    (assoc op :type :info :value :resumed))))
+    (teardown! [_ test] (doseq [n (:nodes test)] (db/resume! (:db test) test n)))))
+
+(defn- bump-ms
+  "Jepsen's bump sizes: ±1.5^(6..31) ms (≈ 11 ms to 4.8 min)."
+  []
+  (let [ms (long (Math/pow 1.5 (+ 6 (gen/rand-int* 26))))]
+    (if (< (gen/rand-double) 0.5) (- ms) ms)))
+
+(defn clock
+  "Ops {:f :bump :value spec} (jump targets' wall clocks), {:f :strobe :value spec} (flip their
+  clocks between two offsets every few ms for a few seconds), {:f :reset} (offsets to 0).
+  Only the wall clock moves: nodes run with FAKETIME_DONT_FAKE_MONOTONIC=1."
+  []
+  (reify Nemesis
+    (setup! [this test] (doseq [n (:nodes test)] (db/set-clock-offset! (:db test) test n 0)) this)
+    (invoke! [_ test op]
+      (case (:f op)
+        :bump (let [ts (pick-targets test (:value op))
+                    offsets (into {} (for [n ts] [n (bump-ms)]))]
+                (doseq [[n ms] offsets] (db/set-clock-offset! (:db test) test n ms))
+                (assoc op :type :info :value {:spec (:value op) :offsets-ms offsets}))
+        :strobe (let [ts (pick-targets test (:value op))
+                      delta (Math/abs (long (bump-ms)))
+                      period-ms (+ 1 (gen/rand-int* 200))
+                      duration-ms (+ 2000 (gen/rand-int* 8000))
+                      deadline (+ (System/nanoTime) (* duration-ms 1000000))]
+                  (loop [flip false, i 0]
+                    (when (and (< (System/nanoTime) deadline) (< i 100000))
+                      (doseq [n ts] (db/set-clock-offset! (:db test) test n (if flip delta 0)))
+                      (Thread/sleep (long period-ms))
+                      (recur (not flip) (inc i))))
+                  (doseq [n ts] (db/set-clock-offset! (:db test) test n 0))
+                  (assoc op :type :info :value {:spec (:value op) :delta-ms delta :period-ms period-ms
+                                                :duration-ms duration-ms}))
+        :reset (do (doseq [n (:nodes test)] (db/set-clock-offset! (:db test) test n 0))
+                   (assoc op :type :info :value :reset))))
+    (teardown! [_ test] (doseq [n (:nodes test)] (db/set-clock-offset! (:db test) test n 0)))))
+
+;; ------------------------------------------------------------------ packages: nemesis + generators
+
+(def kinds
+  "Nemesis kind -> [constructor, the :f values it handles]."
+  {:partition [partitioner #{:start-partition :stop-partition}]
+   :loss [packet-loss #{:start-loss :stop-loss}]
+   :kill [killer #{:kill :start}]
+   :pause [pauser #{:pause :resume}]
+   :clock [clock #{:bump :strobe :reset}]})
+
+(def faults
+  "Fault name -> the kind of nemesis, the ops that start it (one chosen at random each time)
+  and the op that heals it."
+  {:partition-leader {:kind :partition :start [{:f :start-partition :value :primaries}] :stop {:f :stop-partition}}
+   :partition-one {:kind :partition :start [{:f :start-partition :value :one}] :stop {:f :stop-partition}}
+   :partition-majority {:kind :partition :start [{:f :start-partition :value :majority}] :stop {:f :stop-partition}}
+   :partition-one-way {:kind :partition :start [{:f :start-partition :value :one-way-primary}] :stop {:f :stop-partition}}
+   :partition-bridge {:kind :partition :start [{:f :start-partition :value :bridge}] :stop {:f :stop-partition}}
+   :partition-ring {:kind :partition :start [{:f :start-partition :value :majorities-ring}] :stop {:f :stop-partition}}
+   :lossy {:kind :loss :start [{:f :start-loss :value 0.25}] :stop {:f :stop-loss}}
+   :kill {:kind :kill :start [{:f :kill :value :one} {:f :kill :value :primaries}
+                              {:f :kill :value :majority} {:f :kill :value :all}] :stop {:f :start}}
+   :pause-leader {:kind :pause :start [{:f :pause :value :primaries}] :stop {:f :resume}}
+   :pause {:kind :pause :start [{:f :pause :value :primaries} {:f :pause :value :one}
+                                {:f :pause :value :majority}] :stop {:f :resume}}
+   :clock-bump {:kind :clock :start [{:f :bump :value :primaries} {:f :bump :value :majority}
+                                     {:f :bump :value :one}] :stop {:f :reset}}
+   :clock-strobe {:kind :clock :start [{:f :strobe :value :primaries} {:f :strobe :value :majority}] :stop {:f :reset}}})
+
+(def network-faults
+  "Faults that need the netns topology (not available in loopback mode)."
+  #{:partition-leader :partition-one :partition-majority :partition-one-way :partition-bridge
+    :partition-ring :lossy})
+
+(def mixed-faults
+  [:partition-leader :pause-leader :kill :clock-bump :lossy :partition-majority :clock-strobe])
+
+(defn package
+  "{:nemesis :generator :final-generator} for a list of fault names, cycled: wait interval-s,
+  start a fault, hold it hold-s, heal it. :final-generator heals every kind used."
+  [fault-names {:keys [interval hold]}]
+  (let [fs (mapv #(or (faults %) (throw (IllegalArgumentException. (str "unknown fault " % "; known: " (sort (keys faults))))))
+                 fault-names)
+        used-kinds (distinct (map :kind fs))]
+    (if (empty? fs)
+      {:nemesis noop :generator nil :final-generator nil}
+      {:nemesis (compose (into {} (for [k used-kinds :let [[ctor f-set] (kinds k)]] [f-set (ctor)])))
+       :generator (gen/cycle (for [f fs]
+                               [(gen/sleep interval)
+                                (gen/once (fn [_ _] (gen/rand-nth* (:start f))))
+                                (gen/sleep hold)
+                                (:stop f)]))
+       :final-generator (vec (distinct (map :stop fs)))})))
+
+(defn nemesis-package
+  "The package for a --nemesis name: a fault, :mixed, or :none."
+  [nemesis-name opts]
+  (case nemesis-name
+    :none (package [] opts)
+    :mixed (package (if (:netns? opts) mixed-faults (remove network-faults mixed-faults)) opts)
+    (package [nemesis-name] opts)))

@@ -1,0 +1,59 @@
+(ns ration.jepsen.util
+  "Small helpers: running commands, bounded polling, relative time."
+  (:require [clojure.java.shell :as shell]
+            [clojure.string :as str]
+            [clojure.tools.logging :refer [debug warn]]))
+
+(defn sh!
+  "Runs a command; throws with its output unless it exits 0."
+  [& args]
+  (let [{:keys [exit out err]} (apply shell/sh args)]
+    (when-not (zero? exit)
+      (throw (ex-info (str "command failed (exit " exit "): " (str/join " " args) ": " (str/trim err))
+                      {:args args :exit exit :out out :err err})))
+    out))
+
+(defn sh-quiet
+  "Runs a command; returns {:exit :out :err}, never throws (for idempotent cleanup)."
+  [& args]
+  (try (apply shell/sh args)
+       (catch Exception e {:exit -1 :out "" :err (str e)})))
+
+(defn await-fn
+  "Calls f every interval-ms until it returns truthy or timeout-ms passes; returns f's value or
+  nil. Bounded in time and count."
+  [f timeout-ms interval-ms]
+  (let [deadline (+ (System/nanoTime) (* 1000000 (long timeout-ms)))]
+    (loop [i 0]
+      (let [v (try (f) (catch Exception e (debug e "await-fn attempt failed") nil))]
+        (cond
+          v v
+          (or (> (System/nanoTime) deadline) (> i 100000)) nil
+          :else (do (Thread/sleep (long interval-ms)) (recur (inc i))))))))
+
+(defn http-get
+  "GET url with a short timeout; {:status :body} or nil when unreachable."
+  [url timeout-ms]
+  (try
+    (let [c ^java.net.HttpURLConnection (.openConnection (java.net.URL. url))]
+      (.setConnectTimeout c (int timeout-ms))
+      (.setReadTimeout c (int timeout-ms))
+      (try
+        (let [status (.getResponseCode c)
+              stream (if (< status 400) (.getInputStream c) (.getErrorStream c))]
+          {:status status :body (if stream (slurp stream) "")})
+        (finally (.disconnect c))))
+    (catch Exception _ nil)))
+
+(defn free-port
+  "A TCP port free on 127.0.0.1 right now (bind port 0, close)."
+  []
+  (with-open [s (java.net.ServerSocket. 0 1 (java.net.InetAddress/getByName "127.0.0.1"))]
+    (.getLocalPort s)))
+
+(defn root?
+  []
+  (= "0" (str/trim (:out (sh-quiet "id" "-u")))))
+
+(defn ms->ns [ms] (* 1000000 (long ms)))
+(defn ns->s [ns] (/ (double ns) 1e9))

@@ -1,0 +1,42 @@
+package dev.ration.statemachine.lease;
+
+import dev.ration.statemachine.command.RequestKey;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * The part of the ledger's state that lives only in durable storage, never in the heap:
+ * idempotency records and the time-ordered expiry index (both kinds: the ledger also mirrors the
+ * lease kinds in memory, see {@link ExpiryKey#isLeaseKind()}). At 10,000 mutations/s and a
+ * 60 s retention that is 600k records, too many for a small heap.
+ *
+ * <p>Every method reads the <b>committed</b> state: what the entries written so far hold. The
+ * entry being applied is not visible here; the ledger layers its own pending writes
+ * ({@link Changes}) over these answers, and the store writes them, with the applied index, in
+ * the entry's one WriteBatch. Reads must be deterministic: the same committed state gives the
+ * same answers on every replica, in the same order.
+ *
+ * <p>Thread: the single applying thread.
+ */
+public interface LedgerStore {
+
+  /** The committed first answer to {@code key}, if one is kept. */
+  Optional<IdempotencyRecord> idempotencyRecord(RequestKey key);
+
+  /**
+   * Up to {@code maxItems} committed expiry-index keys strictly after {@code after} with
+   * {@code dueAtMillis ≤ dueUpToMillis}, of every kind, in (dueAt, kind, a, b, c) order.
+   */
+  List<ExpiryKey> expiries(ExpiryKey after, long dueUpToMillis, int maxItems);
+
+  /** Whether the committed expiry index holds {@code key} (for verify). */
+  boolean hasExpiry(ExpiryKey key);
+
+  /** Every committed idempotency record (for verify: expensive). */
+  void forEachIdempotencyRecord(BiConsumer<RequestKey, IdempotencyRecord> action);
+
+  /** Every committed expiry-index key, in order (for verify: expensive). */
+  void forEachExpiry(Consumer<ExpiryKey> action);
+}

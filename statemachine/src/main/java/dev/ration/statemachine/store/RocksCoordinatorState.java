@@ -1,0 +1,377 @@
+package dev.ration.statemachine.store;
+
+import dev.ration.statemachine.CheckpointManifest;
+import dev.ration.statemachine.CoordinatorState;
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.StoreException;
+import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.lease.Changes;
+import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.lease.IdempotencyRecord;
+import dev.ration.statemachine.lease.Lease;
+import dev.ration.statemachine.lease.LeaseLedger;
+import dev.ration.statemachine.lease.LimitKey;
+import dev.ration.statemachine.lease.LimitLedger;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.wire.ByteWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Filter;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * {@link CoordinatorState} over RocksDB: the {@link LeaseLedger}, every applied entry persisted
+ * as one WriteBatch holding its changes and the meta record (applied term and index, ledger now,
+ * epoch, counters).
+ *
+ * <p>Column families: {@code limits}, {@code leases}, {@code idempotency}, {@code expiry} (the
+ * time-ordered index), {@code meta}; formats in {@link StoreFormat}. At open limits, leases and
+ * the lease kinds of the expiry index are loaded into memory and {@link #verify()} runs.
+ * Idempotency records and their expiry records — one per client mutation for the retention
+ * window, the bulk of the state — stay in RocksDB only and are read through
+ * {@link RocksLedgerStore}; the {@code idempotency} family has bloom filters (SST and memtable)
+ * because a lookup on apply usually misses.
+ *
+ * <p><b>Durability.</b> Writes use {@code sync=false}: the Raft log is the durable record, and
+ * after a crash Ratis replays every entry after the applied index found in RocksDB (the index
+ * travels in the same WriteBatch as the effects, so the two never disagree; losing the unsynced
+ * tail only means replaying more). What must be durable before Ratis may purge its log is a
+ * snapshot, so {@link #checkpoint} does {@code flushWal(true)} and a memtable flush before
+ * creating the RocksDB checkpoint (apache/hadoop #651).
+ *
+ * <p>Thread: single caller (the server serialises apply, query, checkpoint and close). After any
+ * exception from apply the in-memory ledger may be ahead of the store; the object then refuses
+ * every further call (fail-stop), and the server must terminate and restart from RocksDB.
+ *
+ * <p>Close order (RocksDB JNI crashes on use after close): iterators are closed where opened;
+ * then column-family handles, the DB, the write options, the DB and CF options.
+ */
+public final class RocksCoordinatorState implements CoordinatorState {
+  static final String[] FAMILIES = {"limits", "leases", "idempotency", "expiry", "meta"};
+
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private final Path dataDir;
+  private final DBOptions dbOptions;
+  private final ColumnFamilyOptions cfOptions;
+  private final ColumnFamilyOptions idempotencyCfOptions;
+  private final Filter idempotencyFilter;
+  private final WriteOptions writeOptions;
+  private final RocksDB db;
+  private final List<ColumnFamilyHandle> handles;
+  private final ColumnFamilyHandle limitsCf;
+  private final ColumnFamilyHandle leasesCf;
+  private final ColumnFamilyHandle idempotencyCf;
+  private final ColumnFamilyHandle expiryCf;
+  private final ColumnFamilyHandle metaCf;
+  private final RocksLedgerStore store;
+  private final LeaseLedger ledger;
+  private String failure = "";
+  private boolean closed;
+
+  private RocksCoordinatorState(Path dataDir, DBOptions dbOptions, ColumnFamilyOptions cfOptions,
+      ColumnFamilyOptions idempotencyCfOptions, Filter idempotencyFilter, RocksDB db,
+      List<ColumnFamilyHandle> handles, StateOptions options) {
+    this.dataDir = dataDir;
+    this.dbOptions = dbOptions;
+    this.cfOptions = cfOptions;
+    this.idempotencyCfOptions = idempotencyCfOptions;
+    this.idempotencyFilter = idempotencyFilter;
+    this.writeOptions = new WriteOptions().setSync(false);
+    this.db = db;
+    this.handles = handles;
+    this.limitsCf = handles.get(1);
+    this.leasesCf = handles.get(2);
+    this.idempotencyCf = handles.get(3);
+    this.expiryCf = handles.get(4);
+    this.metaCf = handles.get(5);
+    this.store = new RocksLedgerStore(dataDir, db, idempotencyCf, expiryCf);
+    this.ledger = new LeaseLedger(options, store);
+  }
+
+  /** Creates or reopens the state in {@code dataDir}, loads it into memory and verifies it. */
+  public static RocksCoordinatorState open(Path dataDir, StateOptions options) {
+    DBOptions dbOptions = new DBOptions()
+        .setCreateIfMissing(true)
+        .setCreateMissingColumnFamilies(true)
+        .setMaxBackgroundJobs(2)
+        .setKeepLogFileNum(4);
+    // Small memtables: limits and leases are held in memory anyway; RocksDB is their durable
+    // copy. The idempotency and expiry families are read on apply, off the heap.
+    ColumnFamilyOptions cfOptions = new ColumnFamilyOptions().setWriteBufferSize(8L << 20);
+    // Idempotency lookups are point gets by the whole key and usually miss: a bloom filter in
+    // every SST (10 bits/key, about 1% false positives) and one over the memtable (whole-key
+    // filtering needs a non-zero prefix-bloom ratio) keep a miss from reading data blocks.
+    Filter idempotencyFilter = new BloomFilter(10, false);
+    ColumnFamilyOptions idempotencyCfOptions = new ColumnFamilyOptions()
+        .setWriteBufferSize(8L << 20)
+        .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(idempotencyFilter))
+        .setMemtableWholeKeyFiltering(true)
+        .setMemtablePrefixBloomSizeRatio(0.1);
+    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+    descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
+    for (String family : FAMILIES) {
+      descriptors.add(new ColumnFamilyDescriptor(
+          family.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+          family.equals("idempotency") ? idempotencyCfOptions : cfOptions));
+    }
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    RocksDB db;
+    try {
+      Files.createDirectories(dataDir);
+      db = RocksDB.open(dbOptions, dataDir.toString(), descriptors, handles);
+    } catch (RocksDBException | IOException e) {
+      idempotencyCfOptions.close();
+      idempotencyFilter.close();
+      cfOptions.close();
+      dbOptions.close();
+      throw new StoreException("open RocksDB state dir=" + dataDir, e);
+    }
+    RocksCoordinatorState state = new RocksCoordinatorState(dataDir, dbOptions, cfOptions,
+        idempotencyCfOptions, idempotencyFilter, db, handles, options);
+    try {
+      state.load();
+      state.ledger.verify();
+    } catch (RuntimeException e) {
+      state.close();
+      throw e;
+    }
+    return state;
+  }
+
+  private void load() {
+    try {
+      byte[] meta = db.get(metaCf, StoreFormat.META_KEY);
+      if (meta != null) {
+        long[] m = StoreFormat.readMeta(meta);
+        ledger.restoreMeta(m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]);
+      }
+    } catch (RocksDBException e) {
+      throw new StoreException("read meta dir=" + dataDir, e);
+    }
+    try (RocksIterator it = db.newIterator(limitsCf)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        StoreFormat.StoredLimit l = StoreFormat.readLimit(it.value());
+        ledger.restoreLimit(l.limit(), l.pool(), l.rateCeiling(), l.burstCeiling(), l.emergencyReported());
+      }
+    }
+    try (RocksIterator it = db.newIterator(leasesCf)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        ledger.restoreLease(StoreFormat.readLease(it.key(), it.value()));
+      }
+    }
+    // Idempotency records and their expiry records stay in RocksDB; verify() reads them all.
+    store.forEachExpiry(key -> {
+      if (key.isLeaseKind()) {
+        ledger.restoreExpiry(key);
+      }
+    });
+  }
+
+  private void usable() {
+    if (closed) {
+      throw new IllegalStateException("state is closed dir=" + dataDir);
+    }
+    if (!failure.isEmpty()) {
+      throw new IllegalStateException("state failed earlier and must be reopened: " + failure);
+    }
+  }
+
+  @Override
+  public List<Result> apply(long term, long index, Batch batch) {
+    usable();
+    ledger.checkNext(term, index);
+    try {
+      List<Result> results = ledger.apply(term, index, batch);
+      persist(term, index);
+      return results;
+    } catch (RuntimeException e) {
+      failure = "apply term=" + term + " index=" + index + ": " + e;
+      throw e;
+    }
+  }
+
+  @Override
+  public void applyEmpty(long term, long index) {
+    usable();
+    ledger.checkNext(term, index);
+    try {
+      ledger.applyEmpty(term, index);
+      persist(term, index);
+    } catch (RuntimeException e) {
+      failure = "applyEmpty term=" + term + " index=" + index + ": " + e;
+      throw e;
+    }
+  }
+
+  /** One WriteBatch: every touched record (or its delete) plus the meta record. */
+  private void persist(long term, long index) {
+    Changes changes = ledger.takeChanges();
+    try (WriteBatch batch = new WriteBatch()) {
+      for (LimitKey key : changes.limits) {
+        Optional<LimitLedger> limit = ledger.limit(key);
+        if (limit.isPresent()) {
+          batch.put(limitsCf, StoreFormat.limitKey(key), StoreFormat.limitValue(limit.get()));
+        } else {
+          batch.delete(limitsCf, StoreFormat.limitKey(key));
+        }
+      }
+      for (long id : changes.leases) {
+        Optional<Lease> lease = ledger.lease(id);
+        if (lease.isPresent()) {
+          batch.put(leasesCf, StoreFormat.leaseKey(id), StoreFormat.leaseValue(lease.get()));
+        } else {
+          batch.delete(leasesCf, StoreFormat.leaseKey(id));
+        }
+      }
+      for (Map.Entry<RequestKey, IdempotencyRecord> e : changes.idempotencyPuts.entrySet()) {
+        batch.put(idempotencyCf, StoreFormat.idempotencyKey(e.getKey()),
+            StoreFormat.idempotencyValue(e.getValue()));
+      }
+      for (RequestKey key : changes.idempotencyDeletes) {
+        batch.delete(idempotencyCf, StoreFormat.idempotencyKey(key));
+      }
+      for (ExpiryKey key : changes.expiryPuts) {
+        batch.put(expiryCf, StoreFormat.expiryKey(key), StoreFormat.EXPIRY_VALUE);
+      }
+      for (ExpiryKey key : changes.expiryDeletes) {
+        batch.delete(expiryCf, StoreFormat.expiryKey(key));
+      }
+      batch.put(metaCf, StoreFormat.META_KEY, StoreFormat.metaValue(ledger.appliedTerm(),
+          ledger.appliedIndex(), ledger.nowMillis(), ledger.epoch(), ledger.epochStartMillis(),
+          ledger.nextLeaseId(), ledger.nextVersion(), ledger.idempotencyRecords()));
+      db.write(writeOptions, batch);
+      store.committed(changes);
+    } catch (RocksDBException e) {
+      throw new StoreException("write applied entry term=" + term + " index=" + index + " dir=" + dataDir, e);
+    }
+  }
+
+  @Override
+  public QueryResult query(Query query, long readNowMillis) {
+    usable();
+    return ledger.query(query, readNowMillis);
+  }
+
+  @Override
+  public long appliedTerm() {
+    return ledger.appliedTerm();
+  }
+
+  @Override
+  public long appliedIndex() {
+    return ledger.appliedIndex();
+  }
+
+  @Override
+  public long nowMillis() {
+    return ledger.nowMillis();
+  }
+
+  @Override
+  public long epoch() {
+    return ledger.epoch();
+  }
+
+  @Override
+  public long nextDueMillis() {
+    return ledger.nextDueMillis();
+  }
+
+  @Override
+  public CheckpointManifest checkpoint(Path targetDir) {
+    usable();
+    String context = "checkpoint term=" + appliedTerm() + " index=" + appliedIndex() + " dir=" + targetDir;
+    if (Files.exists(targetDir)) {
+      throw new StoreException(context + ": target already exists");
+    }
+    // Never hand a broken state to a follower: the full invariant check runs at every snapshot.
+    ledger.verify();
+    try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+        Checkpoint checkpoint = Checkpoint.create(db)) {
+      db.flushWal(true);
+      db.flush(flush, handles);
+      Files.createDirectories(targetDir.toAbsolutePath().getParent());
+      checkpoint.createCheckpoint(targetDir.toString());
+    } catch (RocksDBException | IOException e) {
+      throw new StoreException(context, e);
+    }
+    return Checkpoints.writeManifest(targetDir, StoreFormat.FORMAT_VERSION, appliedTerm(), appliedIndex());
+  }
+
+  /** Verifies {@code checkpointDir}'s manifest and files, then swaps it in as {@code dataDir}. */
+  public static void restoreCheckpoint(Path checkpointDir, Path dataDir) {
+    Checkpoints.restore(checkpointDir, dataDir, StoreFormat.FORMAT_VERSION);
+  }
+
+  public static CheckpointManifest readManifest(Path checkpointDir) {
+    return Checkpoints.readManifest(checkpointDir);
+  }
+
+  @Override
+  public void verify() {
+    usable();
+    ledger.verify();
+  }
+
+  /**
+   * Every column family's records in key order (read from RocksDB, not from memory), each
+   * family introduced by its name: two replicas fed the same entries compare byte-equal.
+   */
+  @Override
+  public byte[] canonicalState() {
+    usable();
+    ByteWriter out = new ByteWriter(4096);
+    for (int i = 0; i < FAMILIES.length; i++) {
+      out.str(FAMILIES[i]);
+      try (RocksIterator it = db.newIterator(handles.get(i + 1))) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          byte[] key = it.key();
+          byte[] value = it.value();
+          out.u8(1).i32(key.length).raw(key).i32(value.length).raw(value);
+        }
+      }
+      out.u8(0);
+    }
+    return out.toByteArray();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (ColumnFamilyHandle handle : handles) {
+      handle.close();
+    }
+    db.close();
+    writeOptions.close();
+    dbOptions.close();
+    cfOptions.close();
+    idempotencyCfOptions.close();
+    idempotencyFilter.close();
+  }
+}

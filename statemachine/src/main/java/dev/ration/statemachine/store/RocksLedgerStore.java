@@ -1,0 +1,137 @@
+package dev.ration.statemachine.store;
+
+import dev.ration.statemachine.StoreException;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.lease.Changes;
+import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.lease.IdempotencyRecord;
+import dev.ration.statemachine.lease.LedgerStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+
+/**
+ * {@link LedgerStore} over the {@code idempotency} and {@code expiry} column families: the
+ * ledger's store-only state is read straight from RocksDB (committed state: the entries written
+ * so far), never cached on the heap.
+ *
+ * <p><b>Tombstones.</b> The expiry index is a queue: Tick deletes from its front, and every key
+ * added later is due at or after the ledger's now. Iterating from the very first key would walk
+ * every tombstone left by earlier Ticks until compaction drops them, so iteration starts at
+ * {@link #floorDueMillis}: the largest due time of any key a committed Tick deleted. No live key
+ * is due before it — a Tick pops in order, so every key due earlier was popped, and a key added
+ * since is due at or after now ≥ floor. The floor is local to this node (it starts at
+ * Long.MIN_VALUE after a restart) and changes only how far iteration skips, never what it finds,
+ * so replicas still agree.
+ *
+ * <p>Thread: the single applying thread (as {@link RocksCoordinatorState}). The handles belong
+ * to the state, which closes them.
+ */
+final class RocksLedgerStore implements LedgerStore {
+  private final Path dataDir;
+  private final RocksDB db;
+  private final ColumnFamilyHandle idempotencyCf;
+  private final ColumnFamilyHandle expiryCf;
+  private long floorDueMillis = Long.MIN_VALUE;
+
+  RocksLedgerStore(Path dataDir, RocksDB db, ColumnFamilyHandle idempotencyCf,
+      ColumnFamilyHandle expiryCf) {
+    this.dataDir = dataDir;
+    this.db = db;
+    this.idempotencyCf = idempotencyCf;
+    this.expiryCf = expiryCf;
+  }
+
+  /** After an entry's WriteBatch is written: what its Ticks deleted raises the floor. */
+  void committed(Changes changes) {
+    for (ExpiryKey key : changes.expiryDeletes) {
+      floorDueMillis = Math.max(floorDueMillis, key.dueAtMillis());
+    }
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
+    byte[] value;
+    try {
+      // A miss, the common case, is answered by the memtable and SST bloom filters.
+      value = db.get(idempotencyCf, StoreFormat.idempotencyKey(key));
+    } catch (RocksDBException e) {
+      throw new StoreException("read idempotency record " + key + " dir=" + dataDir, e);
+    }
+    return value == null ? Optional.empty() : Optional.of(StoreFormat.readIdempotency(value));
+  }
+
+  @Override
+  public List<ExpiryKey> expiries(ExpiryKey after, long dueUpToMillis, int maxItems) {
+    List<ExpiryKey> out = new ArrayList<>(Math.min(maxItems, 64));
+    if (maxItems <= 0) {
+      return out;
+    }
+    ExpiryKey floor = new ExpiryKey(floorDueMillis, 0, Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
+    byte[] afterBytes = StoreFormat.expiryKey(after);
+    try (RocksIterator it = db.newIterator(expiryCf)) {
+      it.seek(StoreFormat.expiryKey(after.compareTo(floor) > 0 ? after : floor));
+      for (; it.isValid() && out.size() < maxItems; it.next()) {
+        byte[] keyBytes = it.key();
+        if (Arrays.equals(keyBytes, afterBytes)) {
+          continue;
+        }
+        ExpiryKey key = StoreFormat.readExpiryKey(keyBytes);
+        if (key.dueAtMillis() > dueUpToMillis) {
+          break;
+        }
+        out.add(key);
+      }
+      check(it, "iterate expiry index after " + after);
+    }
+    return out;
+  }
+
+  @Override
+  public boolean hasExpiry(ExpiryKey key) {
+    try {
+      return db.get(expiryCf, StoreFormat.expiryKey(key)) != null;
+    } catch (RocksDBException e) {
+      throw new StoreException("read expiry record " + key + " dir=" + dataDir, e);
+    }
+  }
+
+  @Override
+  public void forEachIdempotencyRecord(BiConsumer<RequestKey, IdempotencyRecord> action) {
+    try (RocksIterator it = db.newIterator(idempotencyCf)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        action.accept(StoreFormat.readIdempotencyKey(it.key()),
+            StoreFormat.readIdempotency(it.value()));
+      }
+      check(it, "iterate idempotency records");
+    }
+  }
+
+  @Override
+  public void forEachExpiry(Consumer<ExpiryKey> action) {
+    try (RocksIterator it = db.newIterator(expiryCf)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        StoreFormat.checkExpiryValue(it.value());
+        action.accept(StoreFormat.readExpiryKey(it.key()));
+      }
+      check(it, "iterate expiry index");
+    }
+  }
+
+  /** An iterator that stops on an I/O or corruption error reports it only through status(). */
+  private void check(RocksIterator it, String what) {
+    try {
+      it.status();
+    } catch (RocksDBException e) {
+      throw new StoreException(what + " dir=" + dataDir, e);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package dev.ration.statemachine.store;
+
+import dev.ration.statemachine.StoreException;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.lease.IdempotencyRecord;
+import dev.ration.statemachine.lease.Lease;
+import dev.ration.statemachine.lease.LimitKey;
+import dev.ration.statemachine.lease.LimitLedger;
+import dev.ration.statemachine.result.ResultCodec;
+import dev.ration.statemachine.wire.ByteReader;
+import dev.ration.statemachine.wire.ByteWriter;
+
+/**
+ * Keys and values of the RocksDB column families (big-endian; every value starts with the
+ * format version byte {@link #FORMAT_VERSION}).
+ *
+ * <pre>
+ * limits      key  str tenant | str resource
+ *             val  u8 fmt | limit (ResultCodec) | i64 pool | i64 rateCeiling | i64 burstCeiling
+ *                  | i64 emergencyReported
+ * leases      key  i64 leaseId (sign-flipped, so byte order = numeric order)
+ *             val  u8 fmt | str tenant | str resource | str holder | i64 epoch | i64 version
+ *                  | i64 rateShare | i64 burstShare | i64 grantedAt | i64 expiresAt
+ *                  | i64 countedUntil | i64 pendingRate | i64 pendingBurst | i64 pendingUntil
+ * idempotency key  i64 clientHigh | i64 clientLow | i64 sequence
+ *             val  u8 fmt | i64 expiresAt | encoded result (ResultCodec) to the end
+ * expiry      key  i64 dueAt | u8 kind | i64 a | i64 b | i64 c (all longs sign-flipped, so
+ *                  byte order is (dueAt, kind, a, b, c) order: Tick's order)
+ *             val  u8 fmt
+ * meta        key  "ledger"
+ *             val  u8 fmt | i64 appliedTerm | i64 appliedIndex | i64 now | i64 epoch
+ *                  | i64 epochStart | i64 nextLeaseId | i64 nextVersion | i64 idempotencyRecords
+ * </pre>
+ *
+ * Only integers: no floats in replicated state. Version 2 added the idempotency record counter
+ * to meta (records and their expiry keys are no longer loaded into memory, so the count is kept
+ * rather than counted); version 1 stores are refused.
+ */
+final class StoreFormat {
+  static final int FORMAT_VERSION = 2;
+  static final byte[] META_KEY = {'l', 'e', 'd', 'g', 'e', 'r'};
+
+  private StoreFormat() {}
+
+  private static ByteReader reader(byte[] bytes, String what) {
+    ByteReader in = new ByteReader(bytes, what, message -> new StoreException("corrupt store record " + message));
+    int format = in.u8("formatVersion");
+    if (format != FORMAT_VERSION) {
+      throw in.fail("unknown store format version " + format + ", expected " + FORMAT_VERSION);
+    }
+    return in;
+  }
+
+  private static long flip(long value) {
+    return value ^ Long.MIN_VALUE;
+  }
+
+  static byte[] limitKey(LimitKey key) {
+    return new ByteWriter(64).str(key.tenant()).str(key.resource()).toByteArray();
+  }
+
+  static byte[] limitValue(LimitLedger ledger) {
+    ByteWriter out = new ByteWriter(128).u8(FORMAT_VERSION);
+    ResultCodec.writeLimit(out, ledger.limit());
+    return out.i64(ledger.pool()).i64(ledger.rateCeiling()).i64(ledger.burstCeiling())
+        .i64(ledger.emergencyReported()).toByteArray();
+  }
+
+  record StoredLimit(dev.ration.statemachine.lease.Limit limit, long pool, long rateCeiling,
+      long burstCeiling, long emergencyReported) {}
+
+  static StoredLimit readLimit(byte[] value) {
+    ByteReader in = reader(value, "limit");
+    StoredLimit stored = new StoredLimit(ResultCodec.readLimit(in), in.i64("pool"),
+        in.i64("rateCeiling"), in.i64("burstCeiling"), in.i64("emergencyReported"));
+    in.end();
+    return stored;
+  }
+
+  static byte[] leaseKey(long leaseId) {
+    return new ByteWriter(8).i64(flip(leaseId)).toByteArray();
+  }
+
+  static byte[] leaseValue(Lease l) {
+    return new ByteWriter(128).u8(FORMAT_VERSION).str(l.tenant()).str(l.resource())
+        .str(l.holder()).i64(l.epoch()).i64(l.version()).i64(l.rateShare()).i64(l.burstShare())
+        .i64(l.grantedAtMillis()).i64(l.expiresAtMillis()).i64(l.countedUntilMillis())
+        .i64(l.pendingRate()).i64(l.pendingBurst()).i64(l.pendingUntilMillis()).toByteArray();
+  }
+
+  static Lease readLease(byte[] key, byte[] value) {
+    ByteReader k = new ByteReader(key, "lease key", message -> new StoreException("corrupt " + message));
+    long leaseId = flip(k.i64("leaseId"));
+    k.end();
+    ByteReader in = reader(value, "lease " + leaseId);
+    Lease lease = new Lease(leaseId, in.str("tenant"), in.str("resource"), in.str("holder"),
+        in.i64("epoch"), in.i64("version"), in.i64("rateShare"), in.i64("burstShare"),
+        in.i64("grantedAt"), in.i64("expiresAt"), in.i64("countedUntil"), in.i64("pendingRate"),
+        in.i64("pendingBurst"), in.i64("pendingUntil"));
+    in.end();
+    return lease;
+  }
+
+  static byte[] idempotencyKey(RequestKey key) {
+    return new ByteWriter(24).i64(key.clientHigh()).i64(key.clientLow()).i64(key.sequence())
+        .toByteArray();
+  }
+
+  static RequestKey readIdempotencyKey(byte[] key) {
+    ByteReader k = new ByteReader(key, "idempotency key", message -> new StoreException("corrupt " + message));
+    RequestKey requestKey = new RequestKey(k.i64("clientHigh"), k.i64("clientLow"), k.i64("sequence"));
+    k.end();
+    return requestKey;
+  }
+
+  static byte[] idempotencyValue(IdempotencyRecord record) {
+    return new ByteWriter(16 + record.encodedResult().length).u8(FORMAT_VERSION)
+        .i64(record.expiresAtMillis()).raw(record.encodedResult()).toByteArray();
+  }
+
+  static IdempotencyRecord readIdempotency(byte[] value) {
+    ByteReader in = reader(value, "idempotency record");
+    long expiresAt = in.i64("expiresAt");
+    byte[] result = in.raw(in.remaining(), "result");
+    ResultCodec.decode(result); // validate now rather than on the first retry
+    return new IdempotencyRecord(expiresAt, result);
+  }
+
+  static byte[] expiryKey(ExpiryKey key) {
+    return new ByteWriter(33).i64(flip(key.dueAtMillis())).u8(key.kind()).i64(flip(key.a()))
+        .i64(flip(key.b())).i64(flip(key.c())).toByteArray();
+  }
+
+  static ExpiryKey readExpiryKey(byte[] key) {
+    ByteReader k = new ByteReader(key, "expiry key", message -> new StoreException("corrupt " + message));
+    ExpiryKey expiryKey = new ExpiryKey(flip(k.i64("dueAt")), k.u8("kind"), flip(k.i64("a")),
+        flip(k.i64("b")), flip(k.i64("c")));
+    k.end();
+    return expiryKey;
+  }
+
+  static final byte[] EXPIRY_VALUE = {(byte) FORMAT_VERSION};
+
+  static void checkExpiryValue(byte[] value) {
+    reader(value, "expiry value").end();
+  }
+
+  static byte[] metaValue(long term, long index, long now, long epoch, long epochStart,
+      long nextLeaseId, long nextVersion, long idempotencyRecords) {
+    return new ByteWriter(72).u8(FORMAT_VERSION).i64(term).i64(index).i64(now).i64(epoch)
+        .i64(epochStart).i64(nextLeaseId).i64(nextVersion).i64(idempotencyRecords).toByteArray();
+  }
+
+  /** [term, index, now, epoch, epochStart, nextLeaseId, nextVersion, idempotencyRecords]. */
+  static long[] readMeta(byte[] value) {
+    ByteReader in = reader(value, "meta");
+    long[] meta = new long[8];
+    String[] names = {"appliedTerm", "appliedIndex", "now", "epoch", "epochStart", "nextLeaseId",
+        "nextVersion", "idempotencyRecords"};
+    for (int i = 0; i < meta.length; i++) {
+      meta[i] = in.i64(names[i]);
+    }
+    in.end();
+    return meta;
+  }
+}

@@ -1,0 +1,273 @@
+package dev.ration.statemachine.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.BatchCodec;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.NewEpoch;
+import dev.ration.statemachine.command.Proposal;
+import dev.ration.statemachine.command.RenewLease;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.ReturnLease;
+import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.Tick;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.store.RocksCoordinatorState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * Goal: Tick with a small budget (maxItems 0–3, several Ticks per batch) drains a mix of lease
+ * and idempotency expiries in (dueAt, kind, id) order, stale records counted against the
+ * budget, on RocksDB (with restarts, so records come back from disk) and on a ledger over
+ * {@link MemoryLedgerStore}. Both must agree with a model that keeps the whole expiry index in
+ * one TreeSet, as the ledger did before idempotency records moved to the store: Tick results,
+ * which leases live (a renewal succeeds exactly while the model holds the lease), which keys
+ * are still answered from their record, the record count, and the next due time.
+ *
+ * <p>Due times collide on purpose: times move in steps of 50 ms, and limit r1's lease counts
+ * for 900 + 100 ms, the retention, so a keyed acquire on r1 puts a lease record and an
+ * idempotency record at the same due time (the lease kind sorts first).
+ */
+class TickOrderPropertyTest {
+  static final StateOptions OPTIONS = new StateOptions(1_000, 4, 10_000, 8);
+  /** Per limit: lease duration and grace; r0 short, r1 ending with the retention. */
+  static final long[][] LIMITS = {{100, 0}, {900, 100}};
+
+  /** 0–1 keyed acquire on r0/r1, 2 unkeyed acquire, 3 keyed renew, 4 keyed return, 5 retry, 6 NewEpoch, 7–9 Tick. */
+  record Op(int kind, int a) {}
+
+  record Step(int timeSteps, List<Op> ops, boolean restart) {}
+
+  @Provide
+  Arbitrary<List<Step>> steps() {
+    Arbitrary<Op> op = Combinators.combine(
+        Arbitraries.integers().between(0, 9), Arbitraries.integers().between(0, 1000)).as(Op::new);
+    Arbitrary<Step> step = Combinators.combine(
+        Arbitraries.integers().between(0, 8), op.list().ofMinSize(1).ofMaxSize(4),
+        Arbitraries.integers().between(0, 14).map(n -> n == 0))
+        .as(Step::new);
+    return step.list().ofMinSize(1).ofMaxSize(80);
+  }
+
+  /** The old design in miniature: every expiry record in one sorted set. */
+  static final class Model {
+    long now;
+    final TreeSet<ExpiryKey> index = new TreeSet<>();
+    /** lease id → {countedUntil, expiresAt, version, limit}. */
+    final TreeMap<Long, long[]> leases = new TreeMap<>();
+    final Map<RequestKey, Result> answers = new HashMap<>();
+    final Map<RequestKey, Long> answerExpiresAt = new HashMap<>();
+    final List<RequestKey> usedKeys = new ArrayList<>();
+
+    int tick(int maxItems) {
+      int freed = 0;
+      for (int popped = 0; popped < maxItems && !index.isEmpty() && index.first().dueAtMillis() <= now; popped++) {
+        ExpiryKey due = index.pollFirst();
+        if (due.kind() == ExpiryKey.LEASE_END) {
+          long[] lease = leases.get(due.a());
+          if (lease != null && lease[0] == due.dueAtMillis()) {
+            leases.remove(due.a());
+            freed++;
+          }
+        } else {
+          RequestKey key = due.requestKey();
+          if (answerExpiresAt.containsKey(key) && answerExpiresAt.get(key) == due.dueAtMillis()) {
+            answers.remove(key);
+            answerExpiresAt.remove(key);
+            freed++;
+          }
+        }
+      }
+      return freed;
+    }
+
+    /** Checks a non-Tick result against the model and records its effect. */
+    void observe(Proposal p, Result actual) {
+      RequestKey key = p.key();
+      if (!key.isNone() && answers.containsKey(key)) {
+        assertEquals(answers.get(key), actual, "a kept key is answered from its record " + key);
+        return;
+      }
+      Command c = p.command();
+      if (c instanceof AcquireLease a) {
+        int limit = a.resource().equals("r0") ? 0 : 1;
+        Result.LeaseGranted g = assertInstanceOf(Result.LeaseGranted.class, actual);
+        assertEquals(now + LIMITS[limit][0] + LIMITS[limit][1], g.lease().countedUntilMillis());
+        leases.put(g.lease().leaseId(), new long[] {
+            g.lease().countedUntilMillis(), g.lease().expiresAtMillis(), g.lease().version(), limit});
+        index.add(ExpiryKey.leaseEnd(g.lease().countedUntilMillis(), g.lease().leaseId()));
+      } else if (c instanceof RenewLease r) {
+        long[] lease = leases.get(r.leaseId());
+        boolean live = lease != null && now < lease[1];
+        assertEquals(live, actual instanceof Result.LeaseRenewed,
+            "renewal of lease " + r.leaseId() + " at " + now + " gave " + actual);
+        if (live) {
+          LeaseView v = ((Result.LeaseRenewed) actual).lease();
+          if (v.countedUntilMillis() != lease[0]) {
+            index.add(ExpiryKey.leaseEnd(v.countedUntilMillis(), r.leaseId()));
+          }
+          lease[0] = v.countedUntilMillis();
+          lease[1] = v.expiresAtMillis();
+          lease[2] = v.version();
+        }
+      } else if (c instanceof ReturnLease r) {
+        assertInstanceOf(Result.LeaseReturned.class, actual);
+        leases.remove(r.leaseId()); // its index record stays, stale
+      } else if (c instanceof NewEpoch) {
+        for (Map.Entry<Long, long[]> e : leases.entrySet()) {
+          long[] lease = e.getValue();
+          long extended = now + LIMITS[(int) lease[3]][0] + LIMITS[(int) lease[3]][1];
+          if (extended > lease[0]) {
+            lease[0] = extended;
+            index.add(ExpiryKey.leaseEnd(extended, e.getKey()));
+          }
+        }
+      }
+      if (!key.isNone()) {
+        answers.put(key, actual);
+        answerExpiresAt.put(key, now + OPTIONS.idempotencyRetentionMillis());
+        index.add(ExpiryKey.idempotencyEnd(now + OPTIONS.idempotencyRetentionMillis(), key));
+      }
+    }
+  }
+
+  @Property(tries = 40)
+  void smallTicksDrainLeaseAndIdempotencyExpiriesInOrder(@ForAll("steps") List<Step> steps)
+      throws IOException {
+    Files.createDirectories(Path.of("target"));
+    Path dir = Files.createTempDirectory(Path.of("target"), "tick-order-");
+    Model model = new Model();
+    MemoryLedgerStore memoryStore = new MemoryLedgerStore();
+    LeaseLedger memory = new LeaseLedger(OPTIONS, memoryStore);
+    RocksCoordinatorState state = RocksCoordinatorState.open(dir, OPTIONS);
+    try {
+      long index = 0;
+      long sequence = 1;
+      model.now = 1_000;
+      List<Proposal> setup = new ArrayList<>();
+      for (int i = 0; i < LIMITS.length; i++) {
+        setup.add(new Proposal(RequestKey.NONE, new SetLimit("t", "r" + i, 1_000_000, 0, Mode.HARD,
+            LIMITS[i][0], LIMITS[i][1], 0, Policy.FREE_CAPACITY, 0)));
+      }
+      apply(state, memory, memoryStore, index++, Batch.of(model.now, setup));
+      for (Step step : steps) {
+        model.now += 50L * step.timeSteps();
+        List<Proposal> proposals = new ArrayList<>();
+        for (Op op : step.ops()) {
+          proposals.add(proposal(op, model, sequence));
+          if (proposals.get(proposals.size() - 1).key().sequence() == sequence) {
+            sequence++;
+          }
+        }
+        Batch batch = BatchCodec.decode(BatchCodec.encode(Batch.of(model.now, proposals)));
+        List<Result> actual = apply(state, memory, memoryStore, index++, batch);
+        for (int i = 0; i < proposals.size(); i++) {
+          Proposal p = proposals.get(i);
+          if (p.command() instanceof Tick t) {
+            assertEquals(new Result.Ticked(model.tick(t.maxItems())), actual.get(i),
+                "Tick(" + t.maxItems() + ") at " + model.now + " step " + index);
+            Statistics.label("tick freed").collect(((Result.Ticked) actual.get(i)).freed());
+          } else {
+            model.observe(p, actual.get(i));
+          }
+        }
+        if (step.restart()) {
+          state.close();
+          state = RocksCoordinatorState.open(dir, OPTIONS);
+        }
+        long nextDue = model.index.isEmpty() ? Long.MAX_VALUE : model.index.first().dueAtMillis();
+        assertEquals(nextDue, state.nextDueMillis(), "next due, RocksDB");
+        assertEquals(nextDue, memory.nextDueMillis(), "next due, memory store");
+        QueryResult.StatusAnswer status = (QueryResult.StatusAnswer) state.query(new Query.Status(), 0);
+        assertEquals(model.answers.size(), status.idempotencyRecords());
+        assertEquals(model.answers.size(), memory.idempotencyRecords());
+        List<Long> liveIds = new ArrayList<>();
+        for (LeaseView v : ((QueryResult.LeaseList) state.query(new Query.ListLeases("", ""), 0)).leases()) {
+          liveIds.add(v.leaseId());
+        }
+        assertEquals(new ArrayList<>(model.leases.keySet()), liveIds, "live leases at " + model.now);
+      }
+      assertTrue(index > 1);
+    } finally {
+      state.close();
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  /** The same entry on RocksDB and on the memory store; their results must be equal. */
+  private static List<Result> apply(RocksCoordinatorState state, LeaseLedger memory,
+      MemoryLedgerStore memoryStore, long index, Batch batch) {
+    List<Result> results = state.apply(1, index, batch);
+    state.verify();
+    assertEquals(results, memory.apply(1, index, batch), "RocksDB and memory store disagree");
+    memoryStore.commit(memory.takeChanges());
+    memory.verify();
+    return results;
+  }
+
+  private static Proposal proposal(Op op, Model model, long sequence) {
+    RequestKey fresh = new RequestKey(3, 4, sequence);
+    switch (op.kind()) {
+      case 0, 1 -> {
+        model.usedKeys.add(fresh);
+        return new Proposal(fresh, new AcquireLease("t", "r" + op.kind(), "h", 1, 0));
+      }
+      case 2 -> {
+        return new Proposal(RequestKey.NONE, new AcquireLease("t", "r" + op.a() % 2, "h", 1, 0));
+      }
+      case 3, 4 -> {
+        if (model.leases.isEmpty()) {
+          return new Proposal(RequestKey.NONE, new Tick(op.a() % 4));
+        }
+        List<Long> ids = new ArrayList<>(model.leases.keySet());
+        long id = ids.get(op.a() % ids.size());
+        model.usedKeys.add(fresh);
+        Command c = op.kind() == 3
+            ? new RenewLease(id, model.leases.get(id)[2], 1, 0, 0, 0, 0)
+            : new ReturnLease(id, model.leases.get(id)[2], 0);
+        return new Proposal(fresh, c);
+      }
+      case 5 -> {
+        if (model.usedKeys.isEmpty()) {
+          return new Proposal(RequestKey.NONE, new Tick(op.a() % 4));
+        }
+        RequestKey old = model.usedKeys.get(op.a() % model.usedKeys.size());
+        return new Proposal(old, new AcquireLease("t", "r" + op.a() % 2, "retry", 1, 0));
+      }
+      case 6 -> {
+        return new Proposal(RequestKey.NONE, new NewEpoch("n"));
+      }
+      default -> {
+        return new Proposal(RequestKey.NONE, new Tick(op.a() % 4));
+      }
+    }
+  }
+}
