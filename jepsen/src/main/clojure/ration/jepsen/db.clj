@@ -49,7 +49,10 @@
                         {:user.dir (System/getProperty "user.dir")})))))
 
 (def libfaketime "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
-(defn faketime-available? [] (.exists (io/file libfaketime)))
+(defn faketime-available?
+  "libfaketime is installed and not disabled with RTN_FAKETIME=0."
+  []
+  (and (.exists (io/file libfaketime)) (not= "0" (System/getenv "RTN_FAKETIME"))))
 
 (defn- address [db node role]
   (str (get-in @(:addrs db) [node :ip]) ":" (get-in @(:addrs db) [node role])))
@@ -86,7 +89,10 @@
                     (when faketime?
                       [(str "LD_PRELOAD=" libfaketime)
                        (str "FAKETIME_TIMESTAMP_FILE=" (clock-file db node))
-                       "FAKETIME_NO_CACHE=1" "FAKETIME_DONT_FAKE_MONOTONIC=1"])
+                       "FAKETIME_NO_CACHE=1" "FAKETIME_DONT_FAKE_MONOTONIC=1"
+                       ;; With the "monotonic fix" on, JDK 17's timed waits return early and a
+                       ;; node hangs at start-up; off, waits are exact (checked with a probe).
+                       "FAKETIME_FORCE_MONOTONIC_FIX=0"])
                     [java "-Xmx256m" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1"
                      "-cp" (str (:jar db) ":" (:lib db) "/*")
                      "dev.ration.server.cli.RationCli" "server" "--config" (str cfg)])

@@ -20,7 +20,8 @@
   (:require [clojure.tools.logging :refer [info warn]]
             [ration.jepsen.client :as client]
             [ration.jepsen.db :as db]
-            [ration.jepsen.generator :as gen])
+            [ration.jepsen.generator :as gen]
+            [ration.jepsen.util :as u])
   (:import (dev.ration.client LimitMode LimitSpec RationClient RationClientOptions)
            (dev.ration.client.protocol Outcome Request$AcquireLease Request$ListLeases
                                        Request$RenewLease Request$ReturnLease Request$GetLimit
@@ -118,7 +119,7 @@
               :demand-rate (long (Math/ceil (* rate (:demand-fraction o))))
               :demand-burst (long (Math/ceil (* burst (:demand-fraction o))))})))
 
-(defn- needs-renewal? [state t]
+(defn needs-renewal? [state t]
   (let [l (:lease state), ttl (* 1e6 (:lease-ms (:opts state)))]
     (and l (> t (- (:end l) (/ ttl 3))))))
 
@@ -133,7 +134,7 @@
             (= want :ledger-read) :ledger-read
             (= want :resend) (if (:last state) :resend :ledger-read)
             (nil? (:lease state)) :acquire
-            (needs-renewal? state t) :renew
+            ((:renew? holder needs-renewal?) state t) :renew
             (= want :acquire) :renew
             :else want)]
     (case f
@@ -144,10 +145,10 @@
                               m {:f f :value v :first-invoke t}]
                           [(-> state (update :next-req inc) (assoc :last m)) (assoc op :f f :value v)])
       :release (let [lease (:lease state)
-                     [_ unused] ((:released holder) lease t)
+                     [lease' unused] ((:released holder) lease t)
                      v {:tenant (:tenant state) :req-id [(:cid state) (:next-req state)]
                         :lease-id (:id lease) :version (:version lease) :unused unused}]
-                 [(-> state (update :next-req inc) (assoc :lease nil :last {:f :release :value v :first-invoke t}))
+                 [(-> state (update :next-req inc) (assoc :lease lease' :last {:f :release :value v :first-invoke t}))
                   (assoc op :f :release :value v)])
       :admit (let [n (+ 1 (gen/rand-int* (:admit-max (:opts state))))
                    [lease' k] ((:admit holder) (:lease state) t n)]
@@ -188,7 +189,7 @@
           tenants (vec (sort (keys (:tenants opts))))
           c (RationClient. (-> (RationClientOptions/builder)
                                (.addresses ordered)
-                               (.connectTimeout (Duration/ofMillis 1000))
+                               (.connectTimeout (Duration/ofMillis 3000))
                                (.requestDeadline (Duration/ofMillis (:request-deadline-ms opts)))
                                (.maxRetries 5)
                                (.backoffBase (Duration/ofMillis 20))
@@ -211,7 +212,9 @@
                      (.grace (Duration/ofMillis (:grace-ms opts)))
                      (.build))]
         ;; expectedVersion 0 creates; STALE_CONFIG means an earlier attempt already did.
-        (.setLimit conn spec))))
+        ;; Retried for a while: the cluster may still be settling after its first election.
+        (when-not (u/await-fn #(do (.setLimit conn spec) true) 60000 500)
+          (throw (ex-info (str "could not set the limit of " tenant " within 60 s") {:tenant tenant}))))))
 
   (invoke! [_ test op]
     (client/with-errors op
@@ -271,8 +274,8 @@
   "Holder intents, weighted: mostly admissions; the holder turns an intent into what its state
   allows (no lease -> acquire; lease near its end -> renew)."
   []
-  (gen/mix (concat (repeat 5 {:f :admit}) [{:f :acquire} {:f :renew} {:f :release}
-                                           {:f :ledger-read} {:f :resend}])))
+  (gen/mix (map gen/repeat (concat (repeat 5 {:f :admit})
+                                   [{:f :acquire} {:f :renew} {:f :release} {:f :ledger-read} {:f :resend}]))))
 
 (defn workload
   "{:client :generator :final-generator :checker-opts}."

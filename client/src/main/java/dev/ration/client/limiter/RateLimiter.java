@@ -220,7 +220,11 @@ public final class RateLimiter implements AutoCloseable {
     kickPending.set(false);
     long now = clock.getAsLong();
     switch (phase) {
-      case IDLE -> sendAcquire();
+      case IDLE -> {
+        if (actionTimer == null) { // else a retry is already scheduled (backoff / retry-after)
+          sendAcquire();
+        }
+      }
       case HELD, RENEWING -> {
         if (now >= bucket.validUntilNanos()) {
           onLocalExpiry(lease);

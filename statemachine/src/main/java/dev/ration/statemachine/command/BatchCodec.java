@@ -2,6 +2,8 @@ package dev.ration.statemachine.command;
 
 import dev.ration.statemachine.lease.Mode;
 import dev.ration.statemachine.lease.Policy;
+import dev.ration.statemachine.ttl.Bytes;
+import dev.ration.statemachine.ttl.CapacityPolicy;
 import dev.ration.statemachine.wire.ByteReader;
 import dev.ration.statemachine.wire.ByteWriter;
 import java.util.ArrayList;
@@ -22,6 +24,15 @@ import java.util.List;
  *   ReturnLease (4)  i64 leaseId, i64 presentedVersion, i64 unusedBalance
  *   NewEpoch (5)     str leaderId
  *   Tick (6)         i32 maxItems
+ *   --- ttl (issue 4)
+ *   PutEntry (20)           str namespace, str key, bytes value, i64 ttlMillis
+ *   CompareAndSetEntry (21) str namespace, str key, i64 expectedVersion, bytes value, i64 ttlMillis
+ *   RefreshEntry (22)       str namespace, str key, i64 ttlMillis, i64 expectedVersion
+ *   DeleteEntry (23)        str namespace, str key, i64 expectedVersion
+ *   SetNamespace (24)       str namespace, i64 maxEntries, i64 maxBytes, u8 policy
+ *   bytes = i32 length | the bytes
+ *   --- end ttl
+ *   --- quota (issue 6): codes 40-59, documented in QuotaCommandCodec --- end quota
  * str = u16 byte length | UTF-8 bytes (strict: malformed input is refused both ways)
  * </pre>
  *
@@ -64,6 +75,26 @@ public final class BatchCodec {
         out.str(c.leaderId());
       } else if (command instanceof Tick c) {
         out.i32(c.maxItems());
+        // --- ttl (issue 4)
+      } else if (command instanceof PutEntry c) {
+        out.str(c.namespace()).str(c.key());
+        bytes(out, c.value());
+        out.i64(c.ttlMillis());
+      } else if (command instanceof CompareAndSetEntry c) {
+        out.str(c.namespace()).str(c.key()).i64(c.expectedVersion());
+        bytes(out, c.value());
+        out.i64(c.ttlMillis());
+      } else if (command instanceof RefreshEntry c) {
+        out.str(c.namespace()).str(c.key()).i64(c.ttlMillis()).i64(c.expectedVersion());
+      } else if (command instanceof DeleteEntry c) {
+        out.str(c.namespace()).str(c.key()).i64(c.expectedVersion());
+      } else if (command instanceof SetNamespace c) {
+        out.str(c.namespace()).i64(c.maxEntries()).i64(c.maxBytes()).u8(c.policy().code());
+        // --- end ttl
+        // --- quota (issue 6): codes 40-59, fields in QuotaCommandCodec
+      } else if (command instanceof QuotaCommand c) {
+        QuotaCommandCodec.encode(out, c);
+        // --- end quota
       } else {
         throw new IllegalStateException("unhandled command " + command);
       }
@@ -122,10 +153,51 @@ public final class BatchCodec {
         return new NewEpoch(in.str("leaderId"));
       case Tick.CODE:
         return new Tick(in.i32("maxItems"));
+      // --- ttl (issue 4)
+      case PutEntry.CODE:
+        return new PutEntry(in.str("namespace"), in.str("key"), bytes(in, "value"),
+            in.i64("ttlMillis"));
+      case CompareAndSetEntry.CODE:
+        return new CompareAndSetEntry(in.str("namespace"), in.str("key"),
+            in.i64("expectedVersion"), bytes(in, "value"), in.i64("ttlMillis"));
+      case RefreshEntry.CODE:
+        return new RefreshEntry(in.str("namespace"), in.str("key"), in.i64("ttlMillis"),
+            in.i64("expectedVersion"));
+      case DeleteEntry.CODE:
+        return new DeleteEntry(in.str("namespace"), in.str("key"), in.i64("expectedVersion"));
+      case SetNamespace.CODE: {
+        String namespace = in.str("namespace");
+        long maxEntries = in.i64("maxEntries");
+        long maxBytes = in.i64("maxBytes");
+        int policy = in.u8("policy");
+        for (CapacityPolicy p : CapacityPolicy.values()) {
+          if (p.code() == policy) {
+            return new SetNamespace(namespace, maxEntries, maxBytes, p);
+          }
+        }
+        throw in.fail("unknown capacity policy code " + policy);
+      }
+      // --- end ttl
       default:
+        // --- quota (issue 6)
+        if (QuotaCommandCodec.isQuotaCode(code)) {
+          return QuotaCommandCodec.decode(code, in);
+        }
+        // --- end quota
         throw in.fail("unknown command code " + code);
     }
   }
+
+  // --- ttl (issue 4)
+  private static void bytes(ByteWriter out, Bytes value) {
+    out.i32(value.length()).raw(value.unsafeArray());
+  }
+
+  /** i32 length (checked against the bytes left by raw) then the bytes. */
+  private static Bytes bytes(ByteReader in, String field) {
+    return new Bytes(in.raw(in.i32(field + " length"), field));
+  }
+  // --- end ttl
 
   private static Mode mode(ByteReader in, int code) {
     for (Mode m : Mode.values()) {

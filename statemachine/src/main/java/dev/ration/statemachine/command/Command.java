@@ -8,7 +8,15 @@ package dev.ration.statemachine.command;
  * Wire codes are explicit and append-only (see {@link #code()}); never derive them from ordinals.
  */
 public sealed interface Command
-    permits SetLimit, AcquireLease, RenewLease, ReturnLease, NewEpoch, Tick {
+    permits SetLimit, AcquireLease, RenewLease, ReturnLease, NewEpoch, Tick,
+        // --- ttl (issue 4): codes 20–29
+        PutEntry, CompareAndSetEntry, RefreshEntry, DeleteEntry, SetNamespace
+        // --- end ttl
+        ,
+        // --- quota (issue 6): codes 40-59, see QuotaCommand
+        QuotaCommand
+        // --- end quota
+    {
 
   /** The command's stable code in the log format. Append-only. */
   int code();

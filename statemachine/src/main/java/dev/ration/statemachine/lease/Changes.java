@@ -1,10 +1,13 @@
 package dev.ration.statemachine.lease;
 
 import dev.ration.statemachine.command.RequestKey;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * What one applied entry changed. Limits and leases are held in memory, so for them only the
@@ -30,28 +33,67 @@ public final class Changes {
   public final Map<RequestKey, IdempotencyRecord> idempotencyPuts = new HashMap<>();
   /** Idempotency records Tick dropped. */
   public final Set<RequestKey> idempotencyDeletes = new HashSet<>();
+  /**
+   * Raw writes to the store-only column families of pluggable ledgers (TTL, quotas), by family
+   * name, then key in unsigned byte order; a value {@link #DELETED} (compared by identity) is a
+   * delete. See dev.ration.statemachine.replica.Ledger.
+   */
+  public final Map<String, TreeMap<byte[], byte[]>> records = new TreeMap<>();
+
+  /** The marker value of a deleted record in {@link #records}; never written as a value. */
+  public static final byte[] DELETED = new byte[0];
 
   public boolean isEmpty() {
     return limits.isEmpty() && leases.isEmpty() && expiryPuts.isEmpty() && expiryDeletes.isEmpty()
-        && idempotencyPuts.isEmpty() && idempotencyDeletes.isEmpty();
+        && idempotencyPuts.isEmpty() && idempotencyDeletes.isEmpty() && records.isEmpty();
   }
 
-  void putExpiry(ExpiryKey key) {
+  /** Writes {@code value} under {@code key} in {@code family} (the later write wins). */
+  public void putRecord(String family, byte[] key, byte[] value) {
+    if (value == DELETED) {
+      throw new IllegalArgumentException("the DELETED marker is not a value, family " + family);
+    }
+    family(family).put(key.clone(), value.clone());
+  }
+
+  /** Deletes {@code key} in {@code family} (the later write wins). */
+  public void deleteRecord(String family, byte[] key) {
+    family(family).put(key.clone(), DELETED);
+  }
+
+  /**
+   * This entry's write of {@code key}: empty if the entry did not touch it; else the value, or
+   * an empty inner Optional for a delete.
+   */
+  public Optional<Optional<byte[]>> pendingRecord(String family, byte[] key) {
+    TreeMap<byte[], byte[]> writes = records.get(family);
+    if (writes == null || !writes.containsKey(key)) {
+      return Optional.empty();
+    }
+    byte[] value = writes.get(key);
+    return Optional.of(value == DELETED ? Optional.empty() : Optional.of(value.clone()));
+  }
+
+  private TreeMap<byte[], byte[]> family(String family) {
+    return records.computeIfAbsent(family, f -> new TreeMap<>(Arrays::compareUnsigned));
+  }
+
+  public void putExpiry(ExpiryKey key) {
     expiryDeletes.remove(key);
     expiryPuts.add(key);
   }
 
-  void deleteExpiry(ExpiryKey key) {
+  public void deleteExpiry(ExpiryKey key) {
     expiryPuts.remove(key);
     expiryDeletes.add(key);
   }
 
-  void putIdempotency(RequestKey key, IdempotencyRecord record) {
+  public void putIdempotency(RequestKey key, IdempotencyRecord record) {
     idempotencyDeletes.remove(key);
     idempotencyPuts.put(key, record);
   }
 
-  void deleteIdempotency(RequestKey key) {
+  public void deleteIdempotency(RequestKey key) {
     idempotencyPuts.remove(key);
     idempotencyDeletes.add(key);
   }

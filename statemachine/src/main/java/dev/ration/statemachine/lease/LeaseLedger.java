@@ -3,20 +3,17 @@ package dev.ration.statemachine.lease;
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AcquireLease;
-import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.NewEpoch;
-import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RenewLease;
-import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.ReturnLease;
 import dev.ration.statemachine.command.SetLimit;
-import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.replica.ApplyContext;
+import dev.ration.statemachine.replica.Ledger;
 import dev.ration.statemachine.result.Outcome;
 import dev.ration.statemachine.result.Result;
-import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.statemachine.wire.ByteWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,29 +24,31 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
- * The lease ledger: limits, leases, the lease part of the expiry index and the counters in
- * memory; idempotency records and their expiry-index records only in the {@link LedgerStore}
- * (they are the bulk of the state: one per client mutation for the retention window). And the
- * one exhaustive dispatch that applies a batch (DESIGN §2–3).
+ * The lease ledger: limits, leases and the lease kinds of the shared expiry index, in memory
+ * (DESIGN §3). One {@link Ledger} of the {@link dev.ration.statemachine.replica.Replica}, which
+ * keeps the applied index, the clock, the global version counter, idempotency and Tick, and
+ * routes the lease commands (SetLimit, AcquireLease, RenewLease, ReturnLease, NewEpoch) and the
+ * lease kinds of the expiry index (LEASE_END, PENDING_END) here.
  *
- * <p>Role: a pure function of (state, batch). Time is only the batch's time
- * ({@code now = max(now, batch.timeMillis)}); ids and versions come from counters in the state.
- * Each apply records what it changed in {@link Changes}; the store persists exactly that, with
- * the applied index, in one WriteBatch. While an entry is applied, reads of store-only state see
- * the entry's own pending writes first, then the store's committed state.
+ * <p>Role: a pure function of (state, command). Time is only the entry's time, mirrored into
+ * {@link #nowMillis} at the start of each entry; versions come from the replica's global
+ * counter; lease ids from {@link #nextLeaseId}. Each command records what it changed in the
+ * entry's {@link Changes}; the store persists exactly that, with the applied index, in one
+ * WriteBatch.
  *
  * <p>Thread: the single applying thread (the caller serialises apply, query and close).
  *
- * <p>Invariants (docs/INVARIANTS.md): I1, I2, I3, I8 are checked incrementally after every
- * command on what it touched; {@link #verify()} recomputes all of I1–I8. A violation throws
- * {@link InvariantViolation}; after any exception from apply this object must be discarded
- * (its memory may be ahead of the store), which the store enforces.
+ * <p>Invariants (docs/INVARIANTS.md): I1, I2, I8 are checked incrementally after every
+ * command on what it touched; {@link #verify()} recomputes I1, I2, I5–I8 for leases. A
+ * violation throws {@link InvariantViolation}; after any exception from apply this object must
+ * be discarded (its memory may be ahead of the store), which the store enforces.
  */
-public final class LeaseLedger {
+public final class LeaseLedger implements Ledger {
   /** Ratis numbers its first log entry 0, so nothing applied is −1. */
-  public static final long NOTHING_APPLIED = -1;
+  public static final long NOTHING_APPLIED = dev.ration.statemachine.replica.Replica.NOTHING_APPLIED;
 
   public static final long MIN_LEASE_DURATION_MILLIS = 100;
   public static final long MAX_LEASE_DURATION_MILLIS = 3_600_000;
@@ -57,108 +56,59 @@ public final class LeaseLedger {
   private final StateOptions options;
   private final TreeMap<LimitKey, LimitLedger> limits = new TreeMap<>();
   private final HashMap<Long, Lease> leases = new HashMap<>();
-  private final LedgerStore store;
-  /** The lease kinds of the expiry index (the store holds these and the idempotency kinds). */
+  /** The replica: clock, version counter, the entry's changes, the shared expiry index. */
+  private final ApplyContext context;
+  /** The lease kinds of the expiry index (the store holds these and every other kind). */
   private final TreeSet<ExpiryKey> expiry = new TreeSet<>();
-  /** Committed idempotency records plus this entry's; stored in meta, so Status need not count. */
-  private long idempotencyRecords = 0;
 
-  private long appliedTerm = 0;
-  private long appliedIndex = NOTHING_APPLIED;
+  /** The replica's now, mirrored at the start of each entry (see {@link #beginEntry}). */
   private long nowMillis = 0;
   private long epoch = 0;
   private long epochStartMillis = 0;
   private long nextLeaseId = 1;
-  private long nextVersion = 1;
 
-  private Changes changes = new Changes();
-  /** The last expiry-index key a Tick of the current entry popped: the next Tick goes on after it. */
-  private ExpiryKey tickCursor = ExpiryKey.BEFORE_ALL;
   /** Limits and leases the current command touched, for the incremental invariant check. */
   private final List<LimitLedger> touchedLimits = new ArrayList<>();
   private final List<Lease> touchedLeases = new ArrayList<>();
 
-  public LeaseLedger(StateOptions options, LedgerStore store) {
+  public LeaseLedger(StateOptions options, ApplyContext context) {
     this.options = options;
-    this.store = store;
+    this.context = context;
   }
 
-  // ---------------------------------------------------------------- apply
+  // ---------------------------------------------------------------- Ledger
 
-  /**
-   * Applies one log entry. Throws IllegalStateException if {@code index} is not above the
-   * applied index (each index is applied once; a restart resumes from the applied index) or
-   * the term goes backwards.
-   */
-  public List<Result> apply(long term, long index, Batch batch) {
-    advance(term, index);
-    tickCursor = ExpiryKey.BEFORE_ALL;
-    long previousNow = nowMillis;
-    nowMillis = Math.max(nowMillis, batch.timeMillis());
-    checkNow(previousNow);
-    List<Result> results = new ArrayList<>(batch.proposals().size());
-    for (Proposal proposal : batch.proposals()) {
-      results.add(applyProposal(proposal));
-    }
-    return results;
+  @Override
+  public String name() {
+    return "lease";
   }
 
-  /** An entry without a batch (configuration, no-op): only the applied index moves. */
-  public void applyEmpty(long term, long index) {
-    advance(term, index);
+  @Override
+  public boolean owns(Command command) {
+    return command instanceof SetLimit || command instanceof AcquireLease
+        || command instanceof RenewLease || command instanceof ReturnLease
+        || command instanceof NewEpoch;
   }
 
-  private void advance(long term, long index) {
-    checkNext(term, index);
-    appliedTerm = term;
-    appliedIndex = index;
+  @Override
+  public void beginEntry(long nowMillis) {
+    this.nowMillis = nowMillis;
   }
 
-  /**
-   * Throws IllegalStateException, changing nothing, unless (term, index) may be applied next:
-   * the index above the applied index and the term not below the applied term.
-   */
-  public void checkNext(long term, long index) {
-    if (index <= appliedIndex) {
-      throw new IllegalStateException(
-          "apply of index " + index + " at or below applied index " + appliedIndex
-              + ": each index is applied once, restart resumes after the applied index");
-    }
-    if (term < appliedTerm) {
-      throw new IllegalStateException(
-          "apply of term " + term + " below applied term " + appliedTerm + " at index " + index);
-    }
-  }
-
-  private void checkNow(long previousNow) {
-    if (nowMillis < previousNow) {
-      throw new InvariantViolation("I3 ledger now decreased from " + previousNow + " to " + nowMillis);
-    }
-  }
-
-  private Result applyProposal(Proposal proposal) {
-    RequestKey key = proposal.key();
-    if (!key.isNone()) {
-      Optional<IdempotencyRecord> seen = idempotencyRecord(key);
-      if (seen.isPresent()) {
-        return ResultCodec.decode(seen.get().encodedResult());
-      }
-    }
+  @Override
+  public void beginCommand() {
     touchedLimits.clear();
     touchedLeases.clear();
-    Result result = dispatch(proposal.command());
-    checkTouched();
-    if (!key.isNone()) {
-      long expiresAt = plus(nowMillis, options.idempotencyRetentionMillis());
-      changes.putIdempotency(key, new IdempotencyRecord(expiresAt, ResultCodec.encode(result)));
-      putExpiry(ExpiryKey.idempotencyEnd(expiresAt, key));
-      idempotencyRecords++;
-    }
-    return result;
   }
 
-  /** The one exhaustive dispatch over {@link Command}. */
-  private Result dispatch(Command command) {
+  @Override
+  public void endCommand() {
+    checkTouched();
+  }
+
+  /** The dispatch over the lease commands. */
+  @Override
+  public Result apply(Command command) {
     if (command instanceof SetLimit c) {
       return setLimit(c);
     } else if (command instanceof AcquireLease c) {
@@ -169,10 +119,13 @@ public final class LeaseLedger {
       return returnLease(c);
     } else if (command instanceof NewEpoch c) {
       return newEpoch(c);
-    } else if (command instanceof Tick c) {
-      return tick(c);
     }
-    throw new IllegalStateException("unhandled command " + command);
+    throw new IllegalStateException("not a lease command " + command);
+  }
+
+  @Override
+  public boolean ownsExpiryKind(int kind) {
+    return kind == ExpiryKey.LEASE_END || kind == ExpiryKey.PENDING_END;
   }
 
   // ---------------------------------------------------------------- commands
@@ -212,7 +165,7 @@ public final class LeaseLedger {
           "ledger holds " + limits.size() + " limits, maxLimits " + options.maxLimits(), 0, 0);
     }
     Limit limit = new Limit(c.tenant(), c.resource(), c.ratePerSecond(), c.burst(), c.mode(),
-        c.leaseDurationMillis(), c.graceMillis(), c.emergency(), c.policy(), nextVersion++);
+        c.leaseDurationMillis(), c.graceMillis(), c.emergency(), c.policy(), context.mintVersion());
     if (ledger == null) {
       ledger = LimitLedger.fresh(limit);
       limits.put(key, ledger);
@@ -256,7 +209,7 @@ public final class LeaseLedger {
           retryAfterMillis(ledger), 0);
     }
     long leaseId = nextLeaseId++;
-    long version = nextVersion++;
+    long version = context.mintVersion();
     long startBalance = Math.min(ledger.pool(), target.burst());
     ledger.takeFromPool(startBalance);
     long expiresAt = plus(nowMillis, limit.leaseDurationMillis());
@@ -327,7 +280,7 @@ public final class LeaseLedger {
     long expiresAt = plus(nowMillis, limit.leaseDurationMillis());
     long countedUntil = Math.max(lease.countedUntilMillis(), plus(expiresAt, limit.graceMillis()));
     Lease renewed = new Lease(leaseId, lease.tenant(), lease.resource(), lease.holder(), epoch,
-        nextVersion++, target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil,
+        context.mintVersion(), target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil,
         pendingRate, pendingBurst, pendingUntil);
     putLease(lease, renewed, ledger);
     if (countedUntil != lease.countedUntilMillis()) {
@@ -400,86 +353,32 @@ public final class LeaseLedger {
     return new Result.EpochStarted(epoch, epochStartMillis);
   }
 
-  private Result tick(Tick c) {
-    if (c.maxItems() < 0) {
-      return invalid("maxItems " + c.maxItems() + " < 0");
+  /** Tick popped a lease-kind record: free the lease or its pending shrink if still current. */
+  @Override
+  public boolean expire(ExpiryKey due) {
+    if (!expiry.remove(due)) {
+      throw new InvariantViolation("I6 stored expiry record " + due
+          + " is missing from the in-memory lease index");
     }
-    int freed = 0;
-    // Every popped record counts against maxItems, stale ones too, so a Tick's work is bounded;
-    // the order is (dueAt, kind, a, b, c) on every replica.
-    for (ExpiryKey due : dueExpiries(c.maxItems())) {
-      tickCursor = due;
-      changes.deleteExpiry(due);
-      if (due.isLeaseKind() && !expiry.remove(due)) {
-        throw new InvariantViolation("I6 stored expiry record " + due
-            + " is missing from the in-memory lease index");
+    if (due.kind() == ExpiryKey.LEASE_END) {
+      Lease lease = leases.get(due.a());
+      if (lease != null && lease.countedUntilMillis() == due.dueAtMillis()) {
+        removeLease(lease, ledgerOf(lease));
+        return true;
       }
-      if (due.kind() == ExpiryKey.LEASE_END) {
-        Lease lease = leases.get(due.a());
-        if (lease != null && lease.countedUntilMillis() == due.dueAtMillis()) {
-          removeLease(lease, ledgerOf(lease));
-          freed++;
-        }
-      } else if (due.kind() == ExpiryKey.PENDING_END) {
-        Lease lease = leases.get(due.a());
-        if (lease != null && lease.hasPending() && lease.pendingUntilMillis() == due.dueAtMillis()) {
-          putLease(lease, lease.withoutPending(), ledgerOf(lease));
-          freed++;
-        }
-      } else if (due.kind() == ExpiryKey.IDEMPOTENCY_END) {
-        RequestKey key = due.requestKey();
-        Optional<IdempotencyRecord> record = idempotencyRecord(key);
-        if (record.isPresent() && record.get().expiresAtMillis() == due.dueAtMillis()) {
-          changes.deleteIdempotency(key);
-          idempotencyRecords--;
-          freed++;
-        }
-      } else {
-        throw new InvariantViolation("I6 expiry record of unknown kind " + due);
+    } else if (due.kind() == ExpiryKey.PENDING_END) {
+      Lease lease = leases.get(due.a());
+      if (lease != null && lease.hasPending() && lease.pendingUntilMillis() == due.dueAtMillis()) {
+        putLease(lease, lease.withoutPending(), ledgerOf(lease));
+        return true;
       }
+    } else {
+      throw new InvariantViolation("I6 expiry record of unknown kind " + due);
     }
-    return new Result.Ticked(freed);
+    return false;
   }
 
   // ---------------------------------------------------------------- helpers
-
-  /**
-   * The next at most {@code maxItems} expiry-index keys due at or before now, after the ones
-   * this entry's Ticks already popped: the store's committed keys merged with this entry's own
-   * new keys. (Those are due later than now except when a due time saturates at
-   * Long.MAX_VALUE; they are merged anyway so no corner depends on it.)
-   */
-  private List<ExpiryKey> dueExpiries(int maxItems) {
-    if (maxItems == 0) {
-      return List.of();
-    }
-    TreeSet<ExpiryKey> due = new TreeSet<>(store.expiries(tickCursor, nowMillis, maxItems));
-    for (ExpiryKey key : changes.expiryPuts) {
-      if (key.dueAtMillis() <= nowMillis && key.compareTo(tickCursor) > 0) {
-        due.add(key);
-      }
-    }
-    List<ExpiryKey> first = new ArrayList<>(Math.min(maxItems, due.size()));
-    for (ExpiryKey key : due) {
-      if (first.size() == maxItems) {
-        break;
-      }
-      first.add(key);
-    }
-    return first;
-  }
-
-  /** The first answer to {@code key}: this entry's pending writes first, then the store. */
-  private Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
-    IdempotencyRecord pending = changes.idempotencyPuts.get(key);
-    if (pending != null) {
-      return Optional.of(pending);
-    }
-    if (changes.idempotencyDeletes.contains(key)) {
-      return Optional.empty();
-    }
-    return store.idempotencyRecord(key);
-  }
 
   private Shares allocate(LimitLedger ledger, Shares demand, Shares current, Shares available) {
     Shares target = Allocation.forPolicy(ledger.limit().policy()).allocate(
@@ -522,7 +421,7 @@ public final class LeaseLedger {
     }
     ledger.add(lease);
     leases.put(lease.leaseId(), lease);
-    changes.leases.add(lease.leaseId());
+    context.changes().leases.add(lease.leaseId());
     touch(ledger);
     touchedLeases.add(lease);
   }
@@ -530,30 +429,19 @@ public final class LeaseLedger {
   private void removeLease(Lease lease, LimitLedger ledger) {
     ledger.subtract(lease);
     leases.remove(lease.leaseId());
-    changes.leases.add(lease.leaseId());
+    context.changes().leases.add(lease.leaseId());
     touch(ledger);
   }
 
   private void touch(LimitLedger ledger) {
     touchedLimits.add(ledger);
-    changes.limits.add(new LimitKey(ledger.limit().tenant(), ledger.limit().resource()));
+    context.changes().limits.add(new LimitKey(ledger.limit().tenant(), ledger.limit().resource()));
   }
 
+  /** Mirrored in memory and written to the shared index (which checks due ≥ now, I6). */
   private void addExpiry(ExpiryKey key) {
     expiry.add(key);
-    putExpiry(key);
-  }
-
-  /**
-   * Every due time set is at or after now (now plus a positive duration, saturating), so the
-   * stored index is a queue that Tick pops from the front; the store relies on it to skip the
-   * deleted front (RocksLedgerStore's floor).
-   */
-  private void putExpiry(ExpiryKey key) {
-    if (key.dueAtMillis() < nowMillis) {
-      throw new InvariantViolation("I6 expiry record " + key + " due before now " + nowMillis);
-    }
-    changes.putExpiry(key);
+    context.putExpiry(key);
   }
 
   /** The incremental check after every command: I1 and I8 on touched limits, I2 on leases. */
@@ -628,7 +516,7 @@ public final class LeaseLedger {
     }
   }
 
-  static long plus(long a, long b) {
+  public static long plus(long a, long b) {
     long sum = a + b;
     if (((a ^ sum) & (b ^ sum)) < 0) {
       return sum < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
@@ -636,7 +524,7 @@ public final class LeaseLedger {
     return sum;
   }
 
-  static long minus(long a, long b) {
+  public static long minus(long a, long b) {
     long difference = a - b;
     if (((a ^ b) & (a ^ difference)) < 0) {
       return difference < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
@@ -646,16 +534,18 @@ public final class LeaseLedger {
 
   // ---------------------------------------------------------------- reads
 
-  public QueryResult query(Query query, long readNowMillis) {
+  @Override
+  public Optional<QueryResult> query(Query query, long readNowMillis) {
     if (query instanceof Query.GetLimit q) {
       LimitLedger ledger = limits.get(new LimitKey(q.tenant(), q.resource()));
-      return new QueryResult.LimitAnswer(Optional.ofNullable(ledger).map(LimitLedger::status));
+      return Optional.of(
+          new QueryResult.LimitAnswer(Optional.ofNullable(ledger).map(LimitLedger::status)));
     } else if (query instanceof Query.ListLimits) {
       List<LimitStatus> all = new ArrayList<>(limits.size());
       for (LimitLedger ledger : limits.values()) {
         all.add(ledger.status());
       }
-      return new QueryResult.LimitList(all);
+      return Optional.of(new QueryResult.LimitList(all));
     } else if (query instanceof Query.ListLeases q) {
       // Every lease the ledger still counts is listed, expired or not, so an operator sees
       // counted vs granted; expiresAt and countedUntil tell a reader which are past
@@ -674,24 +564,17 @@ public final class LeaseLedger {
           }
         }
       }
-      return new QueryResult.LeaseList(views);
-    } else if (query instanceof Query.Status) {
-      return new QueryResult.StatusAnswer(appliedTerm, appliedIndex, nowMillis, epoch,
-          epochStartMillis, limits.size(), leases.size(), idempotencyRecords);
+      return Optional.of(new QueryResult.LeaseList(views));
     }
-    throw new IllegalStateException("unhandled query " + query);
+    return Optional.empty();
   }
 
-  public long appliedTerm() {
-    return appliedTerm;
+  public int limitCount() {
+    return limits.size();
   }
 
-  public long appliedIndex() {
-    return appliedIndex;
-  }
-
-  public long nowMillis() {
-    return nowMillis;
+  public int leaseCount() {
+    return leases.size();
   }
 
   public long epoch() {
@@ -706,30 +589,6 @@ public final class LeaseLedger {
     return nextLeaseId;
   }
 
-  public long nextVersion() {
-    return nextVersion;
-  }
-
-  /** Between entries: the earliest due time in the expiry index (stale records included). */
-  public long nextDueMillis() {
-    List<ExpiryKey> first = store.expiries(ExpiryKey.BEFORE_ALL, Long.MAX_VALUE, 1);
-    return first.isEmpty() ? Long.MAX_VALUE : first.get(0).dueAtMillis();
-  }
-
-  public long idempotencyRecords() {
-    return idempotencyRecords;
-  }
-
-  // ---------------------------------------------------------------- store access
-
-  /** What changed since the last call; the store persists it with the applied index. */
-  public Changes takeChanges() {
-    Changes taken = changes;
-    changes = new Changes();
-    tickCursor = ExpiryKey.BEFORE_ALL;
-    return taken;
-  }
-
   public Optional<LimitLedger> limit(LimitKey key) {
     return Optional.ofNullable(limits.get(key));
   }
@@ -738,17 +597,11 @@ public final class LeaseLedger {
     return Optional.ofNullable(leases.get(leaseId));
   }
 
-  /** Loading from the store: the meta record. */
-  public void restoreMeta(long term, long index, long now, long epoch, long epochStart,
-      long nextLeaseId, long nextVersion, long idempotencyRecords) {
-    this.idempotencyRecords = idempotencyRecords;
-    this.appliedTerm = term;
-    this.appliedIndex = index;
-    this.nowMillis = now;
+  /** Loading from the store: the lease part of the meta record. */
+  public void restoreMeta(long epoch, long epochStart, long nextLeaseId) {
     this.epoch = epoch;
     this.epochStartMillis = epochStart;
     this.nextLeaseId = nextLeaseId;
-    this.nextVersion = nextVersion;
   }
 
   /** Loading from the store: a limit with its stored ledger fields (leases come after). */
@@ -779,8 +632,10 @@ public final class LeaseLedger {
 
   // ---------------------------------------------------------------- verify
 
-  /** Recomputes every invariant I1–I8 from scratch; throws InvariantViolation naming values. */
+  /** Recomputes every lease invariant from scratch; throws InvariantViolation naming values. */
+  @Override
   public void verify() {
+    long nextVersion = context.nextVersion();
     if (nextLeaseId < 1 || nextVersion < 1) {
       throw new InvariantViolation("I7 counters nextLeaseId " + nextLeaseId + " nextVersion " + nextVersion);
     }
@@ -853,37 +708,17 @@ public final class LeaseLedger {
             + " is negative: " + ledger.pool());
       }
     }
-    verifyStoredIndex();
   }
 
-  /**
-   * I6 for the store-only state, reading all of it: every idempotency record has its expiry
-   * record, the meta counter equals the records, and the stored lease kinds of the index are
-   * exactly the in-memory ones.
-   */
-  private void verifyStoredIndex() {
-    long[] records = {0};
-    store.forEachIdempotencyRecord((key, record) -> {
-      records[0]++;
-      if (!store.hasExpiry(ExpiryKey.idempotencyEnd(record.expiresAtMillis(), key))) {
-        throw new InvariantViolation("I6 idempotency record " + key + " expiresAt "
-            + record.expiresAtMillis() + " has no expiry record");
-      }
-    });
-    if (records[0] != idempotencyRecords) {
-      throw new InvariantViolation("I6 idempotency record counter " + idempotencyRecords
-          + " but the store holds " + records[0]);
-    }
+  /** I6: the stored lease kinds of the index are exactly the in-memory ones. */
+  @Override
+  public void verifyStoredExpiries(Consumer<Consumer<ExpiryKey>> walk) {
     long[] leaseKinds = {0};
-    store.forEachExpiry(key -> {
-      if (key.isLeaseKind()) {
-        leaseKinds[0]++;
-        if (!expiry.contains(key)) {
-          throw new InvariantViolation("I6 stored expiry record " + key
-              + " is missing from the in-memory lease index");
-        }
-      } else if (key.kind() != ExpiryKey.IDEMPOTENCY_END) {
-        throw new InvariantViolation("I6 stored expiry record of unknown kind " + key);
+    walk.accept(key -> {
+      leaseKinds[0]++;
+      if (!expiry.contains(key)) {
+        throw new InvariantViolation("I6 stored expiry record " + key
+            + " is missing from the in-memory lease index");
       }
     });
     if (leaseKinds[0] != expiry.size()) {

@@ -13,4 +13,23 @@ public sealed interface Query {
 
   /** Applied index, ledger clock, epoch, counts. */
   record Status() implements Query {}
+
+  // --- ttl (issue 4)
+  /** One live TTL entry (expiry judged at max(state now, readNowMillis)). */
+  record GetEntry(String namespace, String key) implements Query {}
+
+  /** Live entries of a namespace whose key starts with {@code prefix}, in key order. */
+  record ListEntries(String namespace, String prefix, int limit) implements Query {}
+
+  /** One namespace's capacity and counters. */
+  record GetNamespace(String namespace) implements Query {}
+
+  /** Every namespace, in name order (for metrics). */
+  record ListNamespaces() implements Query {}
+  // --- end ttl
+
+  // --- quota (issue 6)
+  /** A question to the quota ledger. */
+  record Quota(QuotaQuery query) implements Query {}
+  // --- end quota
 }

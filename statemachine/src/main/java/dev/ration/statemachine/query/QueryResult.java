@@ -23,4 +23,24 @@ public sealed interface QueryResult {
       int leases,
       long idempotencyRecords)
       implements QueryResult {}
+
+  // --- ttl (issue 4)
+  record EntryAnswer(Optional<dev.ration.statemachine.ttl.EntryView> entry)
+      implements QueryResult {}
+
+  /** {@code truncated}: more live entries match than were returned (or the scan hit its bound). */
+  record EntryList(List<dev.ration.statemachine.ttl.EntryView> entries, boolean truncated)
+      implements QueryResult {}
+
+  record NamespaceAnswer(Optional<dev.ration.statemachine.ttl.NamespaceView> namespace)
+      implements QueryResult {}
+
+  record NamespaceList(List<dev.ration.statemachine.ttl.NamespaceView> namespaces)
+      implements QueryResult {}
+  // --- end ttl
+
+  // --- quota (issue 6)
+  /** The quota ledger's answer to {@link Query.Quota}. */
+  record Quota(QuotaAnswer answer) implements QueryResult {}
+  // --- end quota
 }

@@ -8,7 +8,16 @@ public enum Outcome {
   LEASE_EXPIRED(4),
   VERSION_MISMATCH(5),
   STALE_CONFIG(6),
-  INVALID_ARGUMENT(7);
+  INVALID_ARGUMENT(7),
+  // --- ttl (issue 4): codes 20–29
+  /** Refresh of an entry that is absent or expired. */
+  ENTRY_UNKNOWN(20),
+  /** The namespace has no room and its policy is REJECT (or the write can never fit). */
+  NAMESPACE_FULL(21),
+  // --- end ttl
+  // --- quota ledger (issue 6): codes 40-59 ---
+  /** complete/cancel of a reservation that never existed or whose settlement is forgotten. */
+  RESERVATION_UNKNOWN(40);
 
   private final int code;
 

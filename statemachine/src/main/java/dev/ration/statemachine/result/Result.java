@@ -48,6 +48,30 @@ public sealed interface Result {
     }
   }
 
+  // --- ttl (issue 4): codes 20–29
+  /** A put, compare-and-set or refresh took effect: the entry's version and expiry now. */
+  record EntryWritten(String namespace, String key, long version, long expiresAtMillis)
+      implements Result {
+    public int code() {
+      return 20;
+    }
+  }
+
+  /** A delete: {@code existed} false when no live entry was there (version then 0). */
+  record EntryDeleted(String namespace, String key, long version, boolean existed)
+      implements Result {
+    public int code() {
+      return 21;
+    }
+  }
+
+  record NamespaceSet(dev.ration.statemachine.ttl.NamespaceView namespace) implements Result {
+    public int code() {
+      return 22;
+    }
+  }
+  // --- end ttl
+
   /**
    * A rejection. {@code retryAfterMillis} is 0 when no time is known; {@code currentVersion}
    * carries the current config or lease version where the outcome is about versions, else 0.
@@ -58,4 +82,13 @@ public sealed interface Result {
       return 7;
     }
   }
+
+  // --- quota (issue 6): codes 40-59 (QuotaResult, encoded by QuotaResultCodec)
+  /** A quota ledger result; its code is the wrapped result's (40–59). */
+  record Quota(QuotaResult result) implements Result {
+    public int code() {
+      return result.code();
+    }
+  }
+  // --- end quota
 }

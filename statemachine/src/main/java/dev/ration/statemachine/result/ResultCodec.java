@@ -4,6 +4,8 @@ import dev.ration.statemachine.lease.LeaseView;
 import dev.ration.statemachine.lease.Limit;
 import dev.ration.statemachine.lease.Mode;
 import dev.ration.statemachine.lease.Policy;
+import dev.ration.statemachine.ttl.CapacityPolicy;
+import dev.ration.statemachine.ttl.NamespaceView;
 import dev.ration.statemachine.wire.ByteReader;
 import dev.ration.statemachine.wire.ByteWriter;
 
@@ -20,6 +22,13 @@ import dev.ration.statemachine.wire.ByteWriter;
  *   EpochStarted (5)  i64 epoch, i64 epochStartMillis
  *   Ticked (6)        i32 freed
  *   Rejected (7)      u8 outcome, str message, i64 retryAfterMillis, i64 currentVersion
+ *   --- ttl (issue 4)
+ *   EntryWritten (20) str namespace, str key, i64 version, i64 expiresAtMillis
+ *   EntryDeleted (21) str namespace, str key, i64 version, u8 existed
+ *   NamespaceSet (22) namespace
+ *   namespace = str name, i64 maxEntries, i64 maxBytes, u8 policy, i64 entries, i64 bytes,
+ *               i64 evictedExpired, i64 evictedCapacity
+ *   --- end ttl
  * limit = str tenant, str resource, i64 ratePerSecond, i64 burst, u8 mode,
  *         i64 leaseDurationMillis, i64 graceMillis, i64 emergency, u8 policy, i64 version
  * lease = i64 leaseId, str tenant, str resource, str holder, i64 epoch, i64 version,
@@ -51,6 +60,18 @@ public final class ResultCodec {
       out.i32(r.freed());
     } else if (result instanceof Result.Rejected r) {
       out.u8(r.outcome().code()).str(r.message()).i64(r.retryAfterMillis()).i64(r.currentVersion());
+      // --- ttl (issue 4)
+    } else if (result instanceof Result.EntryWritten r) {
+      out.str(r.namespace()).str(r.key()).i64(r.version()).i64(r.expiresAtMillis());
+    } else if (result instanceof Result.EntryDeleted r) {
+      out.str(r.namespace()).str(r.key()).i64(r.version()).bool(r.existed());
+    } else if (result instanceof Result.NamespaceSet r) {
+      writeNamespace(out, r.namespace());
+      // --- end ttl
+      // --- quota (issue 6): codes 40-59, fields in QuotaResultCodec
+    } else if (result instanceof Result.Quota r) {
+      QuotaResultCodec.encode(out, r.result());
+      // --- end quota
     } else {
       throw new IllegalStateException("unhandled result " + result);
     }
@@ -100,7 +121,26 @@ public final class ResultCodec {
             in.i64("currentVersion"));
         break;
       }
+      // --- ttl (issue 4)
+      case 20:
+        result = new Result.EntryWritten(in.str("namespace"), in.str("key"), in.i64("version"),
+            in.i64("expiresAtMillis"));
+        break;
+      case 21:
+        result = new Result.EntryDeleted(in.str("namespace"), in.str("key"), in.i64("version"),
+            in.bool("existed"));
+        break;
+      case 22:
+        result = new Result.NamespaceSet(readNamespace(in));
+        break;
+      // --- end ttl
       default:
+        // --- quota (issue 6)
+        if (QuotaResultCodec.isQuotaCode(code)) {
+          result = new Result.Quota(QuotaResultCodec.decode(code, in));
+          break;
+        }
+        // --- end quota
         throw in.fail("unknown result code " + code);
     }
     in.end();
@@ -155,6 +195,31 @@ public final class ResultCodec {
     return new LeaseView(id, tenant, resource, holder, epoch, version, rateShare, burstShare,
         countedRate, countedBurst, grantedAt, expiresAt, countedUntil, mode, emergency, duration);
   }
+
+  // --- ttl (issue 4)
+  public static void writeNamespace(ByteWriter out, NamespaceView n) {
+    out.str(n.name()).i64(n.maxEntries()).i64(n.maxBytes()).u8(n.policy().code())
+        .i64(n.entries()).i64(n.bytes()).i64(n.evictedExpired()).i64(n.evictedCapacity());
+  }
+
+  public static NamespaceView readNamespace(ByteReader in) {
+    String name = in.str("name");
+    long maxEntries = in.i64("maxEntries");
+    long maxBytes = in.i64("maxBytes");
+    int policyCode = in.u8("policy");
+    CapacityPolicy policy = null;
+    for (CapacityPolicy p : CapacityPolicy.values()) {
+      if (p.code() == policyCode) {
+        policy = p;
+      }
+    }
+    if (policy == null) {
+      throw in.fail("unknown capacity policy code " + policyCode);
+    }
+    return new NamespaceView(name, maxEntries, maxBytes, policy, in.i64("entries"),
+        in.i64("bytes"), in.i64("evictedExpired"), in.i64("evictedCapacity"));
+  }
+  // --- end ttl
 
   private static Mode mode(ByteReader in) {
     int code = in.u8("mode");

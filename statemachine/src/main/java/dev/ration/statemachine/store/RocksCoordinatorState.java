@@ -15,15 +15,20 @@ import dev.ration.statemachine.lease.LimitKey;
 import dev.ration.statemachine.lease.LimitLedger;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.replica.Replica;
 import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.ttl.TtlLedger;
+import dev.ration.statemachine.quota.QuotaLedger; // quota (issue 6)
 import dev.ration.statemachine.wire.ByteWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Checkpoint;
@@ -67,7 +72,18 @@ import org.rocksdb.WriteOptions;
  * then column-family handles, the DB, the write options, the DB and CF options.
  */
 public final class RocksCoordinatorState implements CoordinatorState {
-  static final String[] FAMILIES = {"limits", "leases", "idempotency", "expiry", "meta"};
+  static final String[] FAMILIES = {"limits", "leases", "idempotency", "expiry", "meta",
+      // Store-only families of pluggable ledgers (dev.ration.statemachine.replica.Ledger):
+      // written through Changes.records, read through FamilyStore. Append new ones here.
+      // --- ttl (issue 4)
+      TtlLedger.ENTRIES, TtlLedger.ORDER, TtlLedger.NAMESPACES,
+      // --- end ttl
+      // --- quota (issue 6)
+      QuotaLedger.FAMILY_QUOTA, QuotaLedger.FAMILY_USAGE,
+      // --- end quota
+  };
+  /** Index of the first store-only family in {@link #FAMILIES}. */
+  private static final int FIRST_STORE_ONLY_FAMILY = 5;
 
   static {
     RocksDB.loadLibrary();
@@ -87,6 +103,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
   private final ColumnFamilyHandle expiryCf;
   private final ColumnFamilyHandle metaCf;
   private final RocksLedgerStore store;
+  private final Replica replica;
   private final LeaseLedger ledger;
   private String failure = "";
   private boolean closed;
@@ -107,8 +124,13 @@ public final class RocksCoordinatorState implements CoordinatorState {
     this.idempotencyCf = handles.get(3);
     this.expiryCf = handles.get(4);
     this.metaCf = handles.get(5);
-    this.store = new RocksLedgerStore(dataDir, db, idempotencyCf, expiryCf);
-    this.ledger = new LeaseLedger(options, store);
+    Map<String, ColumnFamilyHandle> storeOnly = new HashMap<>();
+    for (int i = FIRST_STORE_ONLY_FAMILY; i < FAMILIES.length; i++) {
+      storeOnly.put(FAMILIES[i], handles.get(i + 1));
+    }
+    this.store = new RocksLedgerStore(dataDir, db, idempotencyCf, expiryCf, storeOnly);
+    this.replica = new Replica(options, store, store);
+    this.ledger = replica.lease();
   }
 
   /** Creates or reopens the state in {@code dataDir}, loads it into memory and verifies it. */
@@ -153,7 +175,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
         idempotencyCfOptions, idempotencyFilter, db, handles, options);
     try {
       state.load();
-      state.ledger.verify();
+      state.replica.verify();
     } catch (RuntimeException e) {
       state.close();
       throw e;
@@ -166,7 +188,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
       byte[] meta = db.get(metaCf, StoreFormat.META_KEY);
       if (meta != null) {
         long[] m = StoreFormat.readMeta(meta);
-        ledger.restoreMeta(m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7]);
+        replica.restoreMeta(m[0], m[1], m[2], m[6], m[7]);
+        ledger.restoreMeta(m[3], m[4], m[5]);
       }
     } catch (RocksDBException e) {
       throw new StoreException("read meta dir=" + dataDir, e);
@@ -188,6 +211,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
         ledger.restoreExpiry(key);
       }
     });
+    // Every other ledger loads what it keeps in memory from its own families.
+    replica.load();
   }
 
   private void usable() {
@@ -202,9 +227,9 @@ public final class RocksCoordinatorState implements CoordinatorState {
   @Override
   public List<Result> apply(long term, long index, Batch batch) {
     usable();
-    ledger.checkNext(term, index);
+    replica.checkNext(term, index);
     try {
-      List<Result> results = ledger.apply(term, index, batch);
+      List<Result> results = replica.apply(term, index, batch);
       persist(term, index);
       return results;
     } catch (RuntimeException e) {
@@ -216,9 +241,9 @@ public final class RocksCoordinatorState implements CoordinatorState {
   @Override
   public void applyEmpty(long term, long index) {
     usable();
-    ledger.checkNext(term, index);
+    replica.checkNext(term, index);
     try {
-      ledger.applyEmpty(term, index);
+      replica.applyEmpty(term, index);
       persist(term, index);
     } catch (RuntimeException e) {
       failure = "applyEmpty term=" + term + " index=" + index + ": " + e;
@@ -228,7 +253,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
 
   /** One WriteBatch: every touched record (or its delete) plus the meta record. */
   private void persist(long term, long index) {
-    Changes changes = ledger.takeChanges();
+    Changes changes = replica.takeChanges();
     try (WriteBatch batch = new WriteBatch()) {
       for (LimitKey key : changes.limits) {
         Optional<LimitLedger> limit = ledger.limit(key);
@@ -259,9 +284,19 @@ public final class RocksCoordinatorState implements CoordinatorState {
       for (ExpiryKey key : changes.expiryDeletes) {
         batch.delete(expiryCf, StoreFormat.expiryKey(key));
       }
-      batch.put(metaCf, StoreFormat.META_KEY, StoreFormat.metaValue(ledger.appliedTerm(),
-          ledger.appliedIndex(), ledger.nowMillis(), ledger.epoch(), ledger.epochStartMillis(),
-          ledger.nextLeaseId(), ledger.nextVersion(), ledger.idempotencyRecords()));
+      for (Map.Entry<String, TreeMap<byte[], byte[]>> family : changes.records.entrySet()) {
+        ColumnFamilyHandle handle = store.family(family.getKey());
+        for (Map.Entry<byte[], byte[]> record : family.getValue().entrySet()) {
+          if (record.getValue() == Changes.DELETED) {
+            batch.delete(handle, record.getKey());
+          } else {
+            batch.put(handle, record.getKey(), record.getValue());
+          }
+        }
+      }
+      batch.put(metaCf, StoreFormat.META_KEY, StoreFormat.metaValue(replica.appliedTerm(),
+          replica.appliedIndex(), replica.nowMillis(), ledger.epoch(), ledger.epochStartMillis(),
+          ledger.nextLeaseId(), replica.nextVersion(), replica.idempotencyRecords()));
       db.write(writeOptions, batch);
       store.committed(changes);
     } catch (RocksDBException e) {
@@ -272,22 +307,22 @@ public final class RocksCoordinatorState implements CoordinatorState {
   @Override
   public QueryResult query(Query query, long readNowMillis) {
     usable();
-    return ledger.query(query, readNowMillis);
+    return replica.query(query, readNowMillis);
   }
 
   @Override
   public long appliedTerm() {
-    return ledger.appliedTerm();
+    return replica.appliedTerm();
   }
 
   @Override
   public long appliedIndex() {
-    return ledger.appliedIndex();
+    return replica.appliedIndex();
   }
 
   @Override
   public long nowMillis() {
-    return ledger.nowMillis();
+    return replica.nowMillis();
   }
 
   @Override
@@ -297,7 +332,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
 
   @Override
   public long nextDueMillis() {
-    return ledger.nextDueMillis();
+    return replica.nextDueMillis();
   }
 
   @Override
@@ -308,7 +343,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
       throw new StoreException(context + ": target already exists");
     }
     // Never hand a broken state to a follower: the full invariant check runs at every snapshot.
-    ledger.verify();
+    replica.verify();
     try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
         Checkpoint checkpoint = Checkpoint.create(db)) {
       db.flushWal(true);
@@ -333,7 +368,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
   @Override
   public void verify() {
     usable();
-    ledger.verify();
+    replica.verify();
   }
 
   /**

@@ -6,10 +6,12 @@ import dev.ration.statemachine.lease.Changes;
 import dev.ration.statemachine.lease.ExpiryKey;
 import dev.ration.statemachine.lease.IdempotencyRecord;
 import dev.ration.statemachine.lease.LedgerStore;
+import dev.ration.statemachine.replica.FamilyStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -35,19 +37,52 @@ import org.rocksdb.RocksIterator;
  * <p>Thread: the single applying thread (as {@link RocksCoordinatorState}). The handles belong
  * to the state, which closes them.
  */
-final class RocksLedgerStore implements LedgerStore {
+final class RocksLedgerStore implements LedgerStore, FamilyStore {
   private final Path dataDir;
   private final RocksDB db;
   private final ColumnFamilyHandle idempotencyCf;
   private final ColumnFamilyHandle expiryCf;
+  /** The store-only families of pluggable ledgers (TTL, quotas), by name. */
+  private final Map<String, ColumnFamilyHandle> families;
   private long floorDueMillis = Long.MIN_VALUE;
 
   RocksLedgerStore(Path dataDir, RocksDB db, ColumnFamilyHandle idempotencyCf,
-      ColumnFamilyHandle expiryCf) {
+      ColumnFamilyHandle expiryCf, Map<String, ColumnFamilyHandle> families) {
     this.dataDir = dataDir;
     this.db = db;
     this.idempotencyCf = idempotencyCf;
     this.expiryCf = expiryCf;
+    this.families = Map.copyOf(families);
+  }
+
+  ColumnFamilyHandle family(String family) {
+    ColumnFamilyHandle handle = families.get(family);
+    if (handle == null) {
+      throw new IllegalArgumentException("unknown column family " + family + " (known: "
+          + families.keySet() + ") dir=" + dataDir);
+    }
+    return handle;
+  }
+
+  @Override
+  public Optional<byte[]> get(String family, byte[] key) {
+    try {
+      return Optional.ofNullable(db.get(family(family), key));
+    } catch (RocksDBException e) {
+      throw new StoreException("read " + family + " record dir=" + dataDir, e);
+    }
+  }
+
+  @Override
+  public void scan(String family, byte[] fromKey, Visitor visitor) {
+    try (RocksIterator it = db.newIterator(family(family))) {
+      for (it.seek(fromKey); it.isValid(); it.next()) {
+        if (!visitor.visit(it.key(), it.value())) {
+          break;
+        }
+      }
+      check(it, "iterate " + family);
+    }
   }
 
   /** After an entry's WriteBatch is written: what its Ticks deleted raises the floor. */

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.statemachine.replica.FamilyStore;
+import dev.ration.statemachine.replica.Replica;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -162,7 +164,7 @@ class TickOrderPropertyTest {
     Path dir = Files.createTempDirectory(Path.of("target"), "tick-order-");
     Model model = new Model();
     MemoryLedgerStore memoryStore = new MemoryLedgerStore();
-    LeaseLedger memory = new LeaseLedger(OPTIONS, memoryStore);
+    Replica memory = new Replica(OPTIONS, memoryStore, FamilyStore.EMPTY);
     RocksCoordinatorState state = RocksCoordinatorState.open(dir, OPTIONS);
     try {
       long index = 0;
@@ -223,7 +225,7 @@ class TickOrderPropertyTest {
   }
 
   /** The same entry on RocksDB and on the memory store; their results must be equal. */
-  private static List<Result> apply(RocksCoordinatorState state, LeaseLedger memory,
+  private static List<Result> apply(RocksCoordinatorState state, Replica memory,
       MemoryLedgerStore memoryStore, long index, Batch batch) {
     List<Result> results = state.apply(1, index, batch);
     state.verify();

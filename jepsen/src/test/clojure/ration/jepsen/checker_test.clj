@@ -1,0 +1,90 @@
+(ns ration.jepsen.checker-test
+  "Each checker on a passing synthetic history and on a known violation."
+  (:require [clojure.test :refer [deftest is testing]]
+            [ration.jepsen.checker :as c]
+            [ration.jepsen.history :as h]))
+
+(def opts {:tenants {"t1" {:rate 100 :burst 50}} :epsilon 0.1})
+
+(defn ms [x] (long (* x 1000000)))
+
+(defn hist
+  "Ops as [process type f value time-ms]; indexes stamped in order."
+  [& ops]
+  (h/index (for [[p t f v tm] ops] {:process p :type t :f f :value v :time (ms tm)})))
+
+(defn acquire [p id rate burst t0 t1 & {:keys [req type] :or {type :ok}}]
+  (let [req (or req [p id])]
+    [[p :invoke :acquire {:tenant "t1" :req-id req} t0]
+     [p type :acquire (cond-> {:tenant "t1" :req-id req}
+                        (= :ok type) (assoc :lease-id id :version 1 :rate rate :burst burst :ttl-ms 3000)) t1]]))
+
+(defn check [checker history] (c/check checker {} history opts))
+
+(deftest conservation-pass-and-violation
+  (testing "60 + 40 of R = 100 at once is fine"
+    (is (true? (:valid? (check (c/conservation)
+                               (apply hist (concat (acquire 0 1 60 30 0 10) (acquire 1 2 40 20 5 20))))))))
+  (testing "a lease's share is free again after invocation + ttl·(1−ε)"
+    (is (true? (:valid? (check (c/conservation)
+                               (apply hist (concat (acquire 0 1 60 30 0 10) (acquire 1 2 60 30 2800 2810))))))))
+  (testing "60 + 60 > R = 100 while both are usable"
+    (let [r (check (c/conservation) (apply hist (concat (acquire 0 1 60 30 0 10) (acquire 1 2 60 30 1000 1010))))]
+      (is (false? (:valid? r)))
+      (is (= 1 (get-in r [:tenants "t1" :violation-count])))))
+  (testing "an :info acquire is unknown, not a violation"
+    (let [r (check (c/conservation) (apply hist (concat (acquire 0 1 60 30 0 10) (acquire 1 2 60 30 5 2000 :type :info))))]
+      (is (true? (:valid? r)))
+      (is (= 1 (:indeterminate-acquires r))))))
+
+(deftest admissions-pass-and-violation
+  (let [admit (fn [p n t] [[p :invoke :admit {:tenant "t1" :lease-id 1 :n n} t]
+                           [p :ok :admit {:tenant "t1" :lease-id 1 :n n} t]])]
+    (is (true? (:valid? (check (c/admissions) (apply hist (mapcat #(admit 0 10 (* 200 %)) (range 20))))))))
+    (is (false? (:valid? (check (c/admissions) (apply hist (concat (admit 0 30 0) (admit 1 30 1))))))
+        "60 tokens within 1 ms exceed B = 50")))
+
+(deftest lifecycle-pass-and-violations
+  (let [base (acquire 0 1 60 30 0 10)
+        admit (fn [n t] [[0 :invoke :admit {:tenant "t1" :lease-id 1 :n 5} t] [0 :ok :admit {:tenant "t1" :lease-id 1 :n n} t]])
+        release [[0 :invoke :release {:tenant "t1" :lease-id 1 :req-id [0 9] :unused 0} 500]
+                 [0 :ok :release {:tenant "t1" :lease-id 1 :req-id [0 9]} 510]]]
+    (is (true? (:valid? (check (c/lifecycle) (apply hist (concat base (admit 5 100) release (admit 0 600)))))))
+    (testing "spending a returned share"
+      (is (false? (:valid? (check (c/lifecycle) (apply hist (concat base release (admit 5 600))))))))
+    (testing "admitting after the lease expired (ttl 3 s, ε 0.1: usable until 2.7 s)"
+      (is (false? (:valid? (check (c/lifecycle) (apply hist (concat base (admit 5 2800))))))))
+    (testing "renewing a returned lease"
+      (is (false? (:valid? (check (c/lifecycle)
+                                  (apply hist (concat base release
+                                                      [[0 :invoke :renew {:tenant "t1" :lease-id 1 :req-id [0 10]} 700]
+                                                       [0 :ok :renew {:tenant "t1" :lease-id 1 :req-id [0 10] :version 2 :rate 60 :burst 30 :ttl-ms 3000} 710]])))))))))
+
+(deftest unique-leases-pass-and-violation
+  (testing "a resend of the same request id may return the same lease"
+    (is (true? (:valid? (check (c/unique-leases)
+                               (apply hist (concat (acquire 0 1 60 30 0 10) (acquire 0 1 60 30 20 30 :req [0 1]))))))))
+  (testing "two request ids granted the same lease id"
+    (is (false? (:valid? (check (c/unique-leases)
+                                (apply hist (concat (acquire 0 1 60 30 0 10) (acquire 1 1 40 20 20 30)))))))))
+
+(deftest reads-pass-and-violation
+  (let [rd (fn [limit leases] [[0 :invoke :ledger-read {:tenant "t1"} 0]
+                               [0 :ok :ledger-read {:tenant "t1" :limit limit :leases leases} 1]])
+        good {:rate 100 :burst 50 :counted-rate 60 :counted-burst 30 :granted-rate 60 :granted-burst 30 :pool 10}]
+    (is (true? (:valid? (check (c/reads) (apply hist (rd good [{:lease-id 1 :rate 60 :burst 30 :counted-rate 60 :counted-burst 30}]))))))
+    (is (false? (:valid? (check (c/reads) (apply hist (rd (assoc good :counted-rate 120) []))))))
+    (is (false? (:valid? (check (c/reads) (apply hist (rd (assoc good :pool -1) []))))))
+    (is (false? (:valid? (check (c/reads) (apply hist (rd (assoc good :pool 30) []))))) "pool + counted burst > B")))
+
+(deftest merge-valid-order
+  (is (false? (c/merge-valid [true :unknown false])))
+  (is (= :unknown (c/merge-valid [true :unknown])))
+  (is (true? (c/merge-valid [true true]))))
+
+(deftest stats-reports-liveness
+  (let [r (check (c/stats) (apply hist (concat [[:nemesis :info :start-partition nil 0] [:nemesis :info :start-partition nil 1]
+                                                [:nemesis :info :stop-partition nil 100] [:nemesis :info :stop-partition nil 101]]
+                                               (acquire 0 1 60 30 200 300))))]
+    (is (true? (:valid? r)))
+    (is (< 0.19 (:seconds-to-first-ok-after-heal r) 0.21))))

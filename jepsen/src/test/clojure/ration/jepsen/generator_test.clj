@@ -1,0 +1,37 @@
+(ns ration.jepsen.generator-test
+  (:require [clojure.test :refer [deftest is]]
+            [ration.jepsen.generator :as gen]))
+
+(defn drain
+  "Runs gen with every thread always free at advancing times; returns the ops (bounded)."
+  [g threads step-ns]
+  (loop [g g, t 0, out [], i 0]
+    (let [ctx {:time t :free-threads (set threads) :threads threads :workers (zipmap threads threads)}
+          r (gen/op g {} ctx)]
+      (cond
+        (or (nil? r) (> i 10000)) out
+        (= :pending (first r)) (recur (second r) (+ t step-ns) out (inc i))
+        :else (recur (second r) (max t (:time (first r))) (conj out (first r)) (inc i))))))
+
+(deftest maps-seqs-limit-once
+  (is (= [:a] (map :f (drain {:f :a} [0] 1))))
+  (is (= [:a :b] (map :f (drain [{:f :a} {:f :b}] [0] 1))))
+  (is (= 3 (count (drain (gen/limit 3 (gen/repeat {:f :a})) [0] 1))))
+  (is (= 1 (count (drain (gen/once (gen/repeat {:f :a})) [0] 1)))))
+
+(deftest time-limit-and-stagger
+  (let [ops (drain (gen/time-limit 1 (gen/stagger 0.1 (gen/repeat {:f :a}))) [0 1] 1000000)]
+    (is (< 3 (count ops) 40) (str (count ops) " ops in 1 s at ~10/s"))
+    (is (every? #(< (:time %) 1000000000) ops))))
+
+(deftest routing-and-mix
+  (let [ops (drain (gen/limit 50 (gen/clients+nemesis (gen/mix [(gen/repeat {:f :a}) (gen/repeat {:f :b})])
+                                                      (gen/repeat {:f :kill})))
+                   [0 1 :nemesis] 1)]
+    (is (every? #(if (= :kill (:f %)) (= :nemesis (:process %)) (integer? (:process %))) ops))
+    (is (= #{:a :b :kill} (set (map :f ops))))))
+
+(deftest sleep-then-phases
+  (let [ops (drain (gen/phases {:f :a} (gen/sleep 1) {:f :b}) [0] 100000000)]
+    (is (= [:a :b] (map :f ops)))
+    (is (<= 1000000000 (:time (second ops))))))

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Ration's Jepsen-style suite (jepsen/README.md).
+#
+#   scripts/jepsen.sh test --workload lease --nemesis partition-leader --time-limit 60 --seed 1 --nodes 3
+#   scripts/jepsen.sh test-all [--matrix ci|full] [--time-limit 40]
+#   scripts/jepsen.sh check jepsen/store/<test>/<time>/history.edn
+#
+# Builds what is missing (offline), then runs ration.jepsen.cli from jepsen/ (store: jepsen/store).
+# Netns mode needs root; otherwise a loopback mode runs kill, pause and clock faults only.
+# On Ctrl-C the JVM's shutdown hook removes the suite's namespaces, links, rules and node pids.
+set -euo pipefail
+root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+if [[ ! -f server/target/ration-server.jar ]]; then
+  mvn -B -q -o -pl client,statemachine,server install -DskipTests
+fi
+if [[ ! -f jepsen/target/classpath.txt ]]; then
+  mvn -B -q -o -pl jepsen process-classes
+fi
+cd "$root/jepsen"
+exec java -Xmx768m -XX:+UseSerialGC -Dration.root="$root" \
+  -cp "src/main/clojure:target/classes:$(cat target/classpath.txt)" clojure.main -m ration.jepsen.cli "$@"

@@ -1,0 +1,24 @@
+package dev.ration.statemachine.command;
+
+/**
+ * A service's own usage event (e.g. storage used), appended to the usage log unless an event
+ * with the same id was seen within the retention window. Aggregated by {@code eventTimeMillis}.
+ * A negative quantity is allowed only for allocation resources (it releases allocation).
+ * {@code reservationId} (0 = none) ties the event to a reservation for reconciliation.
+ */
+public record IngestUsage(
+    String eventId,
+    long eventTimeMillis,
+    String scope,
+    String resource,
+    long quantity,
+    String unit,
+    long reservationId)
+    implements QuotaCommand {
+  public static final int CODE = 44;
+
+  @Override
+  public int code() {
+    return CODE;
+  }
+}

@@ -1,0 +1,38 @@
+package dev.ration.statemachine.query;
+
+import dev.ration.statemachine.quota.Aggregate;
+import dev.ration.statemachine.quota.AuditRecord;
+import dev.ration.statemachine.quota.Drift;
+import dev.ration.statemachine.quota.LevelUsage;
+import dev.ration.statemachine.quota.QuotaSpec;
+import dev.ration.statemachine.quota.Reservation;
+import dev.ration.statemachine.quota.UsageEvent;
+import java.util.List;
+import java.util.Optional;
+
+/** Answers to {@link QuotaQuery}. */
+public sealed interface QuotaAnswer {
+  /** An entry and its usage as of the read time (windows rolled). */
+  record QuotaRow(QuotaSpec spec, LevelUsage usage) {}
+
+  record QuotaFound(Optional<QuotaRow> quota) implements QuotaAnswer {}
+
+  record QuotaList(List<QuotaRow> quotas) implements QuotaAnswer {}
+
+  record History(List<QuotaSpec> versions) implements QuotaAnswer {}
+
+  record AuditList(List<AuditRecord> records) implements QuotaAnswer {}
+
+  record ReservationList(List<Reservation> reservations) implements QuotaAnswer {}
+
+  /** {@code cursor}: the consumer's acknowledged sequence; {@code lastSequence}: the log's end. */
+  record UsageBatch(List<UsageEvent> events, long cursor, long lastSequence)
+      implements QuotaAnswer {}
+
+  record AggregateList(List<Aggregate> buckets, long total) implements QuotaAnswer {}
+
+  record ReconcileAnswer(List<Drift> drifts) implements QuotaAnswer {}
+
+  record QuotaStatusAnswer(long catalogVersion, long reservations, long lastSequence,
+      long alertsRaised, long nextReservationId) implements QuotaAnswer {}
+}

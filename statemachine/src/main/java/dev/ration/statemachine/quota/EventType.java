@@ -1,0 +1,38 @@
+package dev.ration.statemachine.quota;
+
+/**
+ * Why a record is in the usage log. Codes are explicit and append-only. {@code ALERT} records
+ * (a soft threshold crossed) travel in the same log so consumers see them in order, but are
+ * not usage: aggregates and reconciliation skip them.
+ */
+public enum EventType {
+  COMPLETED(1),
+  CANCELLED(2),
+  EXPIRED(3),
+  INGESTED(4),
+  COMPENSATION(5),
+  ALERT(6);
+
+  private final int code;
+
+  EventType(int code) {
+    this.code = code;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  public boolean isUsage() {
+    return this != ALERT;
+  }
+
+  public static EventType fromCode(int code) {
+    for (EventType t : values()) {
+      if (t.code == code) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException("unknown usage event type code " + code);
+  }
+}

@@ -1,0 +1,7 @@
+package dev.ration.statemachine.quota;
+
+/**
+ * Where a reservation item was counted: one level of its scope path, and the window it was
+ * charged in (0 for unwindowed kinds). Settlement trims the charge only in that same window.
+ */
+public record LevelCharge(String levelScope, long windowStartMillis) {}

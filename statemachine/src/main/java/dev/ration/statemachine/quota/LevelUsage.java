@@ -1,0 +1,51 @@
+package dev.ration.statemachine.quota;
+
+/**
+ * What one level (scope, resource) is using. A value: every change makes a new record.
+ *
+ * @param windowStartMillis start of the current window or period (windowed kinds; else 0)
+ * @param windowUsed amount charged in the current window: reserved amounts, trimmed to the
+ *     actual amount when a reservation settles inside the window it was charged in
+ * @param held amount held by outstanding reservations (all kinds)
+ * @param allocated amount allocated by completed reservations (allocation kind)
+ * @param alerted the soft threshold has been crossed in this window, or since usage last fell
+ *     below it (so a crossing raises one alert, not one per request)
+ */
+public record LevelUsage(
+    String scope,
+    String resource,
+    long windowStartMillis,
+    long windowUsed,
+    long held,
+    long allocated,
+    boolean alerted) {
+
+  public static LevelUsage empty(String scope, String resource) {
+    return new LevelUsage(scope, resource, 0, 0, 0, 0, false);
+  }
+
+  /** Usage the admission check compares with the capacity. */
+  public long used(QuotaKind kind) {
+    return switch (kind) {
+      case RATE, CUMULATIVE -> windowUsed;
+      case CONCURRENT -> held;
+      case ALLOCATION -> held + allocated;
+    };
+  }
+
+  /** This usage as seen at {@code nowMillis}: a rolled window starts empty and unalerted. */
+  public LevelUsage rolled(QuotaSpec spec, long nowMillis) {
+    if (!spec.kind().windowed()) {
+      return this;
+    }
+    long start = spec.windowStart(nowMillis);
+    if (start == windowStartMillis) {
+      return this;
+    }
+    return new LevelUsage(scope, resource, start, 0, held, allocated, false);
+  }
+
+  LevelUsage with(long windowUsed, long held, long allocated, boolean alerted) {
+    return new LevelUsage(scope, resource, windowStartMillis, windowUsed, held, allocated, alerted);
+  }
+}

@@ -1,0 +1,26 @@
+package dev.ration.statemachine.quota;
+
+/**
+ * One record of the replicated, append-only usage log.
+ *
+ * @param sequence position in the log (from the ledger's counter, starts at 1)
+ * @param eventId unique id: {@code res:<reservation>:<resource>} for reservation settlements,
+ *     {@code comp:<sequence>} for compensations, {@code alert:…} for alerts, the service's own id
+ *     for ingested events; duplicates are dropped by id within the retention window
+ * @param eventTimeMillis when the usage happened (aggregates are by event time)
+ * @param recordedAtMillis ledger time at which the log got it
+ * @param reservationId the reservation it settles or refers to, 0 if none
+ * @param overage the billable part of {@code quantity} (beyond a hard limit)
+ */
+public record UsageEvent(
+    long sequence,
+    String eventId,
+    EventType type,
+    long eventTimeMillis,
+    long recordedAtMillis,
+    String scope,
+    String resource,
+    long quantity,
+    String unit,
+    long reservationId,
+    long overage) {}

@@ -1,0 +1,68 @@
+package dev.ration.statemachine.replica;
+
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * One aggregate of the replicated state (leases, TTL entries, quotas) plugged into the
+ * {@link Replica}. The replica keeps what all ledgers share — applied index, ledger clock, the
+ * global version counter, idempotency, the expiry index and Tick — and routes each command,
+ * each due expiry record and each query to the one ledger that owns it.
+ *
+ * <p>A ledger writes only through {@link ApplyContext#changes()} (its own column families, the
+ * shared expiry index), reads its store-only state through {@link ApplyContext#read} or
+ * {@link FamilyStore}, and never reads a clock: now is {@link ApplyContext#nowMillis()}.
+ *
+ * <p>Thread: the single applying thread.
+ */
+public interface Ledger {
+
+  /** Short name, for messages. */
+  String name();
+
+  /** Whether this ledger applies {@code command} (exactly one ledger owns each command). */
+  boolean owns(Command command);
+
+  /** Applies one owned command of the current entry; domain outcomes are results. */
+  Result apply(Command command);
+
+  /** Whether the shared expiry index's records of {@code kind} are this ledger's. */
+  boolean ownsExpiryKind(int kind);
+
+  /**
+   * Tick popped {@code due} (one of this ledger's kinds, due at or before now; the replica has
+   * already deleted the index record). Frees what it names if it is still current — a stale
+   * record (the due time moved, the item is gone or was rewritten) must change nothing.
+   * Returns whether something was freed.
+   */
+  boolean expire(ExpiryKey due);
+
+  /** Answers an owned query; empty if the query is not this ledger's. */
+  Optional<QueryResult> query(Query query, long readNowMillis);
+
+  /** Start of an entry, after the clock advanced. */
+  default void beginEntry(long nowMillis) {}
+
+  /** Before each command of an entry (Tick included). */
+  default void beginCommand() {}
+
+  /** After each command (Tick included): the incremental invariant check of what it touched. */
+  default void endCommand() {}
+
+  /** At open, after meta: load whatever this ledger keeps in memory from the store. */
+  default void load() {}
+
+  /** Recomputes every invariant of this ledger (expensive); throws InvariantViolation. */
+  void verify();
+
+  /**
+   * I6 for this ledger's part of the stored expiry index: {@code walk} visits every stored
+   * record of this ledger's kinds, in order.
+   */
+  void verifyStoredExpiries(Consumer<Consumer<ExpiryKey>> walk);
+}
