@@ -87,7 +87,10 @@
                                    [(first b) (clients+nemesis client-gen (:gen (second b)))])
           (= :pending (first b)) [(first a) (clients+nemesis (:gen (second a)) nemesis-gen)]
           ;; Both ready: the sooner op goes; the other generator is left as it was.
-          (<= (:time (first a)) (:time (first b))) [(first a) (clients+nemesis (:gen (second a)) nemesis-gen)]
+          ;; The sooner wins; a tie is broken at random so neither side starves.
+          (or (< (:time (first a)) (:time (first b)))
+              (and (= (:time (first a)) (:time (first b))) (< (rand-double) 0.5)))
+          [(first a) (clients+nemesis (:gen (second a)) nemesis-gen)]
           :else [(first b) (clients+nemesis client-gen (:gen (second b)))])))))
 
 ;; ------------------------------------------------------------------ combinators

@@ -40,7 +40,7 @@
 (deftest admissions-pass-and-violation
   (let [admit (fn [p n t] [[p :invoke :admit {:tenant "t1" :lease-id 1 :n n} t]
                            [p :ok :admit {:tenant "t1" :lease-id 1 :n n} t]])]
-    (is (true? (:valid? (check (c/admissions) (apply hist (mapcat #(admit 0 10 (* 200 %)) (range 20))))))))
+    (is (true? (:valid? (check (c/admissions) (apply hist (mapcat #(admit 0 10 (* 200 %)) (range 20)))))))
     (is (false? (:valid? (check (c/admissions) (apply hist (concat (admit 0 30 0) (admit 1 30 1))))))
         "60 tokens within 1 ms exceed B = 50")))
 

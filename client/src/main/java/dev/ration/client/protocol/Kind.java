@@ -13,7 +13,23 @@ public enum Kind {
   RENEW_LEASE(0x06),
   RETURN_LEASE(0x07),
   LIST_LEASES(0x08),
-  CLUSTER_STATUS(0x09);
+  CLUSTER_STATUS(0x09),
+  // --- quota (issue 6): 0x40-0x5F, bodies in QuotaMessages
+  QUOTA_SET(0x40),
+  QUOTA_GET(0x41),
+  QUOTA_LIST(0x42),
+  QUOTA_HISTORY(0x43),
+  RESERVE(0x44),
+  RESERVATION_COMPLETE(0x45),
+  RESERVATION_CANCEL(0x46),
+  RESERVATION_LIST(0x47),
+  USAGE_INGEST(0x48),
+  USAGE_READ(0x49),
+  USAGE_ACK(0x4A),
+  USAGE_AGGREGATE(0x4B),
+  USAGE_RECONCILE(0x4C),
+  AUDIT_READ(0x4D);
+  // --- end quota
 
   public static final int RESPONSE_BIT = 0x80;
 

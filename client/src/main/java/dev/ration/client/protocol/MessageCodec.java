@@ -102,6 +102,10 @@ public final class MessageCodec {
               .bool(l.stale());
     } else if (request instanceof Request.ClusterStatus c) {
         // No body.
+      // --- quota (issue 6)
+    } else if (request instanceof Request.Quota q) {
+      QuotaMessages.encodeRequest(w, q.request());
+      // --- end quota
     } else {
       throw new IllegalArgumentException("unknown message " + request);
     }
@@ -161,6 +165,10 @@ public final class MessageCodec {
           case LIST_LEASES ->
               new Request.ListLeases(r.string("tenant"), r.string("resource"), r.bool("stale"));
           case CLUSTER_STATUS -> new Request.ClusterStatus();
+          // --- quota (issue 6)
+          case QUOTA_SET, QUOTA_GET, QUOTA_LIST, QUOTA_HISTORY, RESERVE, RESERVATION_COMPLETE, RESERVATION_CANCEL, RESERVATION_LIST, USAGE_INGEST, USAGE_READ, USAGE_ACK, USAGE_AGGREGATE, USAGE_RECONCILE, AUDIT_READ ->
+              new Request.Quota(QuotaMessages.decodeRequest(kind, r));
+          // --- end quota
         };
     r.end();
     return new DecodedRequest((int) timeout, request);
@@ -240,6 +248,11 @@ public final class MessageCodec {
               .string("PeerInfo.clientAddress", p.clientAddress())
               .string("PeerInfo.role", p.role());
         }
+      // --- quota (issue 6)
+    } else if (response instanceof Response.Quota q) {
+        w.u16("code", 0);
+        QuotaMessages.encodeResponse(w, q.response());
+      // --- end quota
     } else {
       throw new IllegalArgumentException("unknown message " + response);
     }
@@ -348,6 +361,10 @@ public final class MessageCodec {
                 epoch,
                 List.copyOf(peers));
           }
+          // --- quota (issue 6)
+          case QUOTA_SET, QUOTA_GET, QUOTA_LIST, QUOTA_HISTORY, RESERVE, RESERVATION_COMPLETE, RESERVATION_CANCEL, RESERVATION_LIST, USAGE_INGEST, USAGE_READ, USAGE_ACK, USAGE_AGGREGATE, USAGE_RECONCILE, AUDIT_READ ->
+              new Response.Quota(QuotaMessages.decodeResponse(kind, r));
+          // --- end quota
         };
     r.end();
     return response;

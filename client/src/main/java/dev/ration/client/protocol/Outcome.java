@@ -12,7 +12,10 @@ public enum Outcome {
   LEASE_EXPIRED(4),
   VERSION_MISMATCH(5),
   STALE_CONFIG(6),
-  INVALID_ARGUMENT(7);
+  INVALID_ARGUMENT(7),
+  // --- quota (issue 6): 40-59
+  RESERVATION_UNKNOWN(40);
+  // --- end quota
 
   private final int code;
 

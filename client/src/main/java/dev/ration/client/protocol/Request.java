@@ -87,4 +87,13 @@ public sealed interface Request {
       return Kind.CLUSTER_STATUS;
     }
   }
+
+  // --- quota (issue 6)
+  /** A quota, reservation or usage request (kinds 0x40–0x5F). */
+  record Quota(QuotaRequest request) implements Request {
+    public Kind kind() {
+      return request.kind();
+    }
+  }
+  // --- end quota
 }

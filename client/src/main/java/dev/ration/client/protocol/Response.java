@@ -106,4 +106,9 @@ public sealed interface Response {
       long epoch,
       List<PeerInfo> peers)
       implements Response {}
+
+  // --- quota (issue 6)
+  /** The reply to a {@link Request.Quota}. */
+  record Quota(QuotaResponse response) implements Response {}
+  // --- end quota
 }

@@ -200,22 +200,29 @@ public final class LeaseLedger implements Ledger {
     }
     Shares demand = new Shares(c.demandRatePerSecond(), c.demandBurst());
     Shares free = ledger.free();
-    Shares target = allocate(ledger, demand, Shares.ZERO, free);
-    if (!demand.isZero() && target.isZero()) {
+    long leaseId = nextLeaseId;
+    Shares target = allocate(ledger, leaseId, demand, Shares.ZERO, free);
+    // A demand-driven policy grants a lease even when no capacity is free yet, as long as the
+    // holder's fair target is positive: the lease puts its demand on record, so the others
+    // shrink towards their targets at their next renewals, and this one grows at its own.
+    boolean waitForShare = limit.policy() != Policy.FREE_CAPACITY
+        && !target(ledger, leaseId, demand, Shares.ZERO, free).isZero();
+    if (!demand.isZero() && target.isZero() && !waitForShare) {
       return new Result.Rejected(Outcome.LIMIT_EXHAUSTED,
           "no free capacity on " + c.tenant() + "/" + c.resource() + ": counted rate "
               + ledger.countedRate() + " of " + limit.ratePerSecond() + ", counted burst "
               + ledger.countedBurst() + " + pool " + ledger.pool() + " of " + limit.burst(),
           retryAfterMillis(ledger), 0);
     }
-    long leaseId = nextLeaseId++;
+    nextLeaseId++;
     long version = context.mintVersion();
     long startBalance = Math.min(ledger.pool(), target.burst());
     ledger.takeFromPool(startBalance);
     long expiresAt = plus(nowMillis, limit.leaseDurationMillis());
     long countedUntil = plus(expiresAt, limit.graceMillis());
     Lease lease = new Lease(leaseId, c.tenant(), c.resource(), c.holder(), epoch, version,
-        target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil, 0, 0, 0);
+        target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil, 0, 0, 0,
+        demand.ratePerSecond(), demand.burst());
     putLease(null, lease, ledger);
     addExpiry(ExpiryKey.leaseEnd(countedUntil, leaseId));
     return new Result.LeaseGranted(view(lease, ledger), startBalance);
@@ -262,7 +269,7 @@ public final class LeaseLedger implements Ledger {
     Shares available = new Shares(
         plus(lease.countedRate(), free.ratePerSecond()), plus(lease.countedBurst(), free.burst()));
     Shares current = new Shares(lease.rateShare(), lease.burstShare());
-    Shares target = allocate(ledger,
+    Shares target = allocate(ledger, leaseId,
         new Shares(c.demandRatePerSecond(), c.demandBurst()), current, available);
 
     if (target.ratePerSecond() < lease.rateShare() || target.burst() < lease.burstShare()) {
@@ -281,7 +288,7 @@ public final class LeaseLedger implements Ledger {
     long countedUntil = Math.max(lease.countedUntilMillis(), plus(expiresAt, limit.graceMillis()));
     Lease renewed = new Lease(leaseId, lease.tenant(), lease.resource(), lease.holder(), epoch,
         context.mintVersion(), target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil,
-        pendingRate, pendingBurst, pendingUntil);
+        pendingRate, pendingBurst, pendingUntil, c.demandRatePerSecond(), c.demandBurst());
     putLease(lease, renewed, ledger);
     if (countedUntil != lease.countedUntilMillis()) {
       addExpiry(ExpiryKey.leaseEnd(countedUntil, leaseId));
@@ -380,9 +387,10 @@ public final class LeaseLedger implements Ledger {
 
   // ---------------------------------------------------------------- helpers
 
-  private Shares allocate(LimitLedger ledger, Shares demand, Shares current, Shares available) {
+  private Shares allocate(LimitLedger ledger, long leaseId, Shares demand, Shares current,
+      Shares available) {
     Shares target = Allocation.forPolicy(ledger.limit().policy()).allocate(
-        new AllocationRequest(ledger.limit(), demand, current, available, ledger.leaseCount()));
+        request(ledger, leaseId, demand, current, available));
     if (target.ratePerSecond() < 0 || target.burst() < 0
         || target.ratePerSecond() > available.ratePerSecond() || target.burst() > available.burst()) {
       throw new InvariantViolation("I1 policy " + ledger.limit().policy() + " proposed " + target
@@ -390,6 +398,46 @@ public final class LeaseLedger implements Ledger {
           + ledger.limit().tenant() + "/" + ledger.limit().resource());
     }
     return target;
+  }
+
+  /** The requester's target before the clip to available capacity. */
+  private Shares target(LimitLedger ledger, long leaseId, Shares demand, Shares current,
+      Shares available) {
+    return Allocation.forPolicy(ledger.limit().policy())
+        .target(request(ledger, leaseId, demand, current, available));
+  }
+
+  /**
+   * The policy's input: the live holders of the limit in lease-id order with their last
+   * reported demand, the requester ({@code leaseId}, renewing or about to be minted) with its
+   * new one. A lease past its expiresAt cannot be renewed, so it is no longer a holder: its
+   * share stays counted until freed, but its demand no longer claims a part of the split.
+   */
+  private AllocationRequest request(LimitLedger ledger, long leaseId, Shares demand,
+      Shares current, Shares available) {
+    if (ledger.limit().policy() == Policy.FREE_CAPACITY) {
+      return new AllocationRequest(ledger.limit(), demand, current, available, ledger.leaseCount());
+    }
+    List<AllocationRequest.Holder> holders = new ArrayList<>(ledger.leaseCount() + 1);
+    int self = -1;
+    for (long id : ledger.leaseIds()) {
+      if (id == leaseId) {
+        self = holders.size();
+        holders.add(new AllocationRequest.Holder(id, demand));
+        continue;
+      }
+      Lease other = leases.get(id);
+      if (nowMillis < other.expiresAtMillis()) {
+        holders.add(new AllocationRequest.Holder(id, other.demand()));
+      }
+    }
+    if (self < 0) {
+      // An acquire: the id about to be minted is above every existing one.
+      self = holders.size();
+      holders.add(new AllocationRequest.Holder(leaseId, demand));
+    }
+    return new AllocationRequest(ledger.limit(), demand, current, available, ledger.leaseCount(),
+        holders, self);
   }
 
   /** Time until the earliest counted share of this limit is due to be freed; ≥ 1. */
@@ -539,11 +587,11 @@ public final class LeaseLedger implements Ledger {
     if (query instanceof Query.GetLimit q) {
       LimitLedger ledger = limits.get(new LimitKey(q.tenant(), q.resource()));
       return Optional.of(
-          new QueryResult.LimitAnswer(Optional.ofNullable(ledger).map(LimitLedger::status)));
+          new QueryResult.LimitAnswer(Optional.ofNullable(ledger).map(l -> status(l, readNowMillis))));
     } else if (query instanceof Query.ListLimits) {
       List<LimitStatus> all = new ArrayList<>(limits.size());
       for (LimitLedger ledger : limits.values()) {
-        all.add(ledger.status());
+        all.add(status(ledger, readNowMillis));
       }
       return Optional.of(new QueryResult.LimitList(all));
     } else if (query instanceof Query.ListLeases q) {
@@ -567,6 +615,24 @@ public final class LeaseLedger implements Ledger {
       return Optional.of(new QueryResult.LeaseList(views));
     }
     return Optional.empty();
+  }
+
+  /**
+   * The limit's status with the demand of its live holders (leases not expired at
+   * max(now, readNowMillis)), summed saturating.
+   */
+  private LimitStatus status(LimitLedger ledger, long readNowMillis) {
+    long at = Math.max(nowMillis, readNowMillis);
+    long rate = 0;
+    long burst = 0;
+    for (long id : ledger.leaseIds()) {
+      Lease lease = leases.get(id);
+      if (at < lease.expiresAtMillis()) {
+        rate = plus(rate, lease.demandRatePerSecond());
+        burst = plus(burst, lease.demandBurst());
+      }
+    }
+    return ledger.status().withDemand(rate, burst);
   }
 
   public int limitCount() {

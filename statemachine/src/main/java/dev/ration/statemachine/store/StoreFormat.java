@@ -23,6 +23,7 @@ import dev.ration.statemachine.wire.ByteWriter;
  *             val  u8 fmt | str tenant | str resource | str holder | i64 epoch | i64 version
  *                  | i64 rateShare | i64 burstShare | i64 grantedAt | i64 expiresAt
  *                  | i64 countedUntil | i64 pendingRate | i64 pendingBurst | i64 pendingUntil
+ *                  | i64 demandRate | i64 demandBurst   (lease format 3 only, see below)
  * idempotency key  i64 clientHigh | i64 clientLow | i64 sequence
  *             val  u8 fmt | i64 expiresAt | encoded result (ResultCodec) to the end
  * expiry      key  i64 dueAt | u8 kind | i64 a | i64 b | i64 c (all longs sign-flipped, so
@@ -35,10 +36,15 @@ import dev.ration.statemachine.wire.ByteWriter;
  *
  * Only integers: no floats in replicated state. Version 2 added the idempotency record counter
  * to meta (records and their expiry keys are no longer loaded into memory, so the count is kept
- * rather than counted); version 1 stores are refused.
+ * rather than counted); version 1 stores are refused. Lease values alone are written in
+ * {@link #LEASE_FORMAT_VERSION} 3, which appends the holder's last reported demand (the input of
+ * the demand-driven allocation policies); a lease value of version 2 is still read, with demand
+ * 0 (it is replaced at the holder's next renewal), so a version-2 store opens unchanged.
  */
 final class StoreFormat {
   static final int FORMAT_VERSION = 2;
+  /** Lease values only: version 3 = version 2 + demandRate, demandBurst. */
+  static final int LEASE_FORMAT_VERSION = 3;
   static final byte[] META_KEY = {'l', 'e', 'd', 'g', 'e', 'r'};
 
   private StoreFormat() {}
@@ -83,22 +89,43 @@ final class StoreFormat {
   }
 
   static byte[] leaseValue(Lease l) {
-    return new ByteWriter(128).u8(FORMAT_VERSION).str(l.tenant()).str(l.resource())
+    return new ByteWriter(144).u8(LEASE_FORMAT_VERSION).str(l.tenant()).str(l.resource())
         .str(l.holder()).i64(l.epoch()).i64(l.version()).i64(l.rateShare()).i64(l.burstShare())
         .i64(l.grantedAtMillis()).i64(l.expiresAtMillis()).i64(l.countedUntilMillis())
-        .i64(l.pendingRate()).i64(l.pendingBurst()).i64(l.pendingUntilMillis()).toByteArray();
+        .i64(l.pendingRate()).i64(l.pendingBurst()).i64(l.pendingUntilMillis())
+        .i64(l.demandRatePerSecond()).i64(l.demandBurst()).toByteArray();
   }
 
   static Lease readLease(byte[] key, byte[] value) {
     ByteReader k = new ByteReader(key, "lease key", message -> new StoreException("corrupt " + message));
     long leaseId = flip(k.i64("leaseId"));
     k.end();
-    ByteReader in = reader(value, "lease " + leaseId);
-    Lease lease = new Lease(leaseId, in.str("tenant"), in.str("resource"), in.str("holder"),
-        in.i64("epoch"), in.i64("version"), in.i64("rateShare"), in.i64("burstShare"),
-        in.i64("grantedAt"), in.i64("expiresAt"), in.i64("countedUntil"), in.i64("pendingRate"),
-        in.i64("pendingBurst"), in.i64("pendingUntil"));
+    ByteReader in = new ByteReader(value, "lease " + leaseId,
+        message -> new StoreException("corrupt store record " + message));
+    int format = in.u8("formatVersion");
+    if (format != LEASE_FORMAT_VERSION && format != FORMAT_VERSION) {
+      throw in.fail("unknown lease format version " + format + ", expected "
+          + LEASE_FORMAT_VERSION + " or " + FORMAT_VERSION);
+    }
+    String tenant = in.str("tenant");
+    String resource = in.str("resource");
+    String holder = in.str("holder");
+    long epoch = in.i64("epoch");
+    long version = in.i64("version");
+    long rateShare = in.i64("rateShare");
+    long burstShare = in.i64("burstShare");
+    long grantedAt = in.i64("grantedAt");
+    long expiresAt = in.i64("expiresAt");
+    long countedUntil = in.i64("countedUntil");
+    long pendingRate = in.i64("pendingRate");
+    long pendingBurst = in.i64("pendingBurst");
+    long pendingUntil = in.i64("pendingUntil");
+    long demandRate = format == LEASE_FORMAT_VERSION ? in.i64("demandRate") : 0;
+    long demandBurst = format == LEASE_FORMAT_VERSION ? in.i64("demandBurst") : 0;
     in.end();
+    Lease lease = new Lease(leaseId, tenant, resource, holder, epoch, version, rateShare,
+        burstShare, grantedAt, expiresAt, countedUntil, pendingRate, pendingBurst, pendingUntil,
+        demandRate, demandBurst);
     return lease;
   }
 

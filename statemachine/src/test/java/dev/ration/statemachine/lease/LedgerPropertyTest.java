@@ -34,7 +34,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Random command sequences (several limits and holders, time going backwards in batch time,
+ * Random command sequences (several limits with random allocation policies and holders, time going backwards in batch time,
  * NewEpoch, Tick, duplicate keys, returns, renewals with stale and future versions, restarts)
  * applied to the RocksDB state and to {@link ReferenceLedger}: results, limit statuses and
  * leases must agree, and verify() must pass after every step. jqwik prints the seed of a
@@ -119,7 +119,8 @@ class LedgerPropertyTest {
     switch (op.kind()) {
       case 0:
         return new SetLimit("t", resource, op.b() % 150, op.c() % 30, Mode.HARD,
-            op.d() % 2 == 0 ? 500 : 1000, op.d() % 3 == 0 ? 0 : 100, op.b() % 4, Policy.FREE_CAPACITY,
+            op.d() % 2 == 0 ? 500 : 1000, op.d() % 3 == 0 ? 0 : 100, op.b() % 4,
+            Policy.values()[op.c() % Policy.values().length],
             op.d() % 5 == 0 ? op.c() % 6 : 0);
       case 1:
       case 2:

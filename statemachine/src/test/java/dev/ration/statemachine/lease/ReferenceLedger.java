@@ -26,6 +26,12 @@ import java.util.TreeMap;
  * with sums recomputed on demand and no index. Tick is modelled only with a budget large enough
  * to take everything due, since the model has no expiry index to count stale records in.
  * Rejection messages are not modelled (tests compare outcome, retry-after and version).
+ *
+ * <p>Allocation: free-capacity grants min(demand, free); the demand-driven policies size a
+ * lease at min(target, available), where the target is the holder's part of a split over the
+ * live holders' last demands. The fair-share split is modelled independently (one unit at a time
+ * to the lowest allocation still short of its demand); proportional and static are short
+ * formulas written again here.
  */
 final class ReferenceLedger {
   static final class ModelLimit {
@@ -51,6 +57,8 @@ final class ReferenceLedger {
     long pendingRate;
     long pendingBurst;
     long pendingUntil;
+    long demandRate;
+    long demandBurst;
 
     boolean pending() {
       return pendingRate != 0 || pendingBurst != 0;
@@ -184,9 +192,14 @@ final class ReferenceLedger {
       if (s[5] >= options.maxLeasesPerLimit()) {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
       }
-      long rate = Math.min(c.demandRatePerSecond(), Math.max(0, l.limit.ratePerSecond() - s[0]));
-      long burst = Math.min(c.demandBurst(), Math.max(0, l.limit.burst() - s[1] - l.pool));
-      if ((c.demandRatePerSecond() > 0 || c.demandBurst() > 0) && rate == 0 && burst == 0) {
+      long freeRate = Math.max(0, l.limit.ratePerSecond() - s[0]);
+      long freeBurst = Math.max(0, l.limit.burst() - s[1] - l.pool);
+      long[] target = target(l, nextLeaseId, c.demandRatePerSecond(), c.demandBurst());
+      long rate = Math.min(target[0], freeRate);
+      long burst = Math.min(target[1], freeBurst);
+      boolean waiting = l.limit.policy() != Policy.FREE_CAPACITY && (target[0] > 0 || target[1] > 0);
+      if ((c.demandRatePerSecond() > 0 || c.demandBurst() > 0) && rate == 0 && burst == 0
+          && !waiting) {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
       }
       ModelLease x = new ModelLease();
@@ -198,6 +211,8 @@ final class ReferenceLedger {
       x.epoch = epoch;
       x.rate = rate;
       x.burst = burst;
+      x.demandRate = c.demandRatePerSecond();
+      x.demandBurst = c.demandBurst();
       x.grantedAt = now;
       x.expiresAt = now + l.limit.leaseDurationMillis();
       x.countedUntil = x.expiresAt + l.limit.graceMillis();
@@ -233,8 +248,11 @@ final class ReferenceLedger {
         x.pendingBurst = 0;
         x.pendingUntil = 0;
       }
-      long rate = Math.min(c.demandRatePerSecond(), availableRate);
-      long burst = Math.min(c.demandBurst(), availableBurst);
+      long[] target = target(l, x.id, c.demandRatePerSecond(), c.demandBurst());
+      long rate = Math.min(target[0], availableRate);
+      long burst = Math.min(target[1], availableBurst);
+      x.demandRate = c.demandRatePerSecond();
+      x.demandBurst = c.demandBurst();
       if (rate < x.rate || burst < x.burst) {
         x.pendingUntil = x.pending() ? Math.max(x.pendingUntil, x.countedUntil) : x.countedUntil;
         x.pendingRate = Math.max(x.pendingRate, x.rate);
@@ -306,6 +324,66 @@ final class ReferenceLedger {
     throw new IllegalStateException("unmodelled " + command);
   }
 
+  /** {rate, burst} target of holder {@code id} (renewing, or about to be minted) with this demand. */
+  long[] target(ModelLimit l, long id, long demandRate, long demandBurst) {
+    Policy policy = l.limit.policy();
+    if (policy == Policy.FREE_CAPACITY) {
+      return new long[] {demandRate, demandBurst};
+    }
+    List<long[]> holders = new ArrayList<>(); // {id, rate, burst}, id order
+    for (ModelLease x : leases.values()) {
+      if (x.tenant.equals(l.limit.tenant()) && x.resource.equals(l.limit.resource())) {
+        if (x.id == id) {
+          holders.add(new long[] {id, demandRate, demandBurst});
+        } else if (now < x.expiresAt) {
+          holders.add(new long[] {x.id, x.demandRate, x.demandBurst});
+        }
+      }
+    }
+    if (holders.stream().noneMatch(h -> h[0] == id)) {
+      holders.add(new long[] {id, demandRate, demandBurst});
+    }
+    int self = 0;
+    long[] rates = new long[holders.size()];
+    long[] bursts = new long[holders.size()];
+    for (int i = 0; i < rates.length; i++) {
+      rates[i] = holders.get(i)[1];
+      bursts[i] = holders.get(i)[2];
+      if (holders.get(i)[0] == id) {
+        self = i;
+      }
+    }
+    return new long[] {
+        split(policy, l.limit.ratePerSecond(), rates)[self],
+        split(policy, l.limit.burst(), bursts)[self]};
+  }
+
+  static long[] split(Policy policy, long capacity, long[] demands) {
+    int n = demands.length;
+    long[] out = new long[n];
+    switch (policy) {
+      case FAIR_SHARE -> {
+        return AllocationPropertyTest.unitByUnit(capacity, demands);
+      }
+      case PROPORTIONAL -> {
+        long total = 0;
+        for (long d : demands) {
+          total += d; // the property test's demands are small
+        }
+        for (int i = 0; i < n; i++) {
+          out[i] = total <= capacity ? demands[i] : capacity * demands[i] / total;
+        }
+      }
+      case STATIC -> {
+        for (int i = 0; i < n; i++) {
+          out[i] = capacity / n + (i < capacity % n ? 1 : 0);
+        }
+      }
+      default -> throw new IllegalStateException("unmodelled policy " + policy);
+    }
+    return out;
+  }
+
   LeaseView view(ModelLease x) {
     Limit limit = limits.get(new LimitKey(x.tenant, x.resource)).limit;
     return new LeaseView(x.id, x.tenant, x.resource, x.holder, x.epoch, x.version, x.rate, x.burst,
@@ -318,9 +396,21 @@ final class ReferenceLedger {
     for (ModelLimit l : limits.values()) {
       long[] s = sums(l);
       out.add(new LimitStatus(l.limit, s[0], s[1], s[2], s[3], l.pool, (int) s[5], (int) s[4],
-          l.rateCeiling, l.burstCeiling, l.emergencyReported));
+          l.rateCeiling, l.burstCeiling, l.emergencyReported, demandSum(l, true),
+          demandSum(l, false)));
     }
     return out;
+  }
+
+  long demandSum(ModelLimit l, boolean rate) {
+    long sum = 0;
+    for (ModelLease x : leases.values()) {
+      if (x.tenant.equals(l.limit.tenant()) && x.resource.equals(l.limit.resource())
+          && now < x.expiresAt) {
+        sum += rate ? x.demandRate : x.demandBurst;
+      }
+    }
+    return sum;
   }
 
   List<LeaseView> views() {

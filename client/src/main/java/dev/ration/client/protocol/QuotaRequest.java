@@ -1,0 +1,120 @@
+package dev.ration.client.protocol;
+
+import java.util.List;
+
+/**
+ * Quota, reservation and usage requests (kinds 0x40–0x5F), carried as {@link Request.Quota}.
+ * Encodings in {@link QuotaMessages} and docs/PROTOCOL.md. Mutations (QUOTA_SET, RESERVE,
+ * RESERVATION_COMPLETE, RESERVATION_CANCEL, USAGE_INGEST, USAGE_ACK, USAGE_RECONCILE with
+ * repair) are idempotent by (client id, frame request id), like every mutation.
+ * Enum-like fields travel as the state machine's explicit codes (kind: 1 rate, 2 concurrent,
+ * 3 allocation, 4 cumulative; window: 0 none, 1 second, 2 minute, 3 hour, 4 day, 5 week,
+ * 6 month; overage: 1 reject, 2 allow).
+ */
+public sealed interface QuotaRequest {
+  Kind kind();
+
+  record SetQuota(String scope, String resource, int kindCode, int windowCode, long limit,
+      String unit, long softLimit, int overageCode, long overageMax, long periodStartMillis,
+      long expectedVersion, String actor, String reason) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.QUOTA_SET;
+    }
+  }
+
+  record GetQuota(String scope, String resource, boolean stale) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.QUOTA_GET;
+    }
+  }
+
+  /** Entries at {@code scopePrefix} and below ("" = all). */
+  record ListQuotas(String scopePrefix, boolean stale) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.QUOTA_LIST;
+    }
+  }
+
+  record QuotaHistory(String scope, String resource) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.QUOTA_HISTORY;
+    }
+  }
+
+  record Item(String resource, long amount) {}
+
+  /** checkAndReserve; {@code configVersion} 0 = do not check. */
+  record Reserve(String scope, List<Item> items, long configVersion, long ttlMillis)
+      implements QuotaRequest {
+    public Reserve {
+      items = List.copyOf(items);
+    }
+
+    public Kind kind() {
+      return Kind.RESERVE;
+    }
+  }
+
+  record CompleteReservation(long reservationId, List<Long> actuals) implements QuotaRequest {
+    public CompleteReservation {
+      actuals = List.copyOf(actuals);
+    }
+
+    public Kind kind() {
+      return Kind.RESERVATION_COMPLETE;
+    }
+  }
+
+  record CancelReservation(long reservationId) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.RESERVATION_CANCEL;
+    }
+  }
+
+  record ListReservations(String scopePrefix) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.RESERVATION_LIST;
+    }
+  }
+
+  record IngestUsage(String eventId, long eventTimeMillis, String scope, String resource,
+      long quantity, String unit, long reservationId) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.USAGE_INGEST;
+    }
+  }
+
+  /** {@code fromSequence} 0 = just after {@code consumer}'s acknowledged cursor. */
+  record ReadUsage(String consumer, long fromSequence, int max) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.USAGE_READ;
+    }
+  }
+
+  record AckUsage(String consumer, long sequence) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.USAGE_ACK;
+    }
+  }
+
+  record AggregateUsage(String scope, String resource, long fromMillis, long toMillis)
+      implements QuotaRequest {
+    public Kind kind() {
+      return Kind.USAGE_AGGREGATE;
+    }
+  }
+
+  /** {@code repair} false: a read-only report; true: a replicated repair (audited). */
+  record Reconcile(String scope, String resource, long fromMillis, long toMillis, boolean repair,
+      String actor, String reason) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.USAGE_RECONCILE;
+    }
+  }
+
+  record ReadAudit(long fromSequence, int max) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.AUDIT_READ;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package dev.ration.client.protocol;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Replies to {@link QuotaRequest}s, carried as {@link Response.Quota}. Domain refusals are
+ * values (an {@link Outcome} with its message), never protocol errors.
+ */
+public sealed interface QuotaResponse {
+
+  /** A catalog entry with its usage as of the read (windows rolled). */
+  record QuotaInfo(String scope, String resource, int kindCode, int windowCode, long limit,
+      String unit, long softLimit, int overageCode, long overageMax, long periodStartMillis,
+      long version, String actor, long changedAtMillis, String reason, long windowStartMillis,
+      long windowUsed, long held, long allocated, boolean alerted) {}
+
+  /** {@code overage}: the billable part of {@code amount}. */
+  record ReservedItem(String resource, long amount, long overage, String unit) {}
+
+  record ReservationInfo(long reservationId, String scope, long configVersion,
+      long createdAtMillis, long expiresAtMillis, List<ReservedItem> items) {
+    public ReservationInfo {
+      items = List.copyOf(items);
+    }
+  }
+
+  /** typeCode: 1 completed, 2 cancelled, 3 expired, 4 ingested, 5 compensation, 6 alert. */
+  record UsageEventInfo(long sequence, String eventId, int typeCode, long eventTimeMillis,
+      long recordedAtMillis, String scope, String resource, long quantity, String unit,
+      long reservationId, long overage) {}
+
+  record AggregateInfo(String scope, String resource, long bucketStartMillis, long quantity,
+      long events) {}
+
+  record DriftInfo(String kind, String scope, String resource, long reservationId,
+      long bucketStartMillis, long expected, long recorded, long compensationSequence) {}
+
+  record AuditInfo(long sequence, long atMillis, String actor, String action, String scope,
+      String resource, long version, String reason, String detail) {}
+
+  /** QUOTA_SET: on SUCCESS the new version; on STALE_CONFIG {@code currentVersion}. */
+  record QuotaSetReply(Outcome outcome, String message, long currentVersion,
+      Optional<QuotaInfo> quota) implements QuotaResponse {}
+
+  record QuotaFound(Optional<QuotaInfo> quota) implements QuotaResponse {}
+
+  /** QUOTA_LIST and QUOTA_HISTORY. */
+  record QuotaList(List<QuotaInfo> quotas) implements QuotaResponse {
+    public QuotaList {
+      quotas = List.copyOf(quotas);
+    }
+  }
+
+  /**
+   * RESERVE. On SUCCESS the reservation; otherwise the refusing level ({@code levelScope},
+   * {@code resource}), {@code retryAfterMillis} (0 = unknown: use a bounded retry policy) and,
+   * for STALE_CONFIG, {@code currentVersion}.
+   */
+  record ReserveReply(Outcome outcome, String message, String levelScope, String resource,
+      long retryAfterMillis, long currentVersion, long reservationId, long expiresAtMillis,
+      long configVersion, List<ReservedItem> items) implements QuotaResponse {
+    public ReserveReply {
+      items = List.copyOf(items);
+    }
+  }
+
+  /** RESERVATION_COMPLETE and RESERVATION_CANCEL; {@code howCode} as UsageEventInfo.typeCode. */
+  record SettleReply(Outcome outcome, String message, long reservationId, int howCode,
+      List<Long> quantities, List<Long> eventSequences, boolean alreadySettled)
+      implements QuotaResponse {
+    public SettleReply {
+      quantities = List.copyOf(quantities);
+      eventSequences = List.copyOf(eventSequences);
+    }
+  }
+
+  record ReservationList(List<ReservationInfo> reservations) implements QuotaResponse {
+    public ReservationList {
+      reservations = List.copyOf(reservations);
+    }
+  }
+
+  record IngestReply(Outcome outcome, String message, long sequence, boolean duplicate)
+      implements QuotaResponse {}
+
+  record UsageBatch(List<UsageEventInfo> events, long cursor, long lastSequence)
+      implements QuotaResponse {
+    public UsageBatch {
+      events = List.copyOf(events);
+    }
+  }
+
+  record AckReply(Outcome outcome, String message, long cursor) implements QuotaResponse {}
+
+  record AggregateReply(List<AggregateInfo> buckets, long total) implements QuotaResponse {
+    public AggregateReply {
+      buckets = List.copyOf(buckets);
+    }
+  }
+
+  record ReconcileReply(Outcome outcome, String message, List<DriftInfo> drifts)
+      implements QuotaResponse {
+    public ReconcileReply {
+      drifts = List.copyOf(drifts);
+    }
+  }
+
+  record AuditList(List<AuditInfo> records) implements QuotaResponse {
+    public AuditList {
+      records = List.copyOf(records);
+    }
+  }
+}
