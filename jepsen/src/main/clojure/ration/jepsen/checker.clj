@@ -241,9 +241,11 @@
          :first-errors (vec (take 5 bad))}))))
 
 (defn stats
-  "Liveness, reported: per-f ok/fail/info counts; time from the last nemesis op (the final heal)
-  to the first :ok client op after it. :unknown (never false) when nothing succeeded at all, or
-  nothing after the final heal."
+  "Liveness: per-f ok/fail/info counts; time from the final heal (the last nemesis op other than
+  :await-recovery) to the first :ok client op after it; the harness's time-to-recovery (every
+  node /ready and a leader). Invalid when no client op succeeded after the final heal: the
+  harness waited (bounded, generously) for recovery before the final reads, so silence then is
+  a liveness failure, not slowness. Histories without nemesis ops need any :ok at all."
   []
   (reify Checker
     (check [_ _ history _]
@@ -253,18 +255,26 @@
                          [f (let [fr (frequencies (map :type ops))]
                               {:ok (fr :ok 0) :fail (fr :fail 0) :info (fr :info 0)
                                :ok-fraction (if (seq ops) (double (/ (fr :ok 0) (count ops))) 0.0)})]))
-            last-nemesis (->> history (filter #(= :nemesis (:process %))) (map :time) (reduce max -1))
+            nemesis-ops (filter #(= :nemesis (:process %)) history)
+            last-heal (->> nemesis-ops (remove #(= :await-recovery (:f %))) (map :time) (reduce max -1))
+            recovery (->> nemesis-ops (filter #(and (= :await-recovery (:f %)) (map? (:value %))
+                                                    (contains? (:value %) :recovered?)))
+                          last :value)
             first-ok-after (->> cs (filter #(and (h/ok? %) (#{:acquire :renew :ledger-read} (:f %))
-                                                 (> (:time %) last-nemesis)))
+                                                 (> (:time %) last-heal)))
                                 (map :time) sort first)
             any-ok (some h/ok? cs)]
-        {:valid? (if (and any-ok first-ok-after) true :unknown)
-         :count (count cs)
-         :ok-count (count (filter h/ok? cs))
-         :by-f by-f
-         :final-heal-time-s (when (pos? last-nemesis) (/ last-nemesis 1e9))
-         :seconds-to-first-ok-after-heal (when (and first-ok-after (pos? last-nemesis))
-                                           (/ (- first-ok-after last-nemesis) 1e9))}))))
+        (cond-> {:valid? (boolean (and any-ok first-ok-after))
+                 :count (count cs)
+                 :ok-count (count (filter h/ok? cs))
+                 :by-f by-f
+                 :final-heal-time-s (when (pos? last-heal) (/ last-heal 1e9))
+                 :seconds-to-first-ok-after-heal (when (and first-ok-after (pos? last-heal))
+                                                   (/ (- first-ok-after last-heal) 1e9))}
+          recovery (assoc :recovery (select-keys recovery [:recovered? :seconds :timeout-s :ready :leader]))
+          (not first-ok-after) (assoc :error (if (and recovery (not (:recovered? recovery)))
+                                               "no recovery (every node ready + a leader) within the bounded wait, and no op succeeded after the final heal"
+                                               "no client op succeeded after the final heal")))))))
 
 (defn unhandled-exceptions
   "Exceptions seen in completions, grouped (never fails)."

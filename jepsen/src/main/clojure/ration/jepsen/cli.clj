@@ -40,8 +40,8 @@
 
 (defn build-test
   "A test map from options."
-  [{:keys [workload nemesis nodes time-limit seed rate concurrency interval hold netns? store quiet]
-    :or {nodes 3 time-limit 60 seed 0 rate 40 interval 8 hold 8 store "store" quiet 10}}]
+  [{:keys [workload nemesis nodes time-limit seed rate concurrency interval hold netns? store quiet recovery-timeout]
+    :or {nodes 3 time-limit 60 seed 0 rate 40 interval 8 hold 8 store "store" quiet 10 recovery-timeout 90}}]
   (let [{wf :workload cf :checker} (or (workloads workload)
                                        (throw (IllegalArgumentException. (str "unknown workload " workload "; known: " (keys workloads)))))
         w (wf {})
@@ -61,7 +61,8 @@
      :store-root store
      :workload w
      :checker (cf)
-     :nemesis-package (nemesis/nemesis-package nemesis {:interval interval :hold hold :netns? netns?})}))
+     :nemesis-package (nemesis/nemesis-package nemesis {:interval interval :hold hold :netns? netns?
+                                                        :recovery-s recovery-timeout})}))
 
 (defn run-test!
   "Runs one cell; returns {:name :valid? :dir :seconds}."
@@ -97,6 +98,9 @@
    [nil "--concurrency N" "Client threads (default 2n)" :parse-fn parse-long]
    [nil "--interval SECONDS" "Between faults" :default 8 :parse-fn parse-long]
    [nil "--hold SECONDS" "Fault duration (> lease TTL + election timeout)" :default 8 :parse-fn parse-long]
+   [nil "--quiet SECONDS" "Quiet period after recovery, before the final reads" :default 10 :parse-fn parse-long]
+   [nil "--recovery-timeout SECONDS" "After the final heal, wait at most this long for every node /ready + a leader"
+    :default 90 :parse-fn parse-long]
    [nil "--mode MODE" "auto, netns or loopback" :default :auto :parse-fn keyword]
    [nil "--matrix NAME" "test-all: ci or full" :default :ci :parse-fn keyword]
    [nil "--store DIR" "Store root" :default "store"]

@@ -143,7 +143,8 @@
   (try (net/cleanup! (:net test) test) (catch Throwable t (warn t "net cleanup"))))
 
 (defn full-generator
-  "Jepsen's canonical shape: workload + nemesis under a time limit; heal; quiet; final reads."
+  "Jepsen's canonical shape: workload + nemesis under a time limit; heal, then a bounded wait for
+  recovery (every node /ready + a leader, recorded as :await-recovery); quiet; final reads."
   [test]
   (let [{:keys [workload nemesis-package]} test]
     (gen/phases

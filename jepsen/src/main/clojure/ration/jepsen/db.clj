@@ -179,6 +179,25 @@
       (spit tmp (format "%+.3f" (/ (double offset-ms) 1000.0)))
       (.renameTo tmp f))))
 
+(defn ready-nodes
+  "Nodes whose admin /ready answers 200 (not draining, a leader known, applied near commit)."
+  [db test]
+  (vec (filter #(= 200 (:status (u/http-get (str "http://" (address db % :admin) "/ready") 1000)))
+               (:nodes test))))
+
+(defn await-recovery!
+  "Polls until every node is /ready and one says LEADER, or timeout-ms passes. Returns
+  {:recovered? :seconds :ready [...] :leader [...]}: the time-to-recovery after the final heal."
+  [db test timeout-ms]
+  (let [t0 (System/nanoTime)
+        probe (fn [] (let [r (ready-nodes db test)]
+                       {:ready r :leader (if (= (count r) (count (:nodes test))) (primaries db test) [])}))
+        ok? (fn [{:keys [ready leader]}] (and (= (count ready) (count (:nodes test))) (seq leader)))
+        done (u/await-fn #(let [p (probe)] (when (ok? p) p)) timeout-ms 250)
+        final (or done (probe))]
+    (assoc final :recovered? (boolean done) :seconds (u/ns->s (- (System/nanoTime) t0))
+           :timeout-s (/ timeout-ms 1000.0))))
+
 (defn ration-db
   "A DB for a run under run-dir (data, configs, logs, pids, clock files)."
   [run-dir]

@@ -220,22 +220,38 @@
 (def mixed-faults
   [:partition-leader :pause-leader :kill :clock-bump :lossy :partition-majority :clock-strobe])
 
+(defn recovery-waiter
+  "Op {:f :await-recovery :value {:timeout-s N}}: after the final heal, waits (bounded) until
+  every node is /ready and one leads, so final reads measure the system, not JVM start-up on a
+  loaded machine. Its completion records the time-to-recovery."
+  []
+  (reify Nemesis
+    (setup! [this _] this)
+    (invoke! [_ test op]
+      (let [r (db/await-recovery! (:db test) test (long (* 1000 (:timeout-s (:value op) 90))))]
+        (when-not (:recovered? r) (warn "no recovery within" (:timeout-s r) "s after the final heal:" r))
+        (assoc op :type :info :value r)))
+    (teardown! [_ _])))
+
 (defn package
   "{:nemesis :generator :final-generator} for a list of fault names, cycled: wait interval-s,
-  start a fault, hold it hold-s, heal it. :final-generator heals every kind used."
-  [fault-names {:keys [interval hold]}]
+  start a fault, hold it hold-s, heal it. :final-generator heals every kind used, then waits
+  (at most recovery-s) for every node to be ready and a leader (:await-recovery)."
+  [fault-names {:keys [interval hold recovery-s] :or {recovery-s 90}}]
   (let [fs (mapv #(or (faults %) (throw (IllegalArgumentException. (str "unknown fault " % "; known: " (sort (keys faults))))))
                  fault-names)
         used-kinds (distinct (map :kind fs))]
     (if (empty? fs)
       {:nemesis noop :generator nil :final-generator nil}
-      {:nemesis (compose (into {} (for [k used-kinds :let [[ctor f-set] (kinds k)]] [f-set (ctor)])))
+      {:nemesis (compose (into {#{:await-recovery} (recovery-waiter)}
+                               (for [k used-kinds :let [[ctor f-set] (kinds k)]] [f-set (ctor)])))
        :generator (gen/cycle (for [f fs]
                                [(gen/sleep interval)
                                 (gen/once (fn [_ _] (gen/rand-nth* (:start f))))
                                 (gen/sleep hold)
                                 (:stop f)]))
-       :final-generator (vec (distinct (map :stop fs)))})))
+       :final-generator (conj (vec (distinct (map :stop fs)))
+                              {:f :await-recovery :value {:timeout-s recovery-s}})})))
 
 (defn nemesis-package
   "The package for a --nemesis name: a fault, :mixed, or :none."

@@ -88,3 +88,19 @@
                                                (acquire 0 1 60 30 200 300))))]
     (is (true? (:valid? r)))
     (is (< 0.19 (:seconds-to-first-ok-after-heal r) 0.21))))
+
+(deftest stats-fails-when-nothing-succeeds-after-the-final-heal
+  (testing "ops succeeded before the heal, none after it (the recovery wait is not the heal)"
+    (let [r (check (c/stats) (apply hist (concat (acquire 0 1 60 30 0 10)
+                                                 [[:nemesis :info :kill :all 20] [:nemesis :info :start nil 30]
+                                                  [:nemesis :info :await-recovery {:recovered? true :seconds 8.5} 40]]
+                                                 (acquire 1 2 60 30 50 60 :type :fail))))]
+      (is (false? (:valid? r)))
+      (is (= 8.5 (get-in r [:recovery :seconds])))
+      (is (< 0.029 (:final-heal-time-s r) 0.031))))
+  (testing "an ok after the recovery wait counts from the heal"
+    (let [r (check (c/stats) (apply hist (concat [[:nemesis :info :start nil 30]
+                                                  [:nemesis :info :await-recovery {:recovered? true :seconds 1.0} 40]]
+                                                 (acquire 1 2 60 30 50 60))))]
+      (is (true? (:valid? r)))
+      (is (< 0.029 (:seconds-to-first-ok-after-heal r) 0.031)))))

@@ -224,6 +224,20 @@ public final class RationClient implements AutoCloseable {
         dev.ration.client.limiter.LeaseTransport.of(this), scheduler, tenant, resource, holder, limiterOptions);
   }
 
+  // --- ttl (issue 4)
+  /** TTL entries and locks (docs/TTL.md), through this client's connection and retries. */
+  public dev.ration.client.ttl.TtlEntries ttl() {
+    return new dev.ration.client.ttl.TtlEntries(this);
+  }
+  // --- end ttl
+
+  // --- quota (issue 6)
+  /** Quotas, reservations (try-with-resources) and usage over this client. */
+  public dev.ration.client.quota.QuotaClient quotas() {
+    return new dev.ration.client.quota.QuotaClient(this);
+  }
+  // --- end quota
+
   // ------------------------------------------------------------------ low-level API
 
   /** Sends {@code request} under a fresh request id with the default deadline. */
@@ -250,7 +264,20 @@ public final class RationClient implements AutoCloseable {
   // ------------------------------------------------------------------ retry loop
 
   private static boolean isMutation(Kind k) {
-    return k == Kind.SET_LIMIT || k == Kind.ACQUIRE_LEASE || k == Kind.RENEW_LEASE || k == Kind.RETURN_LEASE;
+    // --- ttl (issue 4)
+    if (k == Kind.TTL_PUT || k == Kind.TTL_CAS || k == Kind.TTL_REFRESH || k == Kind.TTL_DELETE
+        || k == Kind.TTL_NAMESPACE_SET) {
+      return true;
+    }
+    // --- end ttl
+    return k == Kind.SET_LIMIT || k == Kind.ACQUIRE_LEASE || k == Kind.RENEW_LEASE || k == Kind.RETURN_LEASE
+        // --- quota (issue 6): USAGE_RECONCILE is a mutation when it repairs; treating the report
+        // as one too only makes a failed report indeterminate, which is harmless for a read.
+        || k == Kind.QUOTA_SET || k == Kind.RESERVE || k == Kind.RESERVATION_COMPLETE
+        || k == Kind.RESERVATION_CANCEL || k == Kind.USAGE_INGEST || k == Kind.USAGE_ACK
+        || k == Kind.USAGE_RECONCILE
+        // --- end quota
+        ;
   }
 
   /** One logical call: its attempts share the request id and the deadline. */

@@ -14,6 +14,16 @@ public enum Kind {
   RETURN_LEASE(0x07),
   LIST_LEASES(0x08),
   CLUSTER_STATUS(0x09),
+  // --- ttl (issue 4): 0x20-0x2F, bodies in TtlMessages
+  TTL_PUT(0x20),
+  TTL_CAS(0x21),
+  TTL_REFRESH(0x22),
+  TTL_DELETE(0x23),
+  TTL_GET(0x24),
+  TTL_LIST(0x25),
+  TTL_NAMESPACE_SET(0x26),
+  TTL_NAMESPACE_GET(0x27),
+  // --- end ttl
   // --- quota (issue 6): 0x40-0x5F, bodies in QuotaMessages
   QUOTA_SET(0x40),
   QUOTA_GET(0x41),

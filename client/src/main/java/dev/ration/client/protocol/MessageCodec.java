@@ -27,7 +27,8 @@ public final class MessageCodec {
   public static final int CREDENTIAL_BYTES_MAX = 16 * 1024;
 
   // Smallest encoding of one list item, used to bound a declared count before allocating.
-  static final int LIMIT_INFO_BYTES_MIN = 2 + 2 + 8 + 8 + 1 + 8 + 8 + 8 + 1 + 8 + 8 * 4 + 8 + 4 + 4 + 8 * 3;
+  static final int LIMIT_INFO_BYTES_MIN =
+      2 + 2 + 8 + 8 + 1 + 8 + 8 + 8 + 1 + 8 + 8 * 4 + 8 + 4 + 4 + 8 * 3 + 8 * 2;
   static final int LEASE_INFO_BYTES_MIN = 8 + 2 * 3 + 8 * 9 + 1 + 8 + 8;
   static final int PEER_INFO_BYTES_MIN = 2 * 4;
 
@@ -102,6 +103,10 @@ public final class MessageCodec {
               .bool(l.stale());
     } else if (request instanceof Request.ClusterStatus c) {
         // No body.
+      // --- ttl (issue 4)
+    } else if (request instanceof Request.Ttl t) {
+      TtlMessages.encodeRequest(w, t.request());
+      // --- end ttl
       // --- quota (issue 6)
     } else if (request instanceof Request.Quota q) {
       QuotaMessages.encodeRequest(w, q.request());
@@ -165,6 +170,10 @@ public final class MessageCodec {
           case LIST_LEASES ->
               new Request.ListLeases(r.string("tenant"), r.string("resource"), r.bool("stale"));
           case CLUSTER_STATUS -> new Request.ClusterStatus();
+          // --- ttl (issue 4)
+          case TTL_PUT, TTL_CAS, TTL_REFRESH, TTL_DELETE, TTL_GET, TTL_LIST, TTL_NAMESPACE_SET,
+              TTL_NAMESPACE_GET -> new Request.Ttl(TtlMessages.decodeRequest(kind, r));
+          // --- end ttl
           // --- quota (issue 6)
           case QUOTA_SET, QUOTA_GET, QUOTA_LIST, QUOTA_HISTORY, RESERVE, RESERVATION_COMPLETE, RESERVATION_CANCEL, RESERVATION_LIST, USAGE_INGEST, USAGE_READ, USAGE_ACK, USAGE_AGGREGATE, USAGE_RECONCILE, AUDIT_READ ->
               new Request.Quota(QuotaMessages.decodeRequest(kind, r));
@@ -248,6 +257,11 @@ public final class MessageCodec {
               .string("PeerInfo.clientAddress", p.clientAddress())
               .string("PeerInfo.role", p.role());
         }
+      // --- ttl (issue 4)
+    } else if (response instanceof Response.Ttl t) {
+        w.u16("code", 0);
+        TtlMessages.encodeResponse(w, t.response());
+      // --- end ttl
       // --- quota (issue 6)
     } else if (response instanceof Response.Quota q) {
         w.u16("code", 0);
@@ -361,6 +375,10 @@ public final class MessageCodec {
                 epoch,
                 List.copyOf(peers));
           }
+          // --- ttl (issue 4)
+          case TTL_PUT, TTL_CAS, TTL_REFRESH, TTL_DELETE, TTL_GET, TTL_LIST, TTL_NAMESPACE_SET,
+              TTL_NAMESPACE_GET -> new Response.Ttl(TtlMessages.decodeResponse(kind, r));
+          // --- end ttl
           // --- quota (issue 6)
           case QUOTA_SET, QUOTA_GET, QUOTA_LIST, QUOTA_HISTORY, RESERVE, RESERVATION_COMPLETE, RESERVATION_CANCEL, RESERVATION_LIST, USAGE_INGEST, USAGE_READ, USAGE_ACK, USAGE_AGGREGATE, USAGE_RECONCILE, AUDIT_READ ->
               new Response.Quota(QuotaMessages.decodeResponse(kind, r));
@@ -412,7 +430,9 @@ public final class MessageCodec {
         .i32(l.pendingShrinks())
         .i64(l.rateCeiling())
         .i64(l.burstCeiling())
-        .i64(l.emergencyReported());
+        .i64(l.emergencyReported())
+        .i64(l.demandRate())
+        .i64(l.demandBurst());
   }
 
   private static Response.LimitInfo limit(WireReader r, String f)
@@ -438,7 +458,9 @@ public final class MessageCodec {
         r.i32(p + "pendingShrinks"),
         r.i64(p + "rateCeiling"),
         r.i64(p + "burstCeiling"),
-        r.i64(p + "emergencyReported"));
+        r.i64(p + "emergencyReported"),
+        r.i64(p + "demandRate"),
+        r.i64(p + "demandBurst"));
   }
 
   private static void lease(WireWriter w, Response.LeaseInfo l) {

@@ -13,6 +13,10 @@ public enum Outcome {
   VERSION_MISMATCH(5),
   STALE_CONFIG(6),
   INVALID_ARGUMENT(7),
+  // --- ttl (issue 4): 20-29
+  ENTRY_UNKNOWN(20),
+  NAMESPACE_FULL(21),
+  // --- end ttl
   // --- quota (issue 6): 40-59
   RESERVATION_UNKNOWN(40);
   // --- end quota

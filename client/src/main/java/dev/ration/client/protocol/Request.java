@@ -88,6 +88,15 @@ public sealed interface Request {
     }
   }
 
+  // --- ttl (issue 4)
+  /** A TTL entry request (kinds 0x20–0x2F). */
+  record Ttl(TtlRequest request) implements Request {
+    public Kind kind() {
+      return request.kind();
+    }
+  }
+  // --- end ttl
+
   // --- quota (issue 6)
   /** A quota, reservation or usage request (kinds 0x40–0x5F). */
   record Quota(QuotaRequest request) implements Request {

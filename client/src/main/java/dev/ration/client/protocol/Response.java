@@ -19,7 +19,12 @@ public sealed interface Response {
   record HelloReply(String serverId, int protocolVersion, boolean leader, String leaderAddress)
       implements Response {}
 
-  /** A limit with its ledger figures (see the state machine's LimitStatus). */
+  /**
+   * A limit with its ledger figures (see the state machine's LimitStatus). {@code demandRate}
+   * and {@code demandBurst} (appended for the regional limiter, issue 3) are the sums of the
+   * demand last reported by the live holders; counted − granted is what unacknowledged shrinks
+   * still hold.
+   */
   record LimitInfo(
       String tenant,
       String resource,
@@ -40,7 +45,21 @@ public sealed interface Response {
       int pendingShrinks,
       long rateCeiling,
       long burstCeiling,
-      long emergencyReported) {}
+      long emergencyReported,
+      long demandRate,
+      long demandBurst) {
+
+    /** Without the demand figures (both 0): the form before issue 3. */
+    public LimitInfo(String tenant, String resource, long ratePerSecond, long burst, int modeCode,
+        long leaseDurationMillis, long graceMillis, long emergency, int policyCode, long version,
+        long countedRate, long countedBurst, long grantedRate, long grantedBurst, long pool,
+        int leases, int pendingShrinks, long rateCeiling, long burstCeiling,
+        long emergencyReported) {
+      this(tenant, resource, ratePerSecond, burst, modeCode, leaseDurationMillis, graceMillis,
+          emergency, policyCode, version, countedRate, countedBurst, grantedRate, grantedBurst,
+          pool, leases, pendingShrinks, rateCeiling, burstCeiling, emergencyReported, 0, 0);
+    }
+  }
 
   record LeaseInfo(
       long leaseId,
@@ -106,6 +125,11 @@ public sealed interface Response {
       long epoch,
       List<PeerInfo> peers)
       implements Response {}
+
+  // --- ttl (issue 4)
+  /** The reply to a {@link Request.Ttl}. */
+  record Ttl(TtlResponse response) implements Response {}
+  // --- end ttl
 
   // --- quota (issue 6)
   /** The reply to a {@link Request.Quota}. */

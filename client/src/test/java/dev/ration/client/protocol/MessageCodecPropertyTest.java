@@ -50,15 +50,16 @@ class MessageCodecPropertyTest {
                 .as((a, b, c, d, e, f, g, h) -> new Object[] {a, b, c, d, e, f, g, h}),
             Combinators.combine(u8(), longs(), longs(), longs(), longs(), longs(), longs(), Arbitraries.integers())
                 .as((a, b, c, d, e, f, g, h) -> new Object[] {a, b, c, d, e, f, g, h}),
-            Combinators.combine(Arbitraries.integers(), longs(), longs(), longs())
-                .as((a, b, c, d) -> new Object[] {a, b, c, d}))
+            Combinators.combine(Arbitraries.integers(), longs(), longs(), longs(), longs(), longs())
+                .as((a, b, c, d, e, f) -> new Object[] {a, b, c, d, e, f}))
         .as(
             (x, y, z) ->
                 new Response.LimitInfo(
                     (String) x[0], (String) x[1], (Long) x[2], (Long) x[3], (Integer) x[4],
                     (Long) x[5], (Long) x[6], (Long) x[7], (Integer) y[0], (Long) y[1],
                     (Long) y[2], (Long) y[3], (Long) y[4], (Long) y[5], (Long) y[6],
-                    (Integer) y[7], (Integer) z[0], (Long) z[1], (Long) z[2], (Long) z[3]));
+                    (Integer) y[7], (Integer) z[0], (Long) z[1], (Long) z[2], (Long) z[3],
+                    (Long) z[4], (Long) z[5]));
   }
 
   static Arbitrary<Response.LeaseInfo> leaseInfo() {

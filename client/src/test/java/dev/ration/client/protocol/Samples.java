@@ -8,7 +8,7 @@ final class Samples {
 
   static final Response.LimitInfo LIMIT =
       new Response.LimitInfo(
-          "t", "r", 100, 10, 1, 5000, 1000, 7, 0, 3, 11, 12, 13, 14, 15, 2, 1, 16, 17, 18);
+          "t", "r", 100, 10, 1, 5000, 1000, 7, 0, 3, 11, 12, 13, 14, 15, 2, 1, 16, 17, 18, 19, 20);
 
   static final Response.LeaseInfo LEASE =
       new Response.LeaseInfo(

@@ -45,8 +45,8 @@ final class LimitCommand {
     @Option(names = "--emergency", defaultValue = "0", paramLabel = "N",
         description = "Best-effort emergency budget E per disconnection (default: ${DEFAULT-VALUE}).")
     long emergency;
-    @Option(names = "--policy", defaultValue = "free-capacity", paramLabel = "free-capacity", converter = PolicyConverter.class,
-        description = "Allocation policy (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--policy", defaultValue = "free-capacity", paramLabel = "POLICY", converter = PolicyConverter.class,
+        description = "Allocation policy: free-capacity, fair-share, proportional or static (default: ${DEFAULT-VALUE}).")
     Policy policy;
     @Option(names = "--expected-version", defaultValue = "0", paramLabel = "V",
         description = "Apply only if the limit's version is V; 0 creates or overwrites (default).")
@@ -149,7 +149,8 @@ final class LimitCommand {
           return p;
         }
       }
-      throw new TypeConversionException("'" + value + "' is not a policy (free-capacity)");
+      throw new TypeConversionException("'" + value
+          + "' is not a policy (free-capacity, fair-share, proportional, static)");
     }
   }
 }

@@ -36,12 +36,19 @@ final class Views {
         .put("pendingShrinks", l.pendingShrinks())
         .put("rateCeiling", l.rateCeiling())
         .put("burstCeiling", l.burstCeiling())
-        .put("emergencyReported", l.emergencyReported());
+        .put("emergencyReported", l.emergencyReported())
+        // issue 3: what unacknowledged shrinks still hold (counted − granted), and the demand
+        // the live holders last reported (what the demand-driven policies split).
+        .put("pendingRate", l.countedRate() - l.grantedRate())
+        .put("pendingBurst", l.countedBurst() - l.grantedBurst())
+        .put("demandRate", l.demandRate())
+        .put("demandBurst", l.demandBurst());
   }
 
   static final List<String> LIMIT_COLUMNS = List.of(
-      "tenant", "resource", "ratePerSecond", "burst", "mode", "leaseDurationMillis", "version",
-      "leases", "countedRate", "countedBurst", "pool");
+      "tenant", "resource", "ratePerSecond", "burst", "mode", "policy", "leaseDurationMillis",
+      "version", "leases", "countedRate", "grantedRate", "countedBurst", "grantedBurst",
+      "pendingShrinks", "demandRate", "pool");
 
   static Fields lease(Response.LeaseInfo l) {
     return new Fields()
@@ -60,12 +67,16 @@ final class Views {
         .put("countedUntilMillis", l.countedUntilMillis())
         .put("mode", modeName(l.modeCode()))
         .put("emergency", l.emergency())
-        .put("leaseDurationMillis", l.leaseDurationMillis());
+        .put("leaseDurationMillis", l.leaseDurationMillis())
+        // issue 3: the part of the counted share an unacknowledged shrink still holds.
+        .put("pendingRate", l.countedRate() - l.rateShare())
+        .put("pendingBurst", l.countedBurst() - l.burstShare());
   }
 
   static final List<String> LEASE_COLUMNS = List.of(
-      "leaseId", "tenant", "resource", "holder", "epoch", "version", "rateShare", "burstShare",
-      "countedRate", "countedBurst", "expiresAtMillis");
+      "leaseId", "tenant", "resource", "holder", "epoch", "version", "rateShare", "countedRate",
+      "pendingRate", "burstShare", "countedBurst", "pendingBurst", "expiresAtMillis",
+      "countedUntilMillis");
 
   static Fields setLimitReply(Response.SetLimitReply r) {
     Fields f = new Fields().put("outcome", r.outcome().name()).put("message", r.message());

@@ -20,6 +20,14 @@ public final class AdmissionGate {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Set<ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
   private final Object idle = new Object();
+  // --- quota (issue 6): per-tenant fairness of reservations and ingests
+  private final TenantShares tenantShares =
+      new TenantShares(TenantShares.DEFAULT_MAX_IN_FLIGHT_PER_TENANT);
+
+  public TenantShares tenantShares() {
+    return tenantShares;
+  }
+  // --- end quota
   private volatile boolean draining;
 
   public AdmissionGate(EndpointOptions options) {

@@ -81,6 +81,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     final long startNanos;
     ScheduledFuture<?> timer;
     boolean done;
+    /** quota (issue 6): the tenant whose fairness share this request holds, "" if none. */
+    String tenant = "";
 
     Pending(long requestId, Request request, long startNanos) {
       this.requestId = requestId;
@@ -140,6 +142,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         p.timer.cancel(false);
       }
       gate.released();
+      releaseTenant(p); // quota (issue 6)
       dropped++;
     }
     pending.clear();
@@ -304,6 +307,20 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         timeoutNanos(decoded.timeoutMillis(), gate.options().defaultDeadline(), gate.options().maxDeadline());
     long deadlineNanos = startNanos + timeoutNanos;
     Pending p = new Pending(requestId, decoded.request(), startNanos);
+    // --- quota (issue 6): a tenant past its share is refused now, before taking a queue place
+    String tenant = QuotaFairness.tenantOf(decoded.request());
+    if (!tenant.isEmpty()) {
+      if (!gate.tenantShares().tryAcquire(tenant)) {
+        reply(requestId, decoded.request().kind(),
+            error(ErrorCode.OVERLOADED, "tenant " + tenant + " has "
+                + gate.tenantShares().maxInFlightPerTenant() + " quota requests in flight, its "
+                + "share of this node", "", OVERLOADED_RETRY_AFTER_MILLIS),
+            startNanos);
+        return;
+      }
+      p.tenant = tenant;
+    }
+    // --- end quota
     pending.add(p);
     gate.acquired();
     // Our own timer answers even if the coordinator never does; a late answer is then dropped.
@@ -396,12 +413,22 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     p.done = true;
     pending.remove(p);
+    releaseTenant(p); // quota (issue 6)
     if (p.timer != null) {
       p.timer.cancel(false);
     }
     gate.released();
     reply(p.requestId, p.request.kind(), response, p.startNanos);
   }
+
+  // --- quota (issue 6)
+  private void releaseTenant(Pending p) {
+    if (!p.tenant.isEmpty()) {
+      gate.tenantShares().release(p.tenant);
+      p.tenant = "";
+    }
+  }
+  // --- end quota
 
   // ---------------------------------------------------------------- output
 

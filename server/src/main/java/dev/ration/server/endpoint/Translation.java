@@ -132,6 +132,14 @@ public final class Translation {
           .orElseGet(() -> new Read(new Query.ListLeases(r.tenant(), r.resource()), r.stale()));
     } else if (request instanceof Request.ClusterStatus) {
       return new LocalStatus();
+      // --- ttl (issue 4)
+    } else if (request instanceof Request.Ttl t) {
+      return TtlTranslation.toAction(t.request());
+      // --- end ttl
+      // --- quota (issue 6)
+    } else if (request instanceof Request.Quota q) {
+      return QuotaTranslation.toAction(q.request());
+      // --- end quota
     }
     return new Invalid("request kind " + request.kind() + " is not served here");
   }
@@ -174,6 +182,20 @@ public final class Translation {
    */
   public Response toResponse(Request request, Result result) {
     Kind kind = request.kind();
+    // --- ttl (issue 4)
+    if (request instanceof Request.Ttl t) {
+      return new Response.Ttl(TtlTranslation.toResponse(t.request(), result));
+    }
+    // --- end ttl
+    // --- quota (issue 6)
+    if (request instanceof Request.Quota q && result instanceof Result.Quota r) {
+      return new Response.Quota(QuotaTranslation.toResponse(q.request(), r.result()));
+    }
+    if (request instanceof Request.Quota q && result instanceof Result.Rejected rej) {
+      return new Response.Quota(QuotaTranslation.rejected(q.request(), wireOutcome(rej.outcome()),
+          rej.message(), "", "", rej.retryAfterMillis(), rej.currentVersion()));
+    }
+    // --- end quota
     if (result instanceof Result.Rejected rej) {
       dev.ration.client.protocol.Outcome outcome = wireOutcome(rej.outcome());
       return switch (kind) {
@@ -218,6 +240,17 @@ public final class Translation {
 
   /** The wire reply to a read of {@code kind}. */
   public Response toResponse(Kind kind, QueryResult result) {
+    // --- ttl (issue 4)
+    dev.ration.client.protocol.TtlResponse ttl = TtlTranslation.toResponse(result);
+    if (ttl != null) {
+      return new Response.Ttl(ttl);
+    }
+    // --- end ttl
+    // --- quota (issue 6)
+    if (result instanceof QueryResult.Quota q) {
+      return new Response.Quota(QuotaTranslation.toResponse(q.answer()));
+    }
+    // --- end quota
     if (kind == Kind.GET_LIMIT && result instanceof QueryResult.LimitAnswer a) {
       return a.limit()
           .<Response>map(s -> new Response.GetLimitReply(true, limitInfo(s)))
@@ -295,7 +328,9 @@ public final class Translation {
         s.pendingShrinks(),
         s.rateCeiling(),
         s.burstCeiling(),
-        s.emergencyReported());
+        s.emergencyReported(),
+        s.demandRate(),
+        s.demandBurst());
   }
 
   /**

@@ -47,9 +47,27 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Client addresses of the servers (default: ${DEFAULT-VALUE}; env RATION_SERVERS).")
   List<String> servers = new ArrayList<>();
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed",
-      description = "Workload (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve",
+      converter = Workload.Converter.class,
+      description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md).")
   Workload workload;
+
+  // --- ttl (issue 4)
+  @Option(names = "--ttl-keys", defaultValue = "10000", paramLabel = "N",
+      description = "ttl-put/ttl-get: keys cycled through (default: ${DEFAULT-VALUE}).")
+  int ttlKeys;
+
+  @Option(names = "--ttl-value-bytes", defaultValue = "64", paramLabel = "N",
+      description = "ttl-put/ttl-get: value size (default: ${DEFAULT-VALUE}).")
+  int ttlValueBytes;
+
+  @Option(names = "--ttl", defaultValue = "30000", paramLabel = "MILLIS",
+      description = "ttl-put: TTL of each put in ms (default: ${DEFAULT-VALUE}).")
+  long ttlMillis;
+
+  @Option(names = "--ttl-namespace", defaultValue = "bench", description = "ttl-put/ttl-get namespace (default: ${DEFAULT-VALUE}).")
+  String ttlNamespace;
+  // --- end ttl
 
   @Option(names = "--renew-ratio", defaultValue = "0.8", paramLabel = "P",
       description = "Mixed workload: fraction of requests that are renewals (default: ${DEFAULT-VALUE}).")
@@ -139,6 +157,35 @@ public final class BenchCommand implements Callable<Integer> {
         }
         opened.add(new RationClient(options));
       }
+      // --- ttl (issue 4)
+      if (workload.isTtl()) {
+        if (ttlKeys < 1 || ttlKeys > 10_000_000 || ttlValueBytes < 0 || ttlValueBytes > 65_536 || ttlMillis < -1) {
+          throw usage("--ttl-keys 1..10000000, --ttl-value-bytes 0..65536, --ttl >= -1");
+        }
+        err.printf(Locale.ROOT, "bench: %s, %d in flight over %d connection(s), %d keys, warm-up %s, window %s%n",
+            workload == Workload.TTL_PUT ? "ttl-put" : "ttl-get", inFlight, clients, ttlKeys,
+            Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
+        err.flush();
+        TtlBench.Result r = new TtlBench(opened, workload == Workload.TTL_PUT, ttlNamespace, inFlight,
+            ttlKeys, ttlValueBytes, ttlMillis, System::nanoTime)
+            .run(warmup.toNanos(), duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
+        out.print(output == Format.json ? TtlBench.json(r) + "\n" : TtlBench.table(r));
+        out.flush();
+        return r.ok() == 0 ? Exit.FAILED : Exit.OK;
+      }
+      // --- end ttl
+      // --- quota (issue 6)
+      if (workload == Workload.RESERVE) {
+        err.printf(Locale.ROOT, "bench: reserve, %d in flight over %d connection(s), warm-up %s, window %s%n",
+            inFlight, clients, Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
+        err.flush();
+        ReserveBench.Result r = new ReserveBench(opened, inFlight, System::nanoTime)
+            .run(warmup.toNanos(), duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
+        out.print(output == Format.json ? ReserveBench.json(r) + "\n" : ReserveBench.table(r));
+        out.flush();
+        return r.ok() == 0 ? Exit.FAILED : Exit.OK;
+      }
+      // --- end quota
       List<String> resources = new ArrayList<>();
       for (int i = 0; i < limits; i++) {
         resources.add(workload.label() + "-" + i);

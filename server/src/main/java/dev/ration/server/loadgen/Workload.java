@@ -6,7 +6,27 @@ import java.util.Locale;
 public enum Workload {
   ACQUIRE,
   RENEW,
-  MIXED;
+  MIXED,
+  // --- ttl (issue 4): run by TtlBench, not by LoadGenerator; given as --op ttl-put / ttl-get
+  TTL_PUT,
+  TTL_GET,
+  // --- end ttl
+  // --- quota (issue 6): run by ReserveBench; given as --op reserve
+  RESERVE;
+  // --- end quota
+
+  /** ttl (issue 4): whether TtlBench runs this workload. */
+  boolean isTtl() {
+    return this == TTL_PUT || this == TTL_GET;
+  }
+
+  /** Parses --op: a name (any case) or its label with '-' for '_' ("ttl-put"). */
+  public static final class Converter implements picocli.CommandLine.ITypeConverter<Workload> {
+    @Override
+    public Workload convert(String value) {
+      return Workload.valueOf(value.trim().replace('-', '_').toUpperCase(Locale.ROOT));
+    }
+  }
 
   public String label() {
     return name().toLowerCase(Locale.ROOT);

@@ -175,6 +175,15 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
       if (r instanceof QueryResult.LimitList l) {
         updateLimits(l.limits());
       }
+      // --- ttl (issue 4): namespace counters from the same periodic stale read
+      QueryResult n =
+          coordinator
+              .query(new Query.ListNamespaces(), true, System.nanoTime() + timeout.toNanos())
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (n instanceof QueryResult.NamespaceList list) {
+        updateNamespaces(list.namespaces());
+      }
+      // --- end ttl
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
@@ -182,6 +191,47 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
       log.debug("event=limit_metrics_refresh_failed error={}", e.toString());
     }
   }
+
+  // --- ttl (issue 4)
+  /** Latest replicated namespace counters, keyed "namespace|figure" (read by the meters). */
+  private final ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> ttlFigures =
+      new ConcurrentHashMap<>();
+
+  /**
+   * Exports TTL namespaces: {@code ration_ttl_evictions_total{namespace,reason}} (reason
+   * expired | capacity; a FunctionCounter over the replicated, monotonic counters) and the
+   * gauges {@code ration_ttl_entries} and {@code ration_ttl_bytes}. Namespaces are never
+   * deleted and at most 1024 exist, so the series are bounded.
+   */
+  public void updateNamespaces(List<dev.ration.statemachine.ttl.NamespaceView> namespaces) {
+    for (dev.ration.statemachine.ttl.NamespaceView n : namespaces) {
+      ttlFigure(n.name(), "expired", n.evictedExpired(), true);
+      ttlFigure(n.name(), "capacity", n.evictedCapacity(), true);
+      ttlFigure(n.name(), "entries", n.entries(), false);
+      ttlFigure(n.name(), "bytes", n.bytes(), false);
+    }
+  }
+
+  private void ttlFigure(String namespace, String figure, long value, boolean eviction) {
+    ttlFigures.computeIfAbsent(namespace + '|' + figure, k -> {
+      java.util.concurrent.atomic.AtomicLong holder = new java.util.concurrent.atomic.AtomicLong();
+      if (eviction) {
+        io.micrometer.core.instrument.FunctionCounter.builder("ration.ttl.evictions", holder,
+                java.util.concurrent.atomic.AtomicLong::get)
+            .description("TTL entries removed, by namespace and reason (expired, capacity)")
+            .tags("namespace", namespace, "reason", figure)
+            .register(registry);
+      } else {
+        Gauge.builder("ration.ttl." + figure, holder, java.util.concurrent.atomic.AtomicLong::get)
+            .description("TTL " + figure + " stored in the namespace (expired ones until removed)")
+            .tags("namespace", namespace)
+            .strongReference(true)
+            .register(registry);
+      }
+      return holder;
+    }).set(value);
+  }
+  // --- end ttl
 
   // ---------------------------------------------------------------- endpoint listener
 

@@ -35,7 +35,8 @@ class CliOutputTest {
         + "\"ratePerSecond\":100,\"burst\":200,\"mode\":\"hard\",\"leaseDurationMillis\":10000,\"graceMillis\":1000,"
         + "\"emergency\":0,\"policy\":\"free-capacity\",\"version\":3,\"countedRate\":0,\"countedBurst\":0,\"grantedRate\":0,"
         + "\"grantedBurst\":0,\"pool\":0,\"leases\":0,\"pendingShrinks\":0,\"rateCeiling\":100,\"burstCeiling\":200,"
-        + "\"emergencyReported\":0}}\n", json.out());
+        + "\"emergencyReported\":0,\"pendingRate\":0,\"pendingBurst\":0,\"demandRate\":0,\"demandBurst\":0}}\n",
+        json.out());
   }
 
   @Test

@@ -39,6 +39,8 @@ final class InProcessCluster implements AutoCloseable {
   private final UnaryOperator<ConsensusOptions> tweak;
   private final Map<String, ConsensusNode> running = new LinkedHashMap<>();
   final List<String> fatalErrors = Collections.synchronizedList(new ArrayList<>());
+  /** ttl (issue 4): each node's monotonic clock (tests make one run behind); System::nanoTime by default. */
+  java.util.function.Function<String, java.util.function.LongSupplier> clocks = id -> System::nanoTime;
 
   InProcessCluster(Path root, int size, UnaryOperator<ConsensusOptions> tweak) {
     this.root = root;
@@ -87,7 +89,7 @@ final class InProcessCluster implements AutoCloseable {
       throw new IllegalStateException(id + " already running");
     }
     try {
-      ConsensusNode node = ConsensusNode.start(options(id), System::nanoTime,
+      ConsensusNode node = ConsensusNode.start(options(id), clocks.apply(id),
           (message, cause) -> fatalErrors.add(id + ": " + message));
       running.put(id, node);
       return node;

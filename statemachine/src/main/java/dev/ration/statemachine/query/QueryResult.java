@@ -25,12 +25,13 @@ public sealed interface QueryResult {
       implements QueryResult {}
 
   // --- ttl (issue 4)
-  record EntryAnswer(Optional<dev.ration.statemachine.ttl.EntryView> entry)
+  /** {@code readAtMillis}: the ledger time expiry was judged at, max(state now, readNowMillis). */
+  record EntryAnswer(Optional<dev.ration.statemachine.ttl.EntryView> entry, long readAtMillis)
       implements QueryResult {}
 
   /** {@code truncated}: more live entries match than were returned (or the scan hit its bound). */
-  record EntryList(List<dev.ration.statemachine.ttl.EntryView> entries, boolean truncated)
-      implements QueryResult {}
+  record EntryList(List<dev.ration.statemachine.ttl.EntryView> entries, boolean truncated,
+      long readAtMillis) implements QueryResult {}
 
   record NamespaceAnswer(Optional<dev.ration.statemachine.ttl.NamespaceView> namespace)
       implements QueryResult {}

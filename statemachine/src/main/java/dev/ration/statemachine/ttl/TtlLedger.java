@@ -497,7 +497,7 @@ public final class TtlLedger implements Ledger {
   public Optional<QueryResult> query(Query query, long readNowMillis) {
     long readNow = Math.max(context.nowMillis(), readNowMillis);
     if (query instanceof Query.GetEntry q) {
-      return Optional.of(new QueryResult.EntryAnswer(get(q.namespace(), q.key(), readNow)));
+      return Optional.of(new QueryResult.EntryAnswer(get(q.namespace(), q.key(), readNow), readNow));
     } else if (query instanceof Query.ListEntries q) {
       return Optional.of(list(q, readNow));
     } else if (query instanceof Query.GetNamespace q) {
@@ -529,7 +529,7 @@ public final class TtlLedger implements Ledger {
     Namespace ns = namespaces.get(q.namespace());
     if (ns == null || q.prefix() == null || utf8Length(q.prefix()) < 0
         || utf8Length(q.prefix()) > MAX_KEY_BYTES) {
-      return new QueryResult.EntryList(List.of(), false);
+      return new QueryResult.EntryList(List.of(), false, readNow);
     }
     int limit = Math.max(1, Math.min(q.limit(), MAX_LIST_LIMIT));
     byte[] from = TtlFormat.entryKey(ns.id, utf8(q.prefix()));
@@ -557,7 +557,7 @@ public final class TtlLedger implements Ledger {
           s.version(), s.expiresAtMillis()));
       return true;
     });
-    return new QueryResult.EntryList(out, truncated[0]);
+    return new QueryResult.EntryList(out, truncated[0], readNow);
   }
 
   // ---------------------------------------------------------------- load and verify

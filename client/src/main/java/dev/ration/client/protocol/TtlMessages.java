@@ -1,0 +1,186 @@
+package dev.ration.client.protocol;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Bodies of the TTL kinds (0x20–0x2F); MessageCodec frames them (request: u32 timeoutMillis
+ * first; response: u16 errorCode first) and delegates here. Big-endian; str = u16 length +
+ * UTF-8; bytes = u32 length + bytes (value at most {@link #VALUE_BYTES_MAX}); list = u32 count
+ * + items; optional = u8 present + struct. Field order is the record component order of
+ * {@link TtlRequest} and {@link TtlResponse}, listed in docs/PROTOCOL.md; pinned by golden
+ * tests. Stateless.
+ */
+final class TtlMessages {
+  /** The state machine refuses values above 64 KiB; the codec refuses anything larger still. */
+  static final int VALUE_BYTES_MAX = 65_536;
+
+  private TtlMessages() {}
+
+  static boolean isTtl(Kind kind) {
+    return kind.code() >= 0x20 && kind.code() <= 0x2F;
+  }
+
+  // ---------------------------------------------------------------- requests
+
+  static void encodeRequest(WireWriter w, TtlRequest request) {
+    if (request instanceof TtlRequest.Put p) {
+      w.string("namespace", p.namespace()).string("key", p.key()).bytes("value", p.value())
+          .i64(p.ttlMillis());
+    } else if (request instanceof TtlRequest.CompareAndSet c) {
+      w.string("namespace", c.namespace()).string("key", c.key()).i64(c.expectedVersion())
+          .bytes("value", c.value()).i64(c.ttlMillis());
+    } else if (request instanceof TtlRequest.Refresh r) {
+      w.string("namespace", r.namespace()).string("key", r.key()).i64(r.ttlMillis())
+          .i64(r.expectedVersion());
+    } else if (request instanceof TtlRequest.Delete d) {
+      w.string("namespace", d.namespace()).string("key", d.key()).i64(d.expectedVersion());
+    } else if (request instanceof TtlRequest.Get g) {
+      w.string("namespace", g.namespace()).string("key", g.key()).bool(g.stale());
+    } else if (request instanceof TtlRequest.List l) {
+      w.string("namespace", l.namespace()).string("prefix", l.prefix()).i32(l.limit())
+          .bool(l.stale());
+    } else if (request instanceof TtlRequest.SetNamespace s) {
+      w.string("namespace", s.namespace()).i64(s.maxEntries()).i64(s.maxBytes())
+          .u8("policyCode", s.policyCode());
+    } else if (request instanceof TtlRequest.GetNamespaces g) {
+      w.string("namespace", g.namespace()).bool(g.stale());
+    } else {
+      throw new IllegalArgumentException("unknown ttl request " + request);
+    }
+  }
+
+  static TtlRequest decodeRequest(Kind kind, WireReader r) throws MalformedMessageException {
+    return switch (kind) {
+      case TTL_PUT -> new TtlRequest.Put(r.string("namespace"), r.string("key"),
+          r.bytes("value", VALUE_BYTES_MAX), r.i64("ttlMillis"));
+      case TTL_CAS -> new TtlRequest.CompareAndSet(r.string("namespace"), r.string("key"),
+          r.i64("expectedVersion"), r.bytes("value", VALUE_BYTES_MAX), r.i64("ttlMillis"));
+      case TTL_REFRESH -> new TtlRequest.Refresh(r.string("namespace"), r.string("key"),
+          r.i64("ttlMillis"), r.i64("expectedVersion"));
+      case TTL_DELETE -> new TtlRequest.Delete(r.string("namespace"), r.string("key"),
+          r.i64("expectedVersion"));
+      case TTL_GET -> new TtlRequest.Get(r.string("namespace"), r.string("key"), r.bool("stale"));
+      case TTL_LIST -> new TtlRequest.List(r.string("namespace"), r.string("prefix"),
+          r.i32("limit"), r.bool("stale"));
+      case TTL_NAMESPACE_SET -> new TtlRequest.SetNamespace(r.string("namespace"),
+          r.i64("maxEntries"), r.i64("maxBytes"), r.u8("policyCode"));
+      case TTL_NAMESPACE_GET -> new TtlRequest.GetNamespaces(r.string("namespace"), r.bool("stale"));
+      default -> throw new IllegalArgumentException("not a ttl kind " + kind);
+    };
+  }
+
+  // ---------------------------------------------------------------- responses
+
+  static void encodeResponse(WireWriter w, TtlResponse response) {
+    if (response instanceof TtlResponse.WriteReply x) {
+      outcome(w, x.outcome());
+      w.string("message", x.message()).i64(x.currentVersion()).i64(x.version())
+          .i64(x.expiresAtMillis());
+    } else if (response instanceof TtlResponse.DeleteReply x) {
+      outcome(w, x.outcome());
+      w.string("message", x.message()).i64(x.currentVersion()).i64(x.version())
+          .bool(x.existed());
+    } else if (response instanceof TtlResponse.GetReply x) {
+      w.bool(x.found());
+      if (x.found()) {
+        entry(w, x.entry());
+      }
+      w.i64(x.readAtMillis());
+    } else if (response instanceof TtlResponse.ListReply x) {
+      w.u32("entries.count", x.entries().size());
+      for (TtlResponse.EntryInfo e : x.entries()) {
+        entry(w, e);
+      }
+      w.bool(x.truncated()).i64(x.readAtMillis());
+    } else if (response instanceof TtlResponse.NamespaceReply x) {
+      outcome(w, x.outcome());
+      w.string("message", x.message()).bool(x.namespace() != null);
+      if (x.namespace() != null) {
+        namespace(w, x.namespace());
+      }
+    } else if (response instanceof TtlResponse.NamespaceList x) {
+      w.u32("namespaces.count", x.namespaces().size());
+      for (TtlResponse.NamespaceInfo n : x.namespaces()) {
+        namespace(w, n);
+      }
+    } else {
+      throw new IllegalArgumentException("unknown ttl response " + response);
+    }
+  }
+
+  static TtlResponse decodeResponse(Kind kind, WireReader r) throws MalformedMessageException {
+    return switch (kind) {
+      case TTL_PUT, TTL_CAS, TTL_REFRESH -> new TtlResponse.WriteReply(outcome(r),
+          r.string("message"), r.i64("currentVersion"), r.i64("version"),
+          r.i64("expiresAtMillis"));
+      case TTL_DELETE -> new TtlResponse.DeleteReply(outcome(r), r.string("message"),
+          r.i64("currentVersion"), r.i64("version"), r.bool("existed"));
+      case TTL_GET -> {
+        boolean found = r.present("entry");
+        TtlResponse.EntryInfo entry = found ? entry(r) : null;
+        yield new TtlResponse.GetReply(found, entry, r.i64("readAtMillis"));
+      }
+      case TTL_LIST -> {
+        // namespace, key (2 + 2), value length 4, version and expiry 16: at least 24 bytes each
+        int n = r.count("entries.count", 24);
+        List<TtlResponse.EntryInfo> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          entries.add(entry(r));
+        }
+        yield new TtlResponse.ListReply(List.copyOf(entries), r.bool("truncated"),
+            r.i64("readAtMillis"));
+      }
+      case TTL_NAMESPACE_SET -> {
+        Outcome outcome = outcome(r);
+        String message = r.string("message");
+        TtlResponse.NamespaceInfo ns = r.present("namespace") ? namespace(r) : null;
+        yield new TtlResponse.NamespaceReply(outcome, message, ns);
+      }
+      case TTL_NAMESPACE_GET -> {
+        // name 2, five i64 counters and limits 40 + policy 1 + max fields 8: at least 51 bytes
+        int n = r.count("namespaces.count", 51);
+        List<TtlResponse.NamespaceInfo> all = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          all.add(namespace(r));
+        }
+        yield new TtlResponse.NamespaceList(List.copyOf(all));
+      }
+      default -> throw new IllegalArgumentException("not a ttl kind " + kind);
+    };
+  }
+
+  private static void outcome(WireWriter w, Outcome o) {
+    w.u8("outcome", o.code());
+  }
+
+  private static Outcome outcome(WireReader r) throws MalformedMessageException {
+    int code = r.u8("outcome");
+    try {
+      return Outcome.fromCode(code);
+    } catch (IllegalArgumentException e) {
+      throw new MalformedMessageException(r.message() + ".outcome", "unknown outcome " + code);
+    }
+  }
+
+  private static void entry(WireWriter w, TtlResponse.EntryInfo e) {
+    w.string("namespace", e.namespace()).string("key", e.key()).bytes("value", e.value())
+        .i64(e.version()).i64(e.expiresAtMillis());
+  }
+
+  private static TtlResponse.EntryInfo entry(WireReader r) throws MalformedMessageException {
+    return new TtlResponse.EntryInfo(r.string("namespace"), r.string("key"),
+        r.bytes("value", VALUE_BYTES_MAX), r.i64("version"), r.i64("expiresAtMillis"));
+  }
+
+  private static void namespace(WireWriter w, TtlResponse.NamespaceInfo n) {
+    w.string("name", n.name()).i64(n.maxEntries()).i64(n.maxBytes()).u8("policyCode", n.policyCode())
+        .i64(n.entries()).i64(n.bytes()).i64(n.evictedExpired()).i64(n.evictedCapacity());
+  }
+
+  private static TtlResponse.NamespaceInfo namespace(WireReader r) throws MalformedMessageException {
+    return new TtlResponse.NamespaceInfo(r.string("name"), r.i64("maxEntries"), r.i64("maxBytes"),
+        r.u8("policyCode"), r.i64("entries"), r.i64("bytes"), r.i64("evictedExpired"),
+        r.i64("evictedCapacity"));
+  }
+}

@@ -1,0 +1,109 @@
+package dev.ration.client.quota;
+
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.QuotaResponse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A granted reservation, for try-with-resources:
+ *
+ * <pre>{@code
+ * try (Reservation r = quotas.reserve("acme/shop/web", "jobs", 5, Duration.ofMinutes(1))) {
+ *   int used = runJobs();
+ *   r.actual(used);          // set last: close() completes with it
+ * }                          // an exception before actual(...) makes close() cancel
+ * }</pre>
+ *
+ * <p>{@link #close()} completes with the recorded actual amounts, or cancels if none were
+ * recorded (the body did not reach {@link #actual}), unless {@link #complete} or
+ * {@link #cancel} already settled it. Settlement is idempotent on the coordinator (a repeated
+ * complete or cancel answers with the first settlement), and travels under a request id that
+ * the client's retries keep. If the process dies instead, the reservation expires at
+ * {@link #expiresAtMillis()} (ledger time) and the coordinator emits its usage event.
+ *
+ * <p>Thread: not thread-safe; one owner, like the try block that holds it.
+ */
+public final class Reservation implements AutoCloseable {
+  private final QuotaClient client;
+  private final QuotaResponse.ReserveReply reply;
+  private List<Long> actuals = List.of();
+  private QuotaResponse.SettleReply settlement;
+
+  Reservation(QuotaClient client, QuotaResponse.ReserveReply reply) {
+    this.client = client;
+    this.reply = reply;
+  }
+
+  public long reservationId() {
+    return reply.reservationId();
+  }
+
+  public long expiresAtMillis() {
+    return reply.expiresAtMillis();
+  }
+
+  public long configVersion() {
+    return reply.configVersion();
+  }
+
+  public List<QuotaResponse.ReservedItem> items() {
+    return reply.items();
+  }
+
+  /** Records the actual usage of a single-resource reservation; close() completes with it. */
+  public Reservation actual(long amount) {
+    return actuals(List.of(amount));
+  }
+
+  /** Records the actual usage per item, in the reservation's item order. */
+  public Reservation actuals(List<Long> amounts) {
+    if (amounts.size() != reply.items().size()) {
+      throw new IllegalArgumentException("reservation " + reservationId() + " has "
+          + reply.items().size() + " items, got " + amounts.size() + " actuals");
+    }
+    this.actuals = List.copyOf(amounts);
+    return this;
+  }
+
+  /** Completes now with {@code amount} (single resource). */
+  public QuotaResponse.SettleReply complete(long amount) {
+    actual(amount);
+    return settle(client.completeAsync(reservationId(), actuals));
+  }
+
+  public QuotaResponse.SettleReply cancel() {
+    return settle(client.cancelAsync(reservationId()));
+  }
+
+  /** The settlement, once this object settled the reservation. */
+  public java.util.Optional<QuotaResponse.SettleReply> settlement() {
+    return java.util.Optional.ofNullable(settlement);
+  }
+
+  public boolean settled() {
+    return settlement != null;
+  }
+
+  @Override
+  public void close() {
+    if (settlement != null) {
+      return;
+    }
+    if (actuals.isEmpty()) {
+      cancel();
+    } else {
+      settle(client.completeAsync(reservationId(), actuals));
+    }
+  }
+
+  private QuotaResponse.SettleReply settle(CompletableFuture<QuotaResponse.SettleReply> f) {
+    QuotaResponse.SettleReply r = QuotaClient.join(f);
+    if (r.outcome() != Outcome.SUCCESS) {
+      throw new IllegalStateException("settling reservation " + reservationId() + ": "
+          + r.outcome() + " " + r.message());
+    }
+    settlement = r;
+    return r;
+  }
+}

@@ -1,0 +1,93 @@
+package dev.ration.server.cli;
+
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.client.protocol.TtlRequest;
+import dev.ration.client.protocol.TtlResponse;
+import dev.ration.server.cli.ClusterGateway.ClientIdentity;
+import dev.ration.server.cli.ClusterGateway.GatewayException;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * `ration lock acquire|release`: a lock is a TTL entry in namespace "locks" created by
+ * compare-and-set with expected version 0; its version is the fencing token (docs/TTL.md).
+ * acquire exits 2 when the lock is held (printing the holder's token); release needs the token.
+ */
+@Command(name = "lock", description = "Acquire and release TTL locks with fencing tokens.",
+    subcommands = {LockCommand.Acquire.class, LockCommand.Release.class})
+final class LockCommand {
+  static final String NAMESPACE = "locks";
+
+  @ParentCommand RationCli root;
+  @Mixin HelpOption help;
+
+  abstract static class LockMutation extends AdminCommand {
+    @ParentCommand LockCommand group;
+    @Mixin MutationOptions mutation;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    Optional<ClientIdentity> clientId() {
+      return mutation.clientId();
+    }
+
+    <T extends TtlResponse> T ttl(ClusterGateway g, TtlRequest request, Class<T> type)
+        throws GatewayException {
+      Response.Ttl reply = send(g, new Request.Ttl(request), mutation.requestId(), Response.Ttl.class);
+      if (!type.isInstance(reply.response())) {
+        throw new CliFailure(Exit.INDETERMINATE, "unexpected reply to " + request.kind());
+      }
+      return type.cast(reply.response());
+    }
+  }
+
+  @Command(name = "acquire", description = "Take the lock if free; prints the fencing token (exit 2 if held).")
+  static final class Acquire extends LockMutation {
+    @Parameters(index = "0", paramLabel = "NAME") String name;
+    @Option(names = "--owner", required = true) String owner;
+    @Option(names = "--ttl", required = true, paramLabel = "MILLIS") long ttlMillis;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      TtlResponse.WriteReply r = ttl(g, new TtlRequest.CompareAndSet(NAMESPACE, name, 0,
+          owner.getBytes(StandardCharsets.UTF_8), ttlMillis), TtlResponse.WriteReply.class);
+      Fields f = new Fields().put("outcome", r.outcome() == Outcome.VERSION_MISMATCH ? "HELD" : r.outcome().name())
+          .put("lock", name).put("owner", owner)
+          .put("fencingToken", r.outcome() == Outcome.SUCCESS ? r.version() : 0)
+          .put("expiresAtMillis", r.expiresAtMillis())
+          .put("heldByToken", r.outcome() == Outcome.VERSION_MISMATCH ? r.currentVersion() : 0);
+      return printOutcome(r.outcome(), r.outcome() == Outcome.VERSION_MISMATCH
+          ? "lock " + name + " is held (token " + r.currentVersion() + ")" : r.message(), 0, f);
+    }
+  }
+
+  @Command(name = "release", description = "Release the lock held under --token (exit 2 if it lapsed or is someone else's).")
+  static final class Release extends LockMutation {
+    @Parameters(index = "0", paramLabel = "NAME") String name;
+    @Option(names = "--token", required = true, paramLabel = "FENCING_TOKEN") long token;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      if (token <= 0) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--token: " + token + " must be positive");
+      }
+      TtlResponse.DeleteReply r = ttl(g, new TtlRequest.Delete(NAMESPACE, name, token),
+          TtlResponse.DeleteReply.class);
+      Fields f = new Fields().put("outcome", r.outcome().name()).put("lock", name)
+          .put("released", r.outcome() == Outcome.SUCCESS && r.existed())
+          .put("currentToken", r.currentVersion());
+      return printOutcome(r.outcome(), r.message(), 0, f);
+    }
+  }
+}

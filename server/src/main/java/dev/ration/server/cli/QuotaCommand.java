@@ -1,0 +1,176 @@
+package dev.ration.server.cli;
+
+import dev.ration.client.protocol.QuotaRequest;
+import dev.ration.client.protocol.QuotaResponse;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.server.cli.ClusterGateway.ClientIdentity;
+import dev.ration.server.cli.ClusterGateway.GatewayException;
+import dev.ration.server.config.Quantities;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+
+/** `ration quota ...`: the versioned quota catalog (scope path, resource) -> kind, limit, policy. */
+@Command(name = "quota", description = "Create, change and inspect quota catalog entries.",
+    subcommands = {QuotaCommand.Set.class, QuotaCommand.Get.class, QuotaCommand.ListQuotas.class,
+        QuotaCommand.History.class})
+final class QuotaCommand {
+  @ParentCommand RationCli root;
+  @Mixin HelpOption help;
+
+  /** Sends a quota request and returns its reply of the expected type. */
+  static <T extends QuotaResponse> T quotaCall(AdminCommand c, ClusterGateway g, QuotaRequest r,
+      Optional<Long> requestId, Class<T> type) throws GatewayException {
+    Response.Quota reply = c.send(g, new Request.Quota(r), requestId, Response.Quota.class);
+    if (!type.isInstance(reply.response())) {
+      throw new CliFailure(Exit.INDETERMINATE, "unexpected reply to " + r.kind() + ": "
+          + reply.response().getClass().getSimpleName());
+    }
+    return type.cast(reply.response());
+  }
+
+  static long duration(AdminCommand c, String option, String text) {
+    try {
+      return Quantities.parseDuration(text).toMillis();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(c.spec.commandLine(), option + ": " + e.getMessage());
+    }
+  }
+
+  @Command(name = "set", description = "Create or change a catalog entry: a new version, audited "
+      + "with --actor and --reason (idempotent by --client-id/--request-id).")
+  static final class Set extends AdminCommand {
+    @ParentCommand QuotaCommand group;
+    @Mixin MutationOptions mutation;
+
+    @Option(names = "--scope", required = true, paramLabel = "org[/tenant[/project]]") String scope;
+    @Option(names = "--resource", required = true) String resource;
+    @Option(names = "--kind", required = true, paramLabel = "rate|concurrent|allocation|cumulative")
+    String kind;
+    @Option(names = "--window", defaultValue = "none", paramLabel = "second|minute|hour|day|week|month",
+        description = "Rate window (second..day) or billing period (hour..month); none otherwise.")
+    String window;
+    @Option(names = "--limit", required = true, paramLabel = "N") long limit;
+    @Option(names = "--unit", defaultValue = "units") String unit;
+    @Option(names = "--soft", defaultValue = "0", paramLabel = "N",
+        description = "Soft threshold: one alert when usage crosses it (0 = none).")
+    long soft;
+    @Option(names = "--overage", defaultValue = "reject", paramLabel = "reject|allow") String overage;
+    @Option(names = "--overage-max", defaultValue = "0", paramLabel = "N",
+        description = "With --overage allow: admitted beyond the limit, flagged billable.")
+    long overageMax;
+    @Option(names = "--period-start", defaultValue = "0", paramLabel = "MILLIS",
+        description = "Cumulative: start of the first billing period (ledger/epoch millis).")
+    long periodStart;
+    @Option(names = "--expected-version", defaultValue = "0", paramLabel = "V") long expectedVersion;
+    @Option(names = "--actor", defaultValue = "cli") String actor;
+    @Option(names = "--reason", defaultValue = "") String reason;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    Optional<ClientIdentity> clientId() {
+      return mutation.clientId();
+    }
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      int k = code(QuotaViews.KINDS, "--kind", kind);
+      int w = code(QuotaViews.WINDOWS, "--window", window);
+      int o = code(QuotaViews.OVERAGES, "--overage", overage);
+      QuotaResponse.QuotaSetReply reply = quotaCall(this, g, new QuotaRequest.SetQuota(scope,
+          resource, k, w, limit, unit, soft, o, overageMax, periodStart, expectedVersion, actor,
+          reason), mutation.requestId(), QuotaResponse.QuotaSetReply.class);
+      Fields f = new Fields().put("outcome", reply.outcome().name()).put("message", reply.message())
+          .put("currentVersion", reply.currentVersion());
+      reply.quota().ifPresent(q -> f.put("quota", QuotaViews.quota(q)));
+      return printOutcome(reply.outcome(), reply.message(), 0, f);
+    }
+
+    private int code(String[] names, String option, String value) {
+      int c = QuotaViews.code(names, value);
+      if (c < 0) {
+        throw new ParameterException(spec.commandLine(), option + ": '" + value + "' is not one of "
+            + String.join(", ", java.util.Arrays.stream(names).filter(n -> !n.isEmpty()).toList()));
+      }
+      return c;
+    }
+  }
+
+  @Command(name = "get", description = "Show one entry with its usage (exit 2 if there is none).")
+  static final class Get extends AdminCommand {
+    @ParentCommand QuotaCommand group;
+    @Option(names = "--scope", required = true) String scope;
+    @Option(names = "--resource", required = true) String resource;
+    @Option(names = "--stale") boolean stale;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      QuotaResponse.QuotaFound reply = quotaCall(this, g,
+          new QuotaRequest.GetQuota(scope, resource, stale), Optional.empty(),
+          QuotaResponse.QuotaFound.class);
+      Fields f = new Fields().put("found", reply.quota().isPresent());
+      reply.quota().ifPresent(q -> f.put("quota", QuotaViews.quota(q)));
+      print(f);
+      if (reply.quota().isEmpty()) {
+        throw new CliFailure(Exit.FAILED, "LIMIT_UNKNOWN: no quota for scope '" + scope
+            + "' resource '" + resource + "'");
+      }
+      return Exit.OK;
+    }
+  }
+
+  @Command(name = "list", description = "List entries at a scope and below, with usage.")
+  static final class ListQuotas extends AdminCommand {
+    @ParentCommand QuotaCommand group;
+    @Option(names = "--scope", defaultValue = "", description = "Scope prefix (default: all).") String scope;
+    @Option(names = "--stale") boolean stale;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      QuotaResponse.QuotaList reply = quotaCall(this, g, new QuotaRequest.ListQuotas(scope, stale),
+          Optional.empty(), QuotaResponse.QuotaList.class);
+      printList("quotas", reply.quotas().stream().map(QuotaViews::quota).toList(),
+          QuotaViews.QUOTA_COLUMNS);
+      return Exit.OK;
+    }
+  }
+
+  @Command(name = "history", description = "Every version of one entry, oldest first (who, when, why).")
+  static final class History extends AdminCommand {
+    @ParentCommand QuotaCommand group;
+    @Option(names = "--scope", required = true) String scope;
+    @Option(names = "--resource", required = true) String resource;
+
+    @Override
+    RationCli root() {
+      return group.root;
+    }
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      QuotaResponse.QuotaList reply = quotaCall(this, g, new QuotaRequest.QuotaHistory(scope, resource),
+          Optional.empty(), QuotaResponse.QuotaList.class);
+      printList("versions", reply.quotas().stream().map(QuotaViews::quota).toList(),
+          QuotaViews.HISTORY_COLUMNS);
+      return Exit.OK;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package dev.ration.server.cli;
+
+import dev.ration.client.protocol.QuotaRequest;
+import dev.ration.client.protocol.QuotaResponse;
+import dev.ration.server.cli.ClusterGateway.ClientIdentity;
+import dev.ration.server.cli.ClusterGateway.GatewayException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * `ration reserve`: checkAndReserve one or more resources all-or-nothing at every level of a
+ * scope path. Exit 2 with the refusing level and retry-after when refused.
+ */
+@Command(name = "reserve", description = "Reserve capacity at every level of a scope path "
+    + "(all or nothing; idempotent by --client-id/--request-id).")
+final class ReserveCommand extends AdminCommand {
+  @ParentCommand RationCli root;
+  @Mixin MutationOptions mutation;
+
+  @Option(names = "--scope", required = true, paramLabel = "org[/tenant[/project]]") String scope;
+  @Option(names = "--item", required = true, paramLabel = "RESOURCE=AMOUNT",
+      description = "A resource and amount; repeat for several (all or nothing).")
+  List<String> items;
+  @Option(names = "--ttl", defaultValue = "1m", paramLabel = "DURATION") String ttl;
+  @Option(names = "--config-version", defaultValue = "0", paramLabel = "V",
+      description = "Catalog version last seen (0 = do not check; else STALE_CONFIG if older).")
+  long configVersion;
+
+  @Override
+  RationCli root() {
+    return root;
+  }
+
+  @Override
+  Optional<ClientIdentity> clientId() {
+    return mutation.clientId();
+  }
+
+  @Override
+  int run(ClusterGateway g) throws GatewayException {
+    List<QuotaRequest.Item> list = new ArrayList<>();
+    for (String item : items) {
+      int eq = item.indexOf('=');
+      try {
+        list.add(new QuotaRequest.Item(item.substring(0, eq), Long.parseLong(item.substring(eq + 1))));
+      } catch (RuntimeException e) {
+        throw new ParameterException(spec.commandLine(), "--item: '" + item + "' is not RESOURCE=AMOUNT");
+      }
+    }
+    QuotaResponse.ReserveReply reply = QuotaCommand.quotaCall(this, g, new QuotaRequest.Reserve(
+        scope, list, configVersion, QuotaCommand.duration(this, "--ttl", ttl)),
+        mutation.requestId(), QuotaResponse.ReserveReply.class);
+    return printOutcome(reply.outcome(), reply.message(), reply.retryAfterMillis(),
+        QuotaViews.reserveReply(reply));
+  }
+}

@@ -1,0 +1,239 @@
+package dev.ration.server.endpoint;
+
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.QuotaRequest;
+import dev.ration.client.protocol.QuotaResponse;
+import dev.ration.statemachine.command.AckUsage;
+import dev.ration.statemachine.command.CancelReservation;
+import dev.ration.statemachine.command.CompleteReservation;
+import dev.ration.statemachine.command.IngestUsage;
+import dev.ration.statemachine.command.Reconcile;
+import dev.ration.statemachine.command.Reserve;
+import dev.ration.statemachine.command.SetQuota;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QuotaAnswer;
+import dev.ration.statemachine.query.QuotaQuery;
+import dev.ration.statemachine.quota.Aggregate;
+import dev.ration.statemachine.quota.AuditRecord;
+import dev.ration.statemachine.quota.Drift;
+import dev.ration.statemachine.quota.Overage;
+import dev.ration.statemachine.quota.QuotaKind;
+import dev.ration.statemachine.quota.Reservation;
+import dev.ration.statemachine.quota.ReservationItem;
+import dev.ration.statemachine.quota.Scope;
+import dev.ration.statemachine.quota.UsageEvent;
+import dev.ration.statemachine.quota.Window;
+import dev.ration.statemachine.result.QuotaResult;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The quota part of {@link Translation}: wire quota requests to quota commands and queries,
+ * and the quota ledger's answers back to wire replies. Courtesy checks only (codes, scope
+ * syntax, bounds a reader can get wrong); the state machine re-validates what it applies.
+ * Stateless and thread-safe.
+ */
+final class QuotaTranslation {
+  /** Most records one read returns (USAGE_READ, AUDIT_READ), whatever the request asks. */
+  static final int READ_MAX = 10_000;
+
+  private QuotaTranslation() {}
+
+  static Translation.Action toAction(QuotaRequest request) {
+    if (request instanceof QuotaRequest.SetQuota r) {
+      Optional<String> p = codes(r.kindCode(), r.windowCode(), r.overageCode())
+          .or(() -> Scope.problem(r.scope()));
+      if (p.isPresent()) {
+        return new Translation.Invalid(p.get());
+      }
+      return new Translation.Mutation(new SetQuota(r.scope(), r.resource(),
+          QuotaKind.fromCode(r.kindCode()), Window.fromCode(r.windowCode()), r.limit(), r.unit(),
+          r.softLimit(), Overage.fromCode(r.overageCode()), r.overageMax(),
+          r.periodStartMillis(), r.expectedVersion(), r.actor(), r.reason()));
+    } else if (request instanceof QuotaRequest.GetQuota r) {
+      return read(new QuotaQuery.GetQuota(r.scope(), r.resource()), r.stale());
+    } else if (request instanceof QuotaRequest.ListQuotas r) {
+      return read(new QuotaQuery.ListQuotas(r.scopePrefix()), r.stale());
+    } else if (request instanceof QuotaRequest.QuotaHistory r) {
+      return read(new QuotaQuery.QuotaHistory(r.scope(), r.resource()), false);
+    } else if (request instanceof QuotaRequest.Reserve r) {
+      Optional<String> p = Scope.problem(r.scope());
+      if (p.isPresent()) {
+        return new Translation.Invalid(p.get());
+      }
+      return new Translation.Mutation(new Reserve(r.scope(),
+          r.items().stream().map(i -> new Reserve.Item(i.resource(), i.amount())).toList(),
+          r.configVersion(), r.ttlMillis()));
+    } else if (request instanceof QuotaRequest.CompleteReservation r) {
+      return new Translation.Mutation(new CompleteReservation(r.reservationId(), r.actuals()));
+    } else if (request instanceof QuotaRequest.CancelReservation r) {
+      return new Translation.Mutation(new CancelReservation(r.reservationId()));
+    } else if (request instanceof QuotaRequest.ListReservations r) {
+      return read(new QuotaQuery.ListReservations(r.scopePrefix()), false);
+    } else if (request instanceof QuotaRequest.IngestUsage r) {
+      return new Translation.Mutation(new IngestUsage(r.eventId(), r.eventTimeMillis(), r.scope(),
+          r.resource(), r.quantity(), r.unit(), r.reservationId()));
+    } else if (request instanceof QuotaRequest.ReadUsage r) {
+      return read(new QuotaQuery.ReadUsage(r.consumer(), r.fromSequence(),
+          Math.max(0, Math.min(r.max(), READ_MAX))), false);
+    } else if (request instanceof QuotaRequest.AckUsage r) {
+      return new Translation.Mutation(new AckUsage(r.consumer(), r.sequence()));
+    } else if (request instanceof QuotaRequest.AggregateUsage r) {
+      return read(new QuotaQuery.AggregateUsage(r.scope(), r.resource(), r.fromMillis(),
+          r.toMillis()), false);
+    } else if (request instanceof QuotaRequest.Reconcile r) {
+      Optional<String> p = Scope.problem(r.scope());
+      if (p.isEmpty() && r.fromMillis() >= r.toMillis()) {
+        p = Optional.of("period [" + r.fromMillis() + ", " + r.toMillis() + ") is empty");
+      }
+      if (p.isPresent()) {
+        return new Translation.Invalid(p.get());
+      }
+      if (r.repair()) {
+        return new Translation.Mutation(new Reconcile(r.scope(), r.resource(), r.fromMillis(),
+            r.toMillis(), r.actor(), r.reason()));
+      }
+      return read(new QuotaQuery.ReconcileReport(r.scope(), r.resource(), r.fromMillis(),
+          r.toMillis()), false);
+    } else if (request instanceof QuotaRequest.ReadAudit r) {
+      return read(new QuotaQuery.ReadAudit(r.fromSequence(), Math.max(0, Math.min(r.max(), READ_MAX))), false);
+    }
+    return new Translation.Invalid("quota request " + request.kind() + " is not served here");
+  }
+
+  private static Translation.Action read(QuotaQuery query, boolean stale) {
+    return new Translation.Read(new Query.Quota(query), stale);
+  }
+
+  private static Optional<String> codes(int kind, int window, int overage) {
+    try {
+      QuotaKind.fromCode(kind);
+      Window.fromCode(window);
+      Overage.fromCode(overage);
+      return Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  // ---------------------------------------------------------------- mutation answers
+
+  static QuotaResponse toResponse(QuotaRequest request, QuotaResult result) {
+    if (result instanceof QuotaResult.QuotaRejected no) {
+      return rejected(request, Translation.wireOutcome(no.outcome()), no.message(),
+          no.levelScope(), no.resource(), no.retryAfterMillis(), no.currentVersion());
+    }
+    if (result instanceof QuotaResult.QuotaSet s) {
+      return new QuotaResponse.QuotaSetReply(Outcome.SUCCESS, "", s.spec().version(),
+          Optional.of(quotaInfo(new QuotaAnswer.QuotaRow(s.spec(),
+              dev.ration.statemachine.quota.LevelUsage.empty(s.spec().scope(), s.spec().resource())))));
+    }
+    if (result instanceof QuotaResult.Reserved r) {
+      return new QuotaResponse.ReserveReply(Outcome.SUCCESS, "", "", "", 0, r.configVersion(),
+          r.reservationId(), r.expiresAtMillis(), r.configVersion(), r.items().stream()
+              .map(i -> new QuotaResponse.ReservedItem(i.resource(), i.amount(), i.overage(), i.unit()))
+              .toList());
+    }
+    if (result instanceof QuotaResult.ReservationSettled s) {
+      return new QuotaResponse.SettleReply(Outcome.SUCCESS, "", s.reservationId(), s.how().code(),
+          s.quantities(), s.eventSequences(), s.alreadySettled());
+    }
+    if (result instanceof QuotaResult.UsageIngested i) {
+      return new QuotaResponse.IngestReply(Outcome.SUCCESS, "", i.sequence(), i.duplicate());
+    }
+    if (result instanceof QuotaResult.UsageAcked a) {
+      return new QuotaResponse.AckReply(Outcome.SUCCESS, "", a.cursor());
+    }
+    if (result instanceof QuotaResult.Reconciled r) {
+      return new QuotaResponse.ReconcileReply(Outcome.SUCCESS, "",
+          r.drifts().stream().map(QuotaTranslation::driftInfo).toList());
+    }
+    throw new IllegalStateException("quota result " + result + " does not answer " + request.kind());
+  }
+
+  /** A refusal in the reply shape of the request's kind. */
+  static QuotaResponse rejected(QuotaRequest request, Outcome outcome, String message,
+      String levelScope, String resource, long retryAfterMillis, long currentVersion) {
+    return switch (request.kind()) {
+      case QUOTA_SET -> new QuotaResponse.QuotaSetReply(outcome, message, currentVersion, Optional.empty());
+      case RESERVE -> new QuotaResponse.ReserveReply(outcome, message, levelScope, resource,
+          retryAfterMillis, currentVersion, 0, 0, 0, List.of());
+      case RESERVATION_COMPLETE, RESERVATION_CANCEL -> new QuotaResponse.SettleReply(outcome,
+          message, request instanceof QuotaRequest.CompleteReservation c ? c.reservationId()
+              : ((QuotaRequest.CancelReservation) request).reservationId(),
+          0, List.of(), List.of(), false);
+      case USAGE_INGEST -> new QuotaResponse.IngestReply(outcome, message, 0, false);
+      case USAGE_ACK -> new QuotaResponse.AckReply(outcome, message, 0);
+      case USAGE_RECONCILE -> new QuotaResponse.ReconcileReply(outcome, message, List.of());
+      default -> throw new IllegalStateException("no refusal shape for " + request.kind());
+    };
+  }
+
+  // ---------------------------------------------------------------- read answers
+
+  static QuotaResponse toResponse(QuotaAnswer answer) {
+    if (answer instanceof QuotaAnswer.QuotaFound f) {
+      return new QuotaResponse.QuotaFound(f.quota().map(QuotaTranslation::quotaInfo));
+    } else if (answer instanceof QuotaAnswer.QuotaList l) {
+      return new QuotaResponse.QuotaList(l.quotas().stream().map(QuotaTranslation::quotaInfo).toList());
+    } else if (answer instanceof QuotaAnswer.History h) {
+      return new QuotaResponse.QuotaList(h.versions().stream()
+          .map(s -> quotaInfo(new QuotaAnswer.QuotaRow(s,
+              dev.ration.statemachine.quota.LevelUsage.empty(s.scope(), s.resource()))))
+          .toList());
+    } else if (answer instanceof QuotaAnswer.ReservationList l) {
+      return new QuotaResponse.ReservationList(l.reservations().stream()
+          .map(QuotaTranslation::reservationInfo).toList());
+    } else if (answer instanceof QuotaAnswer.UsageBatch b) {
+      return new QuotaResponse.UsageBatch(b.events().stream().map(QuotaTranslation::eventInfo).toList(),
+          b.cursor(), b.lastSequence());
+    } else if (answer instanceof QuotaAnswer.AggregateList a) {
+      return new QuotaResponse.AggregateReply(a.buckets().stream()
+          .map(QuotaTranslation::aggregateInfo).toList(), a.total());
+    } else if (answer instanceof QuotaAnswer.ReconcileAnswer r) {
+      return new QuotaResponse.ReconcileReply(Outcome.SUCCESS, "",
+          r.drifts().stream().map(QuotaTranslation::driftInfo).toList());
+    } else if (answer instanceof QuotaAnswer.AuditList a) {
+      return new QuotaResponse.AuditList(a.records().stream().map(QuotaTranslation::auditInfo).toList());
+    }
+    throw new IllegalStateException("quota answer " + answer + " has no wire reply");
+  }
+
+  static QuotaResponse.QuotaInfo quotaInfo(QuotaAnswer.QuotaRow row) {
+    var s = row.spec();
+    var u = row.usage();
+    return new QuotaResponse.QuotaInfo(s.scope(), s.resource(), s.kind().code(),
+        s.window().code(), s.limit(), s.unit(), s.softLimit(), s.overage().code(),
+        s.overageMax(), s.periodStartMillis(), s.version(), s.actor(), s.changedAtMillis(),
+        s.reason(), u.windowStartMillis(), u.windowUsed(), u.held(), u.allocated(), u.alerted());
+  }
+
+  static QuotaResponse.ReservationInfo reservationInfo(Reservation r) {
+    return new QuotaResponse.ReservationInfo(r.reservationId(), r.scope(), r.configVersion(),
+        r.createdAtMillis(), r.expiresAtMillis(), r.items().stream()
+            .map((ReservationItem i) -> new QuotaResponse.ReservedItem(i.resource(), i.amount(),
+                i.overage(), i.unit()))
+            .toList());
+  }
+
+  static QuotaResponse.UsageEventInfo eventInfo(UsageEvent e) {
+    return new QuotaResponse.UsageEventInfo(e.sequence(), e.eventId(), e.type().code(),
+        e.eventTimeMillis(), e.recordedAtMillis(), e.scope(), e.resource(), e.quantity(), e.unit(),
+        e.reservationId(), e.overage());
+  }
+
+  static QuotaResponse.AggregateInfo aggregateInfo(Aggregate a) {
+    return new QuotaResponse.AggregateInfo(a.scope(), a.resource(), a.bucketStartMillis(),
+        a.quantity(), a.events());
+  }
+
+  static QuotaResponse.DriftInfo driftInfo(Drift d) {
+    return new QuotaResponse.DriftInfo(d.kind(), d.scope(), d.resource(), d.reservationId(),
+        d.bucketStartMillis(), d.expected(), d.recorded(), d.compensationSequence());
+  }
+
+  static QuotaResponse.AuditInfo auditInfo(AuditRecord a) {
+    return new QuotaResponse.AuditInfo(a.sequence(), a.atMillis(), a.actor(), a.action(),
+        a.scope(), a.resource(), a.version(), a.reason(), a.detail());
+  }
+}

@@ -1,0 +1,71 @@
+package dev.ration.server.endpoint;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per-tenant fairness of admission for quota work (issue 6): each tenant (the first two
+ * segments of a scope path, {@code org/tenant}, or the org alone) may have at most
+ * {@code maxInFlightPerTenant} reservations and usage ingests in flight across all connections
+ * of this node. A hot tenant past its share gets OVERLOADED at once (never a wait), so it can
+ * fill at most its share of the group-commit queue and cannot starve other tenants of the
+ * coordinator. Completions, cancellations and acknowledgements are never gated: they free
+ * capacity.
+ *
+ * <p>Thread-safe: connections on different event loops acquire and release concurrently. Only
+ * tenants with work in flight have an entry, so memory is bounded by requests in flight.
+ * Invariant: a tenant's count is the number of its admitted, unfinished gated requests, ≥ 0.
+ */
+public final class TenantShares {
+  public static final int DEFAULT_MAX_IN_FLIGHT_PER_TENANT = 256;
+
+  private final int maxInFlightPerTenant;
+  private final ConcurrentHashMap<String, Integer> inFlight = new ConcurrentHashMap<>();
+
+  public TenantShares(int maxInFlightPerTenant) {
+    if (maxInFlightPerTenant < 1) {
+      throw new IllegalArgumentException("maxInFlightPerTenant " + maxInFlightPerTenant + " < 1");
+    }
+    this.maxInFlightPerTenant = maxInFlightPerTenant;
+  }
+
+  public int maxInFlightPerTenant() {
+    return maxInFlightPerTenant;
+  }
+
+  /** The fairness key of a scope path: {@code org/tenant}, or {@code org}. */
+  public static String tenantOf(String scope) {
+    int first = scope.indexOf('/');
+    if (first < 0) {
+      return scope;
+    }
+    int second = scope.indexOf('/', first + 1);
+    return second < 0 ? scope : scope.substring(0, second);
+  }
+
+  /** Takes one place of {@code tenant}'s share; false (nothing taken) when it is full. */
+  public boolean tryAcquire(String tenant) {
+    boolean[] taken = {false};
+    inFlight.compute(tenant, (t, n) -> {
+      int count = n == null ? 0 : n;
+      if (count >= maxInFlightPerTenant) {
+        return n;
+      }
+      taken[0] = true;
+      return count + 1;
+    });
+    return taken[0];
+  }
+
+  public void release(String tenant) {
+    inFlight.compute(tenant, (t, n) -> {
+      if (n == null || n < 1) {
+        throw new IllegalStateException("tenant " + tenant + " released with " + n + " in flight");
+      }
+      return n == 1 ? null : n - 1;
+    });
+  }
+
+  public int inFlight(String tenant) {
+    return inFlight.getOrDefault(tenant, 0);
+  }
+}
