@@ -84,9 +84,17 @@
         cfg (io/file dir "node.yaml")
         java (str (System/getProperty "java.home") "/bin/java")
         faketime? (:faketime? db)
+        rate (get @(:rates db) node)
         cmd (concat (net/exec-prefix (:net test) node)
                     ["env"]
-                    (when faketime?
+                    (cond
+                      ;; Rate skew: every clock of the JVM (wall, nanoTime, timed waits) runs at
+                      ;; rate × real time, from this start on; no live offset file.
+                      (and faketime? rate)
+                      [(str "LD_PRELOAD=" libfaketime)
+                       (str "FAKETIME=+0 x" rate)
+                       "FAKETIME_NO_CACHE=1" "FAKETIME_FORCE_MONOTONIC_FIX=0"]
+                      faketime?
                       [(str "LD_PRELOAD=" libfaketime)
                        (str "FAKETIME_TIMESTAMP_FILE=" (clock-file db node))
                        "FAKETIME_NO_CACHE=1" "FAKETIME_DONT_FAKE_MONOTONIC=1"
@@ -117,7 +125,7 @@
       (.waitFor proc 10 java.util.concurrent.TimeUnit/SECONDS))
     (swap! (:procs db) assoc-in [node :paused?] false)))
 
-(defrecord RationDB [root run-dir jar lib group-id faketime? addrs procs]
+(defrecord RationDB [root run-dir jar lib group-id faketime? addrs procs rates]
   DB
   (setup! [db test]
     (teardown! db test)
@@ -179,6 +187,14 @@
       (spit tmp (format "%+.3f" (/ (double offset-ms) 1000.0)))
       (.renameTo tmp f))))
 
+(defn restart-with-rate!
+  "kill -9 node and start it again with its clocks at rate × real time (nil: real rate).
+  libfaketime can only change a rate at process start."
+  [db test node rate]
+  (if rate (swap! (:rates db) assoc node rate) (swap! (:rates db) dissoc node))
+  (kill! db test node)
+  (start! db test node))
+
 (defn ready-nodes
   "Nodes whose admin /ready answers 200 (not draining, a leader known, applied near commit)."
   [db test]
@@ -209,4 +225,5 @@
                     :group-id (str (java.util.UUID/randomUUID))
                     :faketime? (faketime-available?)
                     :addrs (atom {})
-                    :procs (atom {})})))
+                    :procs (atom {})
+                    :rates (atom {})})))

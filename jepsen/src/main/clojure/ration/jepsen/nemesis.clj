@@ -147,6 +147,26 @@
                     (assoc op :type :info :value :resumed))))
     (teardown! [_ test] (doseq [n (:nodes test)] (db/resume! (:db test) test n)))))
 
+(defn clock-rate
+  "Ops {:f :rate :value {:targets spec :rate r}} (restart targets with every clock, monotonic
+  included, running at r × real time: a fast or slow node) and {:f :reset-rate} (restart the
+  skewed nodes at real rate). Needs libfaketime."
+  []
+  (reify Nemesis
+    (setup! [this _] this)
+    (invoke! [_ test op]
+      (case (:f op)
+        :rate (let [{:keys [targets rate]} (:value op)
+                    ts (pick-targets test targets)]
+                (if-not (:faketime? (:db test))
+                  (assoc op :type :info :error [:no-libfaketime "rate skew needs libfaketime (apt-get install -y faketime)"])
+                  (do (doseq [n ts] (db/restart-with-rate! (:db test) test n rate))
+                      (assoc op :type :info :value {:spec targets :rate rate :restarted ts}))))
+        :reset-rate (let [ts (vec (keys @(:rates (:db test))))]
+                      (doseq [n ts] (db/restart-with-rate! (:db test) test n nil))
+                      (assoc op :type :info :value {:restarted ts}))))
+    (teardown! [_ _])))
+
 (defn- bump-ms
   "Jepsen's bump sizes: ±1.5^(6..31) ms (≈ 11 ms to 4.8 min)."
   []
@@ -191,7 +211,8 @@
    :loss [packet-loss #{:start-loss :stop-loss}]
    :kill [killer #{:kill :start}]
    :pause [pauser #{:pause :resume}]
-   :clock [clock #{:bump :strobe :reset}]})
+   :clock [clock #{:bump :strobe :reset}]
+   :clock-rate [clock-rate #{:rate :reset-rate}]})
 
 (def faults
   "Fault name -> the kind of nemesis, the ops that start it (one chosen at random each time)
@@ -205,12 +226,25 @@
    :lossy {:kind :loss :start [{:f :start-loss :value 0.25}] :stop {:f :stop-loss}}
    :kill {:kind :kill :start [{:f :kill :value :one} {:f :kill :value :primaries}
                               {:f :kill :value :majority} {:f :kill :value :all}] :stop {:f :start}}
+   :kill-all {:kind :kill :start [{:f :kill :value :all}] :stop {:f :start}}
    :pause-leader {:kind :pause :start [{:f :pause :value :primaries}] :stop {:f :resume}}
    :pause {:kind :pause :start [{:f :pause :value :primaries} {:f :pause :value :one}
                                 {:f :pause :value :majority}] :stop {:f :resume}}
    :clock-bump {:kind :clock :start [{:f :bump :value :primaries} {:f :bump :value :majority}
                                      {:f :bump :value :one}] :stop {:f :reset}}
-   :clock-strobe {:kind :clock :start [{:f :strobe :value :primaries} {:f :strobe :value :majority}] :stop {:f :reset}}})
+   :clock-strobe {:kind :clock :start [{:f :strobe :value :primaries} {:f :strobe :value :majority}] :stop {:f :reset}}
+   ;; Within the documented drift bound: the harness's holders stop at ttl·(1−ε), ε = 0.1, so a
+   ;; leader whose clocks run ≤ 1/(1−ε) ≈ 1.11× fast (or any slower) must stay safe.
+   :clock-rate-within {:kind :clock-rate :start [{:f :rate :value {:targets :primaries :rate 1.1}}
+                                                 {:f :rate :value {:targets :majority :rate 0.9}}]
+                       :stop {:f :reset-rate}}
+   ;; Beyond it (2× fast leader): expected to break; the result is reported, never failed.
+   :clock-rate-beyond {:kind :clock-rate :start [{:f :rate :value {:targets :primaries :rate 2.0}}]
+                       :stop {:f :reset-rate}}})
+
+(def expected-unsafe
+  "Faults outside the documented assumptions: their checker result is reported, not failed."
+  #{:clock-rate-beyond})
 
 (def network-faults
   "Faults that need the netns topology (not available in loopback mode)."

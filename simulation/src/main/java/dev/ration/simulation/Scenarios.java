@@ -89,6 +89,21 @@ public final class Scenarios {
   }
 
   /**
+   * The worst case of drift within ε: every region's clock runs 1 % fast, for 60 s of steady
+   * demand above R. Each bucket refills at its share per <i>local</i> second, so all together
+   * admit up to 1.01·R per true second; the run shows whether R·T + B still holds over long
+   * windows (see docs/benchmarks.md "Simulation", clock drift).
+   */
+  public static Scenario driftAllFast() {
+    Scenario b = base("clock-drift-all-fast", STEADY, -1, Mode.HARD);
+    return new Scenario(b.name(), b.regions(), b.ratePerSecond(), b.burst(), b.mode(),
+        b.leaseDurationMillis(), b.graceMillis(), b.emergency(), b.policy(), 60_000,
+        b.warmupMillis(), b.load(), b.shiftAtMillis(), b.hotRegion(), b.network(),
+        b.partitions(), -1, 0, new long[] {10_000, 10_000, 10_000}, b.renewFraction(),
+        b.ewmaAlpha(), b.seed());
+  }
+
+  /**
    * A bad network: 5–60 ms one-way with heavy jitter (answers reorder), 20 % of messages
    * duplicated (a duplicated request is answered twice by the ledger's idempotency), 5 %
    * dropped (the limiter retries after a 400 ms timeout; the late original may still apply).

@@ -184,6 +184,17 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
         updateNamespaces(list.namespaces());
       }
       // --- end ttl
+      // --- quota (issue 6): alerts raised (soft thresholds crossed) and quota counters
+      QueryResult q =
+          coordinator
+              .query(new Query.Quota(new dev.ration.statemachine.query.QuotaQuery.QuotaStatus()),
+                  true, System.nanoTime() + timeout.toNanos())
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (q instanceof QueryResult.Quota quota
+          && quota.answer() instanceof dev.ration.statemachine.query.QuotaAnswer.QuotaStatusAnswer s) {
+        updateQuota(s);
+      }
+      // --- end quota
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
@@ -283,4 +294,36 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     }
     registry.close();
   }
+
+  // --- quota (issue 6)
+  private final java.util.concurrent.atomic.AtomicLong quotaAlerts = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong quotaReservations = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong quotaLogSequence = new java.util.concurrent.atomic.AtomicLong();
+  private volatile boolean quotaGaugesRegistered;
+
+  /**
+   * Quota figures from the replicated state (refreshed with the per-limit gauges): soft-threshold
+   * alerts raised so far (one per crossing, the same count as ALERT records in the usage log),
+   * outstanding reservations, and the usage log's last sequence.
+   */
+  public void updateQuota(dev.ration.statemachine.query.QuotaAnswer.QuotaStatusAnswer s) {
+    if (!quotaGaugesRegistered) {
+      synchronized (this) {
+        if (!quotaGaugesRegistered) {
+          Gauge.builder("ration.quota.alerts.raised", quotaAlerts, java.util.concurrent.atomic.AtomicLong::get)
+              .description("Soft-threshold alerts raised (one per crossing; ALERT records in the usage log)")
+              .register(registry);
+          Gauge.builder("ration.quota.reservations.outstanding", quotaReservations, java.util.concurrent.atomic.AtomicLong::get)
+              .description("Outstanding reservations").register(registry);
+          Gauge.builder("ration.quota.usage.log.sequence", quotaLogSequence, java.util.concurrent.atomic.AtomicLong::get)
+              .description("Last sequence of the usage log").register(registry);
+          quotaGaugesRegistered = true;
+        }
+      }
+    }
+    quotaAlerts.set(s.alertsRaised());
+    quotaReservations.set(s.reservations());
+    quotaLogSequence.set(s.lastSequence());
+  }
+  // --- end quota
 }

@@ -105,9 +105,9 @@ class CliOutputTest {
     CliHarness.Run list = h.run("limit", "list");
     assertEquals(0, list.exitCode(), list.toString());
     assertEquals("""
-        TENANT  RESOURCE  RATE-PER-SECOND  BURST  MODE  LEASE-DURATION-MILLIS  VERSION  LEASES  COUNTED-RATE  COUNTED-BURST  POOL
-        acme    api       100              200    hard  10000                  3        0       0             0              0
-        globex  search    5000             10000  hard  10000                  12       0       0             0              0
+        TENANT  RESOURCE  RATE-PER-SECOND  BURST  MODE  POLICY         LEASE-DURATION-MILLIS  VERSION  LEASES  COUNTED-RATE  GRANTED-RATE  COUNTED-BURST  GRANTED-BURST  PENDING-SHRINKS  DEMAND-RATE  POOL
+        acme    api       100              200    hard  free-capacity  10000                  3        0       0             0             0              0              0                0            0
+        globex  search    5000             10000  hard  free-capacity  10000                  12       0       0             0             0              0              0                0            0
         """, list.out());
     CliHarness.Run empty = h.run("limit", "list", "--output", "json");
     assertTrue(empty.out().startsWith("{\"limits\":[{\"tenant\":\"acme\""), empty.out());
@@ -148,8 +148,8 @@ class CliOutputTest {
     CliHarness.Run list = h.run("lease", "list", "--tenant", "acme", "--resource", "api");
     assertEquals(0, list.exitCode(), list.toString());
     assertEquals("""
-        LEASE-ID  TENANT  RESOURCE  HOLDER  EPOCH  VERSION  RATE-SHARE  BURST-SHARE  COUNTED-RATE  COUNTED-BURST  EXPIRES-AT-MILLIS
-        7         acme    api       eu-1    1      2        40          80           40            80             11000
+        LEASE-ID  TENANT  RESOURCE  HOLDER  EPOCH  VERSION  RATE-SHARE  COUNTED-RATE  PENDING-RATE  BURST-SHARE  COUNTED-BURST  PENDING-BURST  EXPIRES-AT-MILLIS  COUNTED-UNTIL-MILLIS
+        7         acme    api       eu-1    1      2        40          40            0             80           80             0              11000              12000
         """, list.out());
     assertEquals(new Request.ListLeases("acme", "api", false), h.gateway.requests.get(1));
   }

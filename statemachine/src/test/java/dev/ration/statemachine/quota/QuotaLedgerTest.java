@@ -358,4 +358,31 @@ class QuotaLedgerTest {
     long next = reserved(h.apply(reserve("acme/t1", "jobs", 1))).reservationId();
     assertEquals(id + 1, next, "ids continue from the stored counter");
   }
+
+  /** The worked example of docs/QUOTAS.md, step by step. */
+  @Test
+  void theWorkedExampleOfTheDocs() {
+    h.apply(new SetQuota("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8,
+        Overage.REJECT, 0, 0, 0, "ops", "plan: team"));
+    h.apply(concurrent("acme/shop", "jobs", 6));
+    h.apply(concurrent("acme/shop/web", "jobs", 4));
+    h.apply(concurrent("acme/labs", "jobs", 6));
+    long r1 = reserved(h.apply(reserve("acme/shop/web", "jobs", 3))).reservationId();
+    assertEquals("acme/shop/web", rejected(h.apply(reserve("acme/shop/web", "jobs", 2))).levelScope());
+    reserved(h.apply(reserve("acme/shop", "jobs", 2)));
+    reserved(h.apply(reserve("acme/labs", "jobs", 4)));
+    assertEquals(1, h.log().stream().filter(e -> e.type() == EventType.ALERT).count());
+    assertEquals("acme", rejected(h.apply(reserve("acme/labs", "jobs", 2))).levelScope());
+    h.apply(new SetQuota("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 8, "jobs", 8,
+        Overage.REJECT, 0, 0, 0, "ops", "downgrade"));
+    assertEquals(9, h.usage("acme", "jobs").held(), "nothing revoked");
+    h.apply(new CompleteReservation(r1, List.of(2L)));
+    assertEquals(6, h.usage("acme", "jobs").held());
+    assertEquals(0, h.usage("acme/shop/web", "jobs").held());
+    RequestKey step8 = h.freshKey();
+    long r4 = reserved(h.apply(step8, reserve("acme/labs", "jobs", 2))).reservationId();
+    assertEquals(r4, reserved(h.apply(step8, reserve("acme/labs", "jobs", 2))).reservationId());
+    assertEquals(8, h.usage("acme", "jobs").held());
+    assertEquals(6, h.usage("acme/labs", "jobs").held());
+  }
 }

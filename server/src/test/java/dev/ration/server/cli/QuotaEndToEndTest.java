@@ -1,0 +1,159 @@
+package dev.ration.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.RationClient;
+import dev.ration.client.RationClientOptions;
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.QuotaRequest;
+import dev.ration.client.protocol.QuotaResponse;
+import dev.ration.client.quota.QuotaClient;
+import dev.ration.client.quota.QuotaRefusedException;
+import dev.ration.client.quota.Reservation;
+import dev.ration.server.RationNode;
+import dev.ration.server.config.EndpointOptions;
+import dev.ration.server.config.ServerConfig;
+import dev.ration.server.consensus.ConsensusOptions;
+import dev.ration.server.consensus.Peer;
+import dev.ration.statemachine.StateOptions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Quotas end to end on real parts: a single-node RationNode (Ratis, RocksDB, the Netty
+ * endpoint), the Java client's reservation as try-with-resources (completes with the actual
+ * amount, cancels on an exception), refusals naming the level, the usage log with a consumer
+ * cursor, and the `ration quota|reserve|reservation|usage|audit` commands over TCP.
+ */
+class QuotaEndToEndTest {
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static ServerConfig config(Path dir) {
+    String client = "127.0.0.1:" + freePort();
+    String admin = "127.0.0.1:" + freePort();
+    Peer self = new Peer("n1", "127.0.0.1:" + freePort(), client, admin);
+    ConsensusOptions consensus = new ConsensusOptions("n1",
+        UUID.nameUUIDFromBytes("quota-e2e-test".getBytes()).toString(), List.of(self), dir,
+        Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3), 10_000, 0, 1 << 20,
+        256, 64 << 10, Duration.ofMillis(2), 4, 1_000, Duration.ofMillis(100), 100,
+        StateOptions.defaults());
+    EndpointOptions endpoint =
+        new EndpointOptions(1 << 20, 64, 16, Duration.ofSeconds(5), Duration.ofSeconds(30), 1);
+    return new ServerConfig(consensus, client, admin, endpoint, Duration.ofSeconds(2));
+  }
+
+  private static String[] cli(String server, String... args) {
+    CommandLine cl = RationCli.commandLine(ClientGateway::open, RationNodeLauncher::start);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    String[] full = new String[args.length + 2];
+    full[0] = args[0];
+    int i = 1;
+    if (args.length > 1 && !args[1].startsWith("-")) {
+      full[1] = args[1];
+      i = 2;
+    }
+    System.arraycopy(args, i, full, i + 2, args.length - i);
+    full[i] = "--servers";
+    full[i + 1] = server;
+    int code = cl.execute(full);
+    return new String[] {String.valueOf(code), out.toString(), err.toString()};
+  }
+
+  @Test
+  void reservationsUsageAndCliOverTheNetwork(@TempDir Path dir) throws Exception {
+    ServerConfig c = config(dir);
+    RationNode node = RationNode.start(c);
+    try (RationClient client = new RationClient(RationClientOptions.builder()
+        .address(c.clientAddress()).requestDeadline(Duration.ofSeconds(20)).build())) {
+      QuotaClient quotas = client.quotas();
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme", "jobs", 2, 0,
+          10, "jobs", 8, 1, 0, 0, 0, "alice", "plan")).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme/shop", "jobs", 2,
+          0, 4, "jobs", 0, 1, 0, 0, 0, "alice", "tenant share")).outcome());
+
+      long completedId;
+      try (Reservation r = quotas.reserve("acme/shop/web", "jobs", 3, Duration.ofMinutes(1))) {
+        completedId = r.reservationId();
+        r.actual(2);
+      }
+      long cancelledId;
+      Reservation[] held = new Reservation[1];
+      RuntimeException boom = assertThrows(IllegalStateException.class, () -> {
+        try (Reservation r = quotas.reserve("acme/shop/web", "jobs", 4, Duration.ofMinutes(1))) {
+          held[0] = r;
+          throw new IllegalStateException("work failed");
+        }
+      });
+      assertEquals("work failed", boom.getMessage());
+      cancelledId = held[0].reservationId();
+      assertEquals(2, held[0].settlement().orElseThrow().howCode(), "close() after an exception cancels (2 = cancelled)");
+
+      try (Reservation a = quotas.reserve("acme/shop/web", "jobs", 4, Duration.ofMinutes(1))) {
+        QuotaRefusedException no = assertThrows(QuotaRefusedException.class,
+            () -> quotas.reserve("acme/shop/api", "jobs", 1, Duration.ofMinutes(1)));
+        assertEquals("acme/shop", no.levelScope(), "the tenant level refuses");
+        assertEquals(Outcome.LIMIT_EXHAUSTED, no.outcome());
+        a.actual(4);
+      }
+
+      QuotaResponse.UsageBatch log = quotas.readUsage("billing", 0, 100);
+      assertEquals(List.of(completedId, cancelledId), log.events().stream().limit(2)
+          .map(QuotaResponse.UsageEventInfo::reservationId).toList());
+      assertEquals(List.of(2L, 0L), log.events().stream().limit(2)
+          .map(QuotaResponse.UsageEventInfo::quantity).toList());
+      quotas.ack("billing", log.events().get(0).sequence());
+      assertEquals(log.events().size() - 1, quotas.readUsage("billing", 0, 100).events().size());
+
+      String server = c.clientAddress();
+      String[] list = cli(server, "quota", "list", "--output", "json");
+      assertEquals("0", list[0], list[2]);
+      assertTrue(list[1].contains("\"scope\":\"acme/shop\""), list[1]);
+      String[] reserve = cli(server, "reserve", "--scope", "acme/shop/web", "--item", "jobs=1");
+      assertEquals("0", reserve[0], reserve[2]);
+      String[] refused = cli(server, "reserve", "--scope", "acme/shop/web", "--item", "jobs=9");
+      assertEquals("2", refused[0], refused[1]);
+      assertTrue(refused[2].contains("LIMIT_EXHAUSTED"), refused[2]);
+      String[] reservations = cli(server, "reservation", "list", "--output", "json");
+      assertTrue(reservations[1].contains("acme/shop/web"), reservations[1]);
+      String[] history = cli(server, "quota", "history", "--scope", "acme", "--resource", "jobs");
+      assertEquals("0", history[0], history[2]);
+      String[] audit = cli(server, "audit", "--output", "json");
+      assertTrue(audit[1].contains("quota.set") && audit[1].contains("alice"), audit[1]);
+      String[] ingest = cli(server, "usage", "ingest", "--event-id", "svc-1", "--time",
+          String.valueOf(log.events().get(0).eventTimeMillis()), "--scope", "acme/shop",
+          "--resource", "jobs", "--quantity", "1");
+      assertEquals("0", ingest[0], ingest[2]);
+      String[] read = cli(server, "usage", "read", "--from", "1", "--output", "json");
+      assertTrue(read[1].contains("svc-1"), read[1]);
+      String[] aggregate = cli(server, "usage", "aggregate", "--scope", "acme", "--output", "json");
+      assertEquals("0", aggregate[0], aggregate[2]);
+      String[] reconcile = cli(server, "usage", "reconcile", "--scope", "acme/shop/web");
+      assertEquals("0", reconcile[0], reconcile[2]);
+    } finally {
+      node.shutdown();
+      node.awaitTermination(Duration.ofSeconds(30));
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.ration.server.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.RationClient;
+import dev.ration.client.RationClientOptions;
+import dev.ration.client.protocol.Outcome;
+import dev.ration.client.protocol.TtlResponse;
+import dev.ration.client.ttl.Lock;
+import dev.ration.client.ttl.TtlEntries;
+import dev.ration.server.RationNode;
+import dev.ration.server.config.EndpointOptions;
+import dev.ration.server.config.ServerConfig;
+import dev.ration.server.consensus.ConsensusOptions;
+import dev.ration.server.consensus.Peer;
+import dev.ration.statemachine.StateOptions;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Goal: TTL entries end to end on real parts — RationNode (single-node Ratis over RocksDB,
+ * Netty endpoint), the Java client's TtlEntries over TCP: put/get/cas/refresh/delete/list, a
+ * lock with fencing tokens, a capacity rejection, and the eviction metric on /metrics.
+ */
+class TtlEndToEndTest {
+  private static ServerConfig config(Path dir) {
+    String client = "127.0.0.1:" + EndpointNodeTest.freePort();
+    String admin = "127.0.0.1:" + EndpointNodeTest.freePort();
+    Peer self = new Peer("n1", "127.0.0.1:" + EndpointNodeTest.freePort(), client, admin);
+    ConsensusOptions consensus = new ConsensusOptions(
+        "n1", UUID.nameUUIDFromBytes("ttl-e2e".getBytes()).toString(), List.of(self), dir,
+        Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3),
+        10_000, 0, 1 << 20, 256, 64 << 10, Duration.ofMillis(2), 4, 1_000,
+        Duration.ofMillis(100), 100, StateOptions.defaults());
+    EndpointOptions endpoint =
+        new EndpointOptions(1 << 20, 64, 16, Duration.ofSeconds(5), Duration.ofSeconds(30), 1);
+    return new ServerConfig(consensus, client, admin, endpoint, Duration.ofSeconds(2));
+  }
+
+  private static String metrics(ServerConfig c) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://" + c.adminAddress() + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  @Test
+  void entriesLocksAndMetricsThroughTheClient(@TempDir Path dir) throws Exception {
+    ServerConfig c = config(dir);
+    RationNode node = RationNode.start(c);
+    try (RationClient client = new RationClient(RationClientOptions.builder()
+        .addresses(List.of(c.clientAddress())).requestDeadline(Duration.ofSeconds(20)).build())) {
+      TtlEntries ttl = client.ttl();
+      TtlResponse.WriteReply put = ttl.put("app", "flag", "on".getBytes(StandardCharsets.UTF_8), 60_000);
+      assertEquals(Outcome.SUCCESS, put.outcome(), put.message());
+      TtlResponse.EntryInfo got = ttl.get("app", "flag").orElseThrow();
+      assertArrayEquals("on".getBytes(StandardCharsets.UTF_8), got.value());
+      assertEquals(put.version(), got.version());
+
+      TtlResponse.WriteReply stale = ttl.compareAndSet("app", "flag", put.version() + 100, new byte[0], 1_000);
+      assertEquals(Outcome.VERSION_MISMATCH, stale.outcome());
+      assertEquals(put.version(), stale.currentVersion());
+      TtlResponse.WriteReply refreshed = ttl.refresh("app", "flag", 120_000, put.version());
+      assertEquals(put.version(), refreshed.version(), "refresh keeps the version");
+      assertTrue(refreshed.expiresAtMillis() > put.expiresAtMillis());
+      assertEquals(List.of("flag"), ttl.list("app", "", 10).entries().stream().map(TtlResponse.EntryInfo::key).toList());
+      TtlResponse.DeleteReply deleted = ttl.deleteAsync("app", "flag", 0).get();
+      assertTrue(deleted.existed());
+      assertEquals(Optional.empty(), ttl.get("app", "flag"));
+      assertEquals(Outcome.SUCCESS, ttl.put("app", "gone", new byte[0], 0).outcome());
+      assertEquals(Optional.empty(), ttl.get("app", "gone"), "ttl 0 is already expired");
+
+      // Locks: the second holder waits; the token of every later holder is larger.
+      Lock first = ttl.tryLock("jobs", "worker-1", 60_000).orElseThrow();
+      assertEquals(Optional.empty(), ttl.tryLock("jobs", "worker-2", 60_000));
+      assertTrue(first.refresh(60_000));
+      assertTrue(first.release());
+      assertFalse(first.release(), "a released lock is not released twice");
+      Lock second = ttl.tryLock("jobs", "worker-2", 60_000).orElseThrow();
+      assertTrue(second.fencingToken() > first.fencingToken(),
+          second.fencingToken() + " > " + first.fencingToken());
+      assertFalse(first.refresh(60_000), "the old holder cannot extend the new holder's lock");
+
+      // Capacity: a full REJECT namespace refuses; an EVICT one evicts and counts it.
+      assertEquals(Outcome.SUCCESS, ttl.setNamespace("small", 1, 1_000, 2).outcome());
+      ttl.put("small", "a", new byte[1], 60_000);
+      ttl.put("small", "b", new byte[1], 60_000);
+      assertEquals(1, ttl.namespaces("small").get(0).evictedCapacity());
+      assertEquals(Outcome.SUCCESS, ttl.setNamespace("strict", 1, 1_000, 1).outcome());
+      ttl.put("strict", "a", new byte[1], 60_000);
+      assertEquals(Outcome.NAMESPACE_FULL, ttl.put("strict", "b", new byte[1], 60_000).outcome());
+
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      String m = metrics(c);
+      while (!m.contains("ration_ttl_evictions_total{namespace=\"small\",reason=\"capacity\"} 1.0")
+          && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+        m = metrics(c);
+      }
+      assertTrue(m.contains("ration_ttl_evictions_total{namespace=\"small\",reason=\"capacity\"} 1.0"), m);
+      assertTrue(m.contains("ration_ttl_entries{namespace=\"small\"} 1.0"), m);
+    } finally {
+      node.shutdown();
+      node.awaitTermination(Duration.ofSeconds(30));
+    }
+  }
+}
