@@ -64,7 +64,11 @@
 (defrecord OnThreads [pred gen]
   Generator
   (op [this test ctx]
-    (let [ctx' (update ctx :free-threads #(into #{} (filter pred) %))]
+    ;; Both the free threads and the thread universe are restricted, so a synchronize (phases)
+    ;; nested inside waits only for these threads.
+    (let [ctx' (-> ctx
+                   (update :free-threads #(into #{} (filter pred) %))
+                   (update :threads #(vec (filter pred %))))]
       (when-let [r (op gen test ctx')]
         [(first r) (assoc this :gen (second r))]))))
 

@@ -35,3 +35,11 @@
   (let [ops (drain (gen/phases {:f :a} (gen/sleep 1) {:f :b}) [0] 100000000)]
     (is (= [:a :b] (map :f ops)))
     (is (<= 1000000000 (:time (second ops))))))
+
+(deftest phases-nested-in-clients-do-not-wait-for-the-nemesis
+  ;; The nemesis thread is free here; a synchronize inside gen/clients must still fire (it once
+  ;; waited for :nemesis too, which is never in the clients' view, and hung the final reads).
+  (let [ops (drain (gen/clients (gen/phases (gen/each-thread-once {:f :r1}) (gen/each-thread-once {:f :r2})))
+                   [0 1 :nemesis] 1)]
+    (is (= [:r1 :r1 :r2 :r2] (map :f ops)))
+    (is (every? integer? (map :process ops)))))

@@ -288,6 +288,8 @@
      ;; Three rounds of final reads: on a loaded machine a freshly restarted node's first
      ;; answer (cold JIT, NOT_LEADER) can use up the 2 s request deadline; the client then
      ;; follows the leader hint and a later round reads from the leader.
-     :final-generator (gen/phases (gen/each-thread-once {:f :ledger-read})
-                                  (gen/each-thread-once {:f :ledger-read})
-                                  (gen/each-thread-once {:f :ledger-read}))}))
+     ;; A plain sequence, not gen/phases: synchronize inside gen/clients would wait for the
+     ;; nemesis thread too, forever.
+     :final-generator [(gen/each-thread-once {:f :ledger-read})
+                       (gen/each-thread-once {:f :ledger-read})
+                       (gen/each-thread-once {:f :ledger-read})]}))

@@ -22,6 +22,8 @@ public final class Scenarios {
   /** See docs/benchmarks.md "Simulation": why 0.25 rather than the client's default 0.5. */
   static final double RENEW_FRACTION = 0.25;
   static final double EWMA_ALPHA = 0.5;
+  /** The largest clock-rate drift simulated: 1 %, half the limiter's ε = 2 %. */
+  static final long DRIFT_PPM = 10_000;
 
   private Scenarios() {}
 
@@ -89,17 +91,18 @@ public final class Scenarios {
   }
 
   /**
-   * The worst case of drift within ε: every region's clock runs 1 % fast, for 60 s of steady
+   * The worst case of drift within ε: every region's clock runs 1 % fast, for 120 s of steady
    * demand above R. Each bucket refills at its share per <i>local</i> second, so all together
-   * admit up to 1.01·R per true second; the run shows whether R·T + B still holds over long
-   * windows (see docs/benchmarks.md "Simulation", clock drift).
+   * admit up to 1.01·R per true second: R·T + B is exceeded once 0.01·R·T > B (T > 20 s here).
+   * A known gap, reported apart (see docs/benchmarks.md "Simulation", clock drift); the bound
+   * that does hold is (1 + δ)·R·T + B.
    */
   public static Scenario driftAllFast() {
     Scenario b = base("clock-drift-all-fast", STEADY, -1, Mode.HARD);
     return new Scenario(b.name(), b.regions(), b.ratePerSecond(), b.burst(), b.mode(),
-        b.leaseDurationMillis(), b.graceMillis(), b.emergency(), b.policy(), 60_000,
+        b.leaseDurationMillis(), b.graceMillis(), b.emergency(), b.policy(), 120_000,
         b.warmupMillis(), b.load(), b.shiftAtMillis(), b.hotRegion(), b.network(),
-        b.partitions(), -1, 0, new long[] {10_000, 10_000, 10_000}, b.renewFraction(),
+        b.partitions(), -1, 0, new long[] {DRIFT_PPM, DRIFT_PPM, DRIFT_PPM}, b.renewFraction(),
         b.ewmaAlpha(), b.seed());
   }
 
@@ -115,6 +118,11 @@ public final class Scenarios {
         b.warmupMillis(), b.load(), b.shiftAtMillis(), b.hotRegion(),
         new Scenario.Network(5, 55, 0.05, 0.20, 400), b.partitions(), -1, 0, b.driftPpm(),
         b.renewFraction(), b.ewmaAlpha(), b.seed());
+  }
+
+  /** Scenarios that show a known gap (reported apart; they do not fail the report). */
+  public static List<Scenario> knownGaps() {
+    return List.of(driftAllFast());
   }
 
   /** Every scenario of the issue, fair-share. */

@@ -34,8 +34,11 @@ import java.util.Optional;
  * Stateless and thread-safe.
  */
 final class QuotaTranslation {
-  /** Most records one read returns (USAGE_READ, AUDIT_READ), whatever the request asks. */
-  static final int READ_MAX = 10_000;
+  /**
+   * Most records one read returns (USAGE_READ, AUDIT_READ), whatever the request asks: a usage
+   * record is about 100–200 bytes on the wire, so a full reply stays well under a 1 MiB frame.
+   */
+  static final int READ_MAX = 1_000;
 
   private QuotaTranslation() {}
 
@@ -83,6 +86,9 @@ final class QuotaTranslation {
           r.toMillis()), false);
     } else if (request instanceof QuotaRequest.Reconcile r) {
       Optional<String> p = Scope.problem(r.scope());
+      if (p.isEmpty() && r.resource().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 128) {
+        p = Optional.of("resource has more than 128 UTF-8 bytes");
+      }
       if (p.isEmpty() && r.fromMillis() >= r.toMillis()) {
         p = Optional.of("period [" + r.fromMillis() + ", " + r.toMillis() + ") is empty");
       }

@@ -103,4 +103,43 @@ class QuotaClusterTest {
       assertTrue(cluster.fatalErrors.isEmpty(), cluster.fatalErrors.toString());
     }
   }
+
+  /** Eight clients race for the last unit through the group-commit pipeline: exactly one wins. */
+  @Test
+  void concurrentReservationsRaceForTheLastUnit() throws Exception {
+    try (InProcessCluster cluster = new InProcessCluster(dir, 3, o -> o).startAll()) {
+      cluster.awaitLeader(WAIT);
+      cluster.submit(key(), new SetQuota("race", "slots", QuotaKind.CONCURRENT, Window.NONE, 1,
+          "slots", 0, Overage.REJECT, 0, 0, 0, "test", "setup"), WAIT);
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+      try {
+        List<java.util.concurrent.Future<QuotaResult>> answers = new java.util.ArrayList<>();
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        for (int i = 0; i < 8; i++) {
+          RequestKey k = key();
+          answers.add(pool.submit(() -> {
+            go.await();
+            return ((Result.Quota) cluster.submit(k, new Reserve("race/t" + k.sequence(),
+                List.of(new Reserve.Item("slots", 1)), 0, 600_000), WAIT)).result();
+          }));
+        }
+        go.countDown();
+        int won = 0;
+        int refused = 0;
+        for (java.util.concurrent.Future<QuotaResult> f : answers) {
+          QuotaResult r = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+          if (r instanceof QuotaResult.Reserved) {
+            won++;
+          } else if (r instanceof QuotaResult.QuotaRejected no && no.levelScope().equals("race")) {
+            refused++;
+          }
+        }
+        assertEquals(1, won, "exactly one reservation gets the last unit");
+        assertEquals(7, refused, "the others are refused at the org level");
+      } finally {
+        pool.shutdownNow();
+      }
+      assertTrue(cluster.fatalErrors.isEmpty(), cluster.fatalErrors.toString());
+    }
+  }
 }

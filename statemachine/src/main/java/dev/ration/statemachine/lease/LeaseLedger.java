@@ -39,6 +39,12 @@ import java.util.function.Consumer;
  * entry's {@link Changes}; the store persists exactly that, with the applied index, in one
  * WriteBatch.
  *
+ * <p>Allocation (DESIGN §3): each lease keeps the demand its holder last reported; on acquire
+ * and renew the limit's {@link Policy} proposes the requester's share from the live holders'
+ * demands ({@link Allocation}), and the ledger clips it to what is available — the lease's own
+ * counted share plus free capacity — so a shrink is two-phase and growth comes only from
+ * capacity that is free now.
+ *
  * <p>Thread: the single applying thread (the caller serialises apply, query and close).
  *
  * <p>Invariants (docs/INVARIANTS.md): I1, I2, I8 are checked incrementally after every

@@ -68,6 +68,8 @@ public final class QuotaLedger implements Ledger {
   public static final int MAX_NAME_BYTES = 128;
   public static final int MAX_TEXT_BYTES = 512;
   public static final int MAX_REPAIRS = 1_000;
+  /** Most rows a list query answers (quotas, versions, reservations): one reply frame's worth. */
+  public static final int LIST_MAX = 1_000;
 
   static final int EXPIRY_RESERVATION = ExpiryKey.QUOTA_RESERVATION_END;
   static final int EXPIRY_SETTLEMENT = ExpiryKey.QUOTA_SETTLEMENT_END;
@@ -603,10 +605,14 @@ public final class QuotaLedger implements Ledger {
     }
     lastSequence = e.sequence();
     put(LOG, sequenceKey(e.sequence()), QuotaFormat.stored(out -> QuotaFormat.writeEvent(out, e)));
-    long idExpires = e.recordedAtMillis() + options.dedupRetentionMillis();
-    put(Q, key(EVENT_ID).str(e.eventId()).toByteArray(),
-        QuotaFormat.stored(out -> out.i64(e.sequence()).i64(idExpires)));
-    context.putExpiry(new ExpiryKey(idExpires, EXPIRY_EVENT_ID, e.sequence(), 0, 0));
+    if (e.type() == EventType.INGESTED) {
+      // Only a service's own ids can repeat: the ledger's (res:, comp:, alert:) are unique by
+      // construction and ingest refuses those prefixes, so they need no dedup record.
+      long idExpires = e.recordedAtMillis() + options.dedupRetentionMillis();
+      put(Q, key(EVENT_ID).str(e.eventId()).toByteArray(),
+          QuotaFormat.stored(out -> out.i64(e.sequence()).i64(idExpires)));
+      context.putExpiry(new ExpiryKey(idExpires, EXPIRY_EVENT_ID, e.sequence(), 0, 0));
+    }
     if (e.type().isUsage()) {
       long bucket = Aggregate.bucketOf(e.eventTimeMillis());
       for (String level : Scope.levels(e.scope())) {
@@ -770,7 +776,7 @@ public final class QuotaLedger implements Ledger {
       for (Map.Entry<byte[], byte[]> e :
           scan(Q, new byte[] {CATALOG}, new byte[] {CATALOG + 1}, options.maxScanRecords())) {
         QuotaSpec s = QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "catalog"));
-        if (under(s.scope(), q.scopePrefix())) {
+        if (under(s.scope(), q.scopePrefix()) && rows.size() < LIST_MAX) {
           rows.add(new QuotaAnswer.QuotaRow(s, usage(s.scope(), s.resource()).rolled(s, readNowMillis)));
         }
       }
@@ -780,7 +786,7 @@ public final class QuotaLedger implements Ledger {
     } else if (query instanceof QuotaQuery.QuotaHistory q) {
       byte[] prefix = key(HISTORY).str(q.scope()).str(q.resource()).toByteArray();
       List<QuotaSpec> versions = new ArrayList<>();
-      for (Map.Entry<byte[], byte[]> e : scan(Q, prefix, after(prefix), options.maxScanRecords())) {
+      for (Map.Entry<byte[], byte[]> e : scan(Q, prefix, after(prefix), LIST_MAX)) {
         versions.add(QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "history")));
       }
       return new QuotaAnswer.History(versions);
@@ -797,7 +803,8 @@ public final class QuotaLedger implements Ledger {
       for (Map.Entry<byte[], byte[]> e : scan(Q, new byte[] {RESERVATION},
           new byte[] {RESERVATION + 1}, options.maxScanRecords())) {
         Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
-        if (under(r.scope(), q.scopePrefix()) && r.expiresAtMillis() > readNowMillis) {
+        if (under(r.scope(), q.scopePrefix()) && r.expiresAtMillis() > readNowMillis
+            && out.size() < LIST_MAX) {
           out.add(r);
         }
       }
