@@ -126,6 +126,21 @@ class QuotaEndToEndTest {
       quotas.ack("billing", log.events().get(0).sequence());
       assertEquals(log.events().size() - 1, quotas.readUsage("billing", 0, 100).events().size());
 
+      // A soft-threshold crossing at the org (soft 8): one ALERT record, and the metric shows it.
+      quotas.reserve("acme/other", "jobs", 8, Duration.ofMinutes(1)).cancel();
+      assertEquals(1, quotas.readUsage("", 1, 100).events().stream()
+          .filter(e -> e.typeCode() == 6).count());
+      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      String metrics = "";
+      while (!metrics.contains("ration_quota_alerts_raised 1.0") && System.nanoTime() < deadline) {
+        metrics = http.send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://" + c.adminAddress() + "/metrics")).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        Thread.sleep(100); // polling the periodic gauge refresh, bounded by the deadline
+      }
+      assertTrue(metrics.contains("ration_quota_alerts_raised 1.0"), metrics);
+
       String server = c.clientAddress();
       String[] list = cli(server, "quota", "list", "--output", "json");
       assertEquals("0", list[0], list[2]);
