@@ -582,9 +582,20 @@ public final class TtlLedger implements Ledger {
    * 1M entries); the index is checked by one point lookup per expiring entry.
    */
   @Override
+  public void verifyAtSnapshot() {
+    verifyNamespaces(new HashMap<>());
+  }
+
+  @Override
   public void verify() {
-    long nextVersion = context.nextVersion();
     Map<Long, long[]> sums = new HashMap<>();
+    verifyNamespaces(sums);
+    verifyStored(sums);
+  }
+
+  /** I21, I22 over the in-memory namespace records; fills {@code sums} with one slot per id. */
+  private void verifyNamespaces(Map<Long, long[]> sums) {
+    long nextVersion = context.nextVersion();
     for (Namespace n : namespaces.values()) {
       if (n.id <= 0 || n.id >= nextVersion || sums.put(n.id, new long[2]) != null) {
         throw new InvariantViolation("I22 namespace " + n.name + " id " + n.id
@@ -597,6 +608,11 @@ public final class TtlLedger implements Ledger {
             + " evictedExpired " + n.evictedExpired + " evictedCapacity " + n.evictedCapacity);
       }
     }
+  }
+
+  /** The storage scans of verify(): stored entries and order records against the namespaces. */
+  private void verifyStored(Map<Long, long[]> sums) {
+    long nextVersion = context.nextVersion();
     long[] entries = {0};
     long[] entryHash = {0};
     context.store().scan(ENTRIES, new byte[0], (k, v) -> {
