@@ -48,7 +48,7 @@ public final class RationClient implements AutoCloseable {
   private boolean closed;
 
   public RationClient(RationClientOptions options) {
-    this.options = options;
+    this.options = options.withMintedClientId();
     this.addresses = options.addresses();
     this.currentAddress = addresses.get(0);
     this.group =

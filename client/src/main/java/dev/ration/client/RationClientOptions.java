@@ -13,7 +13,10 @@ import java.util.List;
  * the number of resends after the first attempt. Backoff is exponential with full jitter:
  * attempt n waits uniform [0, min(backoffMax, backoffBase * 2^n)], or the server's
  * retry-after if longer. {@code clientIdHigh/Low} identify this client instance in HELLO (the
- * server's idempotency key is (client id, request id)); random 128 bits unless overridden.
+ * server's idempotency key is (client id, request id)). Left unset (0, 0), each
+ * {@link RationClient} built from these options mints its own random 128-bit id, so one options
+ * value can be shared by several clients without them sharing an idempotency namespace (two
+ * clients with one id would be handed each other's answers).
  */
 public record RationClientOptions(
     List<String> addresses,
@@ -26,6 +29,26 @@ public record RationClientOptions(
     int maxFrameBytes,
     long clientIdHigh,
     long clientIdLow) {
+
+  /** True when the caller fixed the client id; otherwise each client mints its own. */
+  public boolean clientIdFixed() {
+    return clientIdHigh != 0 || clientIdLow != 0;
+  }
+
+  /** These options with a fresh random client id (unless one was fixed). */
+  public RationClientOptions withMintedClientId() {
+    if (clientIdFixed()) {
+      return this;
+    }
+    SecureRandom r = new SecureRandom();
+    long hi = r.nextLong();
+    long lo = r.nextLong();
+    if (hi == 0 && lo == 0) {
+      lo = 1;
+    }
+    return new RationClientOptions(addresses, connectTimeout, requestDeadline, maxRetries,
+        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo);
+  }
 
   public RationClientOptions {
     addresses = List.copyOf(addresses);
@@ -130,13 +153,8 @@ public record RationClientOptions(
     }
 
     public RationClientOptions build() {
-      long hi = clientIdHigh;
-      long lo = clientIdLow;
-      if (!clientIdSet) {
-        SecureRandom r = new SecureRandom();
-        hi = r.nextLong();
-        lo = r.nextLong();
-      }
+      long hi = clientIdSet ? clientIdHigh : 0;
+      long lo = clientIdSet ? clientIdLow : 0;
       return new RationClientOptions(
           addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
           maxInFlightPerConnection, maxFrameBytes, hi, lo);

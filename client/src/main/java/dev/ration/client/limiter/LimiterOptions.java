@@ -10,7 +10,9 @@ import java.util.function.LongSupplier;
  *   <li>{@code minDemandRatePerSecond}, {@code minDemandBurst}: the demand asked for on the first
  *       acquire, and the floor of every later report (default 1 and 1).
  *   <li>{@code renewFraction}: renew when this fraction of the lease duration has passed since
- *       the request that produced the lease was sent (default 0.5; (0, 0.9]).
+ *       the request that produced the lease was sent (default 0.25; (0, 0.9]). Four renewals per
+ *       lease let demand move between holders within two lease durations (see the simulation in
+ *       docs/benchmarks.md); at 0.5 it took 3.2.
  *   <li>{@code driftFraction} ε: local expiry = send time + duration·(1−ε) − {@code marginNanos}
  *       (default 0.02 and 5 ms): covers clock-rate drift between holder and ledger.
  *   <li>{@code emergencyEnabled}: in best-effort mode, spend the limit's emergency budget E
@@ -99,7 +101,7 @@ public record LimiterOptions(
   public static final class Builder {
     private long minDemandRatePerSecond = 1;
     private long minDemandBurst = 1;
-    private double renewFraction = 0.5;
+    private double renewFraction = 0.25;
     private double driftFraction = 0.02;
     private long marginNanos = 5_000_000L;
     private boolean emergencyEnabled = true;
