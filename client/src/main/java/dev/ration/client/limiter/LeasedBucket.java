@@ -47,6 +47,38 @@ public final class LeasedBucket {
 
   private static final long NANOS_PER_MICRO = 1_000L;
 
+  /**
+   * Nanoseconds of the holder's clock per microsecond of refill credit: 1,000 credits exactly the
+   * leased rate; more derates it. A holder whose clock runs fast by δ would otherwise refill
+   * (1 + δ)·r per real second and break R·T + B; derating by the drift allowance ε ≥ δ keeps the
+   * bound (see {@link RateLimiter}, which derates by its {@code driftFraction}).
+   */
+  private final long nanosPerCredit;
+
+  /** A bucket that refills at exactly the leased rate on its clock. */
+  public LeasedBucket() {
+    this(NANOS_PER_MICRO);
+  }
+
+  /**
+   * A bucket whose refill is derated: one microsecond of credit per {@code nanosPerCredit}
+   * nanoseconds ({@code >= 1000}); e.g. 1021 refills at r·(1000/1021) ≈ 0.979·r.
+   */
+  public LeasedBucket(long nanosPerCredit) {
+    if (nanosPerCredit < NANOS_PER_MICRO || nanosPerCredit > 2 * NANOS_PER_MICRO) {
+      throw new IllegalArgumentException("nanosPerCredit " + nanosPerCredit + " not in [1000, 2000]");
+    }
+    this.nanosPerCredit = nanosPerCredit;
+  }
+
+  /** The refill derating of {@code driftFraction} ε: ceil(1000 / (1 − ε)) nanoseconds per credit. */
+  public static long nanosPerCreditFor(double driftFraction) {
+    if (!(driftFraction >= 0 && driftFraction < 0.5)) {
+      throw new IllegalArgumentException("driftFraction " + driftFraction + " not in [0, 0.5)");
+    }
+    return (long) Math.ceil(NANOS_PER_MICRO / (1 - driftFraction));
+  }
+
   private static final int GEN_SHIFT = 56;
   private static final long VALUE_MASK = (1L << GEN_SHIFT) - 1;
   private static final long MAX_U = VALUE_MASK;
@@ -86,7 +118,7 @@ public final class LeasedBucket {
    * the previous generation with its own {@code prev} cut, so the chain never grows.
    */
   static final class Terms {
-    static final Terms NONE = new Terms(0, false, 0, 0, 0, 0, 0, null);
+    static final Terms NONE = new Terms(0, false, 0, 0, 0, 0, 0, NANOS_PER_MICRO, null);
 
     final int gen;
     final boolean installed;
@@ -95,10 +127,11 @@ public final class LeasedBucket {
     final long validUntilNanos;
     final long ratePerSecond; // = microtokens per microsecond
     final long burstUnits;
+    final long nanosPerCredit;
     final Terms prev;
 
     Terms(int gen, boolean installed, long originNanos, long refillEndNanos, long validUntilNanos,
-        long ratePerSecond, long burstUnits, Terms prev) {
+        long ratePerSecond, long burstUnits, long nanosPerCredit, Terms prev) {
       this.gen = gen;
       this.installed = installed;
       this.originNanos = originNanos;
@@ -106,13 +139,14 @@ public final class LeasedBucket {
       this.validUntilNanos = validUntilNanos;
       this.ratePerSecond = ratePerSecond;
       this.burstUnits = burstUnits;
+      this.nanosPerCredit = nanosPerCredit;
       this.prev = prev;
     }
 
     Terms withoutPrev() {
       return prev == null ? this
           : new Terms(gen, installed, originNanos, refillEndNanos, validUntilNanos, ratePerSecond,
-              burstUnits, null);
+              burstUnits, nanosPerCredit, null);
     }
 
     /** Cumulative refill at {@code nowNanos}, in microtokens; never above MAX_U. */
@@ -121,7 +155,7 @@ public final class LeasedBucket {
       if (t > refillEndNanos) {
         t = refillEndNanos;
       }
-      return burstUnits + ((t - originNanos) / NANOS_PER_MICRO) * ratePerSecond;
+      return burstUnits + ((t - originNanos) / nanosPerCredit) * ratePerSecond;
     }
 
     long balance(long v, long nowNanos) {
@@ -188,9 +222,9 @@ public final class LeasedBucket {
     // Tokens arrive at whole microseconds after the origin: find the first one that covers cost.
     long missing = cost - balance;
     long from = nowNanos < t.originNanos ? t.originNanos : nowNanos;
-    long elapsedMicros = (from - t.originNanos) / NANOS_PER_MICRO;
+    long elapsedMicros = (from - t.originNanos) / t.nanosPerCredit;
     long moreMicros = (missing + t.ratePerSecond - 1) / t.ratePerSecond;
-    long ready = t.originNanos + (elapsedMicros + moreMicros) * NANOS_PER_MICRO;
+    long ready = t.originNanos + (elapsedMicros + moreMicros) * t.nanosPerCredit;
     if (ready > t.refillEndNanos || ready >= t.validUntilNanos) {
       return NOT_IN_TERM;
     }
@@ -210,7 +244,7 @@ public final class LeasedBucket {
       long burstUnits = Math.min(burst, MAX_BURST) * UNITS_PER_TOKEN;
       long startUnits = Math.min(Math.min(startBalance, MAX_BURST) * UNITS_PER_TOKEN, burstUnits);
       Terms old = terms;
-      Terms next = newTerms(old, true, ratePerSecond, burstUnits, validUntilNanos, nowNanos);
+      Terms next = newTerms(old, true, ratePerSecond, burstUnits, validUntilNanos, nowNanos, nanosPerCredit);
       terms = next;
       while (true) {
         long s = (long) STATE.getVolatile(this);
@@ -232,7 +266,7 @@ public final class LeasedBucket {
     synchronized (control) {
       long burstUnits = Math.min(burst, MAX_BURST) * UNITS_PER_TOKEN;
       Terms old = terms;
-      Terms next = newTerms(old, true, ratePerSecond, burstUnits, validUntilNanos, nowNanos);
+      Terms next = newTerms(old, true, ratePerSecond, burstUnits, validUntilNanos, nowNanos, nanosPerCredit);
       terms = next;
       while (true) {
         long s = (long) STATE.getVolatile(this);
@@ -257,7 +291,7 @@ public final class LeasedBucket {
       if (!old.installed) {
         return 0;
       }
-      Terms next = newTerms(old, false, 0, 0, Long.MIN_VALUE, old.originNanos);
+      Terms next = newTerms(old, false, 0, 0, Long.MIN_VALUE, old.originNanos, nanosPerCredit);
       terms = next;
       while (true) {
         long s = (long) STATE.getVolatile(this);
@@ -321,20 +355,21 @@ public final class LeasedBucket {
 
   // ------------------------------------------------------------------ helpers
 
-  private static Terms newTerms(Terms old, boolean installed, long rate, long burstUnits, long validUntil, long origin) {
+  private static Terms newTerms(Terms old, boolean installed, long rate, long burstUnits, long validUntil, long origin,
+      long nanosPerCredit) {
     long refillEnd = validUntil;
     if (installed && rate > 0) {
       // Keep u = burst + elapsedMicros * rate below 2^56; past that, refill stops (under-admits).
       long maxElapsedMicros = (MAX_U - burstUnits) / rate;
-      long span = maxElapsedMicros > Long.MAX_VALUE / NANOS_PER_MICRO
-          ? Long.MAX_VALUE : maxElapsedMicros * NANOS_PER_MICRO;
+      long span = maxElapsedMicros > Long.MAX_VALUE / nanosPerCredit
+          ? Long.MAX_VALUE : maxElapsedMicros * nanosPerCredit;
       long end = origin > 0 && span > Long.MAX_VALUE - origin ? Long.MAX_VALUE : origin + span;
       if (end < validUntil) {
         refillEnd = end;
       }
     }
     return new Terms((old.gen + 1) & 0xff, installed, origin, refillEnd, validUntil, rate, burstUnits,
-        old.withoutPrev());
+        nanosPerCredit, old.withoutPrev());
   }
 
   private static long stateOf(Terms t, long v) {

@@ -7,6 +7,8 @@ import java.util.function.LongSupplier;
  * Settings of one {@link RateLimiter}, validated at construction.
  *
  * <ul>
+ *   <li>{@code derateRefill}: refill at rate·(1 − driftFraction), so holder clocks up to ε fast
+ *       keep the R·T + B bound (on by default).
  *   <li>{@code minDemandRatePerSecond}, {@code minDemandBurst}: the demand asked for on the first
  *       acquire, and the floor of every later report (default 1 and 1).
  *   <li>{@code renewFraction}: renew when this fraction of the lease duration has passed since
@@ -39,7 +41,8 @@ public record LimiterOptions(
     RetryPolicy unknownRetry,
     long closeTimeoutNanos,
     LongSupplier nanoClock,
-    Optional<LimiterScheduler> scheduler) {
+    Optional<LimiterScheduler> scheduler,
+    boolean derateRefill) {
 
   public LimiterOptions {
     if (minDemandRatePerSecond < 0 || minDemandBurst < 0) {
@@ -112,6 +115,16 @@ public record LimiterOptions(
     private long closeTimeoutNanos = 2_000_000_000L;
     private LongSupplier nanoClock = System::nanoTime;
     private Optional<LimiterScheduler> scheduler = Optional.empty();
+    private boolean derateRefill = true;
+
+    /**
+     * Refill at r·(1 − ε) instead of r (default on), so that a holder clock running up to ε fast
+     * still admits at most R·T + B overall. Off only in tests that check exact refill figures.
+     */
+    public Builder derateRefill(boolean v) {
+      derateRefill = v;
+      return this;
+    }
 
     /** Initial demand (first acquire) and floor of reported demand. */
     public Builder demand(long ratePerSecond, long burst) {
@@ -181,7 +194,7 @@ public record LimiterOptions(
     public LimiterOptions build() {
       return new LimiterOptions(minDemandRatePerSecond, minDemandBurst, renewFraction, driftFraction,
           marginNanos, emergencyEnabled, ewmaAlpha, backoffBaseNanos, backoffMaxNanos, unknownRetry,
-          closeTimeoutNanos, nanoClock, scheduler);
+          closeTimeoutNanos, nanoClock, scheduler, derateRefill);
     }
   }
 }

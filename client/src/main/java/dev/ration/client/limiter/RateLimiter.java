@@ -65,7 +65,7 @@ public final class RateLimiter implements AutoCloseable {
   private final String tenant;
   private final String resource;
   private final String holder;
-  private final LeasedBucket bucket = new LeasedBucket();
+  private final LeasedBucket bucket;
 
   // ---- hot-path state (lock-free)
   private final LongAdder admitted = new LongAdder();
@@ -110,6 +110,10 @@ public final class RateLimiter implements AutoCloseable {
     this.transport = transport;
     this.scheduler = scheduler;
     this.clock = options.nanoClock();
+    // Refill derated by the drift allowance: a holder clock up to ε fast then still refills at
+    // most the leased rate in real time, so the fleet keeps R·T + B (found by the simulation).
+    this.bucket = new LeasedBucket(options.derateRefill()
+        ? LeasedBucket.nanosPerCreditFor(options.driftFraction()) : 1_000);
     this.options = options;
     this.tenant = tenant;
     this.resource = resource;

@@ -25,7 +25,7 @@ class RateLimiterLifecycleTest {
 
   private RateLimiter limiter(long demandRate, long demandBurst) {
     return RateLimiter.create(fake, sched, "t", "r", "h",
-        LimiterOptions.builder().manual(sched).renewFraction(0.5).demand(demandRate, demandBurst).build());
+        LimiterOptions.builder().manual(sched).renewFraction(0.5).derateRefill(false).demand(demandRate, demandBurst).build());
   }
 
   /** First use kicks an acquire and is answered at once; the grant is installed on reply. */
