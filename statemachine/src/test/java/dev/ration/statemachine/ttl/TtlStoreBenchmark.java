@@ -116,7 +116,7 @@ public final class TtlStoreBenchmark {
           heapBefore / 1048576.0, heapLoaded / 1048576.0, Runtime.getRuntime().maxMemory() / 1048576.0);
       System.out.printf(Locale.ROOT, "get (state query)  %.1f us each, %d/%d hits%n", getMicros, hits, gets);
       System.out.printf(Locale.ROOT, "verify()           %.2f s%n", verifySeconds);
-      System.out.printf(Locale.ROOT, "checkpoint         %.2f s (includes verify), %.1f MiB on disk, index %d%n",
+      System.out.printf(Locale.ROOT, "checkpoint         %.2f s (includes verifyAtSnapshot: in-memory invariants), %.1f MiB on disk, index %d%n",
           checkpointSeconds, checkpointBytes / 1048576.0, manifest.index());
     }
     Path restored = root.resolve("restored");
