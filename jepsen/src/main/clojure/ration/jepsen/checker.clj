@@ -246,7 +246,8 @@
   node /ready and a leader). Invalid when no client op succeeded after the final heal: the
   harness waited (bounded, generously) for recovery before the final reads, so silence then is
   a liveness failure, not slowness. Histories without nemesis ops need any :ok at all."
-  []
+  ([] (stats #{:acquire :renew :ledger-read}))
+  ([progress-fs]
   (reify Checker
     (check [_ _ history _]
       (let [cs (filter h/client-op? (remove h/invoke? history))
@@ -260,7 +261,7 @@
             recovery (->> nemesis-ops (filter #(and (= :await-recovery (:f %)) (map? (:value %))
                                                     (contains? (:value %) :recovered?)))
                           last :value)
-            first-ok-after (->> cs (filter #(and (h/ok? %) (#{:acquire :renew :ledger-read} (:f %))
+            first-ok-after (->> cs (filter #(and (h/ok? %) (progress-fs (:f %))
                                                  (> (:time %) last-heal)))
                                 (map :time) sort first)
             any-ok (some h/ok? cs)]
@@ -274,7 +275,7 @@
           recovery (assoc :recovery (select-keys recovery [:recovered? :seconds :timeout-s :ready :leader]))
           (not first-ok-after) (assoc :error (if (and recovery (not (:recovered? recovery)))
                                                "no recovery (every node ready + a leader) within the bounded wait, and no op succeeded after the final heal"
-                                               "no client op succeeded after the final heal")))))))
+                                               "no client op succeeded after the final heal"))))))))
 
 (defn unhandled-exceptions
   "Exceptions seen in completions, grouped (never fails)."
@@ -295,4 +296,114 @@
             :unique-leases (unique-leases)
             :reads (reads)
             :stats (stats)
+            :exceptions (unhandled-exceptions)}))
+
+;; ------------------------------------------------------------------ TTL entries and locks
+
+(defn- precedes?
+  "a completed (by the harness's clock) before b was invoked: real-time order."
+  [a b]
+  (< (:time a) (:invoke-time b)))
+
+(defn ttl-freshness
+  "Every :ok get that found an entry: its expiry (ledger ms) is after the read's readAtMillis
+  (same clock, so exact: expired iff now ≥ expiresAt); its value was written by some put/cas
+  invocation of that key (any outcome: :info writes may have happened); its (version, value)
+  matches any :ok write that reported that version; and its version is not older than an :ok
+  put/cas of the key that completed before the get was invoked (a stale read)."
+  []
+  (reify Checker
+    (check [_ _ history _]
+      (let [cs (h/completions history)
+            written (->> history
+                         (filter #(and (h/invoke? %) (#{:put :cas} (:f %))))
+                         (map (juxt #(get-in % [:value :key]) #(get-in % [:value :value])))
+                         set)
+            ok-writes (filter #(and (h/ok? %) (#{:put :cas} (:f %))) cs)
+            by-version (into {} (for [w ok-writes] [[(get-in w [:value :key]) (get-in w [:value :version])]
+                                                   (get-in w [:value :value])]))
+            writes-by-key (group-by #(get-in % [:value :key]) ok-writes)
+            gets (filter #(and (h/ok? %) (= :get (:f %)) (get-in % [:value :found?])) cs)
+            errs (vec (for [g gets
+                            :let [{:keys [key value version expires-at-ms read-at-ms]} (:value g)
+                                  w (get by-version [key version])
+                                  newer (->> (writes-by-key key)
+                                             (filter #(and (precedes? % g) (> (get-in % [:value :version]) version)))
+                                             (sort-by #(get-in % [:value :version]))
+                                             last)]
+                            e [(when (<= expires-at-ms read-at-ms)
+                                 {:kind :expired-read :expires-at-ms expires-at-ms :read-at-ms read-at-ms})
+                               (when-not (contains? written [key value])
+                                 {:kind :never-written})
+                               (when (and w (not= w value))
+                                 {:kind :version-value-mismatch :written-value w})
+                               (when newer
+                                 {:kind :stale-read :newer-write-index (:index newer)
+                                  :newer-version (get-in newer [:value :version])})]
+                            :when e]
+                        (merge {:index (:index g) :key key :value value :version version} e)))]
+        {:valid? (empty? errs)
+         :found-reads (count gets)
+         :error-count (count errs)
+         :errors (vec (take 10 errs))}))))
+
+(defn- order-errors
+  "For ops (all :ok, one group) with a number under k: every b invoked after a completed must
+  have (cmp (k a) (k b)); reports the first pair per b."
+  [ops k cmp kind]
+  (for [b ops
+        :let [a (first (filter #(and (precedes? % b) (not (cmp (k %) (k b)))) ops))]
+        :when a]
+    {:kind kind :earlier-index (:index a) :earlier (k a) :later-index (:index b) :later (k b)}))
+
+(defn ttl-fencing
+  "Per lock: an :ok acquisition that completed before another was invoked has a strictly
+  smaller fencing token; no two :ok acquisitions share a token."
+  []
+  (reify Checker
+    (check [_ _ history _]
+      (let [locks (->> (h/completions history)
+                       (filter #(and (h/ok? %) (= :lock (:f %))))
+                       (group-by #(get-in % [:value :lock])))
+            tok #(get-in % [:value :token])
+            errs (vec (concat
+                       (mapcat (fn [[l ops]] (map #(assoc % :lock l) (order-errors ops tok < :token-not-increasing))) locks)
+                       (for [[l ops] locks, [t os] (group-by tok ops) :when (> (count os) 1)]
+                         {:kind :duplicate-token :lock l :token t :indexes (mapv :index os)})))]
+        {:valid? (empty? errs)
+         :acquisitions (into (sorted-map) (for [[l ops] locks] [l (count ops)]))
+         :error-count (count errs)
+         :errors (vec (take 10 errs))}))))
+
+(defn ttl-versions
+  "Per key: an :ok put/cas that completed before another :ok put/cas was invoked has a strictly
+  smaller version; an :ok refresh (which keeps the version) reports one no smaller than any
+  write that completed before it was invoked."
+  []
+  (reify Checker
+    (check [_ _ history _]
+      (let [cs (filter h/ok? (h/completions history))
+            ver #(get-in % [:value :version])
+            by-key (group-by #(get-in % [:value :key]) (filter #(#{:put :cas :refresh} (:f %)) cs))
+            errs (vec (for [[k ops] by-key
+                            :let [writes (filter #(#{:put :cas} (:f %)) ops)]
+                            e (concat (order-errors writes ver < :version-not-increasing)
+                                      (for [r (filter #(= :refresh (:f %)) ops)
+                                            :let [w (first (filter #(and (precedes? % r) (> (ver %) (ver r))) writes))]
+                                            :when w]
+                                        {:kind :refresh-older-than-write :earlier-index (:index w) :earlier (ver w)
+                                         :later-index (:index r) :later (ver r)}))]
+                        (assoc e :key k)))]
+        {:valid? (empty? errs)
+         :writes (count (filter #(#{:put :cas} (:f %)) cs))
+         :error-count (count errs)
+         :errors (vec (take 10 errs))}))))
+
+(defn ttl-checker
+  "Everything the ttl workload is checked by."
+  []
+  (compose {:freshness (ttl-freshness)
+            :fencing (ttl-fencing)
+            :versions (ttl-versions)
+            :stats (stats #{:get :put :cas :refresh :lock})
             :exceptions (unhandled-exceptions)}))

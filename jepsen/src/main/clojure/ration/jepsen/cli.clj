@@ -13,13 +13,15 @@
             [ration.jepsen.history :as h]
             [ration.jepsen.nemesis :as nemesis]
             [ration.jepsen.net :as net]
-            [ration.jepsen.workload.lease :as lease])
+            [ration.jepsen.workload.lease :as lease]
+            [ration.jepsen.workload.ttl :as ttl])
   (:gen-class))
 
 (def workloads
   "Workload registry: name -> (fn [opts] {:name :opts :client :generator :final-generator})
-  and its checker. Reservation and TTL workloads plug in here when their APIs exist."
-  {:lease {:workload lease/workload :checker checker/lease-checker}})
+  and its checker. The reservation workload plugs in here when its API exists."
+  {:lease {:workload lease/workload :checker checker/lease-checker}
+   :ttl {:workload ttl/workload :checker checker/ttl-checker}})
 
 (def ci-matrix
   [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]])

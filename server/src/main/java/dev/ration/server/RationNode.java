@@ -153,8 +153,8 @@ public final class RationNode {
         Duration transfer = config.consensus().electionTimeoutMax().multipliedBy(2);
         log.info("event=leadership_transfer_started node={} timeout_ms={}", nodeId, transfer.toMillis());
         consensus.transferLeadership(transfer);
-        // A single-node group has no one to hand leadership to.
-      if (consensus.isLeader() && config.consensus().peers().size() > 1) {
+        // Still the leader after the transfer's timeout: say so, then stop anyway.
+        if (consensus.isLeader()) {
           unfinished.add("leadership was not transferred");
           log.warn("event=leadership_transfer_failed node={}", nodeId);
         } else {
@@ -181,6 +181,32 @@ public final class RationNode {
         log.warn("event=shutdown_complete node={} duration_ms={} unfinished=\"{}\"",
             nodeId, millis, String.join("; ", unfinished));
       }
+      terminated.countDown();
+    }
+  }
+
+  /**
+   * Stops the node abruptly, as a kill would look to the rest of the cluster: no draining, no
+   * leadership transfer; in-flight requests see their connection close. For fault tests and
+   * drills (a real crash also loses what RocksDB had not synced, which this does not).
+   */
+  public void abort() {
+    if (!shuttingDown.compareAndSet(false, true)) {
+      return;
+    }
+    String nodeId = config.consensus().nodeId();
+    log.warn("event=abort node={} in_flight={}", nodeId, endpoint.inFlight());
+    try {
+      endpoint.stopAccepting();
+      try {
+        consensus.close();
+      } catch (RuntimeException e) {
+        log.error("event=consensus_close_failed node={} error={}", nodeId, e.toString(), e);
+      }
+      endpoint.close();
+      admin.close();
+      metrics.close();
+    } finally {
       terminated.countDown();
     }
   }

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The regional limiter on a real 3-node cluster (three in-process {@link RationNode}s: Ratis,
  * RocksDB, the Netty endpoint, on loopback): three limiters ("regions"), each from its own
  * {@link RationClient}, share one fair-share limit while demand moves from region 0 to region 2,
- * and the leader is shut down in the middle of the run. Every admission is counted by the test,
+ * and the leader is killed (aborted, no leadership transfer) in the middle of the run. Every admission is counted by the test,
  * on the same monotonic clock the limiters use, into 1 ms buckets.
  *
  * <p>Goal: the total admitted never exceeds R·T + B over the run and over every sliding window
@@ -199,7 +199,7 @@ class RegionalLimiterClusterTest {
               + " ms > R·T + B = " + bound + ";" + why);
         }
       }
-      assertTrue(killed != null, "the leader was shut down mid-run");
+      assertTrue(killed != null, "the leader was killed mid-run");
       // The limiters worked through the shift and the failover: region 2 admitted after the
       // shift, and something was admitted in the last quarter of the run (after the new leader).
       long late = 0;
@@ -250,7 +250,7 @@ class RegionalLimiterClusterTest {
     throw new AssertionError("no leader accepted SetLimit within 40 s", last);
   }
 
-  /** Shuts down the current leader; returns its id. */
+  /** Kills the current leader (abort: no draining, no leadership transfer); returns its id. */
   private static String killLeader(RationClient admin, List<ServerConfig> configs,
       List<RationNode> nodes) {
     String leader = admin.clusterStatus().leaderId();
@@ -259,7 +259,7 @@ class RegionalLimiterClusterTest {
       String id = configs.get(i).consensus().nodeId();
       ids.add(id);
       if (id.equals(leader)) {
-        nodes.get(i).shutdown();
+        nodes.get(i).abort();
         return id;
       }
     }

@@ -1,0 +1,164 @@
+(ns ration.jepsen.workload.ttl
+  "The TTL workload (docs/TTL.md): put / get / cas / refresh of short-lived entries on a small
+  key set, plus lock / unlock of a few locks through TtlEntries.tryLock (fencing tokens).
+
+  Values are unique per invocation (\"<thread>-<n>\"), so a read of a value nobody tried to
+  write is detectable exactly. Each thread remembers the last version it saw per key (its cas
+  presents it: sometimes right, often stale) and the locks it holds (unlock releases with the
+  token). State survives :info (the client is Reusable): a lock whose acquire was :info is not
+  assumed held; it lapses by itself after its TTL.
+
+  Ops and values (ledger times in ms, as the server reported them):
+    :put     {:key :value :ttl-ms}                  ok + {:version :expires-at-ms}
+    :cas     {:key :value :ttl-ms :expected-version} ok + {:version :expires-at-ms};
+                                                    :fail [:outcome :version_mismatch] + :current-version
+    :refresh {:key :ttl-ms}                         ok + {:version :expires-at-ms}; :fail [:outcome :entry_unknown]
+    :get     {:key}                                 ok + {:found? :read-at-ms [:value :version :expires-at-ms]}
+    :lock    {:lock :owner :ttl-ms}                 ok + {:token :expires-at-ms}; :fail [:outcome :held]
+    :unlock  {:lock :token}                         ok + {:released?}"
+  (:require [ration.jepsen.client :as client]
+            [ration.jepsen.db :as db]
+            [ration.jepsen.generator :as gen])
+  (:import (dev.ration.client RationClient RationClientOptions)
+           (dev.ration.client.protocol Outcome Request$Ttl Response$Ttl TtlRequest$Get
+                                       TtlResponse$WriteReply TtlResponse$GetReply TtlResponse$EntryInfo)
+           (dev.ration.client.ttl Lock TtlEntries)
+           (java.nio.charset StandardCharsets)
+           (java.time Duration)
+           (java.util Optional)))
+
+(def namespace-name "jepsen")
+
+(def defaults
+  {:keys ["k0" "k1" "k2"]
+   :locks ["L0" "L1"]
+   :min-ttl-ms 1000
+   :max-ttl-ms 3000
+   :op-timeout-ms 3000
+   :request-deadline-ms 2000})
+
+(defn- rand-ttl [opts]
+  (+ (:min-ttl-ms opts) (gen/rand-int* (inc (- (:max-ttl-ms opts) (:min-ttl-ms opts))))))
+
+(defn- outcome-kw [^Outcome o] (keyword (.toLowerCase (str o))))
+
+(defn prepare-op
+  "Pure (but for the seeded rng): the thread's state and the op to record for an intent.
+  -> [state' op]."
+  [state op]
+  (let [o (:opts state)
+        k (gen/rand-nth* (:keys o))
+        fresh-value (str (:cid state) "-" (:next state))
+        state' (update state :next inc)]
+    (case (:f op)
+      :put [state' (assoc op :value {:key k :value fresh-value :ttl-ms (rand-ttl o)})]
+      :cas [state' (assoc op :value {:key k :value fresh-value :ttl-ms (rand-ttl o)
+                                     :expected-version (get-in state [:versions k] 0)})]
+      :refresh [state (assoc op :value {:key k :ttl-ms (rand-ttl o)})]
+      :get [state (assoc op :value {:key k})]
+      (:lock :unlock)
+      (let [held (:held state)]
+        (if (and (= :unlock (:f op)) (seq held))
+          (let [[l {:keys [token]}] (first held)]
+            [(update state :held dissoc l) (assoc op :f :unlock :value {:lock l :token token})])
+          (let [l (gen/rand-nth* (:locks o))]
+            [state (assoc op :f :lock :value {:lock l :owner (str "p" (:cid state)) :ttl-ms (rand-ttl o)})]))))))
+
+(defn- write-completion [op ^TtlResponse$WriteReply r]
+  (if (= Outcome/SUCCESS (.outcome r))
+    (assoc op :type :ok :value (assoc (:value op) :version (.version r) :expires-at-ms (.expiresAtMillis r)))
+    (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))]
+           :value (assoc (:value op) :current-version (.currentVersion r)))))
+
+(defn get-reply->map
+  "A TTL_GET answer (TtlEntries.get drops readAtMillis, which the freshness check needs)."
+  [^TtlResponse$GetReply r]
+  (if (.found r)
+    (let [^TtlResponse$EntryInfo e (.entry r)]
+      {:found? true :read-at-ms (.readAtMillis r) :value (String. (.value e) StandardCharsets/UTF_8)
+       :version (.version e) :expires-at-ms (.expiresAtMillis e)})
+    {:found? false :read-at-ms (.readAtMillis r)}))
+
+(defn- bytes-of [^String s] (.getBytes s StandardCharsets/UTF_8))
+
+(defrecord TtlClient [opts state ^RationClient conn]
+  client/Client
+  (open! [this test _node]
+    (let [t (:thread this)
+          addrs (db/client-addresses (:db test) test)
+          i (mod t (count addrs))
+          ordered (vec (concat (drop i addrs) (take i addrs)))
+          c (RationClient. (-> (RationClientOptions/builder)
+                               (.addresses ordered)
+                               (.connectTimeout (Duration/ofMillis 3000))
+                               (.requestDeadline (Duration/ofMillis (:request-deadline-ms opts)))
+                               (.maxRetries 5)
+                               (.backoffBase (Duration/ofMillis 20))
+                               (.backoffMax (Duration/ofMillis 300))
+                               (.clientId (long (:seed test 0)) (long (+ 1000 t)))
+                               (.build)))]
+      (assoc this :conn c
+             :state (atom {:cid t :next 0 :opts opts :versions {} :held {}}))))
+
+  (setup! [_ _])
+
+  (invoke! [_ test op]
+    (client/with-errors op
+      (let [^TtlEntries ttl (.ttl conn)
+            v (:value op)
+            to (:op-timeout-ms opts)
+            c (case (:f op)
+                :put (write-completion op (client/await! (.putAsync ttl namespace-name (:key v) (bytes-of (:value v)) (long (:ttl-ms v))) to))
+                :cas (write-completion op (client/await! (.compareAndSetAsync ttl namespace-name (:key v) (long (:expected-version v))
+                                                                              (bytes-of (:value v)) (long (:ttl-ms v))) to))
+                :refresh (write-completion op (client/await! (.refreshAsync ttl namespace-name (:key v) (long (:ttl-ms v)) 0) to))
+                :get (let [^Response$Ttl r (client/await! (.call conn (Request$Ttl. (TtlRequest$Get. namespace-name (:key v) false))) to)]
+                       (assoc op :type :ok :value (merge v (get-reply->map (.response r)))))
+                :lock (let [^Optional ol (client/await! (.tryLockAsync ttl (:lock v) (:owner v) (long (:ttl-ms v))) to)]
+                        (if (.isPresent ol)
+                          (let [^Lock l (.get ol)]
+                            (swap! state assoc-in [:held (:lock v)] {:token (.fencingToken l)})
+                            (assoc op :type :ok :value (assoc v :token (.fencingToken l) :expires-at-ms (.expiresAtMillis l))))
+                          (assoc op :type :fail :error [:outcome :held])))
+                :unlock (let [r (client/await! (.deleteAsync ttl TtlEntries/LOCK_NAMESPACE (:lock v) (long (:token v))) to)]
+                          (if (= Outcome/SUCCESS (.outcome r))
+                            (assoc op :type :ok :value (assoc v :released? (.existed r)))
+                            (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))]))))]
+        (when-let [ver (and (#{:put :cas :refresh :get} (:f op)) (= :ok (:type c)) (get-in c [:value :version]))]
+          (swap! state assoc-in [:versions (:key v)] ver))
+        (when (and (= :cas (:f op)) (= :fail (:type c)))
+          (swap! state assoc-in [:versions (:key v)] (get-in c [:value :current-version] 0)))
+        c)))
+
+  (teardown! [_ _])
+  (close! [_ _] (when conn (.close conn)))
+
+  client/Reusable
+  (reusable? [_ _] true)
+
+  client/Prepare
+  (prepare [_ _ op]
+    (let [[s' op'] (prepare-op @state op)]
+      (reset! state s')
+      op')))
+
+(defn client [opts] (map->TtlClient {:opts opts}))
+
+(defn generator
+  "Intents, weighted: reads and writes of entries, some refreshes, some lock traffic."
+  []
+  (gen/mix (map gen/repeat (concat (repeat 3 {:f :get}) (repeat 2 {:f :put}) (repeat 2 {:f :cas})
+                                   [{:f :refresh} {:f :lock} {:f :unlock}]))))
+
+(defn workload
+  "{:name :opts :client :generator :final-generator}."
+  [opts]
+  (let [opts (merge defaults opts)]
+    {:name "ttl"
+     :opts opts
+     :client (client opts)
+     :generator (generator)
+     ;; Three rounds, as in the lease workload: a cold node may eat the first deadline.
+     :final-generator [(gen/each-thread-once {:f :get})
+                       (gen/each-thread-once {:f :get})
+                       (gen/each-thread-once {:f :get})]}))
