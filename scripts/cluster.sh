@@ -49,7 +49,7 @@ stop_timeout="${RATION_STOP_TIMEOUT:-30}"
 # The address of role ($2: raft|client|admin) of node $1, read from its own config file's peer line.
 address_of() {
   local id="$1" role="$2"
-  sed -n "s/.*{ *id: *$id *,.*$role: *\([^ ,}]*\).*/\1/p" "$config_dir/$id.yaml" | head -n 1
+  sed -n "s/.*{ *id: *$id *,.*$role: *\([^ ,}]*\).*/\1/p" "$config_dir/$id.yaml" | sed -n 1p
 }
 
 node_ids() {
