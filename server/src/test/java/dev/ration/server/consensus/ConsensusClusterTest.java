@@ -262,9 +262,12 @@ class ConsensusClusterTest {
       CompletableFuture<Result> stuck =
           leader.submit(key(), acquire("api", "a", 1), now + TimeUnit.SECONDS.toNanos(30));
       List<CompletableFuture<Result>> queued = new ArrayList<>();
+      // The queued commands expire after 2 s: long enough that the sweep cannot drop them (and
+      // free queue room) before the next submission below, even on a loaded machine (with
+      // 100 ms it did once in CI, and the sixth command was queued instead of refused).
       for (int i = 0; i < 4; i++) {
         queued.add(leader.submit(key(), acquire("api", "q" + i, 1),
-            now + TimeUnit.MILLISECONDS.toNanos(100)));
+            now + TimeUnit.SECONDS.toNanos(2)));
       }
       CompletableFuture<Result> rejected =
           leader.submit(key(), acquire("api", "x", 1), now + TimeUnit.SECONDS.toNanos(30));
