@@ -9,18 +9,21 @@
             [clojure.tools.cli :as tcli]
             [clojure.tools.logging :refer [info warn]]
             [ration.jepsen.checker :as checker]
+            [ration.jepsen.checker.reservation :as reservation-checker]
             [ration.jepsen.core :as core]
             [ration.jepsen.history :as h]
             [ration.jepsen.nemesis :as nemesis]
             [ration.jepsen.net :as net]
             [ration.jepsen.workload.lease :as lease]
+            [ration.jepsen.workload.reservation :as reservation]
             [ration.jepsen.workload.ttl :as ttl])
   (:gen-class))
 
 (def workloads
   "Workload registry: name -> (fn [opts] {:name :opts :client :generator :final-generator})
-  and its checker. The reservation workload plugs in here when its API exists."
+  and its checker."
   {:lease {:workload lease/workload :checker checker/lease-checker}
+   :reservation {:workload reservation/workload :checker reservation-checker/reservation-checker}
    :ttl {:workload ttl/workload :checker checker/ttl-checker}})
 
 (def ci-matrix

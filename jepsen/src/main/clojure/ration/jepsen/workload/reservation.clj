@@ -1,0 +1,275 @@
+(ns ration.jepsen.workload.reservation
+  "The reservation workload (docs/QUOTAS.md): checkAndReserve / complete / cancel against a
+  catalog of three hierarchy levels (org / tenant / project) with concurrent and allocation
+  limits, duplicate request ids (resends), linearizable reads of every level's usage and, at
+  the end, the whole usage log.
+
+  Each client thread is a service holding up to :max-outstanding reservations. Its intents
+  become what its state allows: a reserve at one of the scopes (jobs, and sometimes disk too:
+  two items, all or nothing); a complete (actuals drawn per item) or cancel of its oldest
+  outstanding reservation, sent even when that reservation has expired meanwhile (the ledger
+  then settles it as expired); a read; a resend of its last mutation under the same request id
+  (also the next op after an :info). Some granted reservations are abandoned on purpose and
+  left to expire. Request ids are explicit ((client id, n), the client id fixed per thread) so a
+  resend carries exactly the original's (client id, request id).
+
+  Ops and values (ledger times in ms, as the server reported them):
+    :reserve   {:scope :items [{:resource :amount}] :ttl-ms :req-id}
+               ok + {:reservation-id :expires-at-ms :config-version};
+               :fail [:outcome :limit_exhausted] + {:level-scope :refused-resource}
+    :complete  {:reservation-id :actuals [..] :req-id}   ok + {:how :quantities :event-seqs :already-settled?}
+    :cancel    {:reservation-id :req-id}                 ok + the same; :fail [:outcome :reservation_unknown]
+    :read      {:org}                                    ok + {:levels [{:scope :resource :kind :limit :held :allocated}]}
+    :usage-log {}                                        ok + {:events [{:seq :event-id :type :scope :resource
+                                                                         :quantity :reservation-id}] :last-seq}
+  A resend carries :resend? true in its value."
+  (:require [clojure.string :as str]
+            [ration.jepsen.client :as client]
+            [ration.jepsen.db :as db]
+            [ration.jepsen.generator :as gen]
+            [ration.jepsen.util :as u])
+  (:import (dev.ration.client RationClient RationClientOptions)
+           (dev.ration.client.protocol Outcome Request$Quota Response$Quota
+                                       QuotaRequest$Item QuotaRequest$Reserve QuotaRequest$CompleteReservation
+                                       QuotaRequest$CancelReservation QuotaRequest$ListQuotas
+                                       QuotaRequest$ReadUsage QuotaRequest$SetQuota
+                                       QuotaResponse$ReserveReply QuotaResponse$SettleReply
+                                       QuotaResponse$QuotaList QuotaResponse$QuotaInfo
+                                       QuotaResponse$UsageBatch QuotaResponse$UsageEventInfo
+                                       QuotaResponse$QuotaSetReply)
+           (java.time Duration)))
+
+(def kind-codes {:concurrent 2 :allocation 3})
+(def code->kind {1 :rate 2 :concurrent 3 :allocation 4 :cumulative})
+(def how-kw {1 :completed 2 :cancelled 3 :expired 4 :ingested 5 :compensation 6 :alert})
+
+(def defaults
+  {:org "acme"
+   ;; [scope resource kind limit]: jobs is held while a reservation is outstanding (concurrent);
+   ;; disk stays allocated by what completions and expiries settle (allocation), so it fills
+   ;; up during a run and its limits are reached too.
+   :catalog [["acme" "jobs" :concurrent 12]
+             ["acme/t1" "jobs" :concurrent 8]
+             ["acme/t2" "jobs" :concurrent 8]
+             ["acme/t1/p1" "jobs" :concurrent 5]
+             ["acme/t1/p2" "jobs" :concurrent 5]
+             ["acme/t2/p1" "jobs" :concurrent 5]
+             ["acme" "disk" :allocation 80]
+             ["acme/t1" "disk" :allocation 40]
+             ["acme/t2/p1" "disk" :allocation 25]]
+   :scopes ["acme" "acme/t1" "acme/t2" "acme/t1/p1" "acme/t1/p2" "acme/t2/p1"]
+   :max-jobs 3
+   :max-disk 6
+   :disk-fraction 0.4         ; reservations that also ask for disk (two items)
+   :abandon-fraction 0.1      ; granted reservations left to expire
+   :max-outstanding 3
+   :min-ttl-ms 1000
+   :max-ttl-ms 4000
+   :epsilon 0.1               ; drift margin: a reservation is surely held until first-invoke + ttl·(1−ε)
+   :op-timeout-ms 3000
+   :request-deadline-ms 2000})
+
+(defn levels-of
+  "The levels of a scope: its prefixes, org first."
+  [scope]
+  (let [parts (str/split scope #"/")]
+    (mapv #(str/join "/" (take % parts)) (range 1 (inc (count parts))))))
+
+;; ------------------------------------------------------------------ the thread's state (pure)
+
+(defn- mutation [state f value]
+  (let [v (assoc value :req-id [(:cid state) (:next-req state)])]
+    [(-> state (update :next-req inc) (assoc :last {:f f :value v})) v]))
+
+(defn prepare-op
+  "Pure (but for the seeded rng): the thread's state and the op to record for an intent at time
+  t (ns). -> [state' op]."
+  [state op t]
+  (let [o (:opts state)
+        outstanding (:outstanding state)
+        resend? (and (:resend-next? state) (:last state) (not= :read (:f op)))
+        want (cond
+               resend? :resend
+               (and (= :resend (:f op)) (nil? (:last state))) :read
+               (and (#{:complete :cancel} (:f op)) (empty? outstanding)) :reserve
+               (and (= :reserve (:f op)) (>= (count outstanding) (:max-outstanding o))) :complete
+               :else (:f op))
+        state (if resend? (dissoc state :resend-next?) state)]
+    (case want
+      :read [state (assoc op :f :read :value {:org (:org o)})]
+      :resend (let [m (:last state)]
+                [state (assoc op :f (:f m) :value (assoc (:value m) :resend? true))])
+      :reserve (let [scope (gen/rand-nth* (:scopes o))
+                     jobs {:resource "jobs" :amount (inc (gen/rand-int* (:max-jobs o)))}
+                     items (if (< (gen/rand-double) (:disk-fraction o))
+                             [jobs {:resource "disk" :amount (inc (gen/rand-int* (:max-disk o)))}]
+                             [jobs])
+                     ttl (+ (:min-ttl-ms o) (gen/rand-int* (inc (- (:max-ttl-ms o) (:min-ttl-ms o)))))
+                     abandon? (< (gen/rand-double) (:abandon-fraction o))
+                     [state v] (mutation state :reserve {:scope scope :items items :ttl-ms ttl})]
+                 [(assoc-in state [:last :abandon?] abandon?) (assoc op :f :reserve :value v)])
+      (:complete :cancel)
+      (let [r (first outstanding)
+            state (update state :outstanding (comp vec rest))
+            v (cond-> {:reservation-id (:id r)}
+                (= :complete want) (assoc :actuals (mapv #(gen/rand-int* (inc (:amount %))) (:items r))))
+            [state v] (mutation state want v)]
+        [state (assoc op :f want :value v)]))))
+
+(defn apply-completion
+  "Pure: the thread's state after the completion c of one of its ops."
+  [state c]
+  (let [v (:value c)
+        state (if (and (= :info (:type c)) (#{:reserve :complete :cancel} (:f c)))
+                (assoc state :resend-next? true)
+                state)]
+    (if (and (= :reserve (:f c)) (= :ok (:type c)))
+      (let [id (:reservation-id v)]
+        (if (or (contains? (:seen state) id)
+                (and (= (:req-id v) (get-in state [:last :value :req-id])) (get-in state [:last :abandon?])))
+          (update state :seen (fnil conj #{}) id)
+          (-> state
+              (update :seen (fnil conj #{}) id)
+              (update :outstanding conj {:id id :items (:items v)}))))
+      state)))
+
+;; ------------------------------------------------------------------ conversions
+
+(defn- outcome-kw [^Outcome o] (keyword (.toLowerCase (str o))))
+
+(defn reserve-completion [op ^QuotaResponse$ReserveReply r]
+  (if (= Outcome/SUCCESS (.outcome r))
+    (assoc op :type :ok :value (assoc (:value op) :reservation-id (.reservationId r)
+                                      :expires-at-ms (.expiresAtMillis r) :config-version (.configVersion r)))
+    (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))]
+           :value (assoc (:value op) :level-scope (.levelScope r) :refused-resource (.resource r)))))
+
+(defn settle-completion [op ^QuotaResponse$SettleReply r]
+  (if (= Outcome/SUCCESS (.outcome r))
+    (assoc op :type :ok :value (assoc (:value op) :how (how-kw (.howCode r)) :quantities (vec (.quantities r))
+                                      :event-seqs (vec (.eventSequences r)) :already-settled? (.alreadySettled r)))
+    (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))])))
+
+(defn quota-info->map [^QuotaResponse$QuotaInfo q]
+  {:scope (.scope q) :resource (.resource q) :kind (code->kind (.kindCode q)) :limit (.limit q)
+   :held (.held q) :allocated (.allocated q) :version (.version q)})
+
+(defn event->map [^QuotaResponse$UsageEventInfo e]
+  {:seq (.sequence e) :event-id (.eventId e) :type (how-kw (.typeCode e)) :scope (.scope e)
+   :resource (.resource e) :quantity (.quantity e) :reservation-id (.reservationId e)})
+
+;; ------------------------------------------------------------------ the client
+
+(defn- quota-call
+  "Sends a quota request (under req-id when given) and returns its QuotaResponse."
+  [^RationClient c opts req-id request]
+  (let [deadline (Duration/ofMillis (:request-deadline-ms opts))
+        f (if req-id
+            (.call c (long req-id) (Request$Quota. request) deadline)
+            (.call c (Request$Quota. request) deadline))
+        ^Response$Quota r (client/await! f (:op-timeout-ms opts))]
+    (.response r)))
+
+(defn read-usage-log
+  "The whole usage log, 1,000 records at a time (bounded: at most 500 pages)."
+  [c opts]
+  (loop [from 1, events [], last-seq 0, pages 0]
+    (let [^QuotaResponse$UsageBatch b (quota-call c opts nil (QuotaRequest$ReadUsage. "" from 1000))
+          es (mapv event->map (.events b))
+          events (into events es)]
+      (if (or (empty? es) (>= (:seq (peek es)) (.lastSequence b)) (>= pages 500))
+        {:events events :last-seq (.lastSequence b)}
+        (recur (inc (:seq (peek es))) events (.lastSequence b) (inc pages))))))
+
+(defrecord ReservationClient [opts state ^RationClient conn]
+  client/Client
+  (open! [this test _node]
+    (let [t (:thread this)
+          addrs (db/client-addresses (:db test) test)
+          i (mod t (count addrs))
+          ordered (vec (concat (drop i addrs) (take i addrs)))
+          c (RationClient. (-> (RationClientOptions/builder)
+                               (.addresses ordered)
+                               (.connectTimeout (Duration/ofMillis 3000))
+                               (.requestDeadline (Duration/ofMillis (:request-deadline-ms opts)))
+                               (.maxRetries 5)
+                               (.backoffBase (Duration/ofMillis 20))
+                               (.backoffMax (Duration/ofMillis 300))
+                               (.clientId (long (:seed test 0)) (long (+ 2000 t)))
+                               (.build)))]
+      (assoc this :conn c
+             :state (atom {:cid t
+                           :next-req (inc (bit-shift-left 1 40)) ; far from the client's own counter
+                           :opts opts :outstanding [] :seen #{}}))))
+
+  (setup! [_ _]
+    ;; expectedVersion 0: unconditional (a retry after an unknown outcome just sets it again).
+    (doseq [[scope resource kind limit] (:catalog opts)]
+      (let [req (QuotaRequest$SetQuota. scope resource (int (kind-codes kind)) (int 0) (long limit) "units"
+                                        0 (int 1) 0 0 0 "jepsen" "jepsen setup")]
+        (when-not (u/await-fn #(let [^QuotaResponse$QuotaSetReply r (quota-call conn opts nil req)]
+                                 (if (= Outcome/SUCCESS (.outcome r))
+                                   true
+                                   (throw (ex-info (str "SetQuota " scope " " resource ": " (.outcome r) " " (.message r)) {}))))
+                              60000 500)
+          (throw (ex-info (str "could not set quota " scope " " resource " within 60 s") {:scope scope}))))))
+
+  (invoke! [_ _ op]
+    (client/with-errors op
+      (let [v (:value op)
+            rid (second (:req-id v))
+            c (case (:f op)
+                :reserve (reserve-completion
+                          op (quota-call conn opts rid
+                                         (QuotaRequest$Reserve. (:scope v)
+                                                                (mapv #(QuotaRequest$Item. (:resource %) (long (:amount %))) (:items v))
+                                                                0 (long (:ttl-ms v)))))
+                :complete (settle-completion
+                           op (quota-call conn opts rid (QuotaRequest$CompleteReservation.
+                                                         (long (:reservation-id v)) (mapv long (:actuals v)))))
+                :cancel (settle-completion
+                         op (quota-call conn opts rid (QuotaRequest$CancelReservation. (long (:reservation-id v)))))
+                :read (let [^QuotaResponse$QuotaList l (quota-call conn opts nil (QuotaRequest$ListQuotas. (:org v) false))]
+                        (assoc op :type :ok :value (assoc v :levels (mapv quota-info->map (.quotas l)))))
+                :usage-log (assoc op :type :ok :value (merge v (read-usage-log conn opts))))]
+        (swap! state apply-completion c)
+        c)))
+
+  (teardown! [_ _])
+  (close! [_ _] (when conn (.close conn)))
+
+  client/Reusable
+  (reusable? [_ _] true)
+
+  client/Prepare
+  (prepare [_ _ op]
+    (if (= :usage-log (:f op))
+      (assoc op :value {})
+      (let [[s' op'] (prepare-op @state op (:time op))]
+        (reset! state s')
+        op'))))
+
+(defn client [opts] (map->ReservationClient {:opts opts}))
+
+(defn generator
+  "Intents, weighted: mostly reservations and settlements, some reads and resends."
+  []
+  (gen/mix (map gen/repeat (concat (repeat 4 {:f :reserve}) (repeat 2 {:f :complete})
+                                   [{:f :cancel} {:f :read} {:f :resend}]))))
+
+(defn workload
+  "{:name :opts :client :generator :final-generator}."
+  [opts]
+  (let [opts (merge defaults opts)]
+    {:name "reservation"
+     :opts opts
+     :client (client opts)
+     :generator (generator)
+     ;; Three rounds of reads (a cold node may eat the first deadline), then the usage log,
+     ;; three times on any thread (the checker uses the last complete one).
+     :final-generator [(gen/each-thread-once {:f :read})
+                       (gen/each-thread-once {:f :read})
+                       (gen/each-thread-once {:f :read})
+                       (gen/once {:f :usage-log})
+                       (gen/once {:f :usage-log})
+                       (gen/once {:f :usage-log})]}))
