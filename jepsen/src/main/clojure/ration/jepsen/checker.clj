@@ -168,20 +168,23 @@
                           (filter #(and (h/ok? %) (= :release (:f %))))
                           (reduce (fn [m op] (update m (get-in op [:value :lease-id]) #(min (or % Long/MAX_VALUE) (:time op)))) {}))
             segs (lease-segments history eps)
+            ;; An admission through the limiter names the lease it held just before and just
+            ;; after deciding (:lease-ids): it came from one of them.
+            ids-of (fn [op] (or (seq (get-in op [:value :lease-ids])) [(get-in op [:value :lease-id])]))
             after-release (for [op cs
                                 :when (and (h/ok? op) (#{:renew :admit} (:f op))
                                            (or (= :renew (:f op)) (pos? (get-in op [:value :n] 0))))
-                                :let [rt (released (get-in op [:value :lease-id]))]
-                                :when (and rt (> (:invoke-time op) rt))]
+                                :let [rts (map released (ids-of op))]
+                                :when (every? #(and % (> (:invoke-time op) %)) rts)]
                             {:kind (keyword (str (name (:f op)) "-after-release")) :index (:index op)
-                             :lease-id (get-in op [:value :lease-id]) :released-at rt :invoked-at (:invoke-time op)})
+                             :lease-id (get-in op [:value :lease-id]) :released-at (first rts) :invoked-at (:invoke-time op)})
             outside (for [op cs
                           :when (and (h/ok? op) (= :admit (:f op)) (pos? (get-in op [:value :n] 0)))
-                          :let [id (get-in op [:value :lease-id])
-                                ss (get-in segs [id :segments])]
+                          :let [ids (ids-of op)
+                                ss (mapcat #(get-in segs [% :segments]) ids)]
                           :when (not-any? (fn [[from to]] (and (< (:invoke-time op) to) (>= (:time op) from))) ss)]
-                      {:kind :admit-outside-lease :index (:index op) :lease-id id :n (get-in op [:value :n])
-                       :time (:time op) :segments (vec (take-last 2 ss))})
+                      {:kind :admit-outside-lease :index (:index op) :lease-id (get-in op [:value :lease-id])
+                       :n (get-in op [:value :n]) :time (:time op) :segments (vec (take-last 2 ss))})
             errs (vec (concat after-release outside))]
         {:valid? (empty? errs)
          :error-count (count errs)

@@ -43,6 +43,19 @@
   [^CompletableFuture f timeout-ms]
   (.get f (long timeout-ms) TimeUnit/MILLISECONDS))
 
+(defn record!
+  "Records op (an :invoke or a completion, with :process :f :value) in the history now, from any
+  thread: for calls a client makes in the background (a limiter's lease calls). The
+  interpreter stamps :time and :index. A no-op outside a run."
+  [test op]
+  (when-let [f (:record! test)] (f op)))
+
+(defn side-process!
+  "A fresh process id for a background call (never a client thread's: the interpreter's side
+  range starts at 1,000,000), so overlapping background calls pair up as ops of their own."
+  [test]
+  (if-let [f (:next-side-process! test)] (f) 1000000))
+
 (defmacro with-errors
   "Evaluates body (which returns a completion); an exception becomes the completion of op."
   [op & body]

@@ -63,6 +63,12 @@
   (let [conc (:concurrency test)
         threads (vec (concat (range conc) [:nemesis]))
         out (LinkedBlockingQueue.)
+        side-processes (java.util.concurrent.atomic.AtomicLong. 1000000)
+        ;; Background calls (client/record!) reach the history through the same queue, stamped
+        ;; when they happen; they never occupy a thread or count as outstanding.
+        test (assoc test
+                    :record! (fn [op] (.put out [::side (assoc op :time (now test))]))
+                    :next-side-process! #(.getAndIncrement side-processes))
         ins (into {} (for [t threads] [t (LinkedBlockingQueue.)]))
         nodes (:nodes test)
         clients (into {} (for [t (range conc)
@@ -73,17 +79,21 @@
         hard-deadline (+ (System/nanoTime) (* 1000000000 (long (:hard-limit-s test 900))))
         complete! (fn [ctx [thread c]]
                     (conj! history (assoc c :index (count history)))
-                    (-> ctx
-                        (update :free-threads conj thread)
-                        (cond-> (and (integer? thread) (= :info (:type c)))
-                          (update-in [:workers thread] + conc))))]
+                    (if (= ::side thread)
+                      ctx
+                      (-> ctx
+                          (update :free-threads conj thread)
+                          (cond-> (and (integer? thread) (= :info (:type c)))
+                            (update-in [:workers thread] + conc)))))
+        ;; How much a queue entry lowers the count of outstanding ops.
+        counted (fn [[thread _]] (if (= ::side thread) 0 1))]
     (try
       (loop [gen gen
              ctx {:time 0 :free-threads (set threads) :threads threads
                   :workers (into {} (for [t threads] [t t]))}
              outstanding 0]
         (if-let [done (.poll out)]
-          (recur gen (complete! ctx done) (dec outstanding))
+          (recur gen (complete! ctx done) (- outstanding (counted done)))
           (let [ctx (assoc ctx :time (now test))
                 over? (> (System/nanoTime) hard-deadline)
                 r (when-not over? (gen/op gen test ctx))]
@@ -92,22 +102,21 @@
               (if (zero? outstanding)
                 (persistent! history)
                 (if-let [done (.poll out 60 TimeUnit/SECONDS)]
-                  (recur nil (complete! ctx done) (dec outstanding))
+                  (recur nil (complete! ctx done) (- outstanding (counted done)))
                   (do (warn outstanding "ops still outstanding after 60 s; ending the run") (persistent! history))))
 
               (= :pending (first r))
               (if-let [done (.poll out 5 TimeUnit/MILLISECONDS)]
-                (recur (second r) (complete! ctx done) (dec outstanding))
+                (recur (second r) (complete! ctx done) (- outstanding (counted done)))
                 (recur (second r) ctx outstanding))
 
               :else
               (let [[op gen'] r
                     wait-ns (- (:time op) (now test))]
-                (if (and (pos? wait-ns)
-                         (when-let [done (.poll out wait-ns TimeUnit/NANOSECONDS)]
-                           (.put out done) true))
-                  ;; A completion arrived first: handle it and ask the generator again.
-                  (recur gen ctx outstanding)
+                (if-let [done (when (pos? wait-ns) (.poll out wait-ns TimeUnit/NANOSECONDS))]
+                  ;; A completion arrived first: handle it (in queue order, so a background
+                  ;; call's invocation stays before its completion) and ask the generator again.
+                  (recur gen (complete! ctx done) (- outstanding (counted done)))
                   (let [thread (some (fn [[t p]] (when (= p (:process op)) t)) (:workers ctx))
                         op (assoc op :time (now test))
                         op (if (and (integer? thread) (satisfies? client/Prepare @(clients thread)))

@@ -1,11 +1,13 @@
 (ns ration.jepsen.misbehaving-holder-test
   "Evidence the checkers bite: test-only holders that misbehave on purpose (admit after their
   lease expired, refill the bucket on renewal, spend a returned share) are driven through the
-  lease workload's own holder logic (prepare-op / apply-completion) against a simulated correct
+  modelled holder logic (ration.jepsen.modelled-holder: prepare-op / apply-completion, what the
+  lease workload used before it admitted through the real limiter) against a simulated correct
   ledger; the recorded history must fail the lease checker, and the honest holder's must pass."
   (:require [clojure.test :refer [deftest is testing]]
             [ration.jepsen.checker :as c]
             [ration.jepsen.history :as h]
+            [ration.jepsen.modelled-holder :as mh]
             [ration.jepsen.workload.lease :as lease]))
 
 (def opts (assoc lease/defaults :tenants {"t1" {:rate 100 :burst 50}} :admit-max 25))
@@ -18,7 +20,7 @@
         ids (atom 0), out (transient [])]
     (doseq [step (range 160), p [0 1]
             :let [t (* 1000000 (+ p (* 50 step)))
-                  [s op] (lease/prepare-op (@states p) {:type :invoke :process p :f (intents p step) :time t} t)
+                  [s op] (mh/prepare-op (@states p) {:type :invoke :process p :f (intents p step) :time t} t)
                   v (:value op)
                   c (case (:f op)
                       :acquire (assoc op :type :ok :value (merge v {:lease-id (swap! ids inc) :version 1 :rate 50 :burst 25
@@ -28,7 +30,7 @@
                       :admit (assoc op :type :ok :value (assoc v :n (:admitted s)))
                       :ledger-read nil)
                   c (when c (assoc c :time (+ t 1000000)))
-                  s (if (and c (#{:acquire :renew} (:f c))) (lease/apply-completion s c (:time c)) s)]]
+                  s (if (and c (#{:acquire :renew} (:f c))) (mh/apply-completion s c (:time c)) s)]]
       (swap! states assoc p s)
       (when c (conj! out op) (conj! out c)))
     (h/index (persistent! out))))
@@ -39,25 +41,25 @@
 (defn results [holder intents] (c/check (c/lease-checker) {} (simulate holder intents) opts))
 
 (deftest honest-holders-pass
-  (let [r (results lease/honest returner)]
+  (let [r (results mh/honest returner)]
     (is (true? (get-in r [:conservation :valid?])))
     (is (true? (get-in r [:admissions :valid?])) (pr-str (:admissions r)))
     (is (true? (get-in r [:lifecycle :valid?])) (pr-str (:lifecycle r)))
     (is (pos? (reduce + (map :admitted (vals (get-in r [:admissions :tenants]))))))))
 
 (deftest admitting-after-expiry-is-caught
-  (let [evil (assoc lease/honest
+  (let [evil (assoc mh/honest
                     :renew? (constantly false)
-                    :granted (fn [g t eps] (assoc ((:granted lease/honest) g t eps) :end Long/MAX_VALUE)))
+                    :granted (fn [g t eps] (assoc ((:granted mh/honest) g t eps) :end Long/MAX_VALUE)))
         r (results evil busy)]
     (is (false? (:valid? r)))
     (is (false? (get-in r [:lifecycle :valid?])))
     (is (some #(= :admit-outside-lease (:kind %)) (get-in r [:lifecycle :errors])))))
 
 (deftest refilling-on-renewal-is-caught
-  (let [evil (assoc lease/honest
+  (let [evil (assoc mh/honest
                     :renew? (fn [_ _] true)   ; renew at every chance, refilling each time
-                    :renewed (fn [l g t eps] (assoc ((:renewed lease/honest) l g t eps) :bal (double (:burst g)))))
+                    :renewed (fn [l g t eps] (assoc ((:renewed mh/honest) l g t eps) :bal (double (:burst g)))))
         intents (fn [_ step] (if (even? step) :renew :admit))
         evil (assoc evil :renew? (fn [s t] false))
         r (results evil intents)]
@@ -65,7 +67,7 @@
     (is (false? (get-in r [:admissions :valid?])) (pr-str (:admissions r)))))
 
 (deftest spending-a-returned-share-is-caught
-  (let [evil (assoc lease/honest :released (fn [l t] [l (long (Math/floor (:bal (lease/refill l t))))]))
+  (let [evil (assoc mh/honest :released (fn [l t] [l (long (Math/floor (:bal (mh/refill l t))))]))
         r (results evil returner)]
     (is (false? (:valid? r)))
     (is (some #(= :admit-after-release (:kind %)) (get-in r [:lifecycle :errors])))))

@@ -1,33 +1,45 @@
 (ns ration.jepsen.workload.lease
-  "The lease workload. Each client thread is one holder (an edge) of one tenant's limit; it
-  acquires a lease, admits batches from a local token bucket, renews (presenting its version),
-  returns (with its unused balance), resends its last mutation under the same request id, and
-  reads the ledger. Ops and values follow JEPSEN-NOTES §7's table.
+  "The lease workload. Each client thread is one holder (an edge) of one tenant's limit that
+  admits batches through the real regional limiter (dev.ration.client.limiter.RateLimiter and
+  its LeasedBucket, docs/LIMITER.md): the limiter acquires, renews (at a quarter of the lease,
+  presenting its version) and returns leases in the background, and expires them locally at
+  sent + ttl·(1−ε) − margin on the harness's monotonic clock. ε is the limiter's
+  driftFraction, set to the checker's :epsilon (0.1), so a leader clock up to 1/(1−ε) fast
+  stays inside the promise.
 
-  Until the regional limiter exists the holder's bucket is modelled here, honestly and simply
-  (the pure functions below; holder-spec lets a test substitute a misbehaving holder):
-  - a lease's bucket starts at the granted startBalance when the acquire completes and refills
-    at the rate share, capped at the burst share; renewal never refills it (it is brought up to
-    date and truncated to the new burst share);
-  - the holder may admit only before first-invocation(acquire|renew) + ttl·(1−ε), measured on
-    the harness's monotonic clock from when it FIRST sent that request id;
-  - returning invalidates the bucket first, then sends RETURN_LEASE.
-  When the regional limiter lands, :admit will call it instead of admit-decision.
+  The limiter's lease calls go through a recording LeaseTransport: each call is recorded in
+  the history as its own op (a fresh integer process from the interpreter's side range, since
+  the limiter's calls run concurrently with the thread's ops and with each other), with the
+  values the lease checkers need (JEPSEN-NOTES §7's table):
+    :acquire  {:tenant :req-id :demand-rate :demand-burst}    ok + lease (:lease-id :rate :burst :ttl-ms ...) :start-balance
+    :renew    {:tenant :req-id :lease-id :version ...}        ok + lease
+    :release  {:tenant :req-id :lease-id :version :unused}    ok + {:credited :already-gone}
+  Request ids are explicit ((thread, the client's next id)), the client id fixed per thread.
 
-  A holder keeps its state across :info (its request timed out; the edge did not crash), so
-  its client is Reusable and its client id is fixed per thread: a resend after :info carries
-  the same (client id, request id) as the original."
-  (:require [clojure.tools.logging :refer [info warn]]
+  The thread's own ops:
+    :admit       {:tenant :n}  ok + {:n admitted (n or 0) :asked :reason :lease-id :lease-ids}
+                 (limiter.decide(n); :lease-ids are the limiter's lease just before and after)
+    :close       {:tenant}     ok + {:lease-id}: limiter.close() (invalidate, then return the
+                 unused balance; the return is recorded as a :release); the next :admit starts a
+                 fresh limiter
+    :resend      the limiter's last lease call again under the same request id (recorded with
+                 the call's :f and :resend? true; its answer is not given to the limiter)
+    :ledger-read {:tenant}     ok + {:limit :leases}
+  A holder keeps its state across :info (the edge did not crash): its client is Reusable."
+  (:require [clojure.string :as str]
+            [clojure.tools.logging :refer [info warn]]
             [ration.jepsen.client :as client]
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
   (:import (dev.ration.client LimitMode LimitSpec RationClient RationClientOptions)
-           (dev.ration.client.protocol Outcome Request$AcquireLease Request$ListLeases
-                                       Request$RenewLease Request$ReturnLease Request$GetLimit
-                                       Response$LeaseReply Response$ReturnReply Response$GetLimitReply
-                                       Response$LeaseList Response$LimitInfo Response$LeaseInfo)
-           (java.time Duration)))
+           (dev.ration.client.limiter Decision LeaseTransport LimiterOptions LimiterScheduler RateLimiter)
+           (dev.ration.client.protocol Outcome Request$AcquireLease Request$RenewLease Request$ReturnLease
+                                       Response$LeaseReply Response$ReturnReply
+                                       Response$LimitInfo Response$LeaseInfo)
+           (java.time Duration)
+           (java.util.concurrent CompletableFuture ScheduledThreadPoolExecutor ThreadFactory TimeUnit)
+           (java.util.function BiConsumer)))
 
 (def resource "jepsen")
 
@@ -35,50 +47,11 @@
   {:tenants {"t1" {:rate 100 :burst 50} "t2" {:rate 100 :burst 50} "t3" {:rate 60 :burst 30}}
    :lease-ms 3000
    :grace-ms 1000
-   :epsilon 0.1
+   :epsilon 0.1              ; the limiter's driftFraction and the checker's margin
    :demand-fraction 0.6      ; each holder asks for this share of R and B (2 holders contend)
-   :admit-max 8              ; an :admit asks for 1..admit-max tokens
+   :admit-max 20             ; an :admit asks for 1..admit-max tokens (about the rate share, in all)
    :op-timeout-ms 3000       ; client/timeout: past it the op is :info
    :request-deadline-ms 2000})
-
-;; ------------------------------------------------------------------ the honest holder (pure)
-
-(defn refill
-  "The lease's bucket brought up to time t (ns): +rate·Δt, capped at burst."
-  [lease t]
-  (let [dt (max 0 (- t (:bal-time lease)))]
-    (assoc lease
-           :bal (min (double (:burst lease)) (+ (:bal lease) (* (:rate lease) (/ dt 1e9))))
-           :bal-time (max t (:bal-time lease)))))
-
-(defn usable? [lease t] (and lease (< t (:end lease))))
-
-(defn valid-until
-  "first-invoke + ttl·(1−ε), in ns."
-  [first-invoke ttl-ms epsilon]
-  (+ first-invoke (long (* ttl-ms (- 1.0 epsilon) 1e6))))
-
-(def honest
-  {:admit (fn [lease t n]
-            ;; -> [lease' admitted]; nothing once the lease is no longer usable.
-            (if-not (usable? lease t)
-              [lease 0]
-              (let [l (refill lease t), k (long (min n (Math/floor (:bal l))))]
-                [(update l :bal - k) k])))
-   :granted (fn [g t epsilon]
-              ;; A fresh lease from an ok acquire completed at t.
-              {:id (:lease-id g) :version (:version g) :rate (:rate g) :burst (:burst g)
-               :bal (double (min (:start-balance g) (:burst g))) :bal-time t
-               :end (valid-until (:first-invoke g) (:ttl-ms g) epsilon)})
-   :renewed (fn [lease g t epsilon]
-              ;; Keep the balance (never refill); truncate to the new burst share.
-              (let [l (refill lease t)]
-                (assoc l :version (:version g) :rate (:rate g) :burst (:burst g)
-                       :bal (min (:bal l) (double (:burst g)))
-                       :end (max (:end l) (valid-until (:first-invoke g) (:ttl-ms g) epsilon)))))
-   :released (fn [lease t]
-               ;; -> [nil unused]: invalidate first, then return what was left.
-               [nil (long (Math/floor (:bal (refill lease t))))])})
 
 ;; ------------------------------------------------------------------ conversions
 
@@ -97,89 +70,110 @@
 
 (defn- outcome-kw [^Outcome o] (keyword (.toLowerCase (str o))))
 
+(defn reply->completion
+  "The completion of a lease call op (acquire, renew or release) from the ledger's reply."
+  [op reply]
+  (let [v (:value op)]
+    (case (:f op)
+      (:acquire :renew) (let [^Response$LeaseReply r reply]
+                          (if (and (= Outcome/SUCCESS (.outcome r)) (.lease r))
+                            (assoc op :type :ok :value (cond-> (merge v (lease-info->map (.lease r)))
+                                                         (= :acquire (:f op)) (assoc :start-balance (.startBalance r))))
+                            (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))])))
+      :release (let [^Response$ReturnReply r reply]
+                 (if (= Outcome/SUCCESS (.outcome r))
+                   (assoc op :type :ok :value (assoc v :credited (.credited r) :already-gone (.alreadyGone r)))
+                   (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))]))))))
+
+;; ------------------------------------------------------------------ the recording transport
+
+(defn recording-transport
+  "A LeaseTransport that sends each lease call through send! (fn [req-id request] ->
+  CompletableFuture of the reply) under a fresh request id from next-id! and records it in the
+  history through record! (fn [op]; the recorder stamps :time) as its own op, under a fresh
+  process from next-process!. The invocation is recorded before the call is sent and the
+  completion before the limiter sees the answer. Each call is remembered in (:last-call
+  @state) for :resend. timeout-ms bounds a call (past it: :info, and the limiter retries)."
+  [{:keys [send! next-id! record! next-process! state tenant cid timeout-ms]}]
+  (letfn [(call [f value request]
+            (let [req-id (next-id!)
+                  v (assoc value :tenant tenant :req-id [cid req-id])
+                  inv {:type :invoke :process (next-process!) :f f :value v}
+                  _ (record! inv)
+                  _ (swap! state assoc :last-call {:f f :value v :request request})
+                  ^CompletableFuture fut (try (send! req-id request)
+                                              (catch Throwable t (CompletableFuture/failedFuture t)))]
+              (-> fut
+                  (.orTimeout (long timeout-ms) TimeUnit/MILLISECONDS)
+                  (.whenComplete (reify BiConsumer
+                                   (accept [_ reply err]
+                                     (record! (if err
+                                                (client/error-completion inv err)
+                                                (try (reply->completion inv reply)
+                                                     (catch Throwable t (client/error-completion inv t)))))))))))]
+    (reify LeaseTransport
+      (acquire [_ tenant* res holder demand-rate demand-burst]
+        (call :acquire {:demand-rate demand-rate :demand-burst demand-burst}
+              (Request$AcquireLease. tenant* res holder demand-rate demand-burst)))
+      (renew [_ lease-id version demand-rate demand-burst admitted rejected emergency]
+        (call :renew {:lease-id lease-id :version version :demand-rate demand-rate :demand-burst demand-burst
+                      :admitted admitted :rejected rejected :emergency-used emergency}
+              (Request$RenewLease. lease-id version demand-rate demand-burst admitted rejected emergency)))
+      (returnLease [_ lease-id version unused]
+        (call :release {:lease-id lease-id :version version :unused unused}
+              (Request$ReturnLease. lease-id version unused))))))
+
 ;; ------------------------------------------------------------------ the client
 
-(defn- call! [^RationClient c opts req-id request]
-  (client/await! (.call c (long req-id) request (Duration/ofMillis (:request-deadline-ms opts)))
-                 (:op-timeout-ms opts)))
-
-(defn- now-ns [test] (- (System/nanoTime) (:start-nanos test)))
-
-(defn- mutation-value [state f t]
-  ;; The value (and request) of a fresh mutation of kind f at time t.
-  (let [{:keys [tenant lease]} state
-        req-id (:next-req state)
-        o (:opts state)
-        {:keys [rate burst]} (get (:tenants o) tenant)]
-    (case f
-      :acquire {:tenant tenant :req-id [(:cid state) req-id]
-                :demand-rate (long (Math/ceil (* rate (:demand-fraction o))))
-                :demand-burst (long (Math/ceil (* burst (:demand-fraction o))))}
-      :renew {:tenant tenant :req-id [(:cid state) req-id] :lease-id (:id lease) :version (:version lease)
-              :demand-rate (long (Math/ceil (* rate (:demand-fraction o))))
-              :demand-burst (long (Math/ceil (* burst (:demand-fraction o))))})))
-
-(defn needs-renewal? [state t]
-  (let [l (:lease state), ttl (* 1e6 (:lease-ms (:opts state)))]
-    (and l (> t (- (:end l) (/ ttl 3))))))
-
 (defn prepare-op
-  "Pure: the holder's state and the op to record for the requested intent at time t.
-  -> [state' op]."
-  [state op t]
-  (let [holder (:holder state)
-        state (if (and (:lease state) (not (usable? (:lease state) t))) (assoc state :lease nil) state)
-        want (:f op)
+  "The op to record for an intent, given whether the holder has a limiter and its last lease
+  call. Pure but for the seeded rng."
+  [{:keys [tenant opts limiter last-call]} op]
+  (let [want (:f op)
         f (cond
-            (= want :ledger-read) :ledger-read
-            (= want :resend) (if (:last state) :resend :ledger-read)
-            (nil? (:lease state)) :acquire
-            ((:renew? holder needs-renewal?) state t) :renew
-            (= want :acquire) :renew
-            :else want)]
+            (and (= want :resend) (nil? last-call)) :ledger-read
+            (and (= want :close) (nil? limiter)) :admit
+            (#{:admit :close :resend :ledger-read} want) want
+            :else :admit)]
     (case f
-      :ledger-read [state (assoc op :f :ledger-read :value {:tenant (:tenant state)})]
-      :resend (let [m (:last state)]
-                [state (assoc op :f (:f m) :value (assoc (:value m) :resend? true))])
-      (:acquire :renew) (let [v (mutation-value state f t)
-                              m {:f f :value v :first-invoke t}]
-                          [(-> state (update :next-req inc) (assoc :last m)) (assoc op :f f :value v)])
-      :release (let [lease (:lease state)
-                     [lease' unused] ((:released holder) lease t)
-                     v {:tenant (:tenant state) :req-id [(:cid state) (:next-req state)]
-                        :lease-id (:id lease) :version (:version lease) :unused unused}]
-                 [(-> state (update :next-req inc) (assoc :lease lease' :last {:f :release :value v :first-invoke t}))
-                  (assoc op :f :release :value v)])
-      :admit (let [n (+ 1 (gen/rand-int* (:admit-max (:opts state))))
-                   [lease' k] ((:admit holder) (:lease state) t n)]
-               [(assoc state :lease lease' :admitted k)
-                (assoc op :f :admit :value {:tenant (:tenant state) :lease-id (:id (:lease state)) :n n})]))))
+      :admit (assoc op :f :admit :value {:tenant tenant :n (+ 1 (gen/rand-int* (:admit-max opts)))})
+      :close (assoc op :f :close :value {:tenant tenant})
+      :ledger-read (assoc op :f :ledger-read :value {:tenant tenant})
+      :resend (assoc op :f (:f last-call) :value (assoc (:value last-call) :resend? true)))))
 
-(defn apply-completion
-  "Pure: the holder's state after the completion c of a mutation (acquire/renew) at time t."
-  [state c t]
-  (let [holder (:holder state), eps (:epsilon (:opts state)), v (:value c)
-        first-invoke (if (= (:req-id v) (get-in state [:last :value :req-id]))
-                       (get-in state [:last :first-invoke])
-                       t)
-        g (assoc v :first-invoke first-invoke)
-        lease (:lease state)]
-    (if-not (= :ok (:type c))
-      (if (and (= :fail (:type c)) (#{:lease-expired :lease-unknown} (second (:error c)))
-               lease (= (:lease-id v) (:id lease)))
-        (assoc state :lease nil)
-        state)
-      (case (:f c)
-        :acquire (cond
-                   (nil? lease) (assoc state :lease ((:granted holder) g t eps))
-                   ;; A resent acquire answered again: same lease, nothing changes (no refill).
-                   :else state)
-        :renew (if (and lease (= (:lease-id v) (:id lease)) (>= (:version v) (:version lease)))
-                 (assoc state :lease ((:renewed holder) lease g t eps))
-                 state)
-        state))))
+(defn- lease-id-of [^RateLimiter l]
+  (when l (let [o (.lease l)] (when (.isPresent o) (.leaseId ^Response$LeaseInfo (.get o))))))
 
-(defrecord LeaseClient [opts state ^RationClient conn]
+(defn- daemon-executor [name]
+  (doto (ScheduledThreadPoolExecutor.
+         1 (reify ThreadFactory
+             (newThread [_ r] (doto (Thread. ^Runnable r ^String name) (.setDaemon true)))))
+    (.setRemoveOnCancelPolicy true)))
+
+(defn limiter-options
+  "The holder's LimiterOptions builder: demand = its share of R and B, driftFraction = ε."
+  [opts tenant]
+  (let [{:keys [rate burst]} (get (:tenants opts) tenant)]
+    (-> (LimiterOptions/builder)
+        (.demand (long (Math/ceil (* rate (:demand-fraction opts))))
+                 (long (Math/ceil (* burst (:demand-fraction opts)))))
+        (.driftFraction (double (:epsilon opts))))))
+
+(defn- new-limiter
+  "A RateLimiter for the holder's tenant over the recording transport."
+  [test ^RationClient conn opts state ^ScheduledThreadPoolExecutor executor]
+  (let [{:keys [tenant cid]} @state
+        transport (recording-transport
+                   {:send! (fn [req-id request]
+                             (.call conn (long req-id) request (Duration/ofMillis (:request-deadline-ms opts))))
+                    :next-id! #(.nextRequestId conn)
+                    :record! #(client/record! test %)
+                    :next-process! #(client/side-process! test)
+                    :state state :tenant tenant :cid cid :timeout-ms (:op-timeout-ms opts)})
+        options (.build ^dev.ration.client.limiter.LimiterOptions$Builder (limiter-options opts tenant))]
+    (RateLimiter/create transport (LimiterScheduler/of executor) tenant resource (str "h" cid) options)))
+
+(defrecord LeaseClient [opts state ^RationClient conn executor]
   client/Client
   (open! [this test node]
     (let [t (:thread this)
@@ -194,15 +188,15 @@
                                (.maxRetries 5)
                                (.backoffBase (Duration/ofMillis 20))
                                (.backoffMax (Duration/ofMillis 300))
-                               (.clientId (long (:seed test 0)) (long t))
+                               (.clientId (long (:seed test 0)) (long (inc t)))
                                (.build)))]
       (assoc this :conn c
+             :executor (daemon-executor (str "jepsen-limiter-" t))
              :state (atom {:tenant (tenants (mod t (count tenants)))
                            :cid t
-                           :next-req (inc (bit-shift-left 1 40)) ; far from the client's own counter
                            :opts opts
-                           :holder (:holder this honest)
-                           :lease nil}))))
+                           :limiter nil
+                           :last-call nil}))))
 
   (setup! [_ _]
     (doseq [[tenant {:keys [rate burst]}] (:tenants opts)]
@@ -218,72 +212,73 @@
 
   (invoke! [_ test op]
     (client/with-errors op
-      (let [v (:value op)
-            c (case (:f op)
-                :acquire (let [^Response$LeaseReply r
-                               (call! conn opts (second (:req-id v))
-                                      (Request$AcquireLease. (:tenant v) resource (str "h" (:cid @state))
-                                                             (:demand-rate v) (:demand-burst v)))]
-                           (if (= Outcome/SUCCESS (.outcome r))
-                             (assoc op :type :ok :value (merge v (lease-info->map (.lease r))
-                                                               {:start-balance (.startBalance r)}))
-                             (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))])))
-                :renew (let [^Response$LeaseReply r
-                             (call! conn opts (second (:req-id v))
-                                    (Request$RenewLease. (:lease-id v) (:version v) (:demand-rate v)
-                                                         (:demand-burst v) 0 0 0))]
-                         (if (= Outcome/SUCCESS (.outcome r))
-                           (assoc op :type :ok :value (merge v (lease-info->map (.lease r))))
-                           (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))])))
-                :release (let [^Response$ReturnReply r
-                               (call! conn opts (second (:req-id v))
-                                      (Request$ReturnLease. (:lease-id v) (:version v) (:unused v)))]
-                           (if (= Outcome/SUCCESS (.outcome r))
-                             (assoc op :type :ok :value (assoc v :credited (.credited r) :already-gone (.alreadyGone r)))
-                             (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))])))
-                :admit (let [k (:admitted @state)]
-                         (assoc op :type :ok :value (assoc v :n k)))
-                :ledger-read (let [lim (client/await! (.getLimitAsync conn (:tenant v) resource) (:op-timeout-ms opts))
-                                   ls (client/await! (.listLeasesAsync conn (:tenant v) resource) (:op-timeout-ms opts))]
-                               (if (.isPresent ^java.util.Optional lim)
-                                 (assoc op :type :ok :value (assoc v :limit (limit-info->map (.get ^java.util.Optional lim))
-                                                                   :leases (mapv lease-info->map ls)))
-                                 (assoc op :type :ok :value (assoc v :limit nil :leases (mapv lease-info->map ls))))))]
-        (when (#{:acquire :renew} (:f op))
-          (swap! state apply-completion c (now-ns test)))
-        c)))
+      (let [v (:value op)]
+        (case (:f op)
+          :admit (let [^RateLimiter l (or (:limiter @state)
+                                          (:limiter (swap! state assoc :limiter (new-limiter test conn opts state executor))))
+                       before (lease-id-of l)
+                       ^Decision d (.decide l (long (:n v)))
+                       after (lease-id-of l)]
+                   (assoc op :type :ok :value (assoc v :n (if (.allowed d) (:n v) 0) :asked (:n v)
+                                                     :reason (keyword (str/lower-case (str (.reason d))))
+                                                     :lease-id (or after before)
+                                                     :lease-ids (vec (distinct (remove nil? [before after]))))))
+          :close (let [^RateLimiter l (:limiter @state)
+                       id (lease-id-of l)]
+                   (swap! state assoc :limiter nil)
+                   (when l (.close l))
+                   (assoc op :type :ok :value (assoc v :lease-id id)))
+          (:acquire :renew :release)
+          (let [req-id (second (:req-id v))
+                request (:request (:resend @state))
+                reply (client/await! (.call conn (long req-id) request (Duration/ofMillis (:request-deadline-ms opts)))
+                                     (:op-timeout-ms opts))]
+            (reply->completion op reply))
+          :ledger-read (let [lim (client/await! (.getLimitAsync conn (:tenant v) resource) (:op-timeout-ms opts))
+                             ls (client/await! (.listLeasesAsync conn (:tenant v) resource) (:op-timeout-ms opts))]
+                         (if (.isPresent ^java.util.Optional lim)
+                           (assoc op :type :ok :value (assoc v :limit (limit-info->map (.get ^java.util.Optional lim))
+                                                             :leases (mapv lease-info->map ls)))
+                           (assoc op :type :ok :value (assoc v :limit nil :leases (mapv lease-info->map ls)))))))))
 
   (teardown! [_ _])
-  (close! [_ _] (when conn (.close conn)))
+  (close! [_ _]
+    (when-let [^RateLimiter l (and state (:limiter @state))]
+      (try (.close l) (catch Throwable _)))
+    (when executor (.shutdownNow ^ScheduledThreadPoolExecutor executor))
+    (when conn (.close conn)))
 
   client/Reusable
   (reusable? [_ _] true)
 
   client/Prepare
   (prepare [_ _ op]
-    (let [[s' op'] (prepare-op @state op (:time op))]
-      (reset! state s')
-      op')))
+    (let [op' (prepare-op @state op)]
+      (if (:resend? (:value op'))
+        ;; The request to resend is the one whose value is recorded (the last call may change
+        ;; before the worker runs it: keep them together).
+        (do (swap! state assoc :resend (:last-call @state)) op')
+        op'))))
 
 (defn client
-  "A lease client; :holder overrides the honest holder (tests only)."
-  ([opts] (client opts honest))
-  ([opts holder] (map->LeaseClient {:opts opts :holder holder})))
+  "A lease client: one holder with its own limiter per client thread."
+  [opts]
+  (map->LeaseClient {:opts opts}))
 
 (defn generator
-  "Holder intents, weighted: mostly admissions; the holder turns an intent into what its state
-  allows (no lease -> acquire; lease near its end -> renew)."
+  "Holder intents, weighted: mostly admissions, sometimes a close (the next admission starts a
+  fresh limiter and lease), a ledger read or a resend of the limiter's last lease call."
   []
-  (gen/mix (map gen/repeat (concat (repeat 5 {:f :admit})
-                                   [{:f :acquire} {:f :renew} {:f :release} {:f :ledger-read} {:f :resend}]))))
+  (gen/mix (map gen/repeat (concat (repeat 10 {:f :admit})
+                                   [{:f :close} {:f :ledger-read} {:f :resend}]))))
 
 (defn workload
-  "{:client :generator :final-generator :checker-opts}."
+  "{:name :opts :client :generator :final-generator}."
   [opts]
   (let [opts (merge defaults opts)]
     {:name "lease"
      :opts opts
-     :client (client opts (:holder opts honest))
+     :client (client opts)
      :generator (generator)
      ;; Three rounds of final reads: on a loaded machine a freshly restarted node's first
      ;; answer (cold JIT, NOT_LEADER) can use up the 2 s request deadline; the client then

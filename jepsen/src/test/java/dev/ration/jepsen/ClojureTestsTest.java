@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class ClojureTestsTest {
   private static final String[] NAMESPACES = {
     "ration.jepsen.checker-test", "ration.jepsen.generator-test", "ration.jepsen.misbehaving-holder-test",
-    "ration.jepsen.ttl-checker-test", "ration.jepsen.reservation-checker-test"
+    "ration.jepsen.ttl-checker-test", "ration.jepsen.reservation-checker-test",
+    "ration.jepsen.limiter-holder-test"
   };
 
   @Test

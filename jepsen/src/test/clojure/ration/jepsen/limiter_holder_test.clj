@@ -1,0 +1,94 @@
+(ns ration.jepsen.limiter-holder-test
+  "The lease workload's real path without a network: dev.ration.client.limiter.RateLimiter, on a
+  ManualScheduler (its clock is the history's clock), over the workload's recording transport
+  and a simulated ledger that grants one holder 50/s and 25 of t1's R = 100, B = 50 for 3 s.
+  The recorded history (the limiter's acquires, renewals and returns + the admissions) passes
+  the lease checker. A holder whose transport tells its limiter the lease lasts 3× longer than
+  the ledger granted (the ledger's answer is what is recorded) keeps admitting after the lease
+  ended, and the checker reports it."
+  (:require [clojure.test :refer [deftest is]]
+            [ration.jepsen.checker :as c]
+            [ration.jepsen.history :as h]
+            [ration.jepsen.workload.lease :as lease])
+  (:import (dev.ration.client.limiter LeaseTransport ManualScheduler RateLimiter)
+           (dev.ration.client.protocol Outcome Request$AcquireLease Request$RenewLease Request$ReturnLease
+                                       Response$LeaseInfo Response$LeaseReply Response$ReturnReply)
+           (java.util.concurrent CompletableFuture)
+           (java.util.function Function)))
+
+(def opts (assoc lease/defaults :tenants {"t1" {:rate 100 :burst 50}}))
+
+(defn- lease-info [id version ttl-ms]
+  (Response$LeaseInfo. id "t1" lease/resource "h0" 1 version 50 25 50 25 0 0 0 0 0 ttl-ms))
+
+(defn- ledger
+  "A correct ledger for one holder: fresh ids, versions up by one per renewal, 3 s leases."
+  []
+  (let [ids (atom 0)]
+    (fn [_req-id request]
+      (CompletableFuture/completedFuture
+       (condp instance? request
+         Request$AcquireLease (Response$LeaseReply. Outcome/SUCCESS "" 0 0 (lease-info (swap! ids inc) 1 3000) 0)
+         Request$RenewLease (let [^Request$RenewLease r request]
+                              (Response$LeaseReply. Outcome/SUCCESS "" 0 0
+                                                    (lease-info (.leaseId r) (inc (.presentedVersion r)) 3000) 0))
+         Request$ReturnLease (let [^Request$ReturnLease r request]
+                               (Response$ReturnReply. Outcome/SUCCESS "" (.leaseId r) (.unusedBalance r) false)))))))
+
+(defn- stretched
+  "A transport that passes calls on but tells the limiter every lease lasts factor× longer."
+  [^LeaseTransport t factor]
+  (let [stretch (reify Function
+                  (apply [_ reply]
+                    (let [^Response$LeaseReply r reply, l (.lease r)]
+                      (Response$LeaseReply. (.outcome r) (.message r) (.retryAfterMillis r) (.currentVersion r)
+                                            (Response$LeaseInfo. (.leaseId l) (.tenant l) (.resource l) (.holder l) (.epoch l)
+                                                                 (.version l) (.rateShare l) (.burstShare l) (.countedRate l)
+                                                                 (.countedBurst l) (.grantedAtMillis l) (.expiresAtMillis l)
+                                                                 (.countedUntilMillis l) (.modeCode l) (.emergency l)
+                                                                 (* factor (.leaseDurationMillis l)))
+                                            (.startBalance r)))))]
+    (reify LeaseTransport
+      (acquire [_ a b c d e] (.thenApply (.acquire t a b c d e) stretch))
+      (renew [_ a b c d e f g] (.thenApply (.renew t a b c d e f g) stretch))
+      (returnLease [_ a b c] (.returnLease t a b c)))))
+
+(defn simulate
+  "One holder admitting 5 every 10 ms for 10 s, renewing at 85 % of the lease it believes in,
+  then closing (the return is recorded). Returns the history."
+  [stretch]
+  (let [sched (ManualScheduler. 0)
+        out (atom [])
+        record! (fn [op] (swap! out conj (assoc op :time (.nanoTime sched))))
+        procs (atom 1000000)
+        state (atom {})
+        rec (lease/recording-transport {:send! (ledger) :next-id! (let [n (atom 0)] #(swap! n inc))
+                                        :record! record! :next-process! #(swap! procs inc)
+                                        :state state :tenant "t1" :cid 0 :timeout-ms 3000})
+        transport (if (= 1 stretch) rec (stretched rec stretch))
+        ^RateLimiter l (RateLimiter/create transport sched "t1" lease/resource "h0"
+                                           (-> (lease/limiter-options opts "t1") (.manual sched) (.renewFraction 0.85) (.build)))]
+    (dotimes [_ 1000]
+      (.advance sched 10000000)
+      (let [before (some-> (.lease l) (.orElse nil) (.leaseId))
+            d (.decide l 5)
+            after (some-> (.lease l) (.orElse nil) (.leaseId))
+            v {:tenant "t1" :n (if (.allowed d) 5 0) :lease-id (or after before)
+               :lease-ids (vec (distinct (remove nil? [before after])))}]
+        (record! {:type :invoke :process 0 :f :admit :value {:tenant "t1" :n 5}})
+        (record! {:type :ok :process 0 :f :admit :value v})))
+    (.closeAsync l)
+    (h/index @out)))
+
+(deftest the-honest-limiter-passes
+  (let [hist (simulate 1)
+        r (c/check (c/lease-checker) {} hist opts)]
+    (is (true? (:valid? r)) (pr-str (dissoc r :stats)))
+    (is (<= 3 (count (filter #(and (= :renew (:f %)) (h/ok? %)) hist))) "renewed in the background")
+    (is (some #(and (= :release (:f %)) (h/ok? %)) hist) "close returned the lease")
+    (is (< 300 (get-in r [:admissions :tenants "t1" :admitted])))))
+
+(deftest a-limiter-that-believes-its-lease-lasts-longer-is-caught
+  (let [r (c/check (c/lease-checker) {} (simulate 3) opts)]
+    (is (false? (:valid? r)))
+    (is (some #(= :admit-outside-lease (:kind %)) (get-in r [:lifecycle :errors])) (pr-str (:lifecycle r)))))
