@@ -290,6 +290,59 @@
          :count (count ex)
          :exceptions (into {} (map (fn [[k v]] [k (count v)]) (group-by #(subs (str (:exception %)) 0 (min 120 (count (str (:exception %))))) ex)))}))))
 
+(defn- ledger-point
+  "[harness ms at the middle of the op, ledger ms] for an :ok completion that reports the
+  ledger's time (when it was applied or read), else nil. Resends are skipped (their answer
+  is the original's)."
+  [op]
+  (let [v (:value op)
+        lt (cond
+             (get v :resend?) nil
+             (and (#{:acquire :renew :reserve :put :cas :refresh} (:f op)) (:expires-at-ms v) (:ttl-ms v))
+             (- (:expires-at-ms v) (:ttl-ms v))
+             (and (= :get (:f op)) (:read-at-ms v)) (:read-at-ms v))]
+    (when (and lt (h/ok? op) (:invoke-time op))
+      [(/ (+ (:invoke-time op) (:time op)) 2e6) lt])))
+
+(defn- slope
+  "Least-squares slope of y over x."
+  [pts]
+  (let [n (count pts)
+        mx (/ (reduce + (map first pts)) n)
+        my (/ (reduce + (map second pts)) n)
+        sxx (reduce + (map #(let [d (- (first %) mx)] (* d d)) pts))
+        sxy (reduce + (map #(* (- (first %) mx) (- (second %) my)) pts))]
+    (when (pos? sxx) (/ sxy sxx))))
+
+(defn ledger-clock
+  "Report only (never fails): how fast the ledger's (log) clock ran, per stretch between
+  nemesis ops — least-squares ledger ms per harness ms over the :ok ops that report a ledger
+  time (lease grants and renewals, reservations, TTL writes and reads). ≈ 1.0 normally (wall
+  clock bumps do not move it); ≈ r while a leader runs at r × real time (clock-rate nemeses).
+  Each stretch names the leader the last nemesis op recorded."
+  []
+  (reify Checker
+    (check [_ _ history _]
+      (let [pts (->> (h/completions history) (keep ledger-point) (sort-by first))
+            nem (filter #(= :nemesis (:process %)) history)
+            cuts (distinct (sort (concat [Double/NEGATIVE_INFINITY] (map #(/ (:time %) 1e6) nem) [Double/POSITIVE_INFINITY])))
+            leader-at (fn [t] (->> nem (filter #(and (<= (/ (:time %) 1e6) t) (map? (:value %)) (contains? (:value %) :leader)))
+                                   last :value :leader))
+            windows (vec (for [[a b] (partition 2 1 cuts)
+                               :let [ps (filter #(and (>= (first %) a) (< (first %) b)) pts)]
+                               :when (and (>= (count ps) 5) (>= (- (first (last ps)) (first (first ps))) 1000))
+                               :let [r (slope ps)]
+                               :when r]
+                           {:from-s (/ (Math/round (/ (first (first ps)) 10.0)) 100.0)
+                            :to-s (/ (Math/round (/ (first (last ps)) 10.0)) 100.0)
+                            :points (count ps)
+                            :rate (/ (Math/round (* 1000 r)) 1000.0)
+                            :leader (leader-at (first (first ps)))}))]
+        {:valid? true
+         :points (count pts)
+         :overall-rate (when (>= (count pts) 5) (some-> (slope pts) (* 1000) Math/round (/ 1000.0)))
+         :windows (vec (take 40 windows))}))))
+
 (defn lease-checker
   "Everything the lease workload is checked by."
   []
@@ -299,6 +352,7 @@
             :unique-leases (unique-leases)
             :reads (reads)
             :stats (stats)
+            :ledger-clock (ledger-clock)
             :exceptions (unhandled-exceptions)}))
 
 ;; ------------------------------------------------------------------ TTL entries and locks
@@ -409,4 +463,5 @@
             :fencing (ttl-fencing)
             :versions (ttl-versions)
             :stats (stats #{:get :put :cas :refresh :lock})
+            :ledger-clock (ledger-clock)
             :exceptions (unhandled-exceptions)}))

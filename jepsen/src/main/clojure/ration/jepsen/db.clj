@@ -89,11 +89,16 @@
                     ["env"]
                     (cond
                       ;; Rate skew: every clock of the JVM (wall, nanoTime, timed waits) runs at
-                      ;; rate × real time, from this start on; no live offset file.
+                      ;; rate × real time, from this start on; no live offset file. Here the
+                      ;; monotonic fix must be ON: with a faked monotonic clock and the fix off,
+                      ;; JDK 17's timed waits (Object.wait, parkNanos, sleep) wait on the real
+                      ;; clock for a faked deadline and hang (a probe JVM at x2.0 or x0.9 never
+                      ;; finished 12 × 200 ms waits in 60 s; with the fix they take 200 ms of
+                      ;; fake time: 4.1 s real at x2.0, 8.2 s at x0.9 for the whole probe).
                       (and faketime? rate)
                       [(str "LD_PRELOAD=" libfaketime)
                        (str "FAKETIME=+0 x" rate)
-                       "FAKETIME_NO_CACHE=1" "FAKETIME_FORCE_MONOTONIC_FIX=0"]
+                       "FAKETIME_NO_CACHE=1" "FAKETIME_FORCE_MONOTONIC_FIX=1"]
                       faketime?
                       [(str "LD_PRELOAD=" libfaketime)
                        (str "FAKETIME_TIMESTAMP_FILE=" (clock-file db node))
@@ -194,6 +199,43 @@
   (if rate (swap! (:rates db) assoc node rate) (swap! (:rates db) dissoc node))
   (kill! db test node)
   (start! db test node))
+
+(defn node-status
+  "The node's admin /status as a map (:role :leaderId :ledgerNowMillis ...), or nil."
+  [db node]
+  (status db node))
+
+(defn transfer-leadership!
+  "Makes target the leader: waits (≤ 20 s) until it is /ready (a freshly restarted node must
+  catch up first), then asks the current leader (admin POST /transfer-leadership?to=target),
+  up to 3 attempts, until target's own /status says LEADER. Returns {:transferred? :from
+  :leader :attempts [answers]}."
+  [db test target]
+  (let [ready? #(= 200 (:status (u/http-get (str "http://" (address db target :admin) "/ready") 1000)))
+        _ (u/await-fn ready? 20000 250)
+        from (primaries db test)]
+    (loop [i 0, answers []]
+      (let [leaders (primaries db test)]
+        (cond
+          (= [target] leaders) {:transferred? true :from from :leader leaders :attempts answers}
+          (>= i 3) {:transferred? false :from from :leader leaders :attempts answers}
+          :else
+          (let [l (first leaders)
+                r (when l (u/http-post (str "http://" (address db l :admin) "/transfer-leadership?to=" (name target)) 8000))
+                answers (conj answers [l (:status r) (some-> (:body r) str/trim)])]
+            (u/await-fn #(= [target] (primaries db test)) 3000 200)
+            (recur (inc i) answers)))))))
+
+(defn ledger-rate
+  "Samples node's ledger clock (admin /status ledgerNowMillis) twice, dt-ms apart on the
+  harness's clock; returns ledger ms per real ms (nil when unreadable)."
+  [db node dt-ms]
+  (let [sample #(when-let [s (status db node)] [(System/nanoTime) (:ledgerNowMillis s)])
+        a (sample)
+        _ (Thread/sleep (long dt-ms))
+        b (sample)]
+    (when (and a b (> (first b) (first a)))
+      (/ (double (- (second b) (second a))) (/ (- (first b) (first a)) 1e6)))))
 
 (defn ready-nodes
   "Nodes whose admin /ready answers 200 (not draining, a leader known, applied near commit)."

@@ -86,10 +86,13 @@
           (and (nil? a) (nil? b)) nil
           (nil? a) [(first b) (clients+nemesis nil (:gen (second b)))]
           (nil? b) [(first a) (clients+nemesis (:gen (second a)) nil)]
+          ;; A side that is :pending keeps its updated generator even when the other side's op
+          ;; goes: its state (a sleep's deadline) must survive, or a busy client side would
+          ;; restart the nemesis's sleep at every op and the nemesis would never act.
           (= :pending (first a)) (if (= :pending (first b))
                                    [:pending (clients+nemesis (:gen (second a)) (:gen (second b)))]
-                                   [(first b) (clients+nemesis client-gen (:gen (second b)))])
-          (= :pending (first b)) [(first a) (clients+nemesis (:gen (second a)) nemesis-gen)]
+                                   [(first b) (clients+nemesis (:gen (second a)) (:gen (second b)))])
+          (= :pending (first b)) [(first a) (clients+nemesis (:gen (second a)) (:gen (second b)))]
           ;; Both ready: the sooner op goes; the other generator is left as it was.
           ;; The sooner wins; a tie is broken at random so neither side starves.
           (or (< (:time (first a)) (:time (first b)))

@@ -150,21 +150,33 @@
 (defn clock-rate
   "Ops {:f :rate :value {:targets spec :rate r}} (restart targets with every clock, monotonic
   included, running at r × real time: a fast or slow node) and {:f :reset-rate} (restart the
-  skewed nodes at real rate). Needs libfaketime."
+  skewed nodes at real rate). Needs libfaketime.
+
+  Restarting a leader ends its leadership, and the log clock is the leader's: so after the
+  restart the first skewed target is made leader again (admin POST /transfer-leadership),
+  and the op records who leads (:leader), whether the transfer worked, and the new leader's
+  ledger clock rate sampled over 2 s (/status ledgerNowMillis: ≈ r when the skew bites)."
   []
   (reify Nemesis
     (setup! [this _] this)
     (invoke! [_ test op]
       (case (:f op)
         :rate (let [{:keys [targets rate]} (:value op)
-                    ts (pick-targets test targets)]
+                    ts (pick-targets test targets)
+                    before (primaries test)]
                 (if-not (:faketime? (:db test))
                   (assoc op :type :info :error [:no-libfaketime "rate skew needs libfaketime (apt-get install -y faketime)"])
                   (do (doseq [n ts] (db/restart-with-rate! (:db test) test n rate))
-                      (assoc op :type :info :value {:spec targets :rate rate :restarted ts}))))
+                      (let [t (db/transfer-leadership! (:db test) test (first ts))
+                            leader (first (:leader t))]
+                        (assoc op :type :info
+                               :value {:spec targets :rate rate :restarted ts :leader-before before
+                                       :transferred? (:transferred? t) :leader (:leader t)
+                                       :transfer-attempts (:attempts t)
+                                       :leader-ledger-rate (when leader (db/ledger-rate (:db test) leader 2000))})))))
         :reset-rate (let [ts (vec (keys @(:rates (:db test))))]
                       (doseq [n ts] (db/restart-with-rate! (:db test) test n nil))
-                      (assoc op :type :info :value {:restarted ts}))))
+                      (assoc op :type :info :value {:restarted ts :leader (primaries test)}))))
     (teardown! [_ _])))
 
 (defn- bump-ms

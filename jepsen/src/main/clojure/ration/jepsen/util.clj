@@ -45,6 +45,23 @@
         (finally (.disconnect c))))
     (catch Exception _ nil)))
 
+(defn http-post
+  "POST url (empty body) with a timeout; {:status :body} or nil when unreachable."
+  [url timeout-ms]
+  (try
+    (let [c ^java.net.HttpURLConnection (.openConnection (java.net.URL. url))]
+      (.setRequestMethod c "POST")
+      (.setDoOutput c true)
+      (.setConnectTimeout c (int timeout-ms))
+      (.setReadTimeout c (int timeout-ms))
+      (try
+        (.close (.getOutputStream c))
+        (let [status (.getResponseCode c)
+              stream (if (< status 400) (.getInputStream c) (.getErrorStream c))]
+          {:status status :body (if stream (slurp stream) "")})
+        (finally (.disconnect c))))
+    (catch Exception _ nil)))
+
 (defn free-port
   "A TCP port free on 127.0.0.1 right now (bind port 0, close)."
   []

@@ -104,3 +104,17 @@
                                                  (acquire 1 2 60 30 50 60))))]
       (is (true? (:valid? r)))
       (is (< 0.029 (:seconds-to-first-ok-after-heal r) 0.031)))))
+
+(deftest ledger-clock-reports-the-rate-per-stretch
+  (let [grant (fn [i t-ms ledger-ms]
+                [[0 :invoke :renew {:tenant "t1" :req-id [0 i]} t-ms]
+                 [0 :ok :renew {:tenant "t1" :req-id [0 i] :lease-id 1 :ttl-ms 3000 :expires-at-ms (+ ledger-ms 3000)} t-ms]])
+        ;; real rate for 5 s, then a nemesis op says n2 leads, then the ledger runs 2× for 5 s
+        before (mapcat #(grant % (* 100 %) (+ 1000000 (* 100 %))) (range 50))
+        nemesis [[:nemesis :info :rate {:targets :primaries :rate 2.0} 5000]
+                 [:nemesis :info :rate {:rate 2.0 :leader [:n2]} 5000]]
+        after (mapcat #(grant % (+ 5000 (* 100 (- % 50))) (+ 1005000 (* 200 (- % 50)))) (range 50 100))
+        r (check (c/ledger-clock) (apply hist (concat before nemesis after)))]
+    (is (true? (:valid? r)))
+    (is (= [1.0 2.0] (map :rate (:windows r))) (pr-str r))
+    (is (= [nil [:n2]] (map :leader (:windows r))))))

@@ -43,3 +43,20 @@
                    [0 1 :nemesis] 1)]
     (is (= [:r1 :r1 :r2 :r2] (map :f ops)))
     (is (every? integer? (map :process ops)))))
+
+(deftest a-busy-client-side-does-not-restart-the-nemesis-sleep
+  ;; Clients always have an op ready (40/s); the nemesis sleeps 8 s, acts, holds 8 s, heals.
+  ;; Before the fix, every client op threw away the nemesis side's sleep deadline: no fault ever.
+  (let [g (gen/clients+nemesis (gen/stagger 0.025 (gen/repeat {:f :admit}))
+                               (gen/cycle [[(gen/sleep 8) {:f :start} (gen/sleep 8) {:f :stop}]]))
+        ops (loop [g g, t 0, out [], i 0]
+              (let [ctx {:time t :free-threads #{0 :nemesis} :threads [0 :nemesis] :workers {0 0 :nemesis :nemesis}}
+                    r (gen/op g {} ctx)]
+                (cond
+                  (or (nil? r) (> i 100000) (> t 20e9)) out
+                  (= :pending (first r)) (recur (second r) (+ t 10000000) out (inc i))
+                  :else (recur (second r) (max t (:time (first r))) (conj out (first r)) (inc i)))))
+        faults (remove #(= :admit (:f %)) ops)]
+    (is (= [:start :stop] (map :f faults)))
+    (is (= [8 16] (map #(Math/round (/ (:time %) 1e9)) faults)))
+    (is (< 500 (count ops)) "clients kept going")))

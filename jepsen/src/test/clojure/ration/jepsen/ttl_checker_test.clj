@@ -109,7 +109,7 @@
   (let [r (check (c/ttl-checker) (put 0 "k0" "0-0" 5 3000 0 10) (get* 1 "k0" "0-0" 5 3000 100 20 30)
                  (lock 0 "L0" 6 40 50))]
     (is (true? (:valid? r)) (pr-str r))
-    (is (= #{:freshness :fencing :versions :stats :exceptions :valid?} (set (keys r))))))
+    (is (= #{:freshness :fencing :versions :stats :ledger-clock :exceptions :valid?} (set (keys r))))))
 
 (deftest prepare-op-shapes
   (let [s {:cid 3 :next 0 :opts ttl/defaults :versions {"k0" 5 "k1" 5 "k2" 5} :held {}}

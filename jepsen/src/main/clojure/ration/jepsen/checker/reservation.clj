@@ -344,4 +344,5 @@
               :decisions (decisions)
               :usage-events (usage-events)
               :stats (c/stats #{:reserve :complete :cancel :read})
+              :ledger-clock (c/ledger-clock)
               :exceptions (c/unhandled-exceptions)}))

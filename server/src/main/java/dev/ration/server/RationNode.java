@@ -85,7 +85,8 @@ public final class RationNode {
               consensus::status,
               metrics,
               ep::draining,
-              new Readiness(Readiness.DEFAULT_MAX_APPLY_LAG_ENTRIES));
+              new Readiness(Readiness.DEFAULT_MAX_APPLY_LAG_ENTRIES),
+              consensus::transferLeadershipTo);
       metrics.startLimitRefresh(consensus, LIMIT_METRICS_INTERVAL);
       log.info("event=node_started node={} client={} admin={}",
           nodeId, endpoint.localAddress(), admin.localAddress());

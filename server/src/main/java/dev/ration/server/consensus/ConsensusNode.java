@@ -370,6 +370,42 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     }
   }
 
+  /**
+   * Operator action (admin {@code POST /transfer-leadership?to=<id>}, used by the Jepsen suite to
+   * put a clock-skewed node in the lead): asks Ratis to hand leadership from this node to peer
+   * {@code targetId} and waits for it up to {@code timeout}. Returns "" on success, else why not
+   * (not the leader, unknown peer, or the transfer's failure).
+   */
+  public String transferLeadershipTo(String targetId, Duration timeout) {
+    if (options.peers().stream().noneMatch(p -> p.id().equals(targetId))) {
+      return "unknown peer " + targetId;
+    }
+    if (targetId.equals(options.nodeId())) {
+      return isLeader() ? "" : "not the leader (leader: " + leaderIdOrEmpty() + ")";
+    }
+    if (!isLeader()) {
+      return "not the leader (leader: " + leaderIdOrEmpty() + ")";
+    }
+    TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, groupId,
+        callIds.incrementAndGet(), RaftPeerId.valueOf(targetId), timeout.toMillis());
+    try {
+      RaftClientReply reply =
+          server.transferLeadershipAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
+      return reply.isSuccess() ? "" : "transfer to " + targetId + " failed: " + reply.getException();
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return "transfer to " + targetId + " failed: " + e;
+    }
+  }
+
+  private String leaderIdOrEmpty() {
+    RaftServer.Division d = division;
+    RaftPeerId leader = d == null ? null : d.getInfo().getLeaderId();
+    return leader == null ? "" : leader.toString();
+  }
+
   /** Ticker: on a ready leader, propose a Tick when something is due at the current log time. */
   private void tick() {
     try {

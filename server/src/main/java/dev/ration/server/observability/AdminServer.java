@@ -19,8 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin HTTP endpoint (JDK HttpServer, no extra dependencies): {@code /metrics} (Prometheus
- * text), {@code /health} (liveness), {@code /ready} (readiness, see {@link Readiness}) and
- * {@code /status} (this node's {@link NodeStatus} as JSON). Semantics in docs/OPERATIONS.md.
+ * text), {@code /health} (liveness), {@code /ready} (readiness, see {@link Readiness}),
+ * {@code /status} (this node's {@link NodeStatus} as JSON) and {@code POST
+ * /transfer-leadership?to=<node id>} (hand leadership to that peer; send it to the leader).
+ * Semantics in docs/OPERATIONS.md.
  *
  * <p>Thread: requests are served by two daemon threads of its own; every handler only reads
  * thread-safe state and never blocks on consensus.
@@ -34,19 +36,28 @@ public final class AdminServer implements AutoCloseable {
   private final ServerMetrics metrics;
   private final BooleanSupplier draining;
   private final Readiness readiness;
+  private final LeadershipTransfer transfer;
   private volatile boolean stopped;
+
+  /** Hands leadership to a peer within a timeout; returns "" on success, else why not. */
+  @FunctionalInterface
+  public interface LeadershipTransfer {
+    String transferTo(String nodeId, java.time.Duration timeout);
+  }
 
   private AdminServer(
       HttpServer server,
       Supplier<NodeStatus> status,
       ServerMetrics metrics,
       BooleanSupplier draining,
-      Readiness readiness) {
+      Readiness readiness,
+      LeadershipTransfer transfer) {
     this.server = server;
     this.status = status;
     this.metrics = metrics;
     this.draining = draining;
     this.readiness = readiness;
+    this.transfer = transfer;
     this.executor =
         Executors.newFixedThreadPool(
             2,
@@ -60,6 +71,7 @@ public final class AdminServer implements AutoCloseable {
     server.createContext("/health", this::health);
     server.createContext("/ready", this::ready);
     server.createContext("/status", this::status);
+    server.createContext("/transfer-leadership", this::transferLeadership);
   }
 
   /**
@@ -74,9 +86,21 @@ public final class AdminServer implements AutoCloseable {
       BooleanSupplier draining,
       Readiness readiness)
       throws IOException {
+    return start(bindAddress, status, metrics, draining, readiness, null);
+  }
+
+  /** As above; {@code transfer} serves POST /transfer-leadership (null: answered 501). */
+  public static AdminServer start(
+      String bindAddress,
+      Supplier<NodeStatus> status,
+      ServerMetrics metrics,
+      BooleanSupplier draining,
+      Readiness readiness,
+      LeadershipTransfer transfer)
+      throws IOException {
     InetSocketAddress bind = Addresses.parse(bindAddress);
     HttpServer server = HttpServer.create(bind, 64);
-    AdminServer admin = new AdminServer(server, status, metrics, draining, readiness);
+    AdminServer admin = new AdminServer(server, status, metrics, draining, readiness, transfer);
     server.start();
     log.info("event=admin_started address={}", Addresses.format(admin.localAddress()));
     return admin;
@@ -121,6 +145,43 @@ public final class AdminServer implements AutoCloseable {
       return;
     }
     respond(ex, 200, "application/json; charset=utf-8", json + "\n");
+  }
+
+  /**
+   * POST /transfer-leadership?to=&lt;id&gt;: 200 when the peer leads, 409 when this node is not the
+   * leader (the body names the leader), 400 for a missing or unknown id, 405 for another method,
+   * 503 when the transfer failed. Waits at most 5 s.
+   */
+  private void transferLeadership(HttpExchange ex) throws IOException {
+    if (!"POST".equalsIgnoreCase(ex.getRequestMethod())) {
+      respond(ex, 405, "text/plain; charset=utf-8", "POST /transfer-leadership?to=<node id>\n");
+      return;
+    }
+    if (transfer == null) {
+      respond(ex, 501, "text/plain; charset=utf-8", "leadership transfer not available\n");
+      return;
+    }
+    String query = ex.getRequestURI().getRawQuery();
+    String to = "";
+    for (String kv : query == null ? new String[0] : query.split("&")) {
+      if (kv.startsWith("to=")) {
+        to = java.net.URLDecoder.decode(kv.substring(3), StandardCharsets.UTF_8);
+      }
+    }
+    if (to.isEmpty()) {
+      respond(ex, 400, "text/plain; charset=utf-8", "missing ?to=<node id>\n");
+      return;
+    }
+    String why;
+    try {
+      why = transfer.transferTo(to, java.time.Duration.ofSeconds(5));
+    } catch (RuntimeException e) {
+      why = "transfer failed: " + e;
+    }
+    int code = why.isEmpty() ? 200 : why.startsWith("not the leader") ? 409
+        : why.startsWith("unknown peer") ? 400 : 503;
+    log.info("event=leadership_transfer_requested to={} result={}", to, why.isEmpty() ? "ok" : why);
+    respond(ex, code, "text/plain; charset=utf-8", (why.isEmpty() ? "leader: " + to : why) + "\n");
   }
 
   private static void respond(HttpExchange ex, int code, String contentType, String body)

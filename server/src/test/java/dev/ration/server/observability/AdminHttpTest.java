@@ -169,4 +169,40 @@ class AdminHttpTest {
     assertTrue(body.contains("ration_limit_counted_rate{resource=\"jobs\",tenant=\"beta\"} 7.0"), body);
     assertFalse(body.contains("tenant=\"acme\""), "a limit gone from the ledger leaves the metrics");
   }
+
+  @Test
+  void transferLeadershipIsAPostToTheLeaderNamingThePeer() throws Exception {
+    assertEquals(405, get("/transfer-leadership?to=n2").statusCode());
+    assertEquals(501, post(admin, "/transfer-leadership?to=n2").statusCode(), "no transfer wired");
+    java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AdminServer withTransfer = AdminServer.start("127.0.0.1:0", coordinator::status, metrics, draining::get,
+        new Readiness(100), (to, timeout) -> {
+          asked.add(to);
+          return switch (to) {
+            case "n2" -> "";
+            case "n1" -> "not the leader (leader: n3)";
+            default -> "unknown peer " + to;
+          };
+        });
+    try {
+      HttpResponse<String> ok = post(withTransfer, "/transfer-leadership?to=n2");
+      assertEquals(200, ok.statusCode(), ok.body());
+      assertEquals("leader: n2\n", ok.body());
+      HttpResponse<String> notLeader = post(withTransfer, "/transfer-leadership?to=n1");
+      assertEquals(409, notLeader.statusCode());
+      assertTrue(notLeader.body().contains("leader: n3"), notLeader.body());
+      assertEquals(400, post(withTransfer, "/transfer-leadership?to=n9").statusCode());
+      assertEquals(400, post(withTransfer, "/transfer-leadership").statusCode());
+      assertEquals(List.of("n2", "n1", "n9"), asked);
+    } finally {
+      withTransfer.close();
+    }
+  }
+
+  private HttpResponse<String> post(AdminServer server, String path) throws Exception {
+    URI uri = URI.create("http://127.0.0.1:" + server.localAddress().getPort() + path);
+    return http.send(
+        HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
 }
