@@ -53,7 +53,7 @@
         node-names (mapv #(keyword (str "n" %)) (range 1 (inc nodes)))]
     (when (and (not netns?) (or (nemesis/network-faults nemesis)))
       (throw (IllegalArgumentException. (str "nemesis " nemesis " needs netns mode (root + ip netns)"))))
-    {:name (str (:name w) "-" (name nemesis) "-n" nodes)
+    {:name (str (:name w) "-" (name nemesis) "-n" nodes (when-not netns? "-loopback"))
      :workload-name workload
      :nemesis-name nemesis
      :nodes node-names

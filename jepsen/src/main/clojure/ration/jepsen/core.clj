@@ -174,6 +174,7 @@
         data-dir (io/file (System/getProperty "java.io.tmpdir") "rtn-jepsen" (.getName dir))
         test (merge {:concurrency (* 2 (count (:nodes test)))} test)
         test (assoc test
+                    :data-dir (str data-dir)
                     :start-time (str (java.time.Instant/now))
                     :store-dir (str dir)
                     :net (if (:netns? test) (net/->NetnsNet) (net/->LoopbackNet))

@@ -83,9 +83,29 @@
     (doseq [n (:nodes test)]
       (u/sh-quiet "ip" "netns" "exec" (netns-name n) "iptables" "-w" "-F" "INPUT"))))
 
+(defn kill-orphaned-nodes!
+  "Loopback mode has no namespace to sweep: a harness that died (kill -9) leaves its node JVMs
+  running. Ends the processes named by $TMPDIR/rtn-jepsen/*/n*/node.pid that are still Ration
+  nodes of this suite (their command line names a node.yaml under rtn-jepsen/), except those
+  of keep-dir (the current run), and removes those stale run dirs. Called under the run lock."
+  [keep-dir]
+  (let [root (java.io.File. (System/getProperty "java.io.tmpdir") "rtn-jepsen")]
+    (doseq [^java.io.File run (or (.listFiles root) [])
+            :when (and (.isDirectory run) (not= (.getCanonicalPath run) (some-> keep-dir java.io.File. .getCanonicalPath)))]
+      (doseq [^java.io.File n (or (.listFiles run) [])
+              :let [pf (java.io.File. n "node.pid")]
+              :when (.exists pf)
+              :let [pid (str/trim (slurp pf))
+                    cmd (try (str/replace (slurp (str "/proc/" pid "/cmdline")) "\u0000" " ") (catch Exception _ ""))]
+              :when (and (re-matches #"\d+" pid) (str/includes? cmd "rtn-jepsen/") (str/includes? cmd "node.yaml"))]
+        (warn "ending orphaned node" pid "of" (.getName run))
+        (u/sh-quiet "kill" "-CONT" pid)
+        (u/sh-quiet "kill" "-9" pid))
+      (u/sh-quiet "rm" "-rf" (.getPath run)))))
+
 (defrecord LoopbackNet []
   Net
-  (setup! [_ _])
+  (setup! [_ test] (kill-orphaned-nodes! (:data-dir test)))
   (cleanup! [_ _])
   (ip-of [_ _] "127.0.0.1")
   (exec-prefix [_ _] [])
