@@ -71,6 +71,7 @@ public final class RationNode {
     try {
       consensus = ConsensusNode.start(config.consensus());
       metrics.bindNode(consensus::status);
+      metrics.bindGroupCommit(consensus::proposerStats, consensus::expiryOverdueMillis);
       endpoint =
           ClientEndpoint.start(
               config.clientAddress(),

@@ -72,6 +72,8 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong(1L << 40);
   private volatile Proposer proposer;
+  /** Written by the ticker thread, read by metrics. */
+  private volatile long expiryOverdueMillis;
   private volatile RaftServer.Division division;
 
   private ConsensusNode(ConsensusOptions options, LongSupplier nanoClock, Terminator terminator)
@@ -194,10 +196,23 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(o.segmentSizeBytes()));
     RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
 
-    // Ratis's retry cache is only a latency aid (idempotency lives in the state), but keep it
-    // longer than any client retry horizon anyway.
-    RaftServerConfigKeys.RetryCache.setExpiryTime(p, TimeDuration.valueOf(5, TimeUnit.MINUTES));
+    // Heap budget (the nodes run in -Xmx512m). Ratis keeps every reply in its retry cache for
+    // the expiry time and caches whole log segments; under load (hundreds of group-commit
+    // entries a second, each reply carrying every command's result) a 5-minute cache and six
+    // 32 MiB segments filled the old generation and full GCs stalled the node for 300 ms at a
+    // time (docs/benchmarks.md). Ration never retries a Ratis request: the proposer submits each
+    // entry once with a fresh call id, and retries are the client's, deduplicated by the
+    // ledger's own idempotency records. So the retry cache only has to outlive one request.
+    RaftServerConfigKeys.RetryCache.setExpiryTime(p, millis(retryCacheExpiry(o)));
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(2 * o.segmentSizeBytes()));
     return p;
+  }
+
+  /** Twice the Raft request timeout, at least 10 s: longer than any one proposal can wait. */
+  static Duration retryCacheExpiry(ConsensusOptions o) {
+    Duration twice = o.requestTimeout().multipliedBy(2);
+    return twice.compareTo(Duration.ofSeconds(10)) > 0 ? twice : Duration.ofSeconds(10);
   }
 
   private static TimeDuration millis(Duration d) {
@@ -314,6 +329,11 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         leaderClientAddress(), ledger[0], ledger[1], proposer.queueDepth(), options.peers());
   }
 
+  /** Log time minus the earliest due expiry at the last tick check; 0 if none or not leader. */
+  public long expiryOverdueMillis() {
+    return expiryOverdueMillis;
+  }
+
   /** Group-commit counters for metrics. */
   public GroupCommitStats proposerStats() {
     return proposer.stats();
@@ -410,11 +430,16 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   private void tick() {
     try {
       if (!isLeader() || !clock.running() || !proposer.epochProposed()) {
+        expiryOverdueMillis = 0;
         return;
       }
       Optional<Long> due = stateMachine.tryWithState(CoordinatorState::nextDueMillis);
-      if (due.isPresent() && due.get() <= clock.now()) {
-        proposer.requestTick();
+      if (due.isPresent()) {
+        long now = clock.now();
+        expiryOverdueMillis = due.get() == Long.MAX_VALUE ? 0 : Math.max(0, now - due.get());
+        if (due.get() <= now) {
+          proposer.requestTick();
+        }
       }
     } catch (RuntimeException e) {
       LOG.warn("{}: tick check failed", selfId, e);

@@ -100,7 +100,14 @@ final class Proposer implements AutoCloseable {
   /** NewEpoch of the current leadership was submitted: client batches may follow. */
   private boolean epochProposed;
   private boolean tickWanted;
-  private boolean tickOutstanding;
+  /** Entries in flight that carry a Tick. */
+  private int ticksOutstanding;
+  /**
+   * The last Tick answered freed something, so more may be due: every entry proposed carries a
+   * Tick until one frees nothing. Under load (a lease end and an idempotency record per command)
+   * one Tick per round trip fell behind; a Tick in every entry keeps up with the entries.
+   */
+  private boolean draining;
   private int inFlight;
   private long lingerUntilNanos;
   private volatile int queueDepth;
@@ -175,6 +182,7 @@ final class Proposer implements AutoCloseable {
       epochWanted = true;
       epochProposed = false;
       tickWanted = false;
+      draining = false;
       changed.signal();
     } finally {
       lock.unlock();
@@ -188,6 +196,7 @@ final class Proposer implements AutoCloseable {
       epochWanted = false;
       epochProposed = false;
       tickWanted = false;
+      draining = false;
       failQueued(() -> notLeader(false));
       changed.signal();
     } finally {
@@ -199,7 +208,21 @@ final class Proposer implements AutoCloseable {
   void requestTick() {
     lock.lock();
     try {
-      if (epochProposed && !tickWanted && !tickOutstanding) {
+      if (epochProposed && !tickWanted && ticksOutstanding == 0) {
+        tickWanted = true;
+        changed.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A Tick was answered: keep a Tick in every entry while they free something. */
+  private void drain(boolean more) {
+    lock.lock();
+    try {
+      draining = more && epochProposed;
+      if (draining && !tickWanted) {
         tickWanted = true;
         changed.signal();
       }
@@ -306,10 +329,10 @@ final class Proposer implements AutoCloseable {
         lingerUntilNanos = 0;
         List<Proposal> proposals = new ArrayList<>();
         List<Pending> members = new ArrayList<>();
-        boolean withTick = tickWanted;
+        boolean withTick = tickWanted || (draining && ticksOutstanding < maxInFlight);
         if (withTick) {
           tickWanted = false;
-          tickOutstanding = true;
+          ticksOutstanding++;
           proposals.add(new Proposal(RequestKey.NONE, new Tick(options.tickMaxItems())));
         }
         int bytes = 0;
@@ -423,11 +446,11 @@ final class Proposer implements AutoCloseable {
           boolean drainMore = withTick
               && results.get(0) instanceof Result.Ticked ticked && ticked.freed() > 0;
           finish(members, withTick, results.subList(offset, results.size()), null);
-          if (drainMore) {
+          if (withTick) {
             // A tick that freed something may have left more due: under load (thousands of
             // idempotency records a second) waiting a whole tick interval would let the
             // backlog grow without bound. Keep draining while ticks make progress.
-            requestTick();
+            drain(drainMore);
           }
         }
       } else {
@@ -467,7 +490,7 @@ final class Proposer implements AutoCloseable {
     try {
       inFlight--;
       if (withTick) {
-        tickOutstanding = false;
+        ticksOutstanding--;
       }
       changed.signal();
     } finally {

@@ -2,12 +2,14 @@ package dev.ration.server.observability;
 
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.server.consensus.Coordinator;
+import dev.ration.server.consensus.GroupCommitStats;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.endpoint.EndpointListener;
 import dev.ration.statemachine.lease.LimitStatus;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -23,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
@@ -53,6 +56,8 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   private final List<LimitGauge> limitGauges = new ArrayList<>();
   private final Counter limitRefreshFailures;
   private ScheduledExecutorService refresher;
+  /** Objects metered through weak references that nothing else holds. */
+  private final List<Object> strongReferences = new ArrayList<>();
 
   /** One per-limit figure exported as a multi-gauge tagged by tenant and resource. */
   private record LimitGauge(MultiGauge gauge, ToLongFunction<LimitStatus> value) {}
@@ -120,6 +125,35 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     nodeGauge(status, "ration.group.commit.queue.depth", "Commands waiting for group commit", s -> (long) s.queueDepth());
     nodeGauge(status, "ration.ledger.epoch", "Ledger epoch (rises with each new leader)", NodeStatus::epoch);
     nodeGauge(status, "ration.ledger.now.millis", "Ledger (log) time in milliseconds", NodeStatus::ledgerNowMillis);
+  }
+
+  /**
+   * Registers the leader's group-commit counters (entries and commands proposed, so their ratio
+   * is the batch size; commands dropped at their deadline; entries in flight) and how far the
+   * expiry index is behind the log clock (0 when nothing is overdue or on a follower): a value
+   * that keeps growing means Ticks do not keep up and expired leases stay counted longer.
+   */
+  public void bindGroupCommit(Supplier<GroupCommitStats> stats, LongSupplier expiryOverdueMillis) {
+    groupCommitCounter(stats, "ration.group.commit.entries", "Raft entries proposed by group commit on this node", GroupCommitStats::entriesProposed);
+    groupCommitCounter(stats, "ration.group.commit.commands", "Client commands proposed in group-commit entries on this node", GroupCommitStats::commandsProposed);
+    groupCommitCounter(stats, "ration.group.commit.expired", "Commands dropped because their deadline passed before they were proposed", GroupCommitStats::droppedExpired);
+    Gauge.builder("ration.group.commit.entries.in.flight", stats, s -> s.get().entriesInFlight())
+        .description("Group-commit entries proposed and not yet answered")
+        .strongReference(true)
+        .register(registry);
+    Gauge.builder("ration.expiry.overdue.millis", expiryOverdueMillis, LongSupplier::getAsLong)
+        .description("Leader: log time minus the earliest due time in the expiry index at the last tick check (0 if none is due)")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  private void groupCommitCounter(Supplier<GroupCommitStats> stats, String name, String description,
+      ToLongFunction<GroupCommitStats> value) {
+    // FunctionCounter holds its object weakly and has no strongReference option: keep it here.
+    strongReferences.add(stats);
+    FunctionCounter.builder(name, stats, s -> value.applyAsLong(s.get()))
+        .description(description)
+        .register(registry);
   }
 
   private void nodeGauge(Supplier<NodeStatus> status, String name, String description, ToLongFunction<NodeStatus> value) {

@@ -27,8 +27,14 @@ public final class Changes {
   public final Set<Long> leases = new HashSet<>();
   /** Expiry-index keys to write (every kind). */
   public final Set<ExpiryKey> expiryPuts = new HashSet<>();
-  /** Expiry-index keys Tick popped (every kind). */
+  /** Expiry-index keys Tick popped (every kind): all due at or before now, popped in order. */
   public final Set<ExpiryKey> expiryDeletes = new HashSet<>();
+  /**
+   * Expiry-index keys withdrawn before they were due (a renewed lease's old end): deleted from
+   * the store like {@link #expiryDeletes}, but out of order, so they never move the store's
+   * tombstone floor.
+   */
+  public final Set<ExpiryKey> expiryRemovals = new HashSet<>();
   /** Idempotency records to write, by key. */
   public final Map<RequestKey, IdempotencyRecord> idempotencyPuts = new HashMap<>();
   /** Idempotency records Tick dropped. */
@@ -45,6 +51,7 @@ public final class Changes {
 
   public boolean isEmpty() {
     return limits.isEmpty() && leases.isEmpty() && expiryPuts.isEmpty() && expiryDeletes.isEmpty()
+        && expiryRemovals.isEmpty()
         && idempotencyPuts.isEmpty() && idempotencyDeletes.isEmpty() && records.isEmpty();
   }
 
@@ -80,11 +87,19 @@ public final class Changes {
 
   public void putExpiry(ExpiryKey key) {
     expiryDeletes.remove(key);
+    expiryRemovals.remove(key);
     expiryPuts.add(key);
+  }
+
+  /** Withdraws a key that is not due yet (or not stored at all: deleting it is harmless). */
+  public void removeExpiry(ExpiryKey key) {
+    expiryPuts.remove(key);
+    expiryRemovals.add(key);
   }
 
   public void deleteExpiry(ExpiryKey key) {
     expiryPuts.remove(key);
+    expiryRemovals.remove(key);
     expiryDeletes.add(key);
   }
 

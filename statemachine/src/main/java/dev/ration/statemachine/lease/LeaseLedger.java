@@ -230,7 +230,6 @@ public final class LeaseLedger implements Ledger {
         target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil, 0, 0, 0,
         demand.ratePerSecond(), demand.burst());
     putLease(null, lease, ledger);
-    addExpiry(ExpiryKey.leaseEnd(countedUntil, leaseId));
     return new Result.LeaseGranted(view(lease, ledger), startBalance);
   }
 
@@ -296,13 +295,6 @@ public final class LeaseLedger implements Ledger {
         context.mintVersion(), target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil,
         pendingRate, pendingBurst, pendingUntil, c.demandRatePerSecond(), c.demandBurst());
     putLease(lease, renewed, ledger);
-    if (countedUntil != lease.countedUntilMillis()) {
-      addExpiry(ExpiryKey.leaseEnd(countedUntil, leaseId));
-    }
-    if (renewed.hasPending()
-        && (!lease.hasPending() || pendingUntil != lease.pendingUntilMillis())) {
-      addExpiry(ExpiryKey.pendingEnd(pendingUntil, leaseId));
-    }
     ledger.reportEmergency(c.emergencyUsed());
     return new Result.LeaseRenewed(view(renewed, ledger));
   }
@@ -355,12 +347,6 @@ public final class LeaseLedger implements Ledger {
           : lease.pendingUntilMillis();
       if (countedUntil != lease.countedUntilMillis() || pendingUntil != lease.pendingUntilMillis()) {
         putLease(lease, lease.withTimes(countedUntil, pendingUntil), ledger);
-        if (countedUntil != lease.countedUntilMillis()) {
-          addExpiry(ExpiryKey.leaseEnd(countedUntil, id));
-        }
-        if (pendingUntil != lease.pendingUntilMillis()) {
-          addExpiry(ExpiryKey.pendingEnd(pendingUntil, id));
-        }
       }
     }
     return new Result.EpochStarted(epoch, epochStartMillis);
@@ -451,13 +437,7 @@ public final class LeaseLedger implements Ledger {
     if (ledger.leaseCount() == 0) {
       return ledger.limit().leaseDurationMillis();
     }
-    long earliest = Long.MAX_VALUE;
-    for (long id : ledger.leaseIds()) {
-      Lease lease = leases.get(id);
-      earliest = Math.min(earliest,
-          lease.hasPending() ? lease.pendingUntilMillis() : lease.countedUntilMillis());
-    }
-    return Math.max(1, minus(earliest, nowMillis));
+    return Math.max(1, minus(ledger.earliestFreeTime(), nowMillis));
   }
 
   private LimitLedger ledgerOf(Lease lease) {
@@ -478,6 +458,7 @@ public final class LeaseLedger implements Ledger {
     context.changes().leases.add(lease.leaseId());
     touch(ledger);
     touchedLeases.add(lease);
+    syncExpiry(old, lease);
   }
 
   private void removeLease(Lease lease, LimitLedger ledger) {
@@ -485,6 +466,42 @@ public final class LeaseLedger implements Ledger {
     leases.remove(lease.leaseId());
     context.changes().leases.add(lease.leaseId());
     touch(ledger);
+    syncExpiry(lease, null);
+  }
+
+  /**
+   * Keeps the lease kinds of the expiry index exact (I6): a live lease has exactly
+   * leaseEnd(countedUntil) and, while it has a pending shrink, pendingEnd(pendingUntil); a
+   * changed or gone lease withdraws its old keys at once. (Leaving them for Tick to pop as stale
+   * cost one extra record per renewal: at 10,000 renewals a second Ticks fell behind, expired
+   * leases stayed counted, and limits filled up; docs/benchmarks.md.) A key Tick already popped
+   * is no longer in the index and is not withdrawn again.
+   */
+  private void syncExpiry(Lease old, Lease now) {
+    ExpiryKey oldEnd = old == null ? null : ExpiryKey.leaseEnd(old.countedUntilMillis(), old.leaseId());
+    ExpiryKey oldPending = old == null || !old.hasPending()
+        ? null : ExpiryKey.pendingEnd(old.pendingUntilMillis(), old.leaseId());
+    ExpiryKey newEnd = now == null ? null : ExpiryKey.leaseEnd(now.countedUntilMillis(), now.leaseId());
+    ExpiryKey newPending = now == null || !now.hasPending()
+        ? null : ExpiryKey.pendingEnd(now.pendingUntilMillis(), now.leaseId());
+    if (oldEnd != null && !oldEnd.equals(newEnd)) {
+      withdrawExpiry(oldEnd);
+    }
+    if (oldPending != null && !oldPending.equals(newPending)) {
+      withdrawExpiry(oldPending);
+    }
+    if (newEnd != null && !newEnd.equals(oldEnd)) {
+      addExpiry(newEnd);
+    }
+    if (newPending != null && !newPending.equals(oldPending)) {
+      addExpiry(newPending);
+    }
+  }
+
+  private void withdrawExpiry(ExpiryKey key) {
+    if (expiry.remove(key)) {
+      context.removeExpiry(key);
+    }
   }
 
   private void touch(LimitLedger ledger) {
@@ -712,6 +729,8 @@ public final class LeaseLedger implements Ledger {
       throw new InvariantViolation("I7 counters nextLeaseId " + nextLeaseId + " nextVersion " + nextVersion);
     }
     Map<LimitKey, long[]> sums = new HashMap<>();
+    Map<LimitKey, TreeMap<Long, Integer>> freeTimes = new HashMap<>();
+    long ownKeys = 0;
     Set<Long> versions = new HashSet<>();
     for (LimitLedger ledger : limits.values()) {
       Limit limit = ledger.limit();
@@ -742,6 +761,8 @@ public final class LeaseLedger implements Ledger {
       sum[3] += lease.burstShare();
       sum[4] += lease.hasPending() ? 1 : 0;
       sum[5] += 1;
+      freeTimes.computeIfAbsent(lease.limitKey(), k -> new TreeMap<>())
+          .merge(LimitLedger.freeTime(lease), 1, Integer::sum);
       if (!expiry.contains(ExpiryKey.leaseEnd(lease.countedUntilMillis(), lease.leaseId()))) {
         throw new InvariantViolation("I6 lease " + lease.leaseId() + " countedUntil "
             + lease.countedUntilMillis() + " has no expiry record");
@@ -751,6 +772,11 @@ public final class LeaseLedger implements Ledger {
         throw new InvariantViolation("I6 lease " + lease.leaseId() + " pendingUntil "
             + lease.pendingUntilMillis() + " has no expiry record");
       }
+      ownKeys += lease.hasPending() ? 2 : 1;
+    }
+    if (expiry.size() != ownKeys) {
+      throw new InvariantViolation("I6 the lease index holds " + expiry.size()
+          + " records but the live leases own " + ownKeys + " (a stale record was left behind)");
     }
     for (LimitLedger ledger : limits.values()) {
       Limit limit = ledger.limit();
@@ -764,6 +790,12 @@ public final class LeaseLedger implements Ledger {
             limit.tenant(), limit.resource(), ledger.countedRate(), sum[0], ledger.countedBurst(),
             sum[1], ledger.grantedRate(), sum[2], ledger.grantedBurst(), sum[3],
             ledger.pendingShrinks(), sum[4], ledger.leaseCount(), sum[5]));
+      }
+      TreeMap<Long, Integer> recomputed = freeTimes.getOrDefault(
+          new LimitKey(limit.tenant(), limit.resource()), new TreeMap<>());
+      if (!recomputed.equals(ledger.freeTimes())) {
+        throw new InvariantViolation("I5 free times of " + limit.tenant() + "/" + limit.resource()
+            + ": index " + ledger.freeTimes() + ", recomputed " + recomputed);
       }
       if (ledger.countedRate() > ledger.rateCeiling()
           || ledger.countedBurst() + ledger.pool() > ledger.burstCeiling()

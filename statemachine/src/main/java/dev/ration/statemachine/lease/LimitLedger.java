@@ -1,6 +1,7 @@
 package dev.ration.statemachine.lease;
 
 import dev.ration.statemachine.InvariantViolation;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -32,6 +33,12 @@ public final class LimitLedger {
   private long emergencyReported;
   private int pendingShrinks;
   private final TreeSet<Long> leaseIds = new TreeSet<>();
+  /**
+   * When each lease's counted share (or its pending shrink) is next due to be freed, as a
+   * multiset (time → how many leases): the Retry-After of a refusal is its first key, in
+   * O(log n) rather than a walk over every lease of a limit that may hold thousands.
+   */
+  private final TreeMap<Long, Integer> freeAt = new TreeMap<>();
 
   LimitLedger(Limit limit, long pool, long rateCeiling, long burstCeiling, long emergencyReported) {
     this.limit = limit;
@@ -63,6 +70,7 @@ public final class LimitLedger {
       pendingShrinks++;
     }
     leaseIds.add(lease.leaseId());
+    freeAt.merge(freeTime(lease), 1, Integer::sum);
   }
 
   void subtract(Lease lease) {
@@ -74,6 +82,32 @@ public final class LimitLedger {
       pendingShrinks--;
     }
     leaseIds.remove(lease.leaseId());
+    long at = freeTime(lease);
+    Integer n = freeAt.get(at);
+    if (n == null) {
+      throw new InvariantViolation("I5 lease " + lease.leaseId() + " of " + limit.tenant() + "/"
+          + limit.resource() + " subtracted but never added (free time " + at + ")");
+    }
+    if (n == 1) {
+      freeAt.remove(at);
+    } else {
+      freeAt.put(at, n - 1);
+    }
+  }
+
+  /** When a lease's counted share next shrinks: its pending shrink if any, else countedUntil. */
+  static long freeTime(Lease lease) {
+    return lease.hasPending() ? lease.pendingUntilMillis() : lease.countedUntilMillis();
+  }
+
+  /** The earliest {@link #freeTime} over this limit's leases; Long.MAX_VALUE if none. */
+  long earliestFreeTime() {
+    return freeAt.isEmpty() ? Long.MAX_VALUE : freeAt.firstKey();
+  }
+
+  /** Leases per free time, for verification (I5). */
+  TreeMap<Long, Integer> freeTimes() {
+    return freeAt;
   }
 
   /** Capacity a new share may take: under the configured R and B, net of the pool. */

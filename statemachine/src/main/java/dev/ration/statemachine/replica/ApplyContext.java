@@ -36,6 +36,12 @@ public interface ApplyContext {
   void putExpiry(ExpiryKey key);
 
   /**
+   * Withdraws a record from the shared expiry index before it is due (its owner changed its due
+   * time or went away), so no Tick has to pop a stale record later.
+   */
+  void removeExpiry(ExpiryKey key);
+
+  /**
    * A record of a store-only family: this entry's pending write (or delete) first, then the
    * committed state.
    */

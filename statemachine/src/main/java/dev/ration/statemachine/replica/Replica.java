@@ -197,6 +197,11 @@ public final class Replica implements ApplyContext {
     // the order is (dueAt, kind, a, b, c) on every replica.
     for (ExpiryKey due : dueExpiries(c.maxItems())) {
       tickCursor = due;
+      if (changes.expiryRemovals.contains(due)) {
+        // Withdrawn by an earlier record of this same Tick (a freed lease takes its pending
+        // shrink's record with it): no longer in the index.
+        continue;
+      }
       changes.deleteExpiry(due);
       if (due.kind() == ExpiryKey.IDEMPOTENCY_END) {
         RequestKey key = due.requestKey();
@@ -232,13 +237,16 @@ public final class Replica implements ApplyContext {
     if (maxItems == 0) {
       return List.of();
     }
-    TreeSet<ExpiryKey> due = new TreeSet<>(store.expiries(tickCursor, nowMillis, maxItems));
+    // This entry's withdrawals are still in the store: read past as many as there are.
+    int read = (int) Math.min(Integer.MAX_VALUE, (long) maxItems + changes.expiryRemovals.size());
+    TreeSet<ExpiryKey> due = new TreeSet<>(store.expiries(tickCursor, nowMillis, read));
     for (ExpiryKey key : changes.expiryPuts) {
       if (key.dueAtMillis() <= nowMillis && key.compareTo(tickCursor) > 0) {
         due.add(key);
       }
     }
     due.removeAll(changes.expiryDeletes);
+    due.removeAll(changes.expiryRemovals);
     List<ExpiryKey> first = new ArrayList<>(Math.min(maxItems, due.size()));
     for (ExpiryKey key : due) {
       if (first.size() == maxItems) {
@@ -294,6 +302,11 @@ public final class Replica implements ApplyContext {
       throw new InvariantViolation("I6 expiry record " + key + " due before now " + nowMillis);
     }
     changes.putExpiry(key);
+  }
+
+  @Override
+  public void removeExpiry(ExpiryKey key) {
+    changes.removeExpiry(key);
   }
 
   @Override

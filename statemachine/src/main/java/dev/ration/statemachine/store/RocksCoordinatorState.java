@@ -284,6 +284,9 @@ public final class RocksCoordinatorState implements CoordinatorState {
       for (ExpiryKey key : changes.expiryDeletes) {
         batch.delete(expiryCf, StoreFormat.expiryKey(key));
       }
+      for (ExpiryKey key : changes.expiryRemovals) {
+        batch.delete(expiryCf, StoreFormat.expiryKey(key));
+      }
       for (Map.Entry<String, TreeMap<byte[], byte[]>> family : changes.records.entrySet()) {
         ColumnFamilyHandle handle = store.family(family.getKey());
         for (Map.Entry<byte[], byte[]> record : family.getValue().entrySet()) {

@@ -16,6 +16,7 @@ import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.NewEpoch;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.ReturnLease;
 import dev.ration.statemachine.command.SetLimit;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
@@ -298,15 +299,21 @@ class LeaseLedgerTest {
     assertEquals(2, status().leases());
   }
 
-  /** Goal: a stale expiry record (lease renewed since) is deleted without effect. */
+  /**
+   * Goal: a renewal withdraws the lease's old expiry record at once, so no Tick pops a stale
+   * record; a returned lease takes its record with it.
+   */
   @Test
-  void staleIndexRecordsAreIgnored() {
+  void renewalAndReturnWithdrawTheOldIndexRecord() {
     Result.LeaseGranted a = grant(T0, "a", 10, 1);
+    assertEquals(T0 + 1100, state.nextDueMillis());
     d.at(T0 + 500, renew(a.lease().leaseId(), a.lease().version(), 10, 1));
-    assertEquals(T0 + 1100, state.nextDueMillis(), "the old record is still indexed");
-    assertEquals(new Result.Ticked(0), d.at(T0 + 1100, new Tick(10)));
+    assertEquals(T0 + 1600, state.nextDueMillis(), "only the new end is indexed");
+    assertEquals(new Result.Ticked(0), d.at(T0 + 1100, new Tick(10)), "nothing due at the old end");
     assertEquals(1, status().leases());
-    assertEquals(T0 + 1600, state.nextDueMillis());
+    d.at(T0 + 1200, new ReturnLease(a.lease().leaseId(), 0, 0));
+    assertEquals(Long.MAX_VALUE, state.nextDueMillis(), "the returned lease left no record");
+    state.verify();
   }
 
   /** Goal: bad values are refused with INVALID_ARGUMENT naming the value. */

@@ -24,6 +24,7 @@ final class MemoryLedgerStore implements LedgerStore {
     changes.idempotencyDeletes.forEach(records::remove);
     expiry.addAll(changes.expiryPuts);
     expiry.removeAll(changes.expiryDeletes);
+    expiry.removeAll(changes.expiryRemovals);
   }
 
   @Override

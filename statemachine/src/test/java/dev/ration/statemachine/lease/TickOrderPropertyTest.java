@@ -75,7 +75,7 @@ class TickOrderPropertyTest {
     return step.list().ofMinSize(1).ofMaxSize(80);
   }
 
-  /** The old design in miniature: every expiry record in one sorted set. */
+  /** The design in miniature: every expiry record in one sorted set, each lease owning exactly its current end. */
   static final class Model {
     long now;
     final TreeSet<ExpiryKey> index = new TreeSet<>();
@@ -130,6 +130,8 @@ class TickOrderPropertyTest {
         if (live) {
           LeaseView v = ((Result.LeaseRenewed) actual).lease();
           if (v.countedUntilMillis() != lease[0]) {
+            // The old end is withdrawn at once (no stale record for a Tick to pop).
+            index.remove(ExpiryKey.leaseEnd(lease[0], r.leaseId()));
             index.add(ExpiryKey.leaseEnd(v.countedUntilMillis(), r.leaseId()));
           }
           lease[0] = v.countedUntilMillis();
@@ -138,12 +140,16 @@ class TickOrderPropertyTest {
         }
       } else if (c instanceof ReturnLease r) {
         assertInstanceOf(Result.LeaseReturned.class, actual);
-        leases.remove(r.leaseId()); // its index record stays, stale
+        long[] gone = leases.remove(r.leaseId());
+        if (gone != null) {
+          index.remove(ExpiryKey.leaseEnd(gone[0], r.leaseId())); // withdrawn with the lease
+        }
       } else if (c instanceof NewEpoch) {
         for (Map.Entry<Long, long[]> e : leases.entrySet()) {
           long[] lease = e.getValue();
           long extended = now + LIMITS[(int) lease[3]][0] + LIMITS[(int) lease[3]][1];
           if (extended > lease[0]) {
+            index.remove(ExpiryKey.leaseEnd(lease[0], e.getKey()));
             lease[0] = extended;
             index.add(ExpiryKey.leaseEnd(extended, e.getKey()));
           }
