@@ -29,10 +29,17 @@
 (def ci-matrix
   [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]])
 
-(def full-matrix
-  (vec (for [w (keys workloads)
-             n [:partition-leader :partition-one :partition-majority :partition-one-way :lossy
-                :kill :kill-all :pause-leader :pause :clock-bump :clock-strobe :clock-rate-within :clock-rate-beyond :mixed]]
+(def full-nemeses
+  "Every nemesis, in the order the full matrix runs them (bridge and ring need 5 nodes)."
+  [:partition-leader :partition-one :partition-majority :partition-one-way :lossy
+   :kill :kill-all :pause-leader :pause :clock-bump :clock-strobe :clock-rate-within :clock-rate-beyond :mixed])
+
+(defn full-matrix
+  "Every workload × every nemesis for a node count: 3 × 14 cells with 3 nodes, 3 × 16 with 5
+  (+ partition-bridge and partition-ring)."
+  [nodes]
+  (vec (for [w (sort (keys workloads))
+             n (concat full-nemeses (when (= 5 nodes) [:partition-bridge :partition-ring]))]
          [w n])))
 
 (defn resolve-mode
@@ -87,17 +94,19 @@
   [cells opts]
   (vec (for [[w n] cells]
          (if (and (not (:netns? opts)) (or (nemesis/network-faults n)))
-           {:name (str (name w) "-" (name n)) :valid? :skipped :reason "needs netns mode"}
+           {:name (str (name w) "-" (name n) "-n" (:nodes opts 3)) :valid? :skipped :reason "needs netns mode"}
            (try (run-test! (assoc opts :workload w :nemesis n))
                 (catch Throwable t
                   (warn t "cell failed to run" w n)
-                  {:name (str (name w) "-" (name n)) :valid? :unknown :error (str t)}))))))
+                  {:name (str (name w) "-" (name n) "-n" (:nodes opts 3)) :valid? :unknown :error (str t)}))))))
 
 (def cli-options
-  [[nil "--workload NAME" "Workload" :default :lease :parse-fn keyword]
-   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring, lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), mixed"
+  [[nil "--workload NAME" "Workload: lease, reservation, ttl" :default :lease :parse-fn keyword]
+   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), mixed"
     :default :partition-leader :parse-fn keyword]
-   [nil "--nodes N" "3 or 5" :default 3 :parse-fn parse-long :validate [#{3 5} "must be 3 or 5"]]
+   [nil "--nodes N" "3 or 5; test-all also takes 3,5 (both matrices in turn)" :default [3]
+    :parse-fn #(mapv parse-long (str/split % #","))
+    :validate [#(and (seq %) (every? #{3 5} %)) "must be 3, 5 or 3,5"]]
    [nil "--time-limit SECONDS" "Workload duration" :default 60 :parse-fn parse-long]
    [nil "--seed N" "Random seed (recorded in test.edn)" :default 0 :parse-fn parse-long]
    [nil "--rate HZ" "Client ops per second (total)" :default 40 :parse-fn parse-double]
@@ -144,14 +153,26 @@
     (let [code
           (case cmd
             "test" (let [m (resolve-mode (:mode options))
-                         r (run-test! (merge options m {:store (:store options)}))]
+                         r (run-test! (merge options m {:store (:store options) :nodes (first (:nodes options))}))]
                      (pprint r)
                      (println ":valid?" (:valid? r))
                      (exit-code [r]))
             "test-all" (let [m (resolve-mode (:mode options))
-                             cells (if (= :full (:matrix options)) full-matrix ci-matrix)
-                             rs (run-matrix! cells (merge options m))]
-                         (doseq [r rs] (println (format "%-40s %-8s %5ss  %s" (:name r) (str (:valid? r) (when (:expected-unsafe? r) " (expected unsafe)")) (or (:seconds r) "-") (or (:dir r) (:reason r) ""))))
+                             t0 (System/nanoTime)
+                             rs (vec (mapcat (fn [nodes]
+                                               (run-matrix! (if (= :full (:matrix options)) (full-matrix nodes) ci-matrix)
+                                                            (merge options m {:nodes nodes})))
+                                             (:nodes options)))
+                             summary (io/file (:store options) (str "matrix-" (name (:matrix options)) "-"
+                                                                    (.format (java.time.LocalDateTime/now)
+                                                                             (java.time.format.DateTimeFormatter/ofPattern "yyyyMMdd'T'HHmmss"))
+                                                                    ".edn"))]
+                         (.mkdirs (io/file (:store options)))
+                         (spit summary (with-out-str (pprint {:options (select-keys options [:matrix :nodes :time-limit :seed :mode])
+                                                              :seconds (long (/ (- (System/nanoTime) t0) 1e9))
+                                                              :cells rs})))
+                         (doseq [r rs] (println (format "%-44s %-8s %5ss  %s" (:name r) (str (:valid? r) (when (:expected-unsafe? r) " (expected unsafe)")) (or (:seconds r) "-") (or (:dir r) (:reason r) ""))))
+                         (println "summary:" (str summary))
                          (exit-code rs))
             "check" (let [r (check-file (or (second arguments) (throw (IllegalArgumentException. "check needs a history.edn path"))))]
                       (pprint r)
