@@ -42,6 +42,9 @@ final class Connection {
   private final int maxFrameBytes;
   private final Map<Long, Pending> pending = new HashMap<>();
   private final CompletableFuture<Response.HelloReply> hello = new CompletableFuture<>();
+  /** Event-loop confined: a flush task is queued and has not run yet. */
+  private boolean flushScheduled;
+  private final Runnable flushTask = this::flushNow;
 
   private record Pending(Kind kind, CompletableFuture<Response> future, ScheduledFuture<?> timer) {}
 
@@ -215,7 +218,7 @@ final class Connection {
                 TimeUnit.MILLISECONDS);
     pending.put(requestId, new Pending(request.kind(), future, timer));
     channel
-        .writeAndFlush(frame)
+        .write(frame)
         .addListener(
             f -> {
               if (!f.isSuccess()) {
@@ -224,6 +227,25 @@ final class Connection {
                 channel.close();
               }
             });
+    flushSoon();
+  }
+
+  /**
+   * One flush (one write syscall) for every request queued on the event loop before it: the
+   * flush task runs after the send tasks already queued, so a burst of pipelined requests leaves
+   * in one segment instead of one syscall each, and no request waits for a later one. Every
+   * write is followed by a flush task, because the flag is cleared before flushing.
+   */
+  private void flushSoon() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      channel.eventLoop().execute(flushTask);
+    }
+  }
+
+  private void flushNow() {
+    flushScheduled = false;
+    channel.flush();
   }
 
   private void fail(long requestId, AttemptFailure failure) {

@@ -32,7 +32,7 @@ import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -183,9 +183,14 @@ public final class RationStateMachine extends BaseStateMachine {
     } finally {
       lock.writeLock().unlock();
     }
+    if (trx.getClientRequest() == null) {
+      // A follower (or a leader replaying an earlier term's entry): no proposer waits for these
+      // results, so they are not encoded (the idempotency records already hold each answer).
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    }
     try {
       return CompletableFuture.completedFuture(
-          Message.valueOf(ByteString.copyFrom(ReplyFormat.encode(results))));
+          Message.valueOf(UnsafeByteOperations.unsafeWrap(ReplyFormat.encode(results))));
     } catch (RuntimeException e) {
       return failStop("encode results of term=" + term + " index=" + index, e);
     }

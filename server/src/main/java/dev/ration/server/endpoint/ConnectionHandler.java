@@ -24,12 +24,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,8 +74,14 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private long clientLow;
   /** Set when we decided to close: later frames already decoded are ignored. */
   private boolean closing;
-  /** Inside channelRead: writes wait for channelReadComplete's flush. */
+  /** Inside channelRead (or writing a burst of answers): writes wait for one flush after. */
   private boolean reading;
+  /** Coordinator answers not yet written, from any thread; drained on the event loop. */
+  private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean answersScheduled = new AtomicBoolean();
+  private final Runnable answerTask = this::writeAnswers;
+
+  private record Answer(Pending pending, Object value, Throwable failure) {}
 
   /** A request admitted and not yet answered. Identity-hashed; event-loop only. */
   private static final class Pending {
@@ -342,15 +351,43 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException e) {
       answer = CompletableFuture.failedFuture(e);
     }
-    answer.whenComplete(
-        (value, failure) -> {
-          try {
-            ctx.executor().execute(() -> finish(p, toResponse(p.request, value, failure)));
-          } catch (RejectedExecutionException e) {
-            // The event loop is gone, so the channel is closed and channelInactive released p.
-            log.debug("event=answer_dropped request_id={} reason=event_loop_closed", p.requestId);
-          }
-        });
+    answer.whenComplete((value, failure) -> answered(p, value, failure));
+  }
+
+  /**
+   * An answer from the coordinator, on whichever thread completed it (for a group-commit entry,
+   * the applying thread completes every command of the entry in a row). Answers are queued and
+   * one task on the event loop writes all that have arrived, then flushes once: one wake-up and
+   * one write syscall per burst of replies rather than per reply.
+   */
+  private void answered(Pending p, Object value, Throwable failure) {
+    answers.add(new Answer(p, value, failure));
+    if (answersScheduled.compareAndSet(false, true)) {
+      try {
+        ctx.executor().execute(answerTask);
+      } catch (RejectedExecutionException e) {
+        // The event loop is gone, so the channel is closed and channelInactive released p.
+        log.debug("event=answer_dropped request_id={} reason=event_loop_closed", p.requestId);
+      }
+    }
+  }
+
+  private void writeAnswers() {
+    // Cleared first: an answer queued from now on schedules another run, so none is stranded.
+    answersScheduled.set(false);
+    boolean wasReading = reading;
+    reading = true;
+    try {
+      Answer a;
+      while ((a = answers.poll()) != null) {
+        finish(a.pending(), toResponse(a.pending().request, a.value(), a.failure()));
+      }
+    } finally {
+      reading = wasReading;
+      if (!wasReading) {
+        ctx.flush();
+      }
+    }
   }
 
   private Response toResponse(Request request, Object value, Throwable failure) {
