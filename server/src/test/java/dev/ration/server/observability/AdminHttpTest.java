@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.protocol.ErrorCode;
+import dev.ration.server.consensus.GroupCommitStats;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.endpoint.FakeCoordinator;
 import dev.ration.statemachine.lease.Limit;
@@ -40,6 +41,7 @@ class AdminHttpTest {
     coordinator = new FakeCoordinator();
     metrics = new ServerMetrics();
     metrics.bindNode(coordinator::status);
+    metrics.bindGroupCommit(() -> new GroupCommitStats(40, 900, 3, 2, 1, 5), () -> 1234);
     admin = AdminServer.start("127.0.0.1:0", coordinator::status, metrics, draining::get, new Readiness(100));
   }
 
@@ -124,6 +126,11 @@ class AdminHttpTest {
             "ration_group_commit_queue_depth",
             "ration_ledger_epoch 3.0",
             "ration_ledger_now_millis",
+            "ration_group_commit_entries_total 40.0",
+            "ration_group_commit_commands_total 900.0",
+            "ration_group_commit_expired_total 5.0",
+            "ration_group_commit_entries_in_flight 2.0",
+            "ration_expiry_overdue_millis 1234.0",
             "ration_requests_total{code=\"OK\",kind=\"ACQUIRE_LEASE\",outcome=\"SUCCESS\"} 1.0",
             "ration_requests_total{code=\"OVERLOADED\",kind=\"ACQUIRE_LEASE\",outcome=\"NONE\"} 1.0",
             "ration_request_latency_seconds_bucket{kind=\"ACQUIRE_LEASE\"",
