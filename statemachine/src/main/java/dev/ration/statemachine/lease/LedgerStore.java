@@ -28,6 +28,9 @@ public interface LedgerStore {
   /**
    * Up to {@code maxItems} committed expiry-index keys strictly after {@code after} with
    * {@code dueAtMillis ≤ dueUpToMillis}, of every kind, in (dueAt, kind, a, b, c) order.
+   * {@code dueUpToMillis} is either Long.MAX_VALUE or at most the ledger's now: a store may use
+   * a scan up to now to skip, next time, what lies before it (no key is ever added due before
+   * now).
    */
   List<ExpiryKey> expiries(ExpiryKey after, long dueUpToMillis, int maxItems);
 

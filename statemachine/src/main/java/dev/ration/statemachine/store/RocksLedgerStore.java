@@ -111,21 +111,31 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
       return out;
     }
     ExpiryKey floor = new ExpiryKey(floorDueMillis, 0, Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);
+    boolean fromFloor = after.compareTo(floor) <= 0;
+    long firstDue = Long.MAX_VALUE;
     byte[] afterBytes = StoreFormat.expiryKey(after);
     try (RocksIterator it = db.newIterator(expiryCf)) {
-      it.seek(StoreFormat.expiryKey(after.compareTo(floor) > 0 ? after : floor));
+      it.seek(StoreFormat.expiryKey(fromFloor ? floor : after));
       for (; it.isValid() && out.size() < maxItems; it.next()) {
         byte[] keyBytes = it.key();
         if (Arrays.equals(keyBytes, afterBytes)) {
           continue;
         }
         ExpiryKey key = StoreFormat.readExpiryKey(keyBytes);
+        firstDue = Math.min(firstDue, key.dueAtMillis());
         if (key.dueAtMillis() > dueUpToMillis) {
           break;
         }
         out.add(key);
       }
       check(it, "iterate expiry index after " + after);
+    }
+    if (fromFloor && dueUpToMillis != Long.MAX_VALUE) {
+      // A scan from the floor up to the ledger's now saw every committed key before the first
+      // one it met: none is due before min(that key, now), and every key added later is due at
+      // or after now. So the floor may rise there, and the next scan skips the tombstones in
+      // between (renewals withdraw their old lease ends, which leaves them all over the index).
+      floorDueMillis = Math.max(floorDueMillis, Math.min(firstDue, dueUpToMillis));
     }
     return out;
   }

@@ -1,0 +1,196 @@
+package dev.ration.benchmarks;
+
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.CompleteReservation;
+import dev.ration.statemachine.command.Proposal;
+import dev.ration.statemachine.command.RenewLease;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.Reserve;
+import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.SetQuota;
+import dev.ration.statemachine.command.Tick;
+import dev.ration.statemachine.lease.Policy;
+import dev.ration.statemachine.quota.Overage;
+import dev.ration.statemachine.quota.QuotaKind;
+import dev.ration.statemachine.quota.Window;
+import dev.ration.statemachine.result.QuotaResult;
+import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.store.RocksCoordinatorState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What one replica pays to apply a command: the state machine alone (ledger + RocksDB
+ * WriteBatch, sync=false as on a node), without Raft, network or the endpoint. Every replica of
+ * a cluster pays this for every command, so it bounds the cluster's throughput on shared cores.
+ *
+ * <p>Entries are shaped as a loaded leader proposes them: {@value #BATCH} commands, each with
+ * its own request key (so each writes an idempotency record), plus a Tick in every entry (the
+ * proposer's drain mode), the log clock advancing {@value #MILLIS_PER_ENTRY} ms per entry. The
+ * state reaches its steady size during warm-up (60 s idempotency retention, 2.5 s leases for
+ * acquire). Results are per command (average time).
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ApplyBenchmark}.
+ */
+@BenchmarkMode(org.openjdk.jmh.annotations.Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 4, time = 5)
+@Measurement(iterations = 5, time = 5)
+@Fork(value = 1, jvmArgs = {"-Xmx512m", "-XX:+UseSerialGC"})
+public class ApplyBenchmark {
+  static final int BATCH = 32;
+  static final long MILLIS_PER_ENTRY = 3;
+  static final int LIMITS = 16;
+  static final int HOLDERS = 64;
+  static final int TENANTS = 8;
+
+  @State(Scope.Thread)
+  public static class Ledger {
+    Path dir;
+    RocksCoordinatorState state;
+    long index;
+    long timeMillis = 1_000;
+    long sequence = 1;
+    final long[] leaseIds = new long[HOLDERS];
+    final long[] versions = new long[HOLDERS];
+    int nextHolder;
+
+    @Setup(Level.Trial)
+    public void open() throws IOException {
+      dir = Files.createTempDirectory("ration-apply-bench-");
+      state = RocksCoordinatorState.open(dir, StateOptions.defaults());
+      List<Proposal> setup = new ArrayList<>();
+      for (int i = 0; i < LIMITS; i++) {
+        setup.add(new Proposal(RequestKey.NONE, new SetLimit("bench", "renew-" + i,
+            1_000_000_000_000L, 1_000_000_000_000L, dev.ration.statemachine.lease.Mode.HARD,
+            10_000, 1_000, 0, Policy.FREE_CAPACITY, 0)));
+        setup.add(new Proposal(RequestKey.NONE, new SetLimit("bench", "acquire-" + i,
+            1_000_000_000_000L, 1_000_000_000_000L, dev.ration.statemachine.lease.Mode.HARD,
+            2_000, 500, 0, Policy.FREE_CAPACITY, 0)));
+      }
+      setup.add(quota("bench"));
+      for (int t = 0; t < TENANTS; t++) {
+        setup.add(quota("bench/t" + t));
+        setup.add(quota("bench/t" + t + "/p"));
+      }
+      apply(setup);
+      List<Proposal> acquires = new ArrayList<>();
+      for (int h = 0; h < HOLDERS; h++) {
+        acquires.add(new Proposal(key(), new AcquireLease("bench", "renew-" + (h % LIMITS),
+            "holder-" + h, 1, 1)));
+      }
+      List<Result> granted = apply(acquires);
+      for (int h = 0; h < HOLDERS; h++) {
+        Result.LeaseGranted g = (Result.LeaseGranted) granted.get(h);
+        leaseIds[h] = g.lease().leaseId();
+        versions[h] = g.lease().version();
+      }
+    }
+
+    private static Proposal quota(String scope) {
+      return new Proposal(RequestKey.NONE, new SetQuota(scope, "jobs", QuotaKind.CONCURRENT,
+          Window.NONE, 1_000_000_000L, "jobs", 0, Overage.REJECT, 0, 0, 0, "bench", "benchmark"));
+    }
+
+    RequestKey key() {
+      return new RequestKey(0x5EED, 1, sequence++);
+    }
+
+    /** One entry: the proposals plus a Tick, at the next log time. */
+    List<Result> apply(List<Proposal> proposals) {
+      List<Proposal> entry = new ArrayList<>(proposals.size() + 1);
+      entry.add(new Proposal(RequestKey.NONE, new Tick(1_000)));
+      entry.addAll(proposals);
+      timeMillis += MILLIS_PER_ENTRY;
+      List<Result> results = state.apply(1, index++, Batch.of(timeMillis, entry));
+      return results.subList(1, results.size());
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws IOException {
+      state.close();
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  /** 32 renewals of live leases, each presenting the version it last got. */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public int renew(Ledger l) {
+    List<Proposal> renewals = new ArrayList<>(BATCH);
+    int[] holders = new int[BATCH];
+    for (int i = 0; i < BATCH; i++) {
+      int h = l.nextHolder;
+      l.nextHolder = (l.nextHolder + 1) % HOLDERS;
+      holders[i] = h;
+      renewals.add(new Proposal(l.key(), new RenewLease(l.leaseIds[h], l.versions[h], 1, 1, 0, 0, 0)));
+    }
+    List<Result> results = l.apply(renewals);
+    for (int i = 0; i < BATCH; i++) {
+      Result.LeaseRenewed r = (Result.LeaseRenewed) results.get(i);
+      l.versions[holders[i]] = r.lease().version();
+    }
+    return results.size();
+  }
+
+  /** 32 fresh leases (2 s + 500 ms grace, freed by the entries' Ticks). */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public int acquire(Ledger l) {
+    List<Proposal> acquires = new ArrayList<>(BATCH);
+    for (int i = 0; i < BATCH; i++) {
+      acquires.add(new Proposal(l.key(), new AcquireLease("bench", "acquire-" + (i % LIMITS),
+          "holder-" + i, 1, 1)));
+    }
+    List<Result> results = l.apply(acquires);
+    if (!(results.get(0) instanceof Result.LeaseGranted)) {
+      throw new IllegalStateException("acquire refused: " + results.get(0));
+    }
+    return results.size();
+  }
+
+  /**
+   * 16 reservations of 1 job, each checked and charged at three levels (bench, bench/tK,
+   * bench/tK/p), then the next entry completes all 16: 32 commands, per-command time.
+   */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public int reserveAndComplete(Ledger l) {
+    List<Proposal> reserves = new ArrayList<>(BATCH / 2);
+    for (int i = 0; i < BATCH / 2; i++) {
+      reserves.add(new Proposal(l.key(), new Reserve("bench/t" + (i % TENANTS) + "/p",
+          List.of(new Reserve.Item("jobs", 1)), 0, 60_000)));
+    }
+    List<Result> reserved = l.apply(reserves);
+    List<Proposal> completes = new ArrayList<>(BATCH / 2);
+    for (Result r : reserved) {
+      long id = ((QuotaResult.Reserved) ((Result.Quota) r).result()).reservationId();
+      completes.add(new Proposal(l.key(), new CompleteReservation(id, List.of(1L))));
+    }
+    return l.apply(completes).size();
+  }
+}
