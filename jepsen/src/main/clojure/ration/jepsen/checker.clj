@@ -122,21 +122,72 @@
          :tenants per-tenant
          :indeterminate-acquires unknown}))))
 
+(defn- emergency? [op] (true? (get-in op [:value :emergency?])))
+
+(defn- admit-holder
+  "The holder of an admit or close: the thread's cid (:holder), else its process."
+  [op]
+  (get-in op [:value :holder] (:process op)))
+
+(defn- req-holder
+  "The holder of a lease call: the cid of its request id [cid n]."
+  [op]
+  (let [r (get-in op [:value :req-id])] (when (vector? r) (first r))))
+
+(defn- best-effort-limit? [limit] (= :best-effort (:mode limit)))
+
+(defn- emergency-episodes
+  "Per holder, the tokens admitted from emergency budgets between consecutive \"new lease or
+  new limiter\" points: the holder's :ok/:info acquire or renew completions (recorded before
+  the limiter installs the answer; resends included) and its :close completions. Admissions
+  fall into a segment by invocation time. A limiter gets a fresh E only when it installs a
+  lease, so each segment may hold at most E (segments can only be finer than the limiter's
+  disconnections, never coarser). -> [{:holder :from :to :spent :admits}] with spent > E."
+  [ops lease-calls closes e]
+  (let [admits (filter emergency? ops)]
+    (vec (for [[holder as] (group-by admit-holder admits)
+               :let [cuts (->> (concat (filter #(= holder (req-holder %)) lease-calls)
+                                       (filter #(= holder (admit-holder %)) closes))
+                               (map :time) sort vec)
+                     seg-of (fn [t] (count (take-while #(< % t) cuts)))]
+               [seg as] (group-by #(seg-of (:invoke-time % (:time %))) as)
+               :let [spent (reduce + (map #(get-in % [:value :n]) as))]
+               :when (> spent e)]
+           {:holder holder :segment seg :spent spent :E e
+            :from (get cuts (dec seg)) :to (get cuts seg) :admits (mapv :index as)}))))
+
 (defn admissions
   "Per tenant, the admission curve W_k = max(0, W_{k−1} − R·Δt) + n_k over :ok admits at
-  completion time; a violation iff W > B + R·L_max (L_max: the largest admit latency)."
+  completion time (emergency admissions included); a violation iff W > bound, where
+    hard:        bound = B + R·L_max
+    best-effort: bound = B + R·L_max + E·H
+  L_max is the largest admit latency, E the limit's :emergency and H the tenant's holders:
+  the distinct threads that admitted for it or invoked an acquire of it (docs/LIMITER.md's
+  Σ E over the holders that can be disconnected at once; each thread holds at most one
+  limiter at a time, so H over-counts, never under-counts). Best-effort tenants are also
+  checked per holder: at most E emergency tokens between two of its lease grants
+  (emergency-episodes). A hard tenant must admit nothing from an emergency budget."
   []
   (reify Checker
     (check [_ test history opts]
       (let [limits (tenant-limits test opts)
-            admits (->> (h/completions history)
-                        (filter #(and (h/ok? %) (= :admit (:f %)) (pos? (get-in % [:value :n] 0)))))
+            cs (h/completions history)
+            admits (filter #(and (h/ok? %) (= :admit (:f %)) (pos? (get-in % [:value :n] 0))) cs)
+            lease-calls (filter #(and (#{:ok :info} (:type %)) (#{:acquire :renew} (:f %))) cs)
+            closes (filter #(and (h/ok? %) (= :close (:f %))) cs)
+            acquire-invokes (filter #(and (h/invoke? %) (= :acquire (:f %))) history)
             lmax (reduce max 0 (map #(- (:time %) (:invoke-time %)) admits))
             per-tenant
             (into (sorted-map)
-                  (for [[tenant {:keys [rate burst]}] limits
-                        :let [ops (sort-by :time (filter #(= tenant (get-in % [:value :tenant])) admits))
-                              bound (+ burst (* rate (/ lmax 1e9)))
+                  (for [[tenant {:keys [rate burst emergency] :as limit}] limits
+                        :let [of-tenant #(= tenant (get-in % [:value :tenant]))
+                              ops (sort-by :time (filter of-tenant admits))
+                              best-effort (best-effort-limit? limit)
+                              e (long (or emergency 0))
+                              holders (into (set (map admit-holder ops))
+                                            (keep req-holder (filter of-tenant acquire-invokes)))
+                              sum-e (if best-effort (* e (count holders)) 0)
+                              bound (+ burst (* rate (/ lmax 1e9)) sum-e)
                               res (reduce (fn [{:keys [w t] :as s} op]
                                             (let [dt (if t (/ (- (:time op) t) 1e9) 0)
                                                   w (+ (max 0.0 (- w (* rate dt))) (get-in op [:value :n]))
@@ -145,25 +196,42 @@
                                                 (update s :violations conj {:index (:index op) :time (:time op) :w w :bound bound})
                                                 s)))
                                           {:w 0.0 :t nil :max-w 0.0 :violations []}
-                                          ops)]]
-                    [tenant {:valid? (empty? (:violations res))
+                                          ops)
+                              em (filter emergency? ops)
+                              episodes (if best-effort
+                                         (emergency-episodes ops (filter of-tenant lease-calls) (filter of-tenant closes) e)
+                                         [])
+                              hard-em (if best-effort [] (vec (map :index em)))]]
+                    [tenant {:valid? (and (empty? (:violations res)) (empty? episodes) (empty? hard-em))
+                             :mode (if best-effort :best-effort :hard)
+                             :formula (if best-effort "B + R·L_max + E·H" "B + R·L_max")
+                             :B burst :R rate :E (when best-effort e) :H (when best-effort (count holders))
                              :admitted (reduce + (map #(get-in % [:value :n]) ops))
+                             :emergency-admits (count em)
+                             :emergency-admitted (reduce + (map #(get-in % [:value :n]) em))
                              :max-w (:max-w res)
                              :bound bound
                              :violation-count (count (:violations res))
-                             :violations (vec (take 5 (:violations res)))}]))]
+                             :violations (vec (take 5 (:violations res)))
+                             :emergency-over-E (vec (take 5 episodes))
+                             :emergency-in-hard-mode (vec (take 5 hard-em))}]))]
         {:valid? (every? :valid? (vals per-tenant))
          :max-admit-latency-ns lmax
          :tenants per-tenant}))))
 
 (defn lifecycle
   "No :ok renew or spending admit invoked after an :ok release of the lease completed; no
-  spending admit outside U(L)."
+  spending admit outside U(L). Emergency admissions (:emergency?) of a best-effort tenant are
+  exempt: they are by design made after local expiry, from the budget E, and bounded by
+  :admissions. A hard tenant's are not exempt."
   []
   (reify Checker
     (check [_ test history opts]
       (let [eps (or (:epsilon opts) 0.1)
-            cs (h/completions history)
+            limits (tenant-limits test opts)
+            exempt? (fn [op] (and (emergency? op)
+                                  (best-effort-limit? (get limits (get-in op [:value :tenant])))))
+            cs (remove exempt? (h/completions history))
             released (->> cs
                           (filter #(and (h/ok? %) (= :release (:f %))))
                           (reduce (fn [m op] (update m (get-in op [:value :lease-id]) #(min (or % Long/MAX_VALUE) (:time op)))) {}))
@@ -244,7 +312,8 @@
          :first-errors (vec (take 5 bad))}))))
 
 (defn stats
-  "Liveness: per-f ok/fail/info counts; time from the final heal (the last nemesis op other than
+  "Liveness: per-f ok/fail/info counts; for admits, the reasons and the emergency admissions
+  (count and tokens); time from the final heal (the last nemesis op other than
   :await-recovery) to the first :ok client op after it; the harness's time-to-recovery (every
   node /ready and a leader). Invalid when no client op succeeded after the final heal: the
   harness waited (bounded, generously) for recovery before the final reads, so silence then is
@@ -267,7 +336,8 @@
             first-ok-after (->> cs (filter #(and (h/ok? %) (progress-fs (:f %))
                                                  (> (:time %) last-heal)))
                                 (map :time) sort first)
-            any-ok (some h/ok? cs)]
+            any-ok (some h/ok? cs)
+            ok-admits (filter #(and (h/ok? %) (= :admit (:f %))) cs)]
         (cond-> {:valid? (boolean (and any-ok first-ok-after))
                  :count (count cs)
                  :ok-count (count (filter h/ok? cs))
@@ -275,6 +345,9 @@
                  :final-heal-time-s (when (pos? last-heal) (/ last-heal 1e9))
                  :seconds-to-first-ok-after-heal (when (and first-ok-after (pos? last-heal))
                                                    (/ (- first-ok-after last-heal) 1e9))}
+          (seq ok-admits) (assoc :admit-reasons (into (sorted-map) (frequencies (keep #(get-in % [:value :reason]) ok-admits)))
+                                 :emergency-admits (count (filter emergency? ok-admits))
+                                 :emergency-admitted (reduce + (map #(get-in % [:value :n] 0) (filter emergency? ok-admits))))
           recovery (assoc :recovery (select-keys recovery [:recovered? :seconds :timeout-s :ready :leader]))
           (not first-ok-after) (assoc :error (if (and recovery (not (:recovered? recovery)))
                                                "no recovery (every node ready + a leader) within the bounded wait, and no op succeeded after the final heal"

@@ -118,3 +118,74 @@
     (is (true? (:valid? r)))
     (is (= [1.0 2.0] (map :rate (:windows r))) (pr-str r))
     (is (= [nil [:n2]] (map :leader (:windows r))))))
+
+;; ------------------------------------------------------------------ best-effort (emergency) admissions
+
+(def be-opts
+  "The same limit twice: t1 hard, t4 best-effort with E = 20."
+  {:tenants {"t1" {:rate 100 :burst 50} "t4" {:rate 100 :burst 50 :mode :best-effort :emergency 20}} :epsilon 0.1})
+
+(defn eadmit
+  "An :ok admit of n by holder p (process p), at t ms, :emergency? e, of tenant."
+  [tenant p n t e]
+  [[p :invoke :admit {:tenant tenant :n n :holder p} t]
+   [p :ok :admit (cond-> {:tenant tenant :n n :holder p :emergency? e :reason (if e :admitted_emergency :admitted)}
+                   (not e) (assoc :lease-id 1)) t]])
+
+(defn within-bound
+  "Holder 0 fills B, then holders 0 and 1 each spend their whole E 1 ms later: W = 89.9 ≤ B + E·2 = 90."
+  [tenant]
+  (concat (eadmit tenant 0 50 0 false) (eadmit tenant 0 20 1 true) (eadmit tenant 1 20 1 true)))
+
+(defn lease-1
+  "Holder 0's lease 1 of tenant, granted at -5 ms (its ordinary admissions come from it)."
+  [tenant]
+  [[100 :invoke :acquire {:tenant tenant :req-id [0 1]} -10]
+   [100 :ok :acquire {:tenant tenant :req-id [0 1] :lease-id 1 :version 1 :rate 50 :burst 25 :ttl-ms 3000} -5]])
+
+(deftest best-effort-admissions-within-b-plus-sum-e-pass
+  (let [r (c/check (c/admissions) {} (apply hist (within-bound "t4")) be-opts)
+        t4 (get-in r [:tenants "t4"])]
+    (is (true? (:valid? r)) (pr-str r))
+    (is (= [:best-effort "B + R·L_max + E·H" 20 2] ((juxt :mode :formula :E :H) t4)))
+    (is (== 90 (:bound t4)))
+    (is (= [2 40] ((juxt :emergency-admits :emergency-admitted) t4)))
+    (is (< 89.8 (:max-w t4) 89.95)))
+  (testing "the emergency admissions are outside any lease: exempt from :lifecycle for a best-effort tenant"
+    (is (true? (:valid? (c/check (c/lifecycle) {} (apply hist (concat (lease-1 "t4") (within-bound "t4"))) be-opts)))))
+  (testing ":stats reports them"
+    (let [r (c/check (c/stats) {} (apply hist (within-bound "t4")) be-opts)]
+      (is (= [2 40] ((juxt :emergency-admits :emergency-admitted) r)))
+      (is (= {:admitted 1 :admitted_emergency 2} (:admit-reasons r))))))
+
+(deftest best-effort-admissions-over-b-plus-sum-e-fail
+  (testing "10 more ordinary tokens at the same instant: W = 99.9 > 90"
+    (let [r (c/check (c/admissions) {} (apply hist (concat (within-bound "t4") (eadmit "t4" 1 10 1 false))) be-opts)]
+      (is (false? (:valid? r)))
+      (is (= 1 (get-in r [:tenants "t4" :violation-count])))
+      (is (empty? (get-in r [:tenants "t4" :emergency-over-E])) "each holder spent exactly E")))
+  (testing "one holder spending more than E in one disconnection (W stays under the bound)"
+    (let [h (apply hist (concat (eadmit "t4" 0 15 0 true) (eadmit "t4" 0 15 1000 true)))
+          r (c/check (c/admissions) {} h be-opts)]
+      (is (false? (:valid? r)))
+      (is (zero? (get-in r [:tenants "t4" :violation-count])))
+      (is (= [{:holder 0 :spent 30 :E 20}]
+             (map #(select-keys % [:holder :spent :E]) (get-in r [:tenants "t4" :emergency-over-E]))))))
+  (testing "a lease granted to the holder in between: a new disconnection, a fresh E"
+    (let [grant [[100 :invoke :acquire {:tenant "t4" :req-id [0 7]} 400]
+                 [100 :ok :acquire {:tenant "t4" :req-id [0 7] :lease-id 2 :version 1 :rate 50 :burst 25 :ttl-ms 3000} 500]]
+          h (apply hist (concat (eadmit "t4" 0 15 0 true) grant (eadmit "t4" 0 15 1000 true)))]
+      (is (true? (:valid? (c/check (c/admissions) {} h be-opts)))))))
+
+(deftest hard-tenant-with-the-same-emergency-admissions-fails
+  (let [r (c/check (c/admissions) {} (apply hist (within-bound "t1")) be-opts)
+        t1 (get-in r [:tenants "t1"])]
+    (is (false? (:valid? r)))
+    (is (= [:hard "B + R·L_max"] ((juxt :mode :formula) t1)))
+    (is (== 50 (:bound t1)))
+    (is (= 2 (:violation-count t1)) "W = 69.9 and 89.9 > B = 50")
+    (is (= 2 (count (:emergency-in-hard-mode t1)))))
+  (testing "and :lifecycle does not exempt them"
+    (let [r (c/check (c/lifecycle) {} (apply hist (concat (lease-1 "t1") (within-bound "t1"))) be-opts)]
+      (is (false? (:valid? r)))
+      (is (= 2 (count (filter #(= :admit-outside-lease (:kind %)) (:errors r))))))))

@@ -5,12 +5,14 @@
   The recorded history (the limiter's acquires, renewals and returns + the admissions) passes
   the lease checker. A holder whose transport tells its limiter the lease lasts 3× longer than
   the ledger granted (the ledger's answer is what is recorded) keeps admitting after the lease
-  ended, and the checker reports it."
-  (:require [clojure.test :refer [deftest is]]
+  ended, and the checker reports it. A best-effort holder cut off from the ledger for 4 s spends
+  its emergency budget E once after local expiry (recorded :emergency?), and the history passes
+  the checker's best-effort bound."
+  (:require [clojure.test :refer [deftest is testing]]
             [ration.jepsen.checker :as c]
             [ration.jepsen.history :as h]
             [ration.jepsen.workload.lease :as lease])
-  (:import (dev.ration.client.limiter LeaseTransport ManualScheduler RateLimiter)
+  (:import (dev.ration.client.limiter Decision$Reason LeaseTransport ManualScheduler RateLimiter)
            (dev.ration.client.protocol Outcome Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseInfo Response$LeaseReply Response$ReturnReply)
            (java.util.concurrent CompletableFuture)
@@ -92,3 +94,69 @@
   (let [r (c/check (c/lease-checker) {} (simulate 3) opts)]
     (is (false? (:valid? r)))
     (is (some #(= :admit-outside-lease (:kind %)) (get-in r [:lifecycle :errors])) (pr-str (:lifecycle r)))))
+
+;; ------------------------------------------------------------------ best-effort: emergency budget
+
+(def be-opts (assoc lease/defaults :tenants {"t1" {:rate 100 :burst 50 :mode :best-effort :emergency 15}}))
+
+(defn- be-ledger
+  "A correct best-effort ledger (mode code 1, E = 15) that is unreachable (every call fails)
+  while (down?) is true. Versions are minted from one counter, as the real ledger's are (a
+  limiter applies only answers with a newer (epoch, version))."
+  [down?]
+  (let [ids (atom 0), versions (atom 0)
+        info (fn [id version] (Response$LeaseInfo. id "t1" lease/resource "h0" 1 version 50 25 50 25 0 0 0 1 15 3000))]
+    (fn [_req-id request]
+      (if (down?)
+        (CompletableFuture/failedFuture (java.io.IOException. "partitioned"))
+        (CompletableFuture/completedFuture
+         (condp instance? request
+           Request$AcquireLease (Response$LeaseReply. Outcome/SUCCESS "" 0 0 (info (swap! ids inc) (swap! versions inc)) 0)
+           Request$RenewLease (let [^Request$RenewLease r request]
+                                (Response$LeaseReply. Outcome/SUCCESS "" 0 0 (info (.leaseId r) (swap! versions inc)) 0))
+           Request$ReturnLease (let [^Request$ReturnLease r request]
+                                 (Response$ReturnReply. Outcome/SUCCESS "" (.leaseId r) (.unusedBalance r) false))))))))
+
+(defn simulate-partition
+  "One best-effort holder admitting 5 every 10 ms for 12 s; the ledger is unreachable from 3 s
+  to 7 s. Returns the history."
+  []
+  (let [sched (ManualScheduler. 0)
+        out (atom [])
+        record! (fn [op] (swap! out conj (assoc op :time (.nanoTime sched))))
+        procs (atom 1000000)
+        down? #(< 3000000000 (.nanoTime sched) 7000000000)
+        rec (lease/recording-transport {:send! (be-ledger down?) :next-id! (let [n (atom 0)] #(swap! n inc))
+                                        :record! record! :next-process! #(swap! procs inc)
+                                        :state (atom {}) :tenant "t1" :cid 0 :timeout-ms 3000})
+        ^RateLimiter l (RateLimiter/create rec sched "t1" lease/resource "h0"
+                                           (-> (lease/limiter-options be-opts "t1") (.manual sched) (.build)))]
+    (dotimes [_ 1200]
+      (.advance sched 10000000)
+      (let [before (some-> (.lease l) (.orElse nil) (.leaseId))
+            d (.decide l 5)
+            after (some-> (.lease l) (.orElse nil) (.leaseId))
+            v {:tenant "t1" :n (if (.allowed d) 5 0) :holder 0 :lease-id (or after before)
+               :emergency? (= Decision$Reason/ADMITTED_EMERGENCY (.reason d))
+               :lease-ids (vec (distinct (remove nil? [before after])))}]
+        (record! {:type :invoke :process 0 :f :admit :value {:tenant "t1" :n 5 :holder 0}})
+        (record! {:type :ok :process 0 :f :admit :value v})))
+    ;; The manual clock stands still between steps: close 1 ms after the last admission (the
+    ;; checker orders an admission at the instant of the release invocation as after it).
+    (.advance sched 1000000)
+    (.closeAsync l)
+    (h/index @out)))
+
+(deftest a-cut-off-best-effort-limiter-spends-e-once-and-passes
+  (let [hist (simulate-partition)
+        r (c/check (c/lease-checker) {} hist be-opts)
+        t1 (get-in r [:admissions :tenants "t1"])]
+    (is (true? (:valid? r)) (pr-str (dissoc r :stats)))
+    (is (= [:best-effort 15 1] ((juxt :mode :E :H) t1)))
+    (is (= 15 (:emergency-admitted t1)) "E once for the one disconnection, no more")
+    (is (< 100 (->> hist (filter #(and (h/ok? %) (= :admit (:f %)) (> (:time %) 7000000000)
+                                      (not (get-in % [:value :emergency?]))))
+                    (map #(get-in % [:value :n])) (reduce +)))
+        "admitting from a new lease after the ledger is back")
+    (testing "the same history under a hard limit fails"
+      (is (false? (get-in (c/check (c/lease-checker) {} hist opts) [:admissions :valid?]))))))

@@ -71,3 +71,15 @@
         r (results evil returner)]
     (is (false? (:valid? r)))
     (is (some #(= :admit-after-release (:kind %)) (get-in r [:lifecycle :errors])))))
+
+(deftest refilling-on-renewal-is-caught-under-best-effort-too
+  (testing "the emergency allowance E·H does not hide a holder that refills its bucket"
+    (let [evil (assoc mh/honest
+                      :renew? (fn [_ _] false)
+                      :renewed (fn [l g t eps] (assoc ((:renewed mh/honest) l g t eps) :bal (double (:burst g)))))
+          intents (fn [_ step] (if (even? step) :renew :admit))
+          be (assoc-in opts [:tenants "t1"] {:rate 100 :burst 50 :mode :best-effort :emergency 15})
+          r (c/check (c/lease-checker) {} (simulate evil intents) be)]
+      (is (false? (get-in r [:admissions :valid?])) (pr-str (:admissions r)))
+      (is (= :best-effort (get-in r [:admissions :tenants "t1" :mode])))
+      (is (pos? (get-in r [:admissions :tenants "t1" :violation-count]))))))

@@ -17,15 +17,21 @@
   Request ids are explicit ((thread, the client's next id)), the client id fixed per thread.
 
   The thread's own ops:
-    :admit       {:tenant :n}  ok + {:n admitted (n or 0) :asked :reason :lease-id :lease-ids}
-                 (limiter.decide(n); :lease-ids are the limiter's lease just before and after)
+    :admit       {:tenant :n}  ok + {:n admitted (n or 0) :asked :reason :emergency? :holder
+                 :lease-id :lease-ids} (limiter.decide(n); :emergency? iff the reason is
+                 ADMITTED_EMERGENCY; :holder is the thread (the cid of its lease calls' req-ids);
+                 :lease-ids are the limiter's lease just before and after)
     :close       {:tenant}     ok + {:lease-id}: limiter.close() (invalidate, then return the
                  unused balance; the return is recorded as a :release); the next :admit starts a
                  fresh limiter
     :resend      the limiter's last lease call again under the same request id (recorded with
                  the call's :f and :resend? true; its answer is not given to the limiter)
     :ledger-read {:tenant}     ok + {:limit :leases}
-  A holder keeps its state across :info (the edge did not crash): its client is Reusable."
+  A holder keeps its state across :info (the edge did not crash): its client is Reusable.
+
+  Tenants t1–t3 are HARD; t4 is BEST_EFFORT with an emergency budget E (:emergency) on its
+  limit, and its holders' limiters have emergencyEnabled: after local expiry each may admit up
+  to E tokens once per disconnection (docs/LIMITER.md, \"Hard vs best-effort\")."
   (:require [clojure.string :as str]
             [clojure.tools.logging :refer [info warn]]
             [ration.jepsen.client :as client]
@@ -33,7 +39,7 @@
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
   (:import (dev.ration.client LimitMode LimitSpec RationClient RationClientOptions)
-           (dev.ration.client.limiter Decision LeaseTransport LimiterOptions LimiterScheduler RateLimiter)
+           (dev.ration.client.limiter Decision Decision$Reason LeaseTransport LimiterOptions LimiterScheduler RateLimiter)
            (dev.ration.client.protocol Outcome Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseReply Response$ReturnReply
                                        Response$LimitInfo Response$LeaseInfo)
@@ -44,7 +50,9 @@
 (def resource "jepsen")
 
 (def defaults
-  {:tenants {"t1" {:rate 100 :burst 50} "t2" {:rate 100 :burst 50} "t3" {:rate 60 :burst 30}}
+  {:tenants {"t1" {:rate 100 :burst 50} "t2" {:rate 100 :burst 50} "t3" {:rate 60 :burst 30}
+             ;; best-effort: E tokens per holder per disconnection after local expiry
+             "t4" {:rate 60 :burst 30 :mode :best-effort :emergency 15}}
    :lease-ms 3000
    :grace-ms 1000
    :epsilon 0.1              ; the limiter's driftFraction and the checker's margin
@@ -150,14 +158,33 @@
              (newThread [_ r] (doto (Thread. ^Runnable r ^String name) (.setDaemon true)))))
     (.setRemoveOnCancelPolicy true)))
 
+(defn best-effort?
+  "Whether the tenant's limit is BEST_EFFORT (:mode :best-effort in its options)."
+  [opts tenant]
+  (= :best-effort (get-in opts [:tenants tenant :mode])))
+
+(defn limit-spec
+  "The LimitSpec the workload sets for a tenant: HARD, or BEST_EFFORT with emergency E."
+  [opts tenant]
+  (let [{:keys [rate burst emergency]} (get (:tenants opts) tenant)]
+    (-> (LimitSpec/builder tenant resource)
+        (.ratePerSecond rate) (.burst burst)
+        (.mode (if (best-effort? opts tenant) LimitMode/BEST_EFFORT LimitMode/HARD))
+        (.emergency (long (or emergency 0)))
+        (.leaseDuration (Duration/ofMillis (:lease-ms opts)))
+        (.grace (Duration/ofMillis (:grace-ms opts)))
+        (.build))))
+
 (defn limiter-options
-  "The holder's LimiterOptions builder: demand = its share of R and B, driftFraction = ε."
+  "The holder's LimiterOptions builder: demand = its share of R and B, driftFraction = ε,
+  emergency spending enabled iff the tenant is best-effort."
   [opts tenant]
   (let [{:keys [rate burst]} (get (:tenants opts) tenant)]
     (-> (LimiterOptions/builder)
         (.demand (long (Math/ceil (* rate (:demand-fraction opts))))
                  (long (Math/ceil (* burst (:demand-fraction opts)))))
-        (.driftFraction (double (:epsilon opts))))))
+        (.driftFraction (double (:epsilon opts)))
+        (.emergencyEnabled (best-effort? opts tenant)))))
 
 (defn- new-limiter
   "A RateLimiter for the holder's tenant over the recording transport."
@@ -199,12 +226,8 @@
                            :last-call nil}))))
 
   (setup! [_ _]
-    (doseq [[tenant {:keys [rate burst]}] (:tenants opts)]
-      (let [spec (-> (LimitSpec/builder tenant resource)
-                     (.ratePerSecond rate) (.burst burst) (.mode LimitMode/HARD)
-                     (.leaseDuration (Duration/ofMillis (:lease-ms opts)))
-                     (.grace (Duration/ofMillis (:grace-ms opts)))
-                     (.build))]
+    (doseq [tenant (keys (:tenants opts))]
+      (let [spec (limit-spec opts tenant)]
         ;; expectedVersion 0 creates; STALE_CONFIG means an earlier attempt already did.
         ;; Retried for a while: the cluster may still be settling after its first election.
         (when-not (u/await-fn #(do (.setLimit conn spec) true) 60000 500)
@@ -221,13 +244,15 @@
                        after (lease-id-of l)]
                    (assoc op :type :ok :value (assoc v :n (if (.allowed d) (:n v) 0) :asked (:n v)
                                                      :reason (keyword (str/lower-case (str (.reason d))))
+                                                     :emergency? (= Decision$Reason/ADMITTED_EMERGENCY (.reason d))
+                                                     :holder (:cid @state)
                                                      :lease-id (or after before)
                                                      :lease-ids (vec (distinct (remove nil? [before after]))))))
           :close (let [^RateLimiter l (:limiter @state)
                        id (lease-id-of l)]
                    (swap! state assoc :limiter nil)
                    (when l (.close l))
-                   (assoc op :type :ok :value (assoc v :lease-id id)))
+                   (assoc op :type :ok :value (assoc v :lease-id id :holder (:cid @state))))
           (:acquire :renew :release)
           (let [req-id (second (:req-id v))
                 request (:request (:resend @state))
