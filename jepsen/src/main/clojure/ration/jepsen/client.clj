@@ -2,7 +2,8 @@
   "Jepsen's client protocol, and the rule that maps Ration's errors onto the outcome of an op:
   :ok happened, :fail certainly did not happen, :info unknown. A RationException that is
   definite() is :fail; an indeterminate one, a timeout, or any other exception is :info."
-  (:import (dev.ration.client RationException)
+  (:import (dev.ration.client RationClient RationClientOptions RationException)
+           (java.time Duration)
            (java.util.concurrent CompletableFuture ExecutionException TimeUnit TimeoutException)))
 
 (defprotocol Client
@@ -61,3 +62,21 @@
   [op & body]
   `(try ~@body
         (catch Throwable t# (error-completion ~op t#))))
+
+(defn open-ration-client
+  "A RationClient for client thread t of a workload: the node addresses rotated so thread t talks
+  first to node t mod n, bounded retries with short backoff, the request deadline of the
+  workload's opts, and a fixed client id (seed, client-low) so resends carry the same request
+  ids across reconnections."
+  ^RationClient [addrs t opts seed client-low]
+  (let [i (mod t (count addrs))
+        ordered (vec (concat (drop i addrs) (take i addrs)))]
+    (RationClient. (-> (RationClientOptions/builder)
+                       (.addresses ordered)
+                       (.connectTimeout (Duration/ofMillis 3000))
+                       (.requestDeadline (Duration/ofMillis (:request-deadline-ms opts)))
+                       (.maxRetries 5)
+                       (.backoffBase (Duration/ofMillis 20))
+                       (.backoffMax (Duration/ofMillis 300))
+                       (.clientId (long seed) (long client-low))
+                       (.build)))))

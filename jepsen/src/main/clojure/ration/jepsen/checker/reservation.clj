@@ -134,15 +134,21 @@
     {:rid rid :amount (:amount (nth (:items r) i)) :start (:start r) :end (:end r)
      :keep (if (= :allocation kind) (some-> (quantities rid) (nth i)) 0)}))
 
+(defn- analysis
+  "What the limits and reads checkers share: the catalog, the reservation model and the settled
+  quantities from the usage log."
+  [test history opts]
+  (let [m (model history (or (:epsilon opts) 0.1))]
+    {:cat (catalog test opts)
+     :m m
+     :qs (settled-quantities m (get-in (usage-log history) [:value :events]))}))
+
 (defn limits
   "Σ surely held (+ surely allocated) ≤ limit at every instant, per (level, resource)."
   []
   (reify Checker
     (check [_ test history opts]
-      (let [eps (or (:epsilon opts) 0.1)
-            cat (catalog test opts)
-            m (model history eps)
-            qs (settled-quantities m (get-in (usage-log history) [:value :events]))
+      (let [{:keys [cat m qs]} (analysis test history opts)
             per-level
             (into (sorted-map)
                   (for [[k {:keys [limit] :as spec}] cat
@@ -210,10 +216,7 @@
   []
   (reify Checker
     (check [_ test history opts]
-      (let [eps (or (:epsilon opts) 0.1)
-            cat (catalog test opts)
-            m (model history eps)
-            qs (settled-quantities m (get-in (usage-log history) [:value :events]))
+      (let [{:keys [cat m qs]} (analysis test history opts)
             rs (filter #(and (h/ok? %) (= :read (:f %))) (h/completions history))
             errs (vec (mapcat #(read-errors cat m qs %) rs))]
         {:valid? (empty? errs)

@@ -38,7 +38,7 @@
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
-  (:import (dev.ration.client LimitMode LimitSpec RationClient RationClientOptions)
+  (:import (dev.ration.client LimitMode LimitSpec RationClient)
            (dev.ration.client.limiter Decision Decision$Reason LeaseTransport LimiterOptions LimiterScheduler RateLimiter)
            (dev.ration.client.protocol Outcome Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseReply Response$ReturnReply
@@ -205,18 +205,8 @@
   (open! [this test node]
     (let [t (:thread this)
           addrs (db/client-addresses (:db test) test)
-          i (mod t (count addrs))
-          ordered (vec (concat (drop i addrs) (take i addrs)))
           tenants (vec (sort (keys (:tenants opts))))
-          c (RationClient. (-> (RationClientOptions/builder)
-                               (.addresses ordered)
-                               (.connectTimeout (Duration/ofMillis 3000))
-                               (.requestDeadline (Duration/ofMillis (:request-deadline-ms opts)))
-                               (.maxRetries 5)
-                               (.backoffBase (Duration/ofMillis 20))
-                               (.backoffMax (Duration/ofMillis 300))
-                               (.clientId (long (:seed test 0)) (long (inc t)))
-                               (.build)))]
+          c (client/open-ration-client addrs t opts (:seed test 0) (inc t))]
       (assoc this :conn c
              :executor (daemon-executor (str "jepsen-limiter-" t))
              :state (atom {:tenant (tenants (mod t (count tenants)))

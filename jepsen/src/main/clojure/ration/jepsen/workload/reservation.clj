@@ -28,7 +28,7 @@
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
-  (:import (dev.ration.client RationClient RationClientOptions)
+  (:import (dev.ration.client RationClient)
            (dev.ration.client.protocol Outcome Request$Quota Response$Quota
                                        QuotaRequest$Item QuotaRequest$Reserve QuotaRequest$CompleteReservation
                                        QuotaRequest$CancelReservation QuotaRequest$ListQuotas
@@ -186,17 +186,7 @@
   (open! [this test _node]
     (let [t (:thread this)
           addrs (db/client-addresses (:db test) test)
-          i (mod t (count addrs))
-          ordered (vec (concat (drop i addrs) (take i addrs)))
-          c (RationClient. (-> (RationClientOptions/builder)
-                               (.addresses ordered)
-                               (.connectTimeout (Duration/ofMillis 3000))
-                               (.requestDeadline (Duration/ofMillis (:request-deadline-ms opts)))
-                               (.maxRetries 5)
-                               (.backoffBase (Duration/ofMillis 20))
-                               (.backoffMax (Duration/ofMillis 300))
-                               (.clientId (long (:seed test 0)) (long (+ 2000 t)))
-                               (.build)))]
+          c (client/open-ration-client addrs t opts (:seed test 0) (+ 2000 t))]
       (assoc this :conn c
              :state (atom {:cid t
                            :next-req (inc (bit-shift-left 1 40)) ; far from the client's own counter

@@ -19,7 +19,7 @@
   (:require [ration.jepsen.client :as client]
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen])
-  (:import (dev.ration.client RationClient RationClientOptions)
+  (:import (dev.ration.client RationClient)
            (dev.ration.client.protocol Outcome Request$Ttl Response$Ttl TtlRequest$Get
                                        TtlResponse$WriteReply TtlResponse$GetReply TtlResponse$EntryInfo)
            (dev.ration.client.ttl Lock TtlEntries)
@@ -86,17 +86,7 @@
   (open! [this test _node]
     (let [t (:thread this)
           addrs (db/client-addresses (:db test) test)
-          i (mod t (count addrs))
-          ordered (vec (concat (drop i addrs) (take i addrs)))
-          c (RationClient. (-> (RationClientOptions/builder)
-                               (.addresses ordered)
-                               (.connectTimeout (Duration/ofMillis 3000))
-                               (.requestDeadline (Duration/ofMillis (:request-deadline-ms opts)))
-                               (.maxRetries 5)
-                               (.backoffBase (Duration/ofMillis 20))
-                               (.backoffMax (Duration/ofMillis 300))
-                               (.clientId (long (:seed test 0)) (long (+ 1000 t)))
-                               (.build)))]
+          c (client/open-ration-client addrs t opts (:seed test 0) (+ 1000 t))]
       (assoc this :conn c
              :state (atom {:cid t :next 0 :opts opts :versions {} :held {}}))))
 

@@ -8,9 +8,12 @@ import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A coordinator that records what the endpoint asks and lets the test decide each answer
@@ -23,6 +26,8 @@ public final class FakeCoordinator implements Coordinator {
 
   public final List<Submitted> submitted = new CopyOnWriteArrayList<>();
   public final List<Asked> asked = new CopyOnWriteArrayList<>();
+  /** One permit per query asked, so a test can wait for a query without polling. */
+  private final Semaphore queries = new Semaphore(0);
   public volatile NodeStatus status = leaderStatus();
 
   public static NodeStatus leaderStatus() {
@@ -59,7 +64,13 @@ public final class FakeCoordinator implements Coordinator {
   public CompletableFuture<QueryResult> query(Query query, boolean stale, long deadlineNanos) {
     CompletableFuture<QueryResult> f = new CompletableFuture<>();
     asked.add(new Asked(query, stale, deadlineNanos, f));
+    queries.release();
     return f;
+  }
+
+  /** Waits up to {@code timeout} for the next query asked; returns whether one was. */
+  public boolean awaitQuery(Duration timeout) throws InterruptedException {
+    return queries.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   @Override

@@ -161,10 +161,7 @@ class AdminHttpTest {
 
     Thread refresher = new Thread(() -> metrics.refreshOnce(coordinator, Duration.ofSeconds(5)));
     refresher.start();
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (coordinator.asked.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    assertTrue(coordinator.awaitQuery(Duration.ofSeconds(10)), "the refresher asked nothing within 10 s");
     assertEquals(new Query.ListLimits(), coordinator.asked.get(0).query());
     assertTrue(coordinator.asked.get(0).stale(), "metrics never cost a ReadIndex");
     coordinator.asked.get(0).answer().complete(
