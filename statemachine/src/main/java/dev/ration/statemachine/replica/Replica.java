@@ -204,13 +204,13 @@ public final class Replica implements ApplyContext {
       }
       changes.deleteExpiry(due);
       if (due.kind() == ExpiryKey.IDEMPOTENCY_END) {
-        RequestKey key = due.requestKey();
-        Optional<IdempotencyRecord> record = idempotencyRecord(key);
-        if (record.isPresent() && record.get().expiresAtMillis() == due.dueAtMillis()) {
-          changes.deleteIdempotency(key);
-          idempotencyRecords--;
-          freed++;
-        }
+        // The index is exact for idempotency records: a record and its end are written together
+        // (a key is answered from its record until then, never rewritten) and only dropped
+        // together, here; verify() checks both directions. So the record is not read back: a
+        // point read of a minute-old record cost a quarter of a renewal's apply.
+        changes.deleteIdempotency(due.requestKey());
+        idempotencyRecords--;
+        freed++;
       } else if (ownerOfKind(due.kind()).expire(due)) {
         freed++;
       }
@@ -423,11 +423,20 @@ public final class Replica implements ApplyContext {
       throw new InvariantViolation("I6 idempotency record counter " + idempotencyRecords
           + " but the store holds " + records[0]);
     }
+    long[] ends = {0};
     store.forEachExpiry(key -> {
       if (key.kind() != ExpiryKey.IDEMPOTENCY_END) {
         ownerOfKind(key.kind());
+      } else {
+        ends[0]++;
       }
     });
+    // With every record having its end (above), equal counts make the index exact: Tick drops a
+    // record by its end without reading it.
+    if (ends[0] != records[0]) {
+      throw new InvariantViolation("I6 the expiry index holds " + ends[0]
+          + " idempotency ends for " + records[0] + " idempotency records");
+    }
     for (Ledger ledger : ledgers) {
       ledger.verifyStoredExpiries(action -> store.forEachExpiry(key -> {
         if (ledger.ownsExpiryKind(key.kind())) {

@@ -35,6 +35,7 @@ import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Filter;
 import org.rocksdb.FlushOptions;
@@ -93,6 +94,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
   private final DBOptions dbOptions;
   private final ColumnFamilyOptions cfOptions;
   private final ColumnFamilyOptions idempotencyCfOptions;
+  private final ColumnFamilyOptions expiryCfOptions;
   private final Filter idempotencyFilter;
   private final WriteOptions writeOptions;
   private final RocksDB db;
@@ -109,12 +111,14 @@ public final class RocksCoordinatorState implements CoordinatorState {
   private boolean closed;
 
   private RocksCoordinatorState(Path dataDir, DBOptions dbOptions, ColumnFamilyOptions cfOptions,
-      ColumnFamilyOptions idempotencyCfOptions, Filter idempotencyFilter, RocksDB db,
+      ColumnFamilyOptions idempotencyCfOptions, Filter idempotencyFilter,
+      ColumnFamilyOptions expiryCfOptions, RocksDB db,
       List<ColumnFamilyHandle> handles, StateOptions options) {
     this.dataDir = dataDir;
     this.dbOptions = dbOptions;
     this.cfOptions = cfOptions;
     this.idempotencyCfOptions = idempotencyCfOptions;
+    this.expiryCfOptions = expiryCfOptions;
     this.idempotencyFilter = idempotencyFilter;
     this.writeOptions = new WriteOptions().setSync(false);
     this.db = db;
@@ -147,17 +151,18 @@ public final class RocksCoordinatorState implements CoordinatorState {
     // every SST (10 bits/key, about 1% false positives) and one over the memtable (whole-key
     // filtering needs a non-zero prefix-bloom ratio) keep a miss from reading data blocks.
     Filter idempotencyFilter = new BloomFilter(10, false);
-    ColumnFamilyOptions idempotencyCfOptions = new ColumnFamilyOptions()
-        .setWriteBufferSize(8L << 20)
+    ColumnFamilyOptions idempotencyCfOptions = churning(new ColumnFamilyOptions())
         .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(idempotencyFilter))
         .setMemtableWholeKeyFiltering(true)
         .setMemtablePrefixBloomSizeRatio(0.1);
+    ColumnFamilyOptions expiryCfOptions = churning(new ColumnFamilyOptions());
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
     for (String family : FAMILIES) {
       descriptors.add(new ColumnFamilyDescriptor(
           family.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-          family.equals("idempotency") ? idempotencyCfOptions : cfOptions));
+          family.equals("idempotency") ? idempotencyCfOptions
+              : family.equals("expiry") ? expiryCfOptions : cfOptions));
     }
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db;
@@ -167,12 +172,13 @@ public final class RocksCoordinatorState implements CoordinatorState {
     } catch (RocksDBException | IOException e) {
       idempotencyCfOptions.close();
       idempotencyFilter.close();
+      expiryCfOptions.close();
       cfOptions.close();
       dbOptions.close();
       throw new StoreException("open RocksDB state dir=" + dataDir, e);
     }
     RocksCoordinatorState state = new RocksCoordinatorState(dataDir, dbOptions, cfOptions,
-        idempotencyCfOptions, idempotencyFilter, db, handles, options);
+        idempotencyCfOptions, idempotencyFilter, expiryCfOptions, db, handles, options);
     try {
       state.load();
       state.replica.verify();
@@ -181,6 +187,26 @@ public final class RocksCoordinatorState implements CoordinatorState {
       throw e;
     }
     return state;
+  }
+
+  /**
+   * Options of the two families every command churns: each renewal adds an idempotency record
+   * and an index record that Tick deletes a retention later (and moves its lease's end). Their
+   * live data is a retention window's worth (60 s of records, tens of MB under load), and every
+   * L0 flush overlaps all of it (request keys are spread; index keys span now..now+retention),
+   * so each L0 compaction rewrites the whole family. Measured under renewal load with 8 MiB
+   * memtables, a trigger of 4 and Snappy: a compaction every few seconds rewriting everything,
+   * 8% of a core per node. Larger memtables and a later trigger make each rewrite carry several
+   * times more new data; no compression, because these records are short-lived and small and
+   * the CPU is what is scarce (docs/benchmarks.md).
+   */
+  private static ColumnFamilyOptions churning(ColumnFamilyOptions options) {
+    return options
+        .setWriteBufferSize(8L << 20)
+        .setLevel0FileNumCompactionTrigger(8)
+        .setLevel0SlowdownWritesTrigger(40)
+        .setLevel0StopWritesTrigger(56)
+        .setCompressionType(CompressionType.NO_COMPRESSION);
   }
 
   private void load() {
@@ -414,5 +440,6 @@ public final class RocksCoordinatorState implements CoordinatorState {
     cfOptions.close();
     idempotencyCfOptions.close();
     idempotencyFilter.close();
+    expiryCfOptions.close();
   }
 }

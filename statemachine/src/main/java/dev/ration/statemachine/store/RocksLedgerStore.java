@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -81,7 +82,7 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
           break;
         }
       }
-      check(it, "iterate " + family);
+      check(it, () -> "iterate " + family);
     }
   }
 
@@ -128,7 +129,7 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
         }
         out.add(key);
       }
-      check(it, "iterate expiry index after " + after);
+      check(it, () -> "iterate expiry index after " + after);
     }
     if (fromFloor && dueUpToMillis != Long.MAX_VALUE) {
       // A scan from the floor up to the ledger's now saw every committed key before the first
@@ -156,7 +157,7 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
         action.accept(StoreFormat.readIdempotencyKey(it.key()),
             StoreFormat.readIdempotency(it.value()));
       }
-      check(it, "iterate idempotency records");
+      check(it, () -> "iterate idempotency records");
     }
   }
 
@@ -167,16 +168,17 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
         StoreFormat.checkExpiryValue(it.value());
         action.accept(StoreFormat.readExpiryKey(it.key()));
       }
-      check(it, "iterate expiry index");
+      check(it, () -> "iterate expiry index");
     }
   }
 
   /** An iterator that stops on an I/O or corruption error reports it only through status(). */
-  private void check(RocksIterator it, String what) {
+  /** The message is built only on failure: Tick scans the index in every entry. */
+  private void check(RocksIterator it, Supplier<String> what) {
     try {
       it.status();
     } catch (RocksDBException e) {
-      throw new StoreException(what + " dir=" + dataDir, e);
+      throw new StoreException(what.get() + " dir=" + dataDir, e);
     }
   }
 }

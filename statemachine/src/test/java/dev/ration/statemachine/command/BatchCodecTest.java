@@ -123,5 +123,18 @@ class BatchCodecTest {
   void unpairedSurrogateIsRefusedAtEncode() {
     Batch bad = Batch.of(0, List.of(new Proposal(RequestKey.NONE, new NewEpoch("x\ud800"))));
     assertThrows(IllegalArgumentException.class, () -> BatchCodec.encode(bad));
+    Batch lowAlone = Batch.of(0, List.of(new Proposal(RequestKey.NONE, new NewEpoch("\udc00x"))));
+    assertThrows(IllegalArgumentException.class, () -> BatchCodec.encode(lowAlone));
+  }
+
+  @Test
+  void namesEncodeAsUtf8OnBothPaths() {
+    // ASCII and other BMP text take String.getBytes; a surrogate pair takes the strict encoder.
+    for (String name : List.of("node-1", "région-é", "\uD83D\uDE00 holder")) {
+      assertArrayEquals(name.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          dev.ration.statemachine.wire.ByteWriter.utf8(name), name);
+      Batch batch = Batch.of(7, List.of(new Proposal(RequestKey.NONE, new NewEpoch(name))));
+      assertEquals(batch, BatchCodec.decode(BatchCodec.encode(batch)), name);
+    }
   }
 }
