@@ -3,7 +3,9 @@ package dev.ration.server.consensus;
 /**
  * Group-commit counters of one node, for metrics: Raft entries and commands proposed since start,
  * commands waiting now, entries outstanding now, commands refused with OVERLOADED and commands
- * dropped because their deadline passed before proposal.
+ * dropped because their deadline passed before proposal; and where a command's time goes on the
+ * leader: the total time commands waited in the queue before their entry was proposed, and the
+ * total time answered entries took from proposal to answer (Raft replication, commit, apply).
  */
 public record GroupCommitStats(
     long entriesProposed,
@@ -11,4 +13,7 @@ public record GroupCommitStats(
     int queueDepth,
     int entriesInFlight,
     long rejectedOverloaded,
-    long droppedExpired) {}
+    long droppedExpired,
+    long queueWaitNanos,
+    long entriesAnswered,
+    long entryNanos) {}

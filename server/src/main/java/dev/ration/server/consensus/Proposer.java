@@ -66,13 +66,15 @@ final class Proposer implements AutoCloseable {
     final Command command;
     final long deadlineNanos;
     final int bytes;
+    final long submittedNanos;
     final CompletableFuture<Result> future = new CompletableFuture<>();
 
-    Pending(RequestKey key, Command command, long deadlineNanos, int bytes) {
+    Pending(RequestKey key, Command command, long deadlineNanos, int bytes, long submittedNanos) {
       this.key = key;
       this.command = command;
       this.deadlineNanos = deadlineNanos;
       this.bytes = bytes;
+      this.submittedNanos = submittedNanos;
     }
   }
 
@@ -89,6 +91,9 @@ final class Proposer implements AutoCloseable {
   private final AtomicLong commandsProposed = new AtomicLong();
   private final AtomicLong rejectedOverloaded = new AtomicLong();
   private final AtomicLong droppedExpired = new AtomicLong();
+  private final AtomicLong queueWaitNanos = new AtomicLong();
+  private final AtomicLong entriesAnswered = new AtomicLong();
+  private final AtomicLong entryNanos = new AtomicLong();
   private final Thread thread;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -140,7 +145,7 @@ final class Proposer implements AutoCloseable {
       return CompletableFuture.failedFuture(notLeader(false));
     }
     int bytes = estimateBytes(key, command);
-    Pending pending = new Pending(key, command, deadlineNanos, bytes);
+    Pending pending = new Pending(key, command, deadlineNanos, bytes, nanoClock.getAsLong());
     lock.lock();
     try {
       if (!running) {
@@ -249,7 +254,8 @@ final class Proposer implements AutoCloseable {
       lock.unlock();
     }
     return new GroupCommitStats(entriesProposed.get(), commandsProposed.get(), queueDepth, flying,
-        rejectedOverloaded.get(), droppedExpired.get());
+        rejectedOverloaded.get(), droppedExpired.get(), queueWaitNanos.get(),
+        entriesAnswered.get(), entryNanos.get());
   }
 
   int queueDepth() {
@@ -336,6 +342,7 @@ final class Proposer implements AutoCloseable {
           proposals.add(new Proposal(RequestKey.NONE, new Tick(options.tickMaxItems())));
         }
         int bytes = 0;
+        long waited = 0;
         while (!queue.isEmpty() && members.size() < options.batchMaxCommands()) {
           Pending next = queue.peek();
           if (!members.isEmpty() && bytes + next.bytes > options.batchMaxBytes()) {
@@ -349,8 +356,10 @@ final class Proposer implements AutoCloseable {
           members.add(next);
           proposals.add(new Proposal(next.key, next.command));
           bytes += next.bytes;
+          waited += now - next.submittedNanos;
         }
         queueDepth = queue.size();
+        queueWaitNanos.addAndGet(waited);
         if (proposals.isEmpty()) {
           continue;
         }
@@ -421,7 +430,12 @@ final class Proposer implements AutoCloseable {
       boolean immediate = reply.isDone();
       entriesProposed.incrementAndGet();
       commandsProposed.addAndGet(members.size());
-      reply.whenComplete((r, error) -> onReply(members, withTick, r, error, immediate));
+      long proposedNanos = nanoClock.getAsLong();
+      reply.whenComplete((r, error) -> {
+        entriesAnswered.incrementAndGet();
+        entryNanos.addAndGet(nanoClock.getAsLong() - proposedNanos);
+        onReply(members, withTick, r, error, immediate);
+      });
     } finally {
       lock.lock();
     }

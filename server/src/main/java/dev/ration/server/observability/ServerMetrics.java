@@ -137,6 +137,9 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     groupCommitCounter(stats, "ration.group.commit.entries", "Raft entries proposed by group commit on this node", GroupCommitStats::entriesProposed);
     groupCommitCounter(stats, "ration.group.commit.commands", "Client commands proposed in group-commit entries on this node", GroupCommitStats::commandsProposed);
     groupCommitCounter(stats, "ration.group.commit.expired", "Commands dropped because their deadline passed before they were proposed", GroupCommitStats::droppedExpired);
+    groupCommitSeconds(stats, "ration.group.commit.queue.wait", "Total time proposed commands waited in the group-commit queue (divide by commands for the mean)", GroupCommitStats::queueWaitNanos);
+    groupCommitCounter(stats, "ration.group.commit.entries.answered", "Group-commit entries answered by Raft (committed and applied, or failed)", GroupCommitStats::entriesAnswered);
+    groupCommitSeconds(stats, "ration.group.commit.entry", "Total time answered entries took from proposal to answer: replication, commit, apply (divide by entries answered for the mean)", GroupCommitStats::entryNanos);
     Gauge.builder("ration.group.commit.entries.in.flight", stats, s -> s.get().entriesInFlight())
         .description("Group-commit entries proposed and not yet answered")
         .strongReference(true)
@@ -153,6 +156,15 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     strongReferences.add(stats);
     FunctionCounter.builder(name, stats, s -> value.applyAsLong(s.get()))
         .description(description)
+        .register(registry);
+  }
+
+  private void groupCommitSeconds(Supplier<GroupCommitStats> stats, String name, String description,
+      ToLongFunction<GroupCommitStats> nanos) {
+    strongReferences.add(stats);
+    FunctionCounter.builder(name, stats, s -> nanos.applyAsLong(s.get()) / 1e9)
+        .description(description)
+        .baseUnit("seconds")
         .register(registry);
   }
 

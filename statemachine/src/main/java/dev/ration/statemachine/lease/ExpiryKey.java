@@ -7,10 +7,12 @@ import dev.ration.statemachine.command.RequestKey;
  * {@code kind} identified by (a, b, c) may be due. Lease kinds use a = lease id, b = c = 0;
  * idempotency records use the request key (clientHigh, clientLow, sequence).
  *
- * <p>Records are added whenever a due time is set and are not removed when it moves later
- * (a renewal, NewEpoch): Tick deletes such a stale record without effect, because the owner's
- * current due time no longer matches. Ordered by (dueAt, kind, a, b, c), which is Tick's order
- * and the byte order of the stored keys (StoreFormat flips the sign bits).
+ * <p>Records are added whenever a due time is set. The lease kinds and idempotency ends are
+ * exact (a lease's old end is withdrawn when it moves; an idempotency end is written and
+ * dropped with its record); other ledgers' records may go stale when their due time moves, and
+ * Tick then deletes them without effect, because the owner's current due time no longer
+ * matches (docs/INVARIANTS.md I6, I20, Q3). Ordered by (dueAt, kind, a, b, c), which is Tick's
+ * order and the byte order of the stored keys (StoreFormat flips the sign bits).
  */
 public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
     implements Comparable<ExpiryKey> {
