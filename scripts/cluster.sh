@@ -9,7 +9,8 @@
 # Nodes come from config/cluster-N/nI.yaml and run `bin/ration server --config ... --data-dir
 # RUN/nI`. The run directory (default run/cluster-N) holds each node's data (nI/), log (nI.log)
 # and pid (nI.pid). `start` waits (bounded by RATION_START_TIMEOUT seconds, default 60) until
-# every node's admin /health answers and /ready says a leader is known. `stop` signals only the
+# every node's admin /health answers and /ready says a leader is known; it refuses to start if a
+# node's raft, client or admin port is already taken. `stop` signals only the
 # recorded pids: TERM, then KILL after RATION_STOP_TIMEOUT seconds (default 30).
 set -euo pipefail
 
@@ -17,7 +18,7 @@ root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ration="$root/bin/ration"
 
 usage() {
-  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 1
 }
 
@@ -88,6 +89,12 @@ http_ok() {
   fi
 }
 
+# True if something accepts TCP connections on host:port.
+listening() {
+  local host="${1%:*}" port="${1##*:}"
+  timeout 2 bash -c "exec 3<>/dev/tcp/$host/$port" 2>/dev/null
+}
+
 tail_logs() {
   local id
   for id in "$@"; do
@@ -101,7 +108,23 @@ start() {
     echo "error: server/target/ration-server.jar not found; build first: mvn -B -q package -DskipTests" >&2
     exit 1
   }
-  local id pid started=0
+  local id pid started=0 role address taken=()
+  # A port already taken (another cluster on the same config, say) would let the health checks
+  # below pass against somebody else's node while ours exits on bind: refuse up front.
+  for id in $(node_ids); do
+    [[ -n "$(live_pid "$id")" ]] && continue
+    for role in raft client admin; do
+      address="$(address_of "$id" "$role")"
+      if listening "$address"; then taken+=("$id $role $address"); fi
+    done
+  done
+  if [[ ${#taken[@]} -gt 0 ]]; then
+    for address in "${taken[@]}"; do
+      echo "error: ${address% *} address ${address##* } is already in use by another process" >&2
+    done
+    echo "error: not starting; stop the other cluster first (scripts/cluster.sh stop --run-dir ITS-RUN-DIR) or free the ports" >&2
+    exit 1
+  fi
   for id in $(node_ids); do
     pid="$(live_pid "$id")"
     if [[ -n "$pid" ]]; then

@@ -159,6 +159,32 @@ class EndToEndIT {
   }
 
   /** `limit get` counts exactly the granted shares, and `lease list` lists every granted lease. */
+  /**
+   * A port of the config already taken (another cluster on the same ports, say): start must
+   * refuse before launching anything, or its health checks would pass against the other
+   * process while our node exits on bind.
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void startRefusesWhenAPortIsTaken() throws Exception {
+    String admin = "127.0.0.1:7302"; // n2's admin address in config/cluster-3
+    assertFalse(listening(admin), "something already listens on " + admin);
+    script("stop");
+    deleteTree(runDir);
+    try (java.net.ServerSocket taken = new java.net.ServerSocket()) {
+      taken.bind(new InetSocketAddress("127.0.0.1", 7302));
+      Script started = script("start");
+      assertEquals(1, started.exitCode(), started.output());
+      assertTrue(started.output().contains("n2 admin address 127.0.0.1:7302 is already in use"),
+          started.output());
+      for (String id : List.of("n1", "n2", "n3")) {
+        assertFalse(Files.exists(runDir.resolve(id + ".pid")), id + " was started:\n" + started.output());
+      }
+    } finally {
+      script("stop");
+    }
+  }
+
   void assertLedgerHolds(List<Map<String, Object>> granted, long rateSum, long burstSum) throws Exception {
     Cli get = cli(0, "limit", "get", "--tenant", TENANT, "--resource", RESOURCE);
     Map<String, Object> limit = map(get.json().get("limit"));
