@@ -314,7 +314,7 @@ final class Proposer implements AutoCloseable {
           inFlight++;
           List<Proposal> epoch =
               List.of(new Proposal(RequestKey.NONE, new NewEpoch(options.nodeId())));
-          propose(epoch, List.of(), false);
+          propose(epoch, List.of(), false, 0);
           continue;
         }
         boolean work = !queue.isEmpty() || tickWanted;
@@ -359,12 +359,11 @@ final class Proposer implements AutoCloseable {
           waited += now - next.submittedNanos;
         }
         queueDepth = queue.size();
-        queueWaitNanos.addAndGet(waited);
         if (proposals.isEmpty()) {
           continue;
         }
         inFlight++;
-        propose(proposals, members, withTick);
+        propose(proposals, members, withTick, waited);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -395,9 +394,11 @@ final class Proposer implements AutoCloseable {
   /**
    * Stamp and submit one entry. Called with {@link #lock} held; releases it while talking to
    * Ratis so that submitters are not blocked. Entries are submitted by this one thread, in
-   * order, so their log times are increasing in log order.
+   * order, so their log times are increasing in log order. {@code membersWaitedNanos} (the
+   * members' total time in the queue) is counted with the members, only once Raft took the entry.
    */
-  private void propose(List<Proposal> proposals, List<Pending> members, boolean withTick) {
+  private void propose(
+      List<Proposal> proposals, List<Pending> members, boolean withTick, long membersWaitedNanos) {
     lock.unlock();
     try {
       long timeMillis;
@@ -430,6 +431,7 @@ final class Proposer implements AutoCloseable {
       boolean immediate = reply.isDone();
       entriesProposed.incrementAndGet();
       commandsProposed.addAndGet(members.size());
+      queueWaitNanos.addAndGet(membersWaitedNanos);
       long proposedNanos = nanoClock.getAsLong();
       reply.whenComplete((r, error) -> {
         entriesAnswered.incrementAndGet();

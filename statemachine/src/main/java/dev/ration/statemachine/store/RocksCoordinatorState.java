@@ -194,11 +194,12 @@ public final class RocksCoordinatorState implements CoordinatorState {
    * and an index record that Tick deletes a retention later (and moves its lease's end). Their
    * live data is a retention window's worth (60 s of records, tens of MB under load), and every
    * L0 flush overlaps all of it (request keys are spread; index keys span now..now+retention),
-   * so each L0 compaction rewrites the whole family. Measured under renewal load with 8 MiB
-   * memtables, a trigger of 4 and Snappy: a compaction every few seconds rewriting everything,
-   * 8% of a core per node. Larger memtables and a later trigger make each rewrite carry several
-   * times more new data; no compression, because these records are short-lived and small and
-   * the CPU is what is scarce (docs/benchmarks.md).
+   * so each L0 compaction rewrites the whole family. Measured under renewal load with a trigger
+   * of 4 and Snappy: a compaction every few seconds rewriting everything, 7-8% of a core per
+   * node; with a trigger of 8 (each rewrite carries twice the new data) and no compression
+   * (these records are short-lived and small, and CPU is what is scarce), 4-8%. Memtables stay
+   * at 8 MiB: 32 MiB made every insert dearer than the compactions it saved
+   * (docs/DECISIONS.md "Apply cost").
    */
   private static ColumnFamilyOptions churning(ColumnFamilyOptions options) {
     return options
