@@ -48,8 +48,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * its own request key (so each writes an idempotency record), plus a Tick when the leader would
  * propose one (drain mode while Ticks free something, else a due check every 250 ms of log
  * time), the log clock advancing {@value #MILLIS_PER_ENTRY} ms per entry. The state reaches its
- * steady size during warm-up (60 s idempotency retention: after that every renewal's record is
- * freed 60 s later; 2.5 s leases for acquire). Results are per command (average time).
+ * steady size during warm-up (60 s idempotency retention: from 120 s of log time on, a
+ * generation of records is range-deleted every 60 s; 2.5 s leases for acquire). Results are
+ * per command (average time).
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ApplyBenchmark}.
  */

@@ -130,7 +130,10 @@ public final class RationStateMachine extends BaseStateMachine {
         }
       }
       Files.createDirectories(stateDir.getParent());
-      CoordinatorState opened = RocksCoordinatorState.open(stateDir, stateOptions);
+      RocksCoordinatorState opened = RocksCoordinatorState.open(stateDir, stateOptions);
+      opened.migratedFromFormatTwo().ifPresent(kept -> LOG.info(
+          "{}: migrated state at {} from store format 2 to 3 (idempotency generations; {} records"
+              + " kept)", getId(), stateDir, kept));
       state = Optional.of(opened);
       TermIndex applied = TermIndex.valueOf(opened.appliedTerm(), opened.appliedIndex());
       setLastAppliedTermIndex(applied);

@@ -37,8 +37,10 @@ public final class Changes {
   public final Set<ExpiryKey> expiryRemovals = new HashSet<>();
   /** Idempotency records to write, by key. */
   public final Map<RequestKey, IdempotencyRecord> idempotencyPuts = new HashMap<>();
-  /** Idempotency records Tick dropped. */
-  public final Set<RequestKey> idempotencyDeletes = new HashSet<>();
+  /** Idempotency generations created or grown by this entry, by start (their new count). */
+  public final Map<Long, IdempotencyGeneration> generationPuts = new HashMap<>();
+  /** Idempotency generations dropped whole by this entry (every record in them expired). */
+  public final Set<Long> generationDrops = new HashSet<>();
   /**
    * Raw writes to the store-only column families of pluggable ledgers (TTL, quotas), by family
    * name, then key in unsigned byte order; a value {@link #DELETED} (compared by identity) is a
@@ -52,7 +54,8 @@ public final class Changes {
   public boolean isEmpty() {
     return limits.isEmpty() && leases.isEmpty() && expiryPuts.isEmpty() && expiryDeletes.isEmpty()
         && expiryRemovals.isEmpty()
-        && idempotencyPuts.isEmpty() && idempotencyDeletes.isEmpty() && records.isEmpty();
+        && idempotencyPuts.isEmpty() && generationPuts.isEmpty() && generationDrops.isEmpty()
+        && records.isEmpty();
   }
 
   /** Writes {@code value} under {@code key} in {@code family} (the later write wins). */
@@ -103,13 +106,18 @@ public final class Changes {
     expiryDeletes.add(key);
   }
 
-  public void putIdempotency(RequestKey key, IdempotencyRecord record) {
-    idempotencyDeletes.remove(key);
+  /** A record and the new count of its generation. */
+  public void putIdempotency(RequestKey key, IdempotencyRecord record,
+      IdempotencyGeneration generation) {
     idempotencyPuts.put(key, record);
+    generationPuts.put(generation.start(), generation);
   }
 
-  public void deleteIdempotency(RequestKey key) {
-    idempotencyPuts.remove(key);
-    idempotencyDeletes.add(key);
+  /** Drops a whole generation; never one this entry wrote to (it only drops expired ones). */
+  public void dropGeneration(long start) {
+    if (generationPuts.containsKey(start)) {
+      throw new IllegalStateException("generation " + start + " written and dropped in one entry");
+    }
+    generationDrops.add(start);
   }
 }

@@ -1,15 +1,11 @@
 package dev.ration.statemachine.lease;
 
-import dev.ration.statemachine.command.RequestKey;
-
 /**
  * One record of the time-ordered expiry index: at {@code dueAtMillis}, something of
- * {@code kind} identified by (a, b, c) may be due. Lease kinds use a = lease id, b = c = 0;
- * idempotency records use the request key (clientHigh, clientLow, sequence).
+ * {@code kind} identified by (a, b, c) may be due. Lease kinds use a = lease id, b = c = 0.
  *
- * <p>Records are added whenever a due time is set. The lease kinds and idempotency ends are
- * exact (a lease's old end is withdrawn when it moves; an idempotency end is written and
- * dropped with its record); other ledgers' records may go stale when their due time moves, and
+ * <p>Records are added whenever a due time is set. The lease kinds are exact (a lease's old end
+ * is withdrawn when it moves); other ledgers' records may go stale when their due time moves, and
  * Tick then deletes them without effect, because the owner's current due time no longer
  * matches (docs/INVARIANTS.md I6, I20, Q3). Ordered by (dueAt, kind, a, b, c), which is Tick's
  * order and the byte order of the stored keys (StoreFormat flips the sign bits).
@@ -20,8 +16,12 @@ public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
   public static final int LEASE_END = 1;
   /** A two-phase shrink's old share stops being counted (pendingUntil). */
   public static final int PENDING_END = 2;
-  /** An idempotency record is dropped. */
-  public static final int IDEMPOTENCY_END = 3;
+  /**
+   * Kind 3 was an idempotency record's end in store format 2; idempotency records now expire by
+   * generation (IdempotencyGeneration) and have no index records. Not reused, so a stray one is
+   * an unknown kind (I6).
+   */
+  public static final int RETIRED_IDEMPOTENCY_END = 3;
   // --- ttl (issue 4)
   /** A TTL entry expires: a = namespace id, b = the entry's version, c = 0 (ttl.TtlLedger). */
   public static final int TTL_END = 4;
@@ -47,19 +47,9 @@ public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
     return new ExpiryKey(dueAtMillis, PENDING_END, leaseId, 0, 0);
   }
 
-  public static ExpiryKey idempotencyEnd(long dueAtMillis, RequestKey key) {
-    return new ExpiryKey(dueAtMillis, IDEMPOTENCY_END, key.clientHigh(), key.clientLow(),
-        key.sequence());
-  }
-
-  /** Lease kinds are mirrored in the ledger's memory; idempotency kinds live only in the store. */
+  /** Lease kinds are mirrored in the ledger's memory; the other kinds live only in the store. */
   public boolean isLeaseKind() {
     return kind == LEASE_END || kind == PENDING_END;
-  }
-
-  /** The request key of an {@link #IDEMPOTENCY_END} record. */
-  public RequestKey requestKey() {
-    return new RequestKey(a, b, c);
   }
 
   @Override
@@ -78,5 +68,21 @@ public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
       r = Long.compare(c, o.c);
     }
     return r;
+  }
+
+  /** Written out: the generated record methods showed up in apply profiles (syncExpiry). */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ExpiryKey k && dueAtMillis == k.dueAtMillis && kind == k.kind
+        && a == k.a && b == k.b && c == k.c;
+  }
+
+  @Override
+  public int hashCode() {
+    long h = dueAtMillis * 31 + kind;
+    h = h * 31 + a;
+    h = h * 31 + b;
+    h = h * 31 + c;
+    return Long.hashCode(h);
   }
 }

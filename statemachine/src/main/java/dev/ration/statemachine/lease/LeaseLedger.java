@@ -64,7 +64,12 @@ public final class LeaseLedger implements Ledger {
   private final HashMap<Long, Lease> leases = new HashMap<>();
   /** The replica: clock, version counter, the entry's changes, the shared expiry index. */
   private final ApplyContext context;
-  /** The lease kinds of the expiry index (the store holds these and every other kind). */
+  /**
+   * The lease kinds of the expiry index, held only here: they follow from the leases (each live
+   * lease owns exactly leaseEnd(countedUntil) and, while shrinking, pendingEnd(pendingUntil); I6),
+   * so they are rebuilt at load instead of stored. Storing them cost two RocksDB writes per
+   * renewal and left a tombstone per renewal in front of every scan of the stored index.
+   */
   private final TreeSet<ExpiryKey> expiry = new TreeSet<>();
 
   /** The replica's now, mirrored at the start of each entry (see {@link #beginEntry}). */
@@ -499,9 +504,7 @@ public final class LeaseLedger implements Ledger {
   }
 
   private void withdrawExpiry(ExpiryKey key) {
-    if (expiry.remove(key)) {
-      context.removeExpiry(key);
-    }
+    expiry.remove(key);
   }
 
   private void touch(LimitLedger ledger) {
@@ -509,10 +512,37 @@ public final class LeaseLedger implements Ledger {
     context.changes().limits.add(new LimitKey(ledger.limit().tenant(), ledger.limit().resource()));
   }
 
-  /** Mirrored in memory and written to the shared index (which checks due ≥ now, I6). */
+  /** Every due time set is at or after now (I6): Tick pops the index as a queue. */
   private void addExpiry(ExpiryKey key) {
+    if (key.dueAtMillis() < nowMillis) {
+      throw new InvariantViolation("I6 expiry record " + key + " due before now " + nowMillis);
+    }
     expiry.add(key);
-    context.putExpiry(key);
+  }
+
+  /**
+   * Up to {@code maxItems} lease-kind keys strictly after {@code after} and due at or before
+   * {@code dueUpToMillis}, in index order (Tick merges them with the stored kinds).
+   */
+  public List<ExpiryKey> dueExpiries(ExpiryKey after, long dueUpToMillis, int maxItems) {
+    List<ExpiryKey> out = new ArrayList<>(Math.min(maxItems, 16));
+    for (ExpiryKey key : expiry.tailSet(after, false)) {
+      if (out.size() >= maxItems || key.dueAtMillis() > dueUpToMillis) {
+        break;
+      }
+      out.add(key);
+    }
+    return out;
+  }
+
+  /** Whether {@code key} is still in the lease index (a Tick may have withdrawn it already). */
+  public boolean holdsExpiry(ExpiryKey key) {
+    return expiry.contains(key);
+  }
+
+  /** The earliest lease-kind due time, or Long.MAX_VALUE. */
+  public long firstDueMillis() {
+    return expiry.isEmpty() ? Long.MAX_VALUE : expiry.first().dueAtMillis();
   }
 
   /** The incremental check after every command: I1 and I8 on touched limits, I2 on leases. */
@@ -700,18 +730,14 @@ public final class LeaseLedger implements Ledger {
         new LimitLedger(limit, pool, rateCeiling, burstCeiling, emergencyReported));
   }
 
-  /** Loading from the store: a lease; its limit must be restored first. */
+  /** Loading from the store: a lease and its index keys; its limit must be restored first. */
   public void restoreLease(Lease lease) {
     ledgerOf(lease).add(lease);
     leases.put(lease.leaseId(), lease);
-  }
-
-  /** Loading from the store: a lease-kind expiry record (idempotency kinds stay in the store). */
-  public void restoreExpiry(ExpiryKey key) {
-    if (!key.isLeaseKind()) {
-      throw new IllegalArgumentException("only lease kinds are held in memory: " + key);
+    expiry.add(ExpiryKey.leaseEnd(lease.countedUntilMillis(), lease.leaseId()));
+    if (lease.hasPending()) {
+      expiry.add(ExpiryKey.pendingEnd(lease.pendingUntilMillis(), lease.leaseId()));
     }
-    expiry.add(key);
   }
 
   /** Limits in key order (for the store's full rewrite and for verify). */
@@ -814,20 +840,12 @@ public final class LeaseLedger implements Ledger {
     }
   }
 
-  /** I6: the stored lease kinds of the index are exactly the in-memory ones. */
+  /** I6: lease kinds live only in memory, so the store holds none. */
   @Override
   public void verifyStoredExpiries(Consumer<Consumer<ExpiryKey>> walk) {
-    long[] leaseKinds = {0};
     walk.accept(key -> {
-      leaseKinds[0]++;
-      if (!expiry.contains(key)) {
-        throw new InvariantViolation("I6 stored expiry record " + key
-            + " is missing from the in-memory lease index");
-      }
+      throw new InvariantViolation("I6 the store holds lease-kind expiry record " + key
+          + "; lease kinds are kept only in memory");
     });
-    if (leaseKinds[0] != expiry.size()) {
-      throw new InvariantViolation("I6 in-memory lease index holds " + expiry.size()
-          + " records but the store " + leaseKinds[0]);
-    }
   }
 }

@@ -8,9 +8,10 @@ import java.util.function.Consumer;
 
 /**
  * The part of the ledger's state that lives only in durable storage, never in the heap:
- * idempotency records and the time-ordered expiry index (both kinds: the ledger also mirrors the
- * lease kinds in memory, see {@link ExpiryKey#isLeaseKind()}). At 10,000 mutations/s and a
- * 60 s retention that is 600k records, too many for a small heap.
+ * idempotency records (in {@link IdempotencyGeneration}s) and the time-ordered expiry index of
+ * every kind but the lease kinds, which the lease ledger keeps only in memory (see
+ * {@link ExpiryKey#isLeaseKind()}). At 10,000 mutations/s and a 60 s retention that is 600k
+ * records, too many for a small heap.
  *
  * <p>Every method reads the <b>committed</b> state: what the entries written so far hold. The
  * entry being applied is not visible here; the ledger layers its own pending writes
@@ -22,8 +23,14 @@ import java.util.function.Consumer;
  */
 public interface LedgerStore {
 
-  /** The committed first answer to {@code key}, if one is kept. */
-  Optional<IdempotencyRecord> idempotencyRecord(RequestKey key);
+  /**
+   * The committed record of {@code key} in the generation starting at {@code generation}, if
+   * one is stored there (expired or not: the caller compares with now).
+   */
+  Optional<IdempotencyRecord> idempotencyRecord(long generation, RequestKey key);
+
+  /** The committed idempotency generations, in start order (read once, at open). */
+  List<IdempotencyGeneration> idempotencyGenerations();
 
   /**
    * Up to {@code maxItems} committed expiry-index keys strictly after {@code after} with

@@ -9,6 +9,7 @@ import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.lease.Changes;
 import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.lease.IdempotencyGeneration;
 import dev.ration.statemachine.lease.IdempotencyRecord;
 import dev.ration.statemachine.lease.LeaseLedger;
 import dev.ration.statemachine.lease.LedgerStore;
@@ -21,8 +22,11 @@ import dev.ration.statemachine.ttl.TtlLedger;
 import dev.ration.statemachine.quota.QuotaLedger; // quota (issue 6)
 import dev.ration.statemachine.quota.QuotaOptions; // quota (issue 6)
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -31,9 +35,11 @@ import java.util.TreeSet;
  *
  * <p>It keeps the applied (term, index), the ledger clock ({@code now = max(now, batch time)}),
  * the global version counter, idempotency (a request key's first answer is stored and returned
- * to every retry), the shared time-ordered expiry index and {@link Tick}, which pops that index
- * in (dueAt, kind, a, b, c) order and hands each record to the ledger owning its kind (the
- * idempotency kind it handles itself: one expiry path for everything with a lifetime). Every
+ * to every retry until it expires; records are kept in {@link IdempotencyGeneration}s, each
+ * dropped whole by the first entry after all its records expired), the shared time-ordered
+ * expiry index and {@link Tick}, which pops that index in (dueAt, kind, a, b, c) order and hands
+ * each record to the ledger owning its kind (one expiry path for everything else with a
+ * lifetime). Every
  * other command and query goes to the one {@link Ledger} that owns it: the lease ledger, the TTL
  * ledger, and later the quota ledger. All write into the entry's one {@link Changes}, which the
  * store persists with the applied index in one WriteBatch.
@@ -41,7 +47,8 @@ import java.util.TreeSet;
  * <p>Thread: the single applying thread (the caller serialises apply, query and close).
  *
  * <p>Invariants: I3 (now never decreases) and I6 (every due time at or after now; every stored
- * idempotency record has its index record, and every stored index record belongs to a ledger)
+ * idempotency record lies in a live generation that holds its expiry time and the generation
+ * counts are exact; every stored index record belongs to a ledger)
  * here; each ledger checks its own. After any exception from apply this object must be
  * discarded (memory may be ahead of the store), which the store enforces.
  */
@@ -62,8 +69,13 @@ public final class Replica implements ApplyContext {
   private long appliedIndex = NOTHING_APPLIED;
   private long nowMillis = 0;
   private long nextVersion = 1;
-  /** Committed idempotency records plus this entry's; stored in meta, so Status need not count. */
+  /**
+   * Stored idempotency records (expired ones too, until their generation is dropped) plus this
+   * entry's; kept in meta, so Status need not count. Always the sum of the generations' counts.
+   */
   private long idempotencyRecords = 0;
+  /** The live idempotency generations by start; disjoint, so also in end order. */
+  private final TreeMap<Long, IdempotencyGeneration> generations = new TreeMap<>();
 
   private Changes changes = new Changes();
   /** The last expiry-index key a Tick of the current entry popped: the next Tick goes on after it. */
@@ -114,6 +126,7 @@ public final class Replica implements ApplyContext {
     if (nowMillis < previousNow) {
       throw new InvariantViolation("I3 ledger now decreased from " + previousNow + " to " + nowMillis);
     }
+    dropExpiredGenerations();
     for (Ledger ledger : ledgers) {
       ledger.beginEntry(nowMillis);
     }
@@ -151,11 +164,25 @@ public final class Replica implements ApplyContext {
     }
   }
 
+  /**
+   * Drops, whole, every generation whose records have all expired: one range delete each, in
+   * the first entry whose time passes its end. Nothing observable changes (expired records are
+   * no longer answered); this bounds the disk at about a retention plus a generation of records.
+   */
+  private void dropExpiredGenerations() {
+    while (!generations.isEmpty() && generations.firstEntry().getValue().expiredAt(nowMillis)) {
+      IdempotencyGeneration dropped = generations.pollFirstEntry().getValue();
+      idempotencyRecords -= dropped.count();
+      changes.dropGeneration(dropped.start());
+    }
+  }
+
   private Result applyProposal(Proposal proposal) {
     RequestKey key = proposal.key();
+    Optional<IdempotencyRecord> seen = Optional.empty();
     if (!key.isNone()) {
-      Optional<IdempotencyRecord> seen = idempotencyRecord(key);
-      if (seen.isPresent()) {
+      seen = idempotencyRecord(key);
+      if (seen.isPresent() && seen.get().answersAt(nowMillis)) {
         return ResultCodec.decode(seen.get().encodedResult());
       }
     }
@@ -168,11 +195,48 @@ public final class Replica implements ApplyContext {
     }
     if (!key.isNone()) {
       long expiresAt = LeaseLedger.plus(nowMillis, options.idempotencyRetentionMillis());
-      changes.putIdempotency(key, new IdempotencyRecord(expiresAt, ResultCodec.encode(result)));
-      putExpiry(ExpiryKey.idempotencyEnd(expiresAt, key));
-      idempotencyRecords++;
+      IdempotencyGeneration generation = generationFor(expiresAt);
+      // An expired record of this key in the same generation (possible only after the retention
+      // was lowered) is overwritten, not counted twice.
+      boolean overwrite = seen.isPresent() && seen.get().generation() == generation.start();
+      if (!overwrite) {
+        generation = generation.plusOne();
+        generations.put(generation.start(), generation);
+        idempotencyRecords++;
+      }
+      changes.putIdempotency(key,
+          new IdempotencyRecord(generation.start(), expiresAt, ResultCodec.encode(result)),
+          generation);
     }
     return result;
+  }
+
+  /**
+   * The generation a record expiring at {@code expiresAt} goes to: the live one holding that
+   * time, else a new one on the retention grid, [k·retention, (k+1)·retention) around it, so
+   * generation bounds depend only on expiry times and the retention, never on history (cut to
+   * fit between live neighbours, which happens only after the retention was changed).
+   */
+  private IdempotencyGeneration generationFor(long expiresAt) {
+    Map.Entry<Long, IdempotencyGeneration> floor = generations.floorEntry(expiresAt);
+    if (floor != null && floor.getValue().holds(expiresAt)) {
+      return floor.getValue();
+    }
+    long width = options.idempotencyRetentionMillis();
+    long start = Math.floorDiv(expiresAt, width) * width;
+    long end = expiresAt > Long.MAX_VALUE - width ? Long.MAX_VALUE : start + width;
+    if (floor != null) {
+      start = Math.max(start, floor.getValue().end());
+    }
+    Long next = generations.higherKey(expiresAt);
+    if (next != null) {
+      end = Math.min(end, next);
+    }
+    if (end <= expiresAt || start > expiresAt) {
+      throw new InvariantViolation("I6 no idempotency generation can hold expiry " + expiresAt
+          + " (grid [" + start + ", " + end + "))");
+    }
+    return new IdempotencyGeneration(start, end, 0);
   }
 
   /** The one dispatch: Tick here, every other command to the ledger that owns it. */
@@ -197,21 +261,15 @@ public final class Replica implements ApplyContext {
     // the order is (dueAt, kind, a, b, c) on every replica.
     for (ExpiryKey due : dueExpiries(c.maxItems())) {
       tickCursor = due;
-      if (changes.expiryRemovals.contains(due)) {
+      if (due.isLeaseKind() ? !lease.holdsExpiry(due) : changes.expiryRemovals.contains(due)) {
         // Withdrawn by an earlier record of this same Tick (a freed lease takes its pending
         // shrink's record with it): no longer in the index.
         continue;
       }
-      changes.deleteExpiry(due);
-      if (due.kind() == ExpiryKey.IDEMPOTENCY_END) {
-        // The index is exact for idempotency records: a record and its end are written together
-        // (a key is answered from its record until then, never rewritten) and only dropped
-        // together, here; verify() checks both directions. So the record is not read back: a
-        // point read of a minute-old record cost a quarter of a renewal's apply.
-        changes.deleteIdempotency(due.requestKey());
-        idempotencyRecords--;
-        freed++;
-      } else if (ownerOfKind(due.kind()).expire(due)) {
+      if (!due.isLeaseKind()) {
+        changes.deleteExpiry(due); // lease kinds are only in the lease ledger's memory
+      }
+      if (ownerOfKind(due.kind()).expire(due)) {
         freed++;
       }
     }
@@ -229,9 +287,10 @@ public final class Replica implements ApplyContext {
 
   /**
    * The next at most {@code maxItems} expiry-index keys due at or before now, after the ones
-   * this entry's Ticks already popped: the store's committed keys merged with this entry's own
-   * new keys. (Those are due later than now except when a due time saturates at
-   * Long.MAX_VALUE, or a TTL of zero; they are merged so no corner depends on it.)
+   * this entry's Ticks already popped: the lease ledger's in-memory keys merged with the store's
+   * committed keys (every other kind) and this entry's own new stored keys. (Those are due later
+   * than now except when a due time saturates at Long.MAX_VALUE, or a TTL of zero; they are
+   * merged so no corner depends on it.)
    */
   private List<ExpiryKey> dueExpiries(int maxItems) {
     if (maxItems == 0) {
@@ -240,6 +299,7 @@ public final class Replica implements ApplyContext {
     // This entry's withdrawals are still in the store: read past as many as there are.
     int read = (int) Math.min(Integer.MAX_VALUE, (long) maxItems + changes.expiryRemovals.size());
     TreeSet<ExpiryKey> due = new TreeSet<>(store.expiries(tickCursor, nowMillis, read));
+    due.addAll(lease.dueExpiries(tickCursor, nowMillis, maxItems));
     for (ExpiryKey key : changes.expiryPuts) {
       if (key.dueAtMillis() <= nowMillis && key.compareTo(tickCursor) > 0) {
         due.add(key);
@@ -257,16 +317,24 @@ public final class Replica implements ApplyContext {
     return first;
   }
 
-  /** The first answer to {@code key}: this entry's pending writes first, then the store. */
+  /**
+   * The newest record of {@code key}, answering or expired: this entry's pending writes first,
+   * then the live generations newest first (one point read each, bloom-filtered; usually two).
+   * Generations are disjoint in expiry time, so the first record found is the newest; if it has
+   * expired, so have all older ones.
+   */
   private Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
     IdempotencyRecord pending = changes.idempotencyPuts.get(key);
     if (pending != null) {
       return Optional.of(pending);
     }
-    if (changes.idempotencyDeletes.contains(key)) {
-      return Optional.empty();
+    for (IdempotencyGeneration generation : generations.descendingMap().values()) {
+      Optional<IdempotencyRecord> stored = store.idempotencyRecord(generation.start(), key);
+      if (stored.isPresent()) {
+        return stored;
+      }
     }
-    return store.idempotencyRecord(key);
+    return Optional.empty();
   }
 
   // ---------------------------------------------------------------- ApplyContext
@@ -359,7 +427,8 @@ public final class Replica implements ApplyContext {
   /** Between entries: the earliest due time in the expiry index (stale records included). */
   public long nextDueMillis() {
     List<ExpiryKey> first = store.expiries(ExpiryKey.BEFORE_ALL, Long.MAX_VALUE, 1);
-    return first.isEmpty() ? Long.MAX_VALUE : first.get(0).dueAtMillis();
+    long stored = first.isEmpty() ? Long.MAX_VALUE : first.get(0).dueAtMillis();
+    return Math.min(stored, lease.firstDueMillis());
   }
 
   /** What changed since the last call; the store persists it with the applied index. */
@@ -377,6 +446,10 @@ public final class Replica implements ApplyContext {
     this.nowMillis = now;
     this.nextVersion = nextVersion;
     this.idempotencyRecords = idempotencyRecords;
+    generations.clear();
+    for (IdempotencyGeneration generation : store.idempotencyGenerations()) {
+      generations.put(generation.start(), generation);
+    }
   }
 
   /** At open, after meta and the lease ledger's records: every other ledger loads itself. */
@@ -403,6 +476,50 @@ public final class Replica implements ApplyContext {
     }
   }
 
+  /**
+   * I6 for idempotency: the stored generations are the live ones (disjoint, none expired as of
+   * now), every stored record lies in a live generation that holds its expiry time, each
+   * generation's count is the number of records stored in it, and the counter is their sum.
+   */
+  private void verifyIdempotency() {
+    List<IdempotencyGeneration> stored = store.idempotencyGenerations();
+    if (!stored.equals(new ArrayList<>(generations.values()))) {
+      throw new InvariantViolation("I6 idempotency generations in memory " + generations.values()
+          + " but stored " + stored);
+    }
+    long sum = 0;
+    long previousEnd = Long.MIN_VALUE;
+    for (IdempotencyGeneration g : generations.values()) {
+      if (g.start() < previousEnd || g.expiredAt(nowMillis)) {
+        throw new InvariantViolation("I6 idempotency generation " + g + " overlaps the previous"
+            + " one (end " + previousEnd + ") or has expired at " + nowMillis);
+      }
+      previousEnd = g.end();
+      sum += g.count();
+    }
+    if (sum != idempotencyRecords) {
+      throw new InvariantViolation("I6 idempotency record counter " + idempotencyRecords
+          + " but the generations count " + sum);
+    }
+    Map<Long, Long> counted = new HashMap<>();
+    store.forEachIdempotencyRecord((key, record) -> {
+      IdempotencyGeneration g = generations.get(record.generation());
+      if (g == null || !g.holds(record.expiresAtMillis())) {
+        throw new InvariantViolation("I6 idempotency record " + key + " expiresAt "
+            + record.expiresAtMillis() + " is stored in generation " + record.generation()
+            + ", which is " + (g == null ? "not live" : g + ", not holding it"));
+      }
+      counted.merge(record.generation(), 1L, Long::sum);
+    });
+    for (IdempotencyGeneration g : generations.values()) {
+      long n = counted.getOrDefault(g.start(), 0L);
+      if (n != g.count()) {
+        throw new InvariantViolation("I6 idempotency generation " + g + " stores " + n
+            + " records");
+      }
+    }
+  }
+
   /** Recomputes every invariant of every ledger and of the shared index (expensive). */
   public void verify() {
     if (nextVersion < 1) {
@@ -411,32 +528,8 @@ public final class Replica implements ApplyContext {
     for (Ledger ledger : ledgers) {
       ledger.verify();
     }
-    long[] records = {0};
-    store.forEachIdempotencyRecord((key, record) -> {
-      records[0]++;
-      if (!store.hasExpiry(ExpiryKey.idempotencyEnd(record.expiresAtMillis(), key))) {
-        throw new InvariantViolation("I6 idempotency record " + key + " expiresAt "
-            + record.expiresAtMillis() + " has no expiry record");
-      }
-    });
-    if (records[0] != idempotencyRecords) {
-      throw new InvariantViolation("I6 idempotency record counter " + idempotencyRecords
-          + " but the store holds " + records[0]);
-    }
-    long[] ends = {0};
-    store.forEachExpiry(key -> {
-      if (key.kind() != ExpiryKey.IDEMPOTENCY_END) {
-        ownerOfKind(key.kind());
-      } else {
-        ends[0]++;
-      }
-    });
-    // With every record having its end (above), equal counts make the index exact: Tick drops a
-    // record by its end without reading it.
-    if (ends[0] != records[0]) {
-      throw new InvariantViolation("I6 the expiry index holds " + ends[0]
-          + " idempotency ends for " + records[0] + " idempotency records");
-    }
+    verifyIdempotency();
+    store.forEachExpiry(key -> ownerOfKind(key.kind())); // lease kinds: the lease ledger refuses them below
     for (Ledger ledger : ledgers) {
       ledger.verifyStoredExpiries(action -> store.forEachExpiry(key -> {
         if (ledger.ownsExpiryKind(key.kind())) {

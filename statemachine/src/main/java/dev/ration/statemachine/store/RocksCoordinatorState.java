@@ -8,6 +8,7 @@ import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.lease.Changes;
 import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.lease.IdempotencyGeneration;
 import dev.ration.statemachine.lease.IdempotencyRecord;
 import dev.ration.statemachine.lease.Lease;
 import dev.ration.statemachine.lease.LeaseLedger;
@@ -51,12 +52,14 @@ import org.rocksdb.WriteOptions;
  * epoch, counters).
  *
  * <p>Column families: {@code limits}, {@code leases}, {@code idempotency}, {@code expiry} (the
- * time-ordered index), {@code meta}; formats in {@link StoreFormat}. At open limits, leases and
- * the lease kinds of the expiry index are loaded into memory and {@link #verify()} runs.
- * Idempotency records and their expiry records — one per client mutation for the retention
- * window, the bulk of the state — stay in RocksDB only and are read through
- * {@link RocksLedgerStore}; the {@code idempotency} family has bloom filters (SST and memtable)
- * because a lookup on apply usually misses.
+ * time-ordered index of every kind but the lease kinds, which follow from the leases and live
+ * only in memory), {@code meta}; formats in {@link StoreFormat}. At open limits and leases are
+ * loaded into memory (rebuilding the lease kinds of the index) and {@link #verify()} runs.
+ * Idempotency records — one per client mutation for the retention window, the bulk of the
+ * state — stay in RocksDB only and are read through {@link RocksLedgerStore}; they are keyed
+ * by generation (a range of expiry times) and a generation is range-deleted whole once all of
+ * it has expired, so a record costs one write, not four. The {@code idempotency} family has
+ * bloom filters (SST and memtable) because a lookup on apply usually misses.
  *
  * <p><b>Durability.</b> Writes use {@code sync=false}: the Raft log is the durable record, and
  * after a crash Ratis replays every entry after the applied index found in RocksDB (the index
@@ -107,8 +110,11 @@ public final class RocksCoordinatorState implements CoordinatorState {
   private final RocksLedgerStore store;
   private final Replica replica;
   private final LeaseLedger ledger;
+  private final StateOptions options;
   private String failure = "";
   private boolean closed;
+  /** Idempotency records kept by a migration from format 2 at open, or −1 if none ran. */
+  private long migratedRecords = -1;
 
   private RocksCoordinatorState(Path dataDir, DBOptions dbOptions, ColumnFamilyOptions cfOptions,
       ColumnFamilyOptions idempotencyCfOptions, Filter idempotencyFilter,
@@ -132,7 +138,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
     for (int i = FIRST_STORE_ONLY_FAMILY; i < FAMILIES.length; i++) {
       storeOnly.put(FAMILIES[i], handles.get(i + 1));
     }
-    this.store = new RocksLedgerStore(dataDir, db, idempotencyCf, expiryCf, storeOnly);
+    this.store = new RocksLedgerStore(dataDir, db, idempotencyCf, expiryCf, metaCf, storeOnly);
+    this.options = options;
     this.replica = new Replica(options, store, store);
     this.ledger = replica.lease();
   }
@@ -191,10 +198,10 @@ public final class RocksCoordinatorState implements CoordinatorState {
 
   /**
    * Options of the two families every command churns: each renewal adds an idempotency record
-   * and an index record that Tick deletes a retention later (and moves its lease's end). Their
-   * live data is a retention window's worth (60 s of records, tens of MB under load), and every
-   * L0 flush overlaps all of it (request keys are spread; index keys span now..now+retention),
-   * so each L0 compaction rewrites the whole family. Measured under renewal load with a trigger
+   * (dropped with its generation one to two retentions later) and moves its lease's end in the
+   * index. Their live data is a retention window's worth or two (60 s of records, tens of MB
+   * under load), and every L0 flush overlaps all of a generation (request keys are spread), so
+   * an L0 compaction rewrites much of the family. Measured under renewal load with a trigger
    * of 4 and Snappy: a compaction every few seconds rewriting everything, 7-8% of a core per
    * node; with a trigger of 8 (each rewrite carries twice the new data) and no compression
    * (these records are short-lived and small, and CPU is what is scarce), 4-8%. Memtables stay
@@ -213,6 +220,11 @@ public final class RocksCoordinatorState implements CoordinatorState {
   private void load() {
     try {
       byte[] meta = db.get(metaCf, StoreFormat.META_KEY);
+      if (meta != null && StoreFormat.metaFormat(meta) == 2) {
+        migratedRecords = FormatTwoMigration.migrate(dataDir, db, writeOptions, idempotencyCf,
+            expiryCf, metaCf, meta, options.idempotencyRetentionMillis());
+        meta = db.get(metaCf, StoreFormat.META_KEY);
+      }
       if (meta != null) {
         long[] m = StoreFormat.readMeta(meta);
         replica.restoreMeta(m[0], m[1], m[2], m[6], m[7]);
@@ -232,12 +244,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
         ledger.restoreLease(StoreFormat.readLease(it.key(), it.value()));
       }
     }
-    // Idempotency records and their expiry records stay in RocksDB; verify() reads them all.
-    store.forEachExpiry(key -> {
-      if (key.isLeaseKind()) {
-        ledger.restoreExpiry(key);
-      }
-    });
+    // Lease kinds of the expiry index came back with their leases; idempotency records and the
+    // other kinds of the index stay in RocksDB (verify() reads them all).
     // Every other ledger loads what it keeps in memory from its own families.
     replica.load();
   }
@@ -249,6 +257,14 @@ public final class RocksCoordinatorState implements CoordinatorState {
     if (!failure.isEmpty()) {
       throw new IllegalStateException("state failed earlier and must be reopened: " + failure);
     }
+  }
+
+  /**
+   * If this open migrated a format-2 directory (docs/OPERATIONS.md "State directory format"):
+   * how many idempotency records it kept; else empty.
+   */
+  public java.util.OptionalLong migratedFromFormatTwo() {
+    return migratedRecords < 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(migratedRecords);
   }
 
   @Override
@@ -298,12 +314,19 @@ public final class RocksCoordinatorState implements CoordinatorState {
           batch.delete(leasesCf, StoreFormat.leaseKey(id));
         }
       }
+      for (long generation : changes.generationDrops) {
+        // Every record in it has expired: one range tombstone instead of a delete per record.
+        batch.deleteRange(idempotencyCf, StoreFormat.generationFirstKey(generation),
+            StoreFormat.generationPastKey(generation));
+        batch.delete(metaCf, StoreFormat.generationKey(generation));
+      }
       for (Map.Entry<RequestKey, IdempotencyRecord> e : changes.idempotencyPuts.entrySet()) {
-        batch.put(idempotencyCf, StoreFormat.idempotencyKey(e.getKey()),
+        batch.put(idempotencyCf, StoreFormat.idempotencyKey(e.getValue().generation(), e.getKey()),
             StoreFormat.idempotencyValue(e.getValue()));
       }
-      for (RequestKey key : changes.idempotencyDeletes) {
-        batch.delete(idempotencyCf, StoreFormat.idempotencyKey(key));
+      for (IdempotencyGeneration generation : changes.generationPuts.values()) {
+        batch.put(metaCf, StoreFormat.generationKey(generation.start()),
+            StoreFormat.generationValue(generation));
       }
       for (ExpiryKey key : changes.expiryPuts) {
         batch.put(expiryCf, StoreFormat.expiryKey(key), StoreFormat.EXPIRY_VALUE);

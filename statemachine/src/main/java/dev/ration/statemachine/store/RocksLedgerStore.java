@@ -4,6 +4,7 @@ import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.lease.Changes;
 import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.lease.IdempotencyGeneration;
 import dev.ration.statemachine.lease.IdempotencyRecord;
 import dev.ration.statemachine.lease.LedgerStore;
 import dev.ration.statemachine.replica.FamilyStore;
@@ -22,7 +23,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
 /**
- * {@link LedgerStore} over the {@code idempotency} and {@code expiry} column families: the
+ * {@link LedgerStore} over the {@code idempotency} and {@code expiry} column families (and the
+ * idempotency generations' records in {@code meta}): the
  * ledger's store-only state is read straight from RocksDB (committed state: the entries written
  * so far), never cached on the heap.
  *
@@ -43,16 +45,19 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
   private final RocksDB db;
   private final ColumnFamilyHandle idempotencyCf;
   private final ColumnFamilyHandle expiryCf;
+  private final ColumnFamilyHandle metaCf;
   /** The store-only families of pluggable ledgers (TTL, quotas), by name. */
   private final Map<String, ColumnFamilyHandle> families;
   private long floorDueMillis = Long.MIN_VALUE;
 
   RocksLedgerStore(Path dataDir, RocksDB db, ColumnFamilyHandle idempotencyCf,
-      ColumnFamilyHandle expiryCf, Map<String, ColumnFamilyHandle> families) {
+      ColumnFamilyHandle expiryCf, ColumnFamilyHandle metaCf,
+      Map<String, ColumnFamilyHandle> families) {
     this.dataDir = dataDir;
     this.db = db;
     this.idempotencyCf = idempotencyCf;
     this.expiryCf = expiryCf;
+    this.metaCf = metaCf;
     this.families = Map.copyOf(families);
   }
 
@@ -94,15 +99,33 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
   }
 
   @Override
-  public Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
+  public Optional<IdempotencyRecord> idempotencyRecord(long generation, RequestKey key) {
     byte[] value;
     try {
       // A miss, the common case, is answered by the memtable and SST bloom filters.
-      value = db.get(idempotencyCf, StoreFormat.idempotencyKey(key));
+      value = db.get(idempotencyCf, StoreFormat.idempotencyKey(generation, key));
     } catch (RocksDBException e) {
-      throw new StoreException("read idempotency record " + key + " dir=" + dataDir, e);
+      throw new StoreException("read idempotency record " + key + " generation " + generation
+          + " dir=" + dataDir, e);
     }
-    return value == null ? Optional.empty() : Optional.of(StoreFormat.readIdempotency(value));
+    return value == null
+        ? Optional.empty() : Optional.of(StoreFormat.readIdempotency(generation, value));
+  }
+
+  @Override
+  public List<IdempotencyGeneration> idempotencyGenerations() {
+    List<IdempotencyGeneration> out = new ArrayList<>();
+    try (RocksIterator it = db.newIterator(metaCf)) {
+      for (it.seek(StoreFormat.GENERATION_KEY_PREFIX); it.isValid(); it.next()) {
+        byte[] key = it.key();
+        if (!StoreFormat.isGenerationKey(key)) {
+          break;
+        }
+        out.add(StoreFormat.readGeneration(key, it.value()));
+      }
+      check(it, () -> "iterate idempotency generations");
+    }
+    return out;
   }
 
   @Override
@@ -154,8 +177,9 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
   public void forEachIdempotencyRecord(BiConsumer<RequestKey, IdempotencyRecord> action) {
     try (RocksIterator it = db.newIterator(idempotencyCf)) {
       for (it.seekToFirst(); it.isValid(); it.next()) {
-        action.accept(StoreFormat.readIdempotencyKey(it.key()),
-            StoreFormat.readIdempotency(it.value()));
+        byte[] key = it.key();
+        action.accept(StoreFormat.readIdempotencyKey(key),
+            StoreFormat.readIdempotency(StoreFormat.readIdempotencyGeneration(key), it.value()));
       }
       check(it, () -> "iterate idempotency records");
     }

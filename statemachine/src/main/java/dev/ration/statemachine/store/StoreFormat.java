@@ -3,6 +3,7 @@ package dev.ration.statemachine.store;
 import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.lease.IdempotencyGeneration;
 import dev.ration.statemachine.lease.IdempotencyRecord;
 import dev.ration.statemachine.lease.Lease;
 import dev.ration.statemachine.lease.LimitKey;
@@ -24,14 +25,17 @@ import dev.ration.statemachine.wire.ByteWriter;
  *                  | i64 rateShare | i64 burstShare | i64 grantedAt | i64 expiresAt
  *                  | i64 countedUntil | i64 pendingRate | i64 pendingBurst | i64 pendingUntil
  *                  | i64 demandRate | i64 demandBurst   (lease format 3 only, see below)
- * idempotency key  i64 clientHigh | i64 clientLow | i64 sequence
+ * idempotency key  i64 generation start (sign-flipped) | i64 clientHigh | i64 clientLow
+ *                  | i64 sequence
  *             val  u8 fmt | i64 expiresAt | encoded result (ResultCodec) to the end
  * expiry      key  i64 dueAt | u8 kind | i64 a | i64 b | i64 c (all longs sign-flipped, so
  *                  byte order is (dueAt, kind, a, b, c) order: Tick's order)
  *             val  u8 fmt
  * meta        key  "ledger"
- *             val  u8 fmt | i64 appliedTerm | i64 appliedIndex | i64 now | i64 epoch
+ *             val  u8 metaFmt (3) | i64 appliedTerm | i64 appliedIndex | i64 now | i64 epoch
  *                  | i64 epochStart | i64 nextLeaseId | i64 nextVersion | i64 idempotencyRecords
+ *             key  "idemgen" | i64 start (sign-flipped): one live idempotency generation
+ *             val  u8 fmt | i64 end | i64 count
  * </pre>
  *
  * Only integers: no floats in replicated state. Version 2 added the idempotency record counter
@@ -40,12 +44,18 @@ import dev.ration.statemachine.wire.ByteWriter;
  * {@link #LEASE_FORMAT_VERSION} 3, which appends the holder's last reported demand (the input of
  * the demand-driven allocation policies); a lease value of version 2 is still read, with demand
  * 0 (it is replaced at the holder's next renewal), so a version-2 store opens unchanged.
+ * {@link #META_FORMAT_VERSION} 3 (the meta record only) marks stores whose idempotency records
+ * are kept in generations (key prefix, range-deleted whole) instead of one expiry-index record
+ * each; a store with meta format 2 is refused with a message saying how to recover.
  */
 final class StoreFormat {
   static final int FORMAT_VERSION = 2;
   /** Lease values only: version 3 = version 2 + demandRate, demandBurst. */
   static final int LEASE_FORMAT_VERSION = 3;
   static final byte[] META_KEY = {'l', 'e', 'd', 'g', 'e', 'r'};
+  /** The meta record only: version 3 = idempotency generations (see the class comment). */
+  static final int META_FORMAT_VERSION = 3;
+  static final byte[] GENERATION_KEY_PREFIX = {'i', 'd', 'e', 'm', 'g', 'e', 'n'};
 
   private StoreFormat() {}
 
@@ -129,13 +139,43 @@ final class StoreFormat {
     return lease;
   }
 
-  static byte[] idempotencyKey(RequestKey key) {
-    return new ByteWriter(24).i64(key.clientHigh()).i64(key.clientLow()).i64(key.sequence())
-        .toByteArray();
+  static byte[] idempotencyKey(long generation, RequestKey key) {
+    return new ByteWriter(32).i64(flip(generation)).i64(key.clientHigh()).i64(key.clientLow())
+        .i64(key.sequence()).toByteArray();
+  }
+
+  /** The first key of a generation's records (inclusive bound of its range delete). */
+  static byte[] generationFirstKey(long generation) {
+    return new ByteWriter(8).i64(flip(generation)).toByteArray();
+  }
+
+  /**
+   * Above every key of a generation's records (exclusive bound of its range delete): the
+   * 8-byte prefix followed by 25 bytes of 0xFF, longer than any 32-byte key with that prefix.
+   */
+  static byte[] generationPastKey(long generation) {
+    byte[] past = java.util.Arrays.copyOf(generationFirstKey(generation), 33);
+    java.util.Arrays.fill(past, 8, 33, (byte) 0xFF);
+    return past;
+  }
+
+  /** (generation, request key) of a stored idempotency key. */
+  static long readIdempotencyGeneration(byte[] key) {
+    ByteReader k = new ByteReader(key, "idempotency key", message -> new StoreException("corrupt " + message));
+    return flip(k.i64("generation"));
+  }
+
+  /** A format-2 idempotency key: the request key alone (no generation prefix). */
+  static RequestKey readFormatTwoIdempotencyKey(byte[] key) {
+    ByteReader k = new ByteReader(key, "format-2 idempotency key", message -> new StoreException("corrupt " + message));
+    RequestKey requestKey = new RequestKey(k.i64("clientHigh"), k.i64("clientLow"), k.i64("sequence"));
+    k.end();
+    return requestKey;
   }
 
   static RequestKey readIdempotencyKey(byte[] key) {
     ByteReader k = new ByteReader(key, "idempotency key", message -> new StoreException("corrupt " + message));
+    k.i64("generation");
     RequestKey requestKey = new RequestKey(k.i64("clientHigh"), k.i64("clientLow"), k.i64("sequence"));
     k.end();
     return requestKey;
@@ -146,12 +186,45 @@ final class StoreFormat {
         .i64(record.expiresAtMillis()).raw(record.encodedResult()).toByteArray();
   }
 
-  static IdempotencyRecord readIdempotency(byte[] value) {
+  static IdempotencyRecord readIdempotency(long generation, byte[] value) {
     ByteReader in = reader(value, "idempotency record");
     long expiresAt = in.i64("expiresAt");
     byte[] result = in.raw(in.remaining(), "result");
     ResultCodec.decode(result); // validate now rather than on the first retry
-    return new IdempotencyRecord(expiresAt, result);
+    return new IdempotencyRecord(generation, expiresAt, result);
+  }
+
+  static byte[] generationKey(long start) {
+    return new ByteWriter(GENERATION_KEY_PREFIX.length + 8).raw(GENERATION_KEY_PREFIX)
+        .i64(flip(start)).toByteArray();
+  }
+
+  static boolean isGenerationKey(byte[] key) {
+    return key.length == GENERATION_KEY_PREFIX.length + 8
+        && java.util.Arrays.equals(key, 0, GENERATION_KEY_PREFIX.length, GENERATION_KEY_PREFIX,
+            0, GENERATION_KEY_PREFIX.length);
+  }
+
+  static byte[] generationValue(IdempotencyGeneration generation) {
+    return new ByteWriter(17).u8(FORMAT_VERSION).i64(generation.end()).i64(generation.count())
+        .toByteArray();
+  }
+
+  static IdempotencyGeneration readGeneration(byte[] key, byte[] value) {
+    ByteReader k = new ByteReader(key, "idempotency generation key",
+        message -> new StoreException("corrupt " + message));
+    k.raw(GENERATION_KEY_PREFIX.length, "prefix");
+    long start = flip(k.i64("start"));
+    k.end();
+    ByteReader in = reader(value, "idempotency generation");
+    long end = in.i64("end");
+    long count = in.i64("count");
+    in.end();
+    try {
+      return new IdempotencyGeneration(start, end, count);
+    } catch (IllegalArgumentException e) {
+      throw new StoreException("corrupt store record " + e.getMessage(), e);
+    }
   }
 
   static byte[] expiryKey(ExpiryKey key) {
@@ -175,13 +248,32 @@ final class StoreFormat {
 
   static byte[] metaValue(long term, long index, long now, long epoch, long epochStart,
       long nextLeaseId, long nextVersion, long idempotencyRecords) {
-    return new ByteWriter(72).u8(FORMAT_VERSION).i64(term).i64(index).i64(now).i64(epoch)
+    // META_FORMAT_VERSION 3; FormatTwoMigration rewrites a version-2 record with this.
+    return new ByteWriter(72).u8(META_FORMAT_VERSION).i64(term).i64(index).i64(now).i64(epoch)
         .i64(epochStart).i64(nextLeaseId).i64(nextVersion).i64(idempotencyRecords).toByteArray();
   }
 
   /** [term, index, now, epoch, epochStart, nextLeaseId, nextVersion, idempotencyRecords]. */
   static long[] readMeta(byte[] value) {
-    ByteReader in = reader(value, "meta");
+    return readMeta(value, META_FORMAT_VERSION);
+  }
+
+  /** The format byte of a meta record (2: before idempotency generations; 3: now). */
+  static int metaFormat(byte[] value) {
+    if (value.length == 0) {
+      throw new StoreException("corrupt store record meta: empty");
+    }
+    return value[0] & 0xFF;
+  }
+
+  /** Reads a meta record of {@code format} (2 and 3 share the layout; 3 changed the families). */
+  static long[] readMeta(byte[] value, int format) {
+    ByteReader in = new ByteReader(value, "meta", message -> new StoreException("corrupt store record " + message));
+    int found = in.u8("formatVersion");
+    if (found != format) {
+      throw in.fail("unknown meta format version " + found + ", expected " + format
+          + (found < format ? " (a directory of an older build is migrated at open only from 2)" : ""));
+    }
     long[] meta = new long[8];
     String[] names = {"appliedTerm", "appliedIndex", "now", "epoch", "epochStart", "nextLeaseId",
         "nextVersion", "idempotencyRecords"};

@@ -86,8 +86,21 @@ public final class ByteWriter {
     return Arrays.copyOf(bytes, size);
   }
 
-  /** Strict UTF-8: an unpaired surrogate is an IllegalArgumentException, never a '?'. */
+  /**
+   * Strict UTF-8: an unpaired surrogate is an IllegalArgumentException, never a '?'. Text without
+   * surrogates (every name in practice) cannot be malformed and takes {@link String#getBytes};
+   * only text with a surrogate goes through the strict encoder, which also checks the pairing.
+   */
   public static byte[] utf8(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isSurrogate(value.charAt(i))) {
+        return strictUtf8(value);
+      }
+    }
+    return value.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] strictUtf8(String value) {
     CharsetEncoder encoder =
         StandardCharsets.UTF_8
             .newEncoder()

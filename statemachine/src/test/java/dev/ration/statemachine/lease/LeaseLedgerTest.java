@@ -251,20 +251,31 @@ class LeaseLedgerTest {
     Result bad = d.at(T0 + 7, k3, acquire("", 1, 1));
     rejected(bad, Outcome.INVALID_ARGUMENT);
     assertEquals(bad, d.at(T0 + 8, k3, acquire("fine", 1, 1)));
-    // Records are dropped by Tick after the retention.
+    // A record answers until its expiry (now < expiresAt), then the key runs anew; expired
+    // records stay stored until their whole generation has expired, then go in one drop.
     long retention = StateOptions.defaults().idempotencyRetentionMillis();
     assertEquals(3, statusAnswer().idempotencyRecords());
-    d.at(T0 + 8 + retention, new Tick(1000));
-    assertEquals(0, statusAnswer().idempotencyRecords());
-    Result fresh = d.at(T0 + 9 + retention, k1, new Tick(0));
-    assertEquals(new Result.Ticked(0), fresh, "k1 was forgotten, so its new command ran");
+    assertEquals(first, d.at(T0 + retention - 1, k1, acquire("x", 1, 1)), "1 ms before expiry");
+    Result fresh = d.at(T0 + retention, k1, new Tick(0));
+    assertEquals(new Result.Ticked(0), fresh, "k1 expired at T0 + retention, so its new command ran");
+    assertEquals(4, statusAnswer().idempotencyRecords(), "three expired and k1's new one");
+    // Generations lie on the retention grid: k1, k2, k3's old records (expiring at 70 s) are in
+    // [60 s, 120 s), k1's new one (130 s) in [120 s, 180 s). The first goes when now reaches
+    // its last millisecond.
+    assertEquals(60_000, retention, "the grid below assumes the default retention");
+    d.at(119_998, new Tick(0));
+    assertEquals(4, statusAnswer().idempotencyRecords(), "one ms of the first generation left");
+    d.at(119_999, new Tick(0));
+    assertEquals(1, statusAnswer().idempotencyRecords(), "the first generation dropped whole");
+    assertEquals(fresh, d.at(119_999, k1, acquire("y", 1, 1)),
+        "k1's new record answers, from the next generation");
   }
 
   /**
-   * Goal: inside one batch a duplicate gets the first proposal's result, also when a Tick earlier
-   * in the same batch dropped the key's old record (delete, then put, then read, all pending);
-   * a second Tick in the batch goes on where the first stopped; a later entry reads the record
-   * back from RocksDB.
+   * Goal: inside one batch a duplicate gets the first proposal's result, also when the key's
+   * old record expired at this very entry's time (the new record is pending, the old one still
+   * stored); a second Tick in the batch goes on where the first stopped; a later entry reads
+   * the record back from RocksDB.
    */
   @Test
   void duplicateInsideOneBatchGetsTheFirstResult() {
@@ -276,8 +287,8 @@ class LeaseLedgerTest {
     assertInstanceOf(Result.LeaseGranted.class, d.at(T0 + 1, k2, acquire("b", 10, 1)));
     assertEquals(3, status().leases());
     assertEquals(2, statusAnswer().idempotencyRecords());
-    // Due at T0 + 1 + retention, in (dueAt, kind, id) order: the three leases' countedUntil
-    // (T0 + 1100, T0 + 1100, T0 + 1101), then k1's record (T0 + retention), then k2's.
+    // Due by T0 + 1 + retention: the three leases' countedUntil (T0 + 1100, T0 + 1100,
+    // T0 + 1101); k1's and k2's records expire at T0 + retention and T0 + 1 + retention.
     List<Result> results = d.batch(Batch.of(T0 + 1 + retention, List.of(
         new Proposal(RequestKey.NONE, new Tick(4)),
         new Proposal(k1, acquire("c", 20, 2)),
@@ -285,16 +296,16 @@ class LeaseLedgerTest {
         new Proposal(RequestKey.NONE, new Tick(1)),
         new Proposal(k2, acquire("e", 40, 4)),
         new Proposal(k2, acquire("f", 50, 5)))));
-    assertEquals(new Result.Ticked(4), results.get(0), "three leases and k1's record");
+    assertEquals(new Result.Ticked(3), results.get(0), "three leases (records are not Tick's)");
     Result.LeaseGranted c = assertInstanceOf(Result.LeaseGranted.class, results.get(1));
     assertEquals("c", c.lease().holder(), "k1 was forgotten, so its new command ran");
     assertEquals(c, results.get(2), "the duplicate in the batch gets the first result");
-    assertEquals(new Result.Ticked(1), results.get(3), "k2's record, after the first Tick's");
+    assertEquals(new Result.Ticked(0), results.get(3), "nothing left after the first Tick's");
     Result.LeaseGranted e = assertInstanceOf(Result.LeaseGranted.class, results.get(4));
     assertEquals("e", e.lease().holder());
     assertEquals(e, results.get(5));
     assertEquals(2, status().leases());
-    assertEquals(2, statusAnswer().idempotencyRecords());
+    assertEquals(4, statusAnswer().idempotencyRecords(), "two expired, two new");
     assertEquals(c, d.at(T0 + 2 + retention, k1, acquire("g", 1, 1)), "read back from RocksDB");
     assertEquals(2, status().leases());
   }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -16,20 +17,32 @@ import java.util.function.Consumer;
  * after it. Thread: the test's.
  */
 final class MemoryLedgerStore implements LedgerStore {
-  private final Map<RequestKey, IdempotencyRecord> records = new HashMap<>();
+  /** Generation start, then request key. */
+  private final TreeMap<Long, Map<RequestKey, IdempotencyRecord>> records = new TreeMap<>();
+  private final TreeMap<Long, IdempotencyGeneration> generations = new TreeMap<>();
   private final TreeSet<ExpiryKey> expiry = new TreeSet<>();
 
   void commit(Changes changes) {
-    records.putAll(changes.idempotencyPuts);
-    changes.idempotencyDeletes.forEach(records::remove);
+    for (long dropped : changes.generationDrops) {
+      records.remove(dropped);
+      generations.remove(dropped);
+    }
+    changes.idempotencyPuts.forEach((key, record) ->
+        records.computeIfAbsent(record.generation(), g -> new HashMap<>()).put(key, record));
+    changes.generationPuts.values().forEach(g -> generations.put(g.start(), g));
     expiry.addAll(changes.expiryPuts);
     expiry.removeAll(changes.expiryDeletes);
     expiry.removeAll(changes.expiryRemovals);
   }
 
   @Override
-  public Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
-    return Optional.ofNullable(records.get(key));
+  public Optional<IdempotencyRecord> idempotencyRecord(long generation, RequestKey key) {
+    return Optional.ofNullable(records.getOrDefault(generation, Map.of()).get(key));
+  }
+
+  @Override
+  public List<IdempotencyGeneration> idempotencyGenerations() {
+    return new ArrayList<>(generations.values());
   }
 
   @Override
@@ -51,7 +64,7 @@ final class MemoryLedgerStore implements LedgerStore {
 
   @Override
   public void forEachIdempotencyRecord(BiConsumer<RequestKey, IdempotencyRecord> action) {
-    records.forEach(action);
+    records.values().forEach(generation -> generation.forEach(action));
   }
 
   @Override

@@ -93,7 +93,8 @@ final class ReferenceLedger {
     now = Math.max(now, batch.timeMillis());
     List<Result> out = new ArrayList<>();
     for (Proposal p : batch.proposals()) {
-      if (!p.key().isNone() && idempotency.containsKey(p.key())) {
+      Stored kept = p.key().isNone() ? null : idempotency.get(p.key());
+      if (kept != null && now < kept.expiresAt()) { // answered exactly until it expires
         out.add(idempotency.get(p.key()).result());
         continue;
       }
@@ -313,12 +314,8 @@ final class ReferenceLedger {
           it.remove();
         }
       }
-      for (Iterator<Stored> it = idempotency.values().iterator(); it.hasNext(); ) {
-        if (it.next().expiresAt() <= now) {
-          freed++;
-          it.remove();
-        }
-      }
+      // Idempotency records are not Tick's: they stop answering at expiresAt, and are dropped
+      // by generation.
       return new Result.Ticked(freed);
     }
     throw new IllegalStateException("unmodelled " + command);

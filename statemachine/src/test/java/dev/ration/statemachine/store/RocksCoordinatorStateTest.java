@@ -121,20 +121,116 @@ class RocksCoordinatorStateTest {
       assertEquals(1, status(s).leases(), "the retry changed nothing");
       assertEquals(1, status(s).idempotencyRecords());
       s.verify();
-      // After the retention the record is dropped by Tick, and the key runs anew.
-      long dropAt = 1_000 + OPTIONS.idempotencyRetentionMillis();
-      assertEquals(1_000 + 1_100, s.nextDueMillis(), "the lease's countedUntil comes first");
-      assertEquals(List.of(new Result.Ticked(2)), s.apply(1, 3, Fixtures.batch(dropAt, new Tick(10))),
-          "the lease and the record");
-      assertEquals(0, status(s).idempotencyRecords());
+      // Tick frees the lease; the record is not Tick's: it stops answering at its expiry and
+      // stays stored until its generation [60 s, 120 s) (on the retention grid) has expired whole.
+      long expiry = 1_000 + OPTIONS.idempotencyRetentionMillis();
+      assertEquals(1_000 + 1_100, s.nextDueMillis(), "the lease's countedUntil");
+      assertEquals(List.of(new Result.Ticked(1)), s.apply(1, 3, Fixtures.batch(expiry, new Tick(10))));
+      assertEquals(1, status(s).idempotencyRecords());
       assertEquals(Long.MAX_VALUE, s.nextDueMillis());
       s.verify();
     }
     try (RocksCoordinatorState s = RocksCoordinatorState.open(dir.resolve("s"), OPTIONS)) {
-      assertEquals(0, status(s).idempotencyRecords());
+      assertEquals(1, status(s).idempotencyRecords(), "the expired record, until its generation goes");
       Result fresh = s.apply(1, 4,
           Batch.of(70_000, List.of(new Proposal(key, Fixtures.acquire("other", 5, 0))))).get(0);
-      assertEquals("other", assertInstanceOf(Result.LeaseGranted.class, fresh).lease().holder());
+      assertEquals("other", assertInstanceOf(Result.LeaseGranted.class, fresh).lease().holder(),
+          "expired at 61 s, so the retry at 70 s ran anew");
+      assertEquals(2, status(s).idempotencyRecords());
+      s.verify();
+    }
+    try (RocksCoordinatorState s = RocksCoordinatorState.open(dir.resolve("s"), OPTIONS)) {
+      s.apply(1, 5, Fixtures.batch(2 * OPTIONS.idempotencyRetentionMillis() - 1, new Tick(0)));
+      assertEquals(1, status(s).idempotencyRecords(), "the first generation went in one range delete");
+      s.verify();
+      Result again = s.apply(1, 6,
+          Batch.of(125_000, List.of(new Proposal(key, Fixtures.acquire("third", 5, 0))))).get(0);
+      assertEquals("other", assertInstanceOf(Result.LeaseGranted.class, again).lease().holder(),
+          "the new record answers from the second generation");
+    }
+  }
+
+  /**
+   * Goal: a checkpoint written by the last build of store format 2 (210a28c; generator in
+   * src/test/fixtures/MakeFormatTwo.java.txt: a limit with 600 s leases; h1 acquired at 1 s
+   * under key (5, 6, 1), h2 at 2 s under (5, 6, 2), h1 renewed at 30 s under (5, 6, 3)) is
+   * restored and opened by this build: migrated in place once, verified, its records still
+   * answer retries, and the lease index, no longer stored, is rebuilt from the leases.
+   */
+  @Test
+  void formatTwoCheckpointIsMigratedAtOpen() throws Exception {
+    Path cp = dir.resolve("cp");
+    Files.createDirectories(cp);
+    Path fixture = Path.of(getClass().getResource("/format2-checkpoint").toURI());
+    try (java.util.stream.Stream<Path> files = Files.list(fixture)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, cp.resolve(f.getFileName()));
+      }
+    }
+    Path state = dir.resolve("state");
+    RocksCoordinatorState.restoreCheckpoint(cp, state);
+    RequestKey k1 = new RequestKey(5, 6, 1);
+    try (RocksCoordinatorState s = RocksCoordinatorState.open(state, OPTIONS)) {
+      assertEquals(java.util.OptionalLong.of(3), s.migratedFromFormatTwo(), "three records kept");
+      assertEquals(3, s.appliedIndex());
+      assertEquals(2, status(s).leases());
+      assertEquals(3, status(s).idempotencyRecords());
+      s.verify();
+      assertEquals(603_000, s.nextDueMillis(), "h2's countedUntil, from the rebuilt lease index");
+      Result again = s.apply(1, 4, Batch.of(40_000,
+          List.of(new Proposal(k1, Fixtures.acquire("other", 99, 9))))).get(0);
+      Result.LeaseGranted first = assertInstanceOf(Result.LeaseGranted.class, again);
+      assertEquals("h1", first.lease().holder(), "the first answer, from the migrated record");
+      assertEquals(2, first.lease().version());
+      assertEquals(2, status(s).leases(), "the retry changed nothing");
+      assertEquals(List.of(new Result.Ticked(1)),
+          s.apply(1, 5, Fixtures.batch(603_000, new Tick(10))), "h2 freed at its countedUntil");
+      assertEquals(1, status(s).leases());
+      assertEquals(0, status(s).idempotencyRecords(), "generation [60 s, 120 s) expired whole");
+      s.verify();
+    }
+    try (RocksCoordinatorState s = RocksCoordinatorState.open(state, OPTIONS)) {
+      assertTrue(s.migratedFromFormatTwo().isEmpty(), "migrated once");
+      assertEquals(5, s.appliedIndex());
+      assertEquals(631_000, s.nextDueMillis(), "h1's countedUntil after its renewal at 30 s");
+      s.verify();
+    }
+  }
+
+  /** Goal: a meta record of an unknown format is refused at open, naming it, changing nothing. */
+  @Test
+  void unknownMetaFormatIsRefused() throws Exception {
+    Path path = dir.resolve("future");
+    try (RocksCoordinatorState s = RocksCoordinatorState.open(path, OPTIONS)) {
+      s.apply(1, 0, Fixtures.batch(1_000, Fixtures.setLimit("t", "r", 100, 10, 1000, 100)));
+    }
+    try (org.rocksdb.Options o = new org.rocksdb.Options();
+         org.rocksdb.DBOptions dbo = new org.rocksdb.DBOptions();
+         org.rocksdb.ColumnFamilyOptions cfo = new org.rocksdb.ColumnFamilyOptions()) {
+      List<byte[]> names = org.rocksdb.RocksDB.listColumnFamilies(o, path.toString());
+      List<org.rocksdb.ColumnFamilyDescriptor> descriptors = new java.util.ArrayList<>();
+      for (byte[] name : names) {
+        descriptors.add(new org.rocksdb.ColumnFamilyDescriptor(name, cfo));
+      }
+      List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
+      try (org.rocksdb.RocksDB db = org.rocksdb.RocksDB.open(dbo, path.toString(), descriptors, handles)) {
+        org.rocksdb.ColumnFamilyHandle metaCf = null;
+        for (int i = 0; i < names.size(); i++) {
+          if (new String(names.get(i), java.nio.charset.StandardCharsets.US_ASCII).equals("meta")) {
+            metaCf = handles.get(i);
+          }
+        }
+        byte[] key = "ledger".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] meta = db.get(metaCf, key);
+        meta[0] = 9;
+        db.put(metaCf, key, meta);
+        handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
+      }
+    }
+    for (int attempt = 0; attempt < 2; attempt++) {
+      StoreException refused =
+          assertThrows(StoreException.class, () -> RocksCoordinatorState.open(path, OPTIONS));
+      assertTrue(refused.getMessage().contains("unknown meta format version 9"), refused.getMessage());
     }
   }
 
