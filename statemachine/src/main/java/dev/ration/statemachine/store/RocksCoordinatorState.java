@@ -61,12 +61,16 @@ import org.rocksdb.WriteOptions;
  * it has expired, so a record costs one write, not four. The {@code idempotency} family has
  * bloom filters (SST and memtable) because a lookup on apply usually misses.
  *
- * <p><b>Durability.</b> Writes use {@code sync=false}: the Raft log is the durable record, and
- * after a crash Ratis replays every entry after the applied index found in RocksDB (the index
- * travels in the same WriteBatch as the effects, so the two never disagree; losing the unsynced
- * tail only means replaying more). What must be durable before Ratis may purge its log is a
- * snapshot, so {@link #checkpoint} does {@code flushWal(true)} and a memtable flush before
- * creating the RocksDB checkpoint (apache/hadoop #651).
+ * <p><b>Durability.</b> The Raft log is the durable record and RocksDB's own WAL is off: after
+ * a crash RocksDB holds what its last flush wrote, and Ratis replays every entry after the
+ * applied index found there. The applied index travels in the same WriteBatch as the effects
+ * and every column family is flushed atomically ({@code atomic_flush}), so the flushed state is
+ * always one consistent prefix of the entries; losing the memtables only means replaying more
+ * (up to a memtable's worth, a few seconds of load). What must be durable before Ratis may
+ * purge its log is a snapshot, so {@link #checkpoint} flushes the memtables before creating the
+ * RocksDB checkpoint (apache/hadoop #651); a clean close flushes too. Measured: the WAL's writes
+ * (kernel page-cache copies of every batch) cost a quarter of the renewal throughput on a
+ * 2-core machine (docs/benchmarks.md, docs/DECISIONS.md "No RocksDB WAL").
  *
  * <p>Thread: single caller (the server serialises apply, query, checkpoint and close). After any
  * exception from apply the in-memory ledger may be ahead of the store; the object then refuses
@@ -126,7 +130,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
     this.idempotencyCfOptions = idempotencyCfOptions;
     this.expiryCfOptions = expiryCfOptions;
     this.idempotencyFilter = idempotencyFilter;
-    this.writeOptions = new WriteOptions().setSync(false);
+    // No RocksDB WAL: the Raft log is the write-ahead log (see the class comment).
+    this.writeOptions = new WriteOptions().setSync(false).setDisableWAL(true);
     this.db = db;
     this.handles = handles;
     this.limitsCf = handles.get(1);
@@ -150,7 +155,11 @@ public final class RocksCoordinatorState implements CoordinatorState {
         .setCreateIfMissing(true)
         .setCreateMissingColumnFamilies(true)
         .setMaxBackgroundJobs(2)
-        .setKeepLogFileNum(4);
+        .setKeepLogFileNum(4)
+        // Without a WAL, what survives a crash is what was flushed: every family is flushed
+        // together, so the flushed state is one consistent prefix of the applied entries,
+        // applied index (meta) included.
+        .setAtomicFlush(true);
     // Small memtables: limits and leases are held in memory anyway; RocksDB is their durable
     // copy. The idempotency and expiry families are read on apply, off the heap.
     ColumnFamilyOptions cfOptions = new ColumnFamilyOptions().setWriteBufferSize(8L << 20);
@@ -402,7 +411,6 @@ public final class RocksCoordinatorState implements CoordinatorState {
     replica.verifyAtSnapshot();
     try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
         Checkpoint checkpoint = Checkpoint.create(db)) {
-      db.flushWal(true);
       db.flush(flush, handles);
       Files.createDirectories(targetDir.toAbsolutePath().getParent());
       checkpoint.createCheckpoint(targetDir.toString());
@@ -455,6 +463,16 @@ public final class RocksCoordinatorState implements CoordinatorState {
       return;
     }
     closed = true;
+    // Without a WAL the memtables are the only copy of the entries applied since the last
+    // flush: flush them, so a clean restart need not replay them from the Raft log. If this
+    // fails (or the process dies first) nothing is lost, the Raft log replays them; the
+    // failure is reported once everything is released.
+    RocksDBException flushFailed = null;
+    try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+      db.flush(flush, handles);
+    } catch (RocksDBException e) {
+      flushFailed = e;
+    }
     for (ColumnFamilyHandle handle : handles) {
       handle.close();
     }
@@ -465,5 +483,9 @@ public final class RocksCoordinatorState implements CoordinatorState {
     idempotencyCfOptions.close();
     idempotencyFilter.close();
     expiryCfOptions.close();
+    if (flushFailed != null) {
+      throw new StoreException("flush memtables at close dir=" + dataDir
+          + " (the Raft log replays the entries they held)", flushFailed);
+    }
   }
 }
