@@ -361,8 +361,8 @@ public final class LeaseLedger implements Ledger {
   @Override
   public boolean expire(ExpiryKey due) {
     if (!expiry.remove(due)) {
-      throw new InvariantViolation("I6 stored expiry record " + due
-          + " is missing from the in-memory lease index");
+      throw new InvariantViolation("I6 popped lease-kind record " + due
+          + " is not in the in-memory lease index");
     }
     if (due.kind() == ExpiryKey.LEASE_END) {
       Lease lease = leases.get(due.a());
