@@ -29,7 +29,8 @@ import dev.ration.statemachine.wire.ByteWriter;
  *                  | i64 sequence
  *             val  u8 fmt | i64 expiresAt | encoded result (ResultCodec) to the end
  * expiry      key  i64 dueAt | u8 kind | i64 a | i64 b | i64 c (all longs sign-flipped, so
- *                  byte order is (dueAt, kind, a, b, c) order: Tick's order)
+ *                  byte order is (dueAt, kind, a, b, c) order: Tick's order); since format 3
+ *                  no lease kinds (kept in memory) and no kind 3 (idempotency ends, retired)
  *             val  u8 fmt
  * meta        key  "ledger"
  *             val  u8 metaFmt (3) | i64 appliedTerm | i64 appliedIndex | i64 now | i64 epoch
