@@ -229,6 +229,56 @@ class RocksCoordinatorStateTest {
     }
   }
 
+  /**
+   * Goal: changing the idempotency retention between restarts (it is node configuration) keeps
+   * generations disjoint and counts exact: a record that falls on the new grid inside a live
+   * generation joins it; one whose grid cell overlaps a live generation gets a cell cut to fit;
+   * a retried key whose expired record sits in the very generation its new record goes to is
+   * overwritten, not counted twice. Answers follow each record's own expiry throughout.
+   */
+  @Test
+  void retentionChangesKeepGenerationsDisjointAndCountsExact() {
+    Path path = dir.resolve("retention");
+    RequestKey k1 = new RequestKey(8, 8, 1);
+    RequestKey k2 = new RequestKey(8, 8, 2);
+    RequestKey k3 = new RequestKey(8, 8, 3);
+    StateOptions r60 = new StateOptions(60_000, 100, 100, 64);
+    StateOptions r100 = new StateOptions(100_000, 100, 100, 64);
+    StateOptions r10 = new StateOptions(10_000, 100, 100, 64);
+    try (RocksCoordinatorState s = RocksCoordinatorState.open(path, r60)) {
+      s.apply(1, 0, Fixtures.batch(1_000, Fixtures.setLimit("t", "r", 1_000, 100, 600_000, 100)));
+      s.apply(1, 1, Batch.of(1_000, List.of(new Proposal(k1, Fixtures.acquire("a", 1, 1))))); // 61 s: [60 s, 120 s)
+      assertEquals(1, status(s).idempotencyRecords());
+      s.verify();
+    }
+    try (RocksCoordinatorState s = RocksCoordinatorState.open(path, r100)) {
+      // 25 s + 100 s = 125 s: grid cell [100 s, 200 s) overlaps [60 s, 120 s), so [120 s, 200 s).
+      s.apply(1, 2, Batch.of(25_000, List.of(new Proposal(k2, Fixtures.acquire("b", 1, 1)))));
+      // k3 at the same time expires at 125 s too and joins that generation.
+      s.apply(1, 3, Batch.of(25_000, List.of(new Proposal(k3, Fixtures.acquire("c", 1, 1)))));
+      assertEquals(3, status(s).idempotencyRecords());
+      s.verify();
+    }
+    try (RocksCoordinatorState s = RocksCoordinatorState.open(path, r10)) {
+      Result retried = s.apply(1, 4, Batch.of(61_500,
+          List.of(new Proposal(k1, Fixtures.acquire("a2", 1, 1))))).get(0);
+      assertEquals("a2", assertInstanceOf(Result.LeaseGranted.class, retried).lease().holder(),
+          "k1's record expired at 61 s, so the retry ran anew");
+      // Its new record (71.5 s) lands in [60 s, 120 s), where the expired one is: overwritten.
+      assertEquals(3, status(s).idempotencyRecords(), "overwritten, not counted twice");
+      s.verify();
+      Result again = s.apply(1, 5, Batch.of(70_000,
+          List.of(new Proposal(k1, Fixtures.acquire("a3", 1, 1))))).get(0);
+      assertEquals(retried, again, "the new record answers until 71.5 s");
+      Result k2Again = s.apply(1, 6, Batch.of(120_000,
+          List.of(new Proposal(k2, Fixtures.acquire("b2", 1, 1))))).get(0);
+      assertEquals("b", assertInstanceOf(Result.LeaseGranted.class, k2Again).lease().holder(),
+          "k2's record (125 s) still answers");
+      assertEquals(2, status(s).idempotencyRecords(), "[60 s, 120 s) dropped at 119.999 s");
+      s.verify();
+    }
+  }
+
   /** Goal: a meta record of an unknown format is refused at open, naming it, changing nothing. */
   @Test
   void unknownMetaFormatIsRefused() throws Exception {
