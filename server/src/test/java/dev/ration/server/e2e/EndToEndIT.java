@@ -218,27 +218,22 @@ class EndToEndIT {
 
   /** Polls `cluster status` (bounded) until a reachable server leads, other than {@code notId}. */
   Map<String, Object> awaitLeader(Optional<String> notId) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    Cli last = null;
-    for (int round = 0; round < 60 && System.nanoTime() - deadline < 0; round++) {
-      last = cli(-1, "cluster", "status", "--timeout", "2s");
-      if (last.exitCode() == 0) {
-        for (Object row : list(last.json().get("servers"))) {
-          Map<String, Object> r = map(row);
-          if (Boolean.TRUE.equals(r.get("reachable")) && "LEADER".equals(r.get("role"))
-              && (notId.isEmpty() || !notId.get().equals(r.get("id")))) {
-            return r;
-          }
-        }
-      }
-      Thread.sleep(500); // Polling a real cluster's election: no clock to inject.
-    }
-    fail("no leader" + notId.map(id -> " other than " + id).orElse("") + " within 60s; last: " + last);
-    throw new AssertionError("unreachable");
+    return awaitServer("a leader" + notId.map(id -> " other than " + id).orElse(""),
+        r -> "LEADER".equals(r.get("role")) && (notId.isEmpty() || !notId.get().equals(r.get("id"))));
   }
 
   /** Waits until node {@code id} is reachable and has applied at least {@code index}. */
   void awaitApplied(String id, long index) throws Exception {
+    awaitServer(id + " at applied index " + index, r -> id.equals(r.get("id"))
+        && r.get("appliedIndex") instanceof Number n && n.longValue() >= index);
+  }
+
+  /**
+   * Polls `cluster status` until a reachable server's row matches, within 60 s: the cluster is
+   * real processes (elections, catch-up), so there is no clock to inject, only a deadline.
+   */
+  Map<String, Object> awaitServer(String what, java.util.function.Predicate<Map<String, Object>> match)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     Cli last = null;
     for (int round = 0; round < 120 && System.nanoTime() - deadline < 0; round++) {
@@ -246,15 +241,15 @@ class EndToEndIT {
       if (last.exitCode() == 0) {
         for (Object row : list(last.json().get("servers"))) {
           Map<String, Object> r = map(row);
-          if (id.equals(r.get("id")) && Boolean.TRUE.equals(r.get("reachable"))
-              && r.get("appliedIndex") instanceof Number n && n.longValue() >= index) {
-            return;
+          if (Boolean.TRUE.equals(r.get("reachable")) && match.test(r)) {
+            return r;
           }
         }
       }
-      Thread.sleep(500); // Polling a real node's catch-up: no clock to inject.
+      Thread.sleep(500); // the poll interval of the deadline-bounded wait above
     }
-    fail(id + " did not apply index " + index + " within 60s; last: " + last);
+    fail("no " + what + " within 60s; last: " + last);
+    throw new AssertionError("unreachable");
   }
 
   /** Runs bin/ration with --servers, --output json; {@code expectedExit} >= 0 is asserted. */

@@ -17,6 +17,16 @@ public record IdempotencyGeneration(long start, long end, long count) {
     }
   }
 
+  /**
+   * The empty generation of the retention grid holding {@code expiresAtMillis}:
+   * [k·width, (k+1)·width), its end saturating at Long.MAX_VALUE.
+   */
+  public static IdempotencyGeneration onGrid(long expiresAtMillis, long widthMillis) {
+    long start = Math.floorDiv(expiresAtMillis, widthMillis) * widthMillis;
+    long end = expiresAtMillis > Long.MAX_VALUE - widthMillis ? Long.MAX_VALUE : start + widthMillis;
+    return new IdempotencyGeneration(start, end, 0);
+  }
+
   /** Whether a record expiring at {@code expiresAtMillis} belongs here. */
   public boolean holds(long expiresAtMillis) {
     return start <= expiresAtMillis && expiresAtMillis < end;

@@ -222,9 +222,10 @@ public final class Replica implements ApplyContext {
     if (floor != null && floor.getValue().holds(expiresAt)) {
       return floor.getValue();
     }
-    long width = options.idempotencyRetentionMillis();
-    long start = Math.floorDiv(expiresAt, width) * width;
-    long end = expiresAt > Long.MAX_VALUE - width ? Long.MAX_VALUE : start + width;
+    IdempotencyGeneration cell =
+        IdempotencyGeneration.onGrid(expiresAt, options.idempotencyRetentionMillis());
+    long start = cell.start();
+    long end = cell.end();
     if (floor != null) {
       start = Math.max(start, floor.getValue().end());
     }

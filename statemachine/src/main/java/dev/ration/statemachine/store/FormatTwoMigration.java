@@ -58,15 +58,13 @@ final class FormatTwoMigration {
           RequestKey key = StoreFormat.readFormatTwoIdempotencyKey(oldKey);
           IdempotencyRecord record = StoreFormat.readIdempotency(0, it.value());
           batch.delete(idempotencyCf, oldKey);
-          long start = Math.floorDiv(record.expiresAtMillis(), retentionMillis) * retentionMillis;
-          long end = record.expiresAtMillis() > Long.MAX_VALUE - retentionMillis
-              ? Long.MAX_VALUE : start + retentionMillis;
-          IdempotencyGeneration probe = new IdempotencyGeneration(start, end, 0);
-          if (probe.expiredAt(now)) {
+          IdempotencyGeneration cell =
+              IdempotencyGeneration.onGrid(record.expiresAtMillis(), retentionMillis);
+          if (cell.expiredAt(now)) {
             continue; // expired whole: the record goes, as the generation would have
           }
-          batch.put(idempotencyCf, StoreFormat.idempotencyKey(start, key), it.value());
-          generations.computeIfAbsent(start, s -> new long[] {end, 0})[1]++;
+          batch.put(idempotencyCf, StoreFormat.idempotencyKey(cell.start(), key), it.value());
+          generations.computeIfAbsent(cell.start(), s -> new long[] {cell.end(), 0})[1]++;
         }
         it.status();
       }

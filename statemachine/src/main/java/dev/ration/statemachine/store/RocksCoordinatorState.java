@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -272,8 +273,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
    * If this open migrated a format-2 directory (docs/OPERATIONS.md "State directory format"):
    * how many idempotency records it kept; else empty.
    */
-  public java.util.OptionalLong migratedFromFormatTwo() {
-    return migratedRecords < 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(migratedRecords);
+  public OptionalLong migratedFromFormatTwo() {
+    return migratedRecords < 0 ? OptionalLong.empty() : OptionalLong.of(migratedRecords);
   }
 
   @Override

@@ -196,8 +196,10 @@ final class RocksLedgerStore implements LedgerStore, FamilyStore {
     }
   }
 
-  /** An iterator that stops on an I/O or corruption error reports it only through status(). */
-  /** The message is built only on failure: Tick scans the index in every entry. */
+  /**
+   * An iterator that stops on an I/O or corruption error reports it only through status(). The
+   * message is built only on failure: Tick scans the index in every entry.
+   */
   private void check(RocksIterator it, Supplier<String> what) {
     try {
       it.status();

@@ -11,6 +11,7 @@ import dev.ration.statemachine.lease.LimitLedger;
 import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.statemachine.wire.ByteReader;
 import dev.ration.statemachine.wire.ByteWriter;
+import java.util.Arrays;
 
 /**
  * Keys and values of the RocksDB column families (big-endian; every value starts with the
@@ -47,7 +48,7 @@ import dev.ration.statemachine.wire.ByteWriter;
  * 0 (it is replaced at the holder's next renewal), so a version-2 store opens unchanged.
  * {@link #META_FORMAT_VERSION} 3 (the meta record only) marks stores whose idempotency records
  * are kept in generations (key prefix, range-deleted whole) instead of one expiry-index record
- * each; a store with meta format 2 is refused with a message saying how to recover.
+ * each; a store with meta format 2 is migrated at open ({@link FormatTwoMigration}).
  */
 final class StoreFormat {
   static final int FORMAT_VERSION = 2;
@@ -155,12 +156,12 @@ final class StoreFormat {
    * 8-byte prefix followed by 25 bytes of 0xFF, longer than any 32-byte key with that prefix.
    */
   static byte[] generationPastKey(long generation) {
-    byte[] past = java.util.Arrays.copyOf(generationFirstKey(generation), 33);
-    java.util.Arrays.fill(past, 8, 33, (byte) 0xFF);
+    byte[] past = Arrays.copyOf(generationFirstKey(generation), 33);
+    Arrays.fill(past, 8, 33, (byte) 0xFF);
     return past;
   }
 
-  /** (generation, request key) of a stored idempotency key. */
+  /** The generation start of a stored idempotency key. */
   static long readIdempotencyGeneration(byte[] key) {
     ByteReader k = new ByteReader(key, "idempotency key", message -> new StoreException("corrupt " + message));
     return flip(k.i64("generation"));
@@ -202,7 +203,7 @@ final class StoreFormat {
 
   static boolean isGenerationKey(byte[] key) {
     return key.length == GENERATION_KEY_PREFIX.length + 8
-        && java.util.Arrays.equals(key, 0, GENERATION_KEY_PREFIX.length, GENERATION_KEY_PREFIX,
+        && Arrays.equals(key, 0, GENERATION_KEY_PREFIX.length, GENERATION_KEY_PREFIX,
             0, GENERATION_KEY_PREFIX.length);
   }
 

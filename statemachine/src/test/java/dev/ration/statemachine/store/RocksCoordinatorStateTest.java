@@ -14,6 +14,7 @@ import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.Workload;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.BatchCodec;
+import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
@@ -141,14 +142,12 @@ class RocksCoordinatorStateTest {
     Result first;
     try (RocksCoordinatorState s = RocksCoordinatorState.open(dir.resolve("s"), OPTIONS)) {
       s.apply(1, 0, Fixtures.batch(1_000, Fixtures.setLimit("t", "r", 100, 10, 1000, 100)));
-      first = s.apply(1, 1, Batch.of(1_000, List.of(new Proposal(key, Fixtures.acquire("h", 10, 1)))))
-          .get(0);
+      first = keyed(s, 1, 1_000, key, Fixtures.acquire("h", 10, 1));
       assertInstanceOf(Result.LeaseGranted.class, first);
     }
     try (RocksCoordinatorState s = RocksCoordinatorState.open(dir.resolve("s"), OPTIONS)) {
       assertEquals(1, status(s).idempotencyRecords());
-      Result again = s.apply(1, 2,
-          Batch.of(1_500, List.of(new Proposal(key, Fixtures.acquire("other", 99, 9))))).get(0);
+      Result again = keyed(s, 2, 1_500, key, Fixtures.acquire("other", 99, 9));
       assertEquals(first, again);
       assertEquals(1, status(s).leases(), "the retry changed nothing");
       assertEquals(1, status(s).idempotencyRecords());
@@ -164,8 +163,7 @@ class RocksCoordinatorStateTest {
     }
     try (RocksCoordinatorState s = RocksCoordinatorState.open(dir.resolve("s"), OPTIONS)) {
       assertEquals(1, status(s).idempotencyRecords(), "the expired record, until its generation goes");
-      Result fresh = s.apply(1, 4,
-          Batch.of(70_000, List.of(new Proposal(key, Fixtures.acquire("other", 5, 0))))).get(0);
+      Result fresh = keyed(s, 4, 70_000, key, Fixtures.acquire("other", 5, 0));
       assertEquals("other", assertInstanceOf(Result.LeaseGranted.class, fresh).lease().holder(),
           "expired at 61 s, so the retry at 70 s ran anew");
       assertEquals(2, status(s).idempotencyRecords());
@@ -175,11 +173,16 @@ class RocksCoordinatorStateTest {
       s.apply(1, 5, Fixtures.batch(2 * OPTIONS.idempotencyRetentionMillis() - 1, new Tick(0)));
       assertEquals(1, status(s).idempotencyRecords(), "the first generation went in one range delete");
       s.verify();
-      Result again = s.apply(1, 6,
-          Batch.of(125_000, List.of(new Proposal(key, Fixtures.acquire("third", 5, 0))))).get(0);
+      Result again = keyed(s, 6, 125_000, key, Fixtures.acquire("third", 5, 0));
       assertEquals("other", assertInstanceOf(Result.LeaseGranted.class, again).lease().holder(),
           "the new record answers from the second generation");
     }
+  }
+
+  /** Applies one entry at {@code timeMillis} holding one proposal under {@code key}; its result. */
+  private static Result keyed(RocksCoordinatorState s, long index, long timeMillis, RequestKey key,
+      Command command) {
+    return s.apply(1, index, Batch.of(timeMillis, List.of(new Proposal(key, command)))).get(0);
   }
 
   /**
@@ -209,8 +212,7 @@ class RocksCoordinatorStateTest {
       assertEquals(3, status(s).idempotencyRecords());
       s.verify();
       assertEquals(603_000, s.nextDueMillis(), "h2's countedUntil, from the rebuilt lease index");
-      Result again = s.apply(1, 4, Batch.of(40_000,
-          List.of(new Proposal(k1, Fixtures.acquire("other", 99, 9))))).get(0);
+      Result again = keyed(s, 4, 40_000, k1, Fixtures.acquire("other", 99, 9));
       Result.LeaseGranted first = assertInstanceOf(Result.LeaseGranted.class, again);
       assertEquals("h1", first.lease().holder(), "the first answer, from the migrated record");
       assertEquals(2, first.lease().version());
@@ -247,31 +249,28 @@ class RocksCoordinatorStateTest {
     StateOptions r10 = new StateOptions(10_000, 100, 100, 64);
     try (RocksCoordinatorState s = RocksCoordinatorState.open(path, r60)) {
       s.apply(1, 0, Fixtures.batch(1_000, Fixtures.setLimit("t", "r", 1_000, 100, 600_000, 100)));
-      s.apply(1, 1, Batch.of(1_000, List.of(new Proposal(k1, Fixtures.acquire("a", 1, 1))))); // 61 s: [60 s, 120 s)
+      keyed(s, 1, 1_000, k1, Fixtures.acquire("a", 1, 1)); // 61 s: [60 s, 120 s)
       assertEquals(1, status(s).idempotencyRecords());
       s.verify();
     }
     try (RocksCoordinatorState s = RocksCoordinatorState.open(path, r100)) {
       // 25 s + 100 s = 125 s: grid cell [100 s, 200 s) overlaps [60 s, 120 s), so [120 s, 200 s).
-      s.apply(1, 2, Batch.of(25_000, List.of(new Proposal(k2, Fixtures.acquire("b", 1, 1)))));
+      keyed(s, 2, 25_000, k2, Fixtures.acquire("b", 1, 1));
       // k3 at the same time expires at 125 s too and joins that generation.
-      s.apply(1, 3, Batch.of(25_000, List.of(new Proposal(k3, Fixtures.acquire("c", 1, 1)))));
+      keyed(s, 3, 25_000, k3, Fixtures.acquire("c", 1, 1));
       assertEquals(3, status(s).idempotencyRecords());
       s.verify();
     }
     try (RocksCoordinatorState s = RocksCoordinatorState.open(path, r10)) {
-      Result retried = s.apply(1, 4, Batch.of(61_500,
-          List.of(new Proposal(k1, Fixtures.acquire("a2", 1, 1))))).get(0);
+      Result retried = keyed(s, 4, 61_500, k1, Fixtures.acquire("a2", 1, 1));
       assertEquals("a2", assertInstanceOf(Result.LeaseGranted.class, retried).lease().holder(),
           "k1's record expired at 61 s, so the retry ran anew");
       // Its new record (71.5 s) lands in [60 s, 120 s), where the expired one is: overwritten.
       assertEquals(3, status(s).idempotencyRecords(), "overwritten, not counted twice");
       s.verify();
-      Result again = s.apply(1, 5, Batch.of(70_000,
-          List.of(new Proposal(k1, Fixtures.acquire("a3", 1, 1))))).get(0);
+      Result again = keyed(s, 5, 70_000, k1, Fixtures.acquire("a3", 1, 1));
       assertEquals(retried, again, "the new record answers until 71.5 s");
-      Result k2Again = s.apply(1, 6, Batch.of(120_000,
-          List.of(new Proposal(k2, Fixtures.acquire("b2", 1, 1))))).get(0);
+      Result k2Again = keyed(s, 6, 120_000, k2, Fixtures.acquire("b2", 1, 1));
       assertEquals("b", assertInstanceOf(Result.LeaseGranted.class, k2Again).lease().holder(),
           "k2's record (125 s) still answers");
       assertEquals(2, status(s).idempotencyRecords(), "[60 s, 120 s) dropped at 119.999 s");
