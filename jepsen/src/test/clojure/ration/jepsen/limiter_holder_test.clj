@@ -13,7 +13,8 @@
             [ration.jepsen.history :as h]
             [ration.jepsen.workload.lease :as lease])
   (:import (dev.ration.client.limiter Decision$Reason LeaseTransport ManualScheduler RateLimiter)
-           (dev.ration.client.protocol Outcome Request$AcquireLease Request$RenewLease Request$ReturnLease
+           (dev.ration.wire Outcome)
+           (dev.ration.client.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseInfo Response$LeaseReply Response$ReturnReply)
            (java.util.concurrent CompletableFuture)
            (java.util.function Function)))

@@ -11,10 +11,10 @@ import dev.ration.statemachine.command.Reserve;
 import dev.ration.statemachine.command.SetLimit;
 import dev.ration.statemachine.command.SetQuota;
 import dev.ration.statemachine.command.Tick;
-import dev.ration.statemachine.lease.Policy;
-import dev.ration.statemachine.quota.Overage;
-import dev.ration.statemachine.quota.QuotaKind;
-import dev.ration.statemachine.quota.Window;
+import dev.ration.wire.Policy;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.store.RocksCoordinatorState;
@@ -86,10 +86,10 @@ public class ApplyBenchmark {
       List<Proposal> setup = new ArrayList<>();
       for (int i = 0; i < LIMITS; i++) {
         setup.add(new Proposal(RequestKey.NONE, new SetLimit("bench", "renew-" + i,
-            1_000_000_000_000L, 1_000_000_000_000L, dev.ration.statemachine.lease.Mode.HARD,
+            1_000_000_000_000L, 1_000_000_000_000L, dev.ration.wire.Mode.HARD,
             10_000, 1_000, 0, Policy.FREE_CAPACITY, 0)));
         setup.add(new Proposal(RequestKey.NONE, new SetLimit("bench", "acquire-" + i,
-            1_000_000_000_000L, 1_000_000_000_000L, dev.ration.statemachine.lease.Mode.HARD,
+            1_000_000_000_000L, 1_000_000_000_000L, dev.ration.wire.Mode.HARD,
             2_000, 500, 0, Policy.FREE_CAPACITY, 0)));
       }
       setup.add(quota("bench"));

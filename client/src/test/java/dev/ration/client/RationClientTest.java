@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.client.protocol.Frame;
 import dev.ration.client.protocol.Kind;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import java.time.Duration;

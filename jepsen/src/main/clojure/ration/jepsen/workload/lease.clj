@@ -40,7 +40,8 @@
             [ration.jepsen.util :as u])
   (:import (dev.ration.client LimitMode LimitSpec RationClient)
            (dev.ration.client.limiter Decision Decision$Reason LeaseTransport LimiterOptions LimiterScheduler RateLimiter)
-           (dev.ration.client.protocol Outcome Request$AcquireLease Request$RenewLease Request$ReturnLease
+           (dev.ration.wire Outcome)
+           (dev.ration.client.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseReply Response$ReturnReply
                                        Response$LimitInfo Response$LeaseInfo)
            (java.time Duration)

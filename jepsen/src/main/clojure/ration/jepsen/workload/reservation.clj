@@ -29,7 +29,8 @@
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
   (:import (dev.ration.client RationClient)
-           (dev.ration.client.protocol Outcome Request$Quota Response$Quota
+           (dev.ration.wire Outcome)
+           (dev.ration.client.protocol Request$Quota Response$Quota
                                        QuotaRequest$Item QuotaRequest$Reserve QuotaRequest$CompleteReservation
                                        QuotaRequest$CancelReservation QuotaRequest$ListQuotas
                                        QuotaRequest$ReadUsage QuotaRequest$SetQuota

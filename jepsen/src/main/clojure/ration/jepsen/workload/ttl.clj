@@ -20,7 +20,8 @@
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen])
   (:import (dev.ration.client RationClient)
-           (dev.ration.client.protocol Outcome Request$Ttl Response$Ttl TtlRequest$Get
+           (dev.ration.wire Outcome)
+           (dev.ration.client.protocol Request$Ttl Response$Ttl TtlRequest$Get
                                        TtlResponse$WriteReply TtlResponse$GetReply TtlResponse$EntryInfo)
            (dev.ration.client.ttl Lock TtlEntries)
            (java.nio.charset StandardCharsets)

@@ -1,7 +1,7 @@
 package dev.ration.simulation;
 
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 import java.util.List;
 
 /**

@@ -4,7 +4,7 @@ import dev.ration.client.limiter.LeaseTransport;
 import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.ManualScheduler;
 import dev.ration.client.limiter.RateLimiter;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AcquireLease;
@@ -217,7 +217,7 @@ public final class Simulation {
     }
     long span = s.durationMillis() - s.warmupMillis();
     double utilization = measured / (s.ratePerSecond() * span / 1000.0 + s.burst());
-    long extra = s.mode() == dev.ration.statemachine.lease.Mode.BEST_EFFORT
+    long extra = s.mode() == dev.ration.wire.Mode.BEST_EFFORT
         ? s.emergency() * s.disconnectable() : 0;
     List<Report.Window> windows = new ArrayList<>();
     List<Long> lengths = new ArrayList<>();

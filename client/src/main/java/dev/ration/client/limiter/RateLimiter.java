@@ -1,7 +1,7 @@
 package dev.ration.client.limiter;
 
 import dev.ration.client.RationException;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

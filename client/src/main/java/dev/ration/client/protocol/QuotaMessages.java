@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.Outcome;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.Outcome;
+
 /**
  * Replies to {@link TtlRequest}s, carried as {@link Response.Ttl}. Domain outcomes
  * (VERSION_MISMATCH, ENTRY_UNKNOWN, NAMESPACE_FULL, INVALID_ARGUMENT) travel inside OK

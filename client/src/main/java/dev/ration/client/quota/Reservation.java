@@ -1,6 +1,6 @@
 package dev.ration.client.quota;
 
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.QuotaResponse;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,6 @@
 package dev.ration.client.ttl;
 
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.TtlResponse;
 import java.util.concurrent.CompletableFuture;
 

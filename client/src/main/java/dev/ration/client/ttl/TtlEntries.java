@@ -2,7 +2,7 @@ package dev.ration.client.ttl;
 
 import dev.ration.client.RationClient;
 import dev.ration.client.RationException;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.protocol.TtlRequest;

@@ -1,6 +1,6 @@
 package dev.ration.client.limiter;
 
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import java.util.ArrayList;
 import java.util.List;

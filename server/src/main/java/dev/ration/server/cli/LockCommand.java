@@ -1,6 +1,6 @@
 package dev.ration.server.cli;
 
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.protocol.TtlRequest;

@@ -1,8 +1,8 @@
 package dev.ration.server.cli;
 
 import dev.ration.client.protocol.Response;
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 import java.util.List;
 import java.util.Locale;
 

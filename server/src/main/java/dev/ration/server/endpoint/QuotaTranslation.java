@@ -1,6 +1,6 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.statemachine.command.AckUsage;
@@ -16,13 +16,13 @@ import dev.ration.statemachine.query.QuotaQuery;
 import dev.ration.statemachine.quota.Aggregate;
 import dev.ration.statemachine.quota.AuditRecord;
 import dev.ration.statemachine.quota.Drift;
-import dev.ration.statemachine.quota.Overage;
-import dev.ration.statemachine.quota.QuotaKind;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
 import dev.ration.statemachine.quota.Reservation;
 import dev.ration.statemachine.quota.ReservationItem;
 import dev.ration.statemachine.quota.Scope;
 import dev.ration.statemachine.quota.UsageEvent;
-import dev.ration.statemachine.quota.Window;
+import dev.ration.wire.Window;
 import dev.ration.statemachine.result.QuotaResult;
 import java.util.List;
 import java.util.Optional;

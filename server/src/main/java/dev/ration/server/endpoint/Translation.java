@@ -15,8 +15,8 @@ import dev.ration.statemachine.command.SetLimit;
 import dev.ration.statemachine.lease.LeaseView;
 import dev.ration.statemachine.lease.Limit;
 import dev.ration.statemachine.lease.LimitStatus;
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
@@ -197,7 +197,7 @@ public final class Translation {
     }
     // --- end quota
     if (result instanceof Result.Rejected rej) {
-      dev.ration.client.protocol.Outcome outcome = wireOutcome(rej.outcome());
+      dev.ration.wire.Outcome outcome = wireOutcome(rej.outcome());
       return switch (kind) {
         case SET_LIMIT -> new Response.SetLimitReply(outcome, rej.message(), rej.currentVersion(), null);
         case ACQUIRE_LEASE, RENEW_LEASE ->
@@ -211,11 +211,11 @@ public final class Translation {
     }
     if (kind == Kind.SET_LIMIT && result instanceof Result.LimitSet s) {
       return new Response.SetLimitReply(
-          dev.ration.client.protocol.Outcome.SUCCESS, "", s.limit().version(), limitInfo(s.limit()));
+          dev.ration.wire.Outcome.SUCCESS, "", s.limit().version(), limitInfo(s.limit()));
     }
     if (kind == Kind.ACQUIRE_LEASE && result instanceof Result.LeaseGranted g) {
       return new Response.LeaseReply(
-          dev.ration.client.protocol.Outcome.SUCCESS,
+          dev.ration.wire.Outcome.SUCCESS,
           "",
           0,
           g.lease().version(),
@@ -224,7 +224,7 @@ public final class Translation {
     }
     if (kind == Kind.RENEW_LEASE && result instanceof Result.LeaseRenewed r) {
       return new Response.LeaseReply(
-          dev.ration.client.protocol.Outcome.SUCCESS,
+          dev.ration.wire.Outcome.SUCCESS,
           "",
           0,
           r.lease().version(),
@@ -233,7 +233,7 @@ public final class Translation {
     }
     if (kind == Kind.RETURN_LEASE && result instanceof Result.LeaseReturned r) {
       return new Response.ReturnReply(
-          dev.ration.client.protocol.Outcome.SUCCESS, "", r.leaseId(), r.credited(), r.alreadyGone());
+          dev.ration.wire.Outcome.SUCCESS, "", r.leaseId(), r.credited(), r.alreadyGone());
     }
     return unexpected(kind, result);
   }
@@ -301,9 +301,9 @@ public final class Translation {
   }
 
   /** Protocol and state-machine outcomes share their numbers (append-only on both sides). */
-  public static dev.ration.client.protocol.Outcome wireOutcome(
-      dev.ration.statemachine.result.Outcome outcome) {
-    return dev.ration.client.protocol.Outcome.fromCode(outcome.code());
+  public static dev.ration.wire.Outcome wireOutcome(
+      dev.ration.wire.Outcome outcome) {
+    return dev.ration.wire.Outcome.fromCode(outcome.code());
   }
 
   public static Response.LimitInfo limitInfo(LimitStatus s) {

@@ -1,6 +1,6 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.TtlRequest;
 import dev.ration.client.protocol.TtlResponse;
 import dev.ration.server.endpoint.Translation.Action;
@@ -16,7 +16,7 @@ import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.ttl.Bytes;
-import dev.ration.statemachine.ttl.CapacityPolicy;
+import dev.ration.wire.CapacityPolicy;
 import dev.ration.statemachine.ttl.EntryView;
 import dev.ration.statemachine.ttl.NamespaceView;
 import dev.ration.statemachine.ttl.TtlLedger;

@@ -1,7 +1,7 @@
 package dev.ration.server.loadgen;
 
 import dev.ration.client.protocol.ErrorCode;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;

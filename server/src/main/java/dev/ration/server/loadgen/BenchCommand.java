@@ -5,7 +5,7 @@ import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.cli.Exit;
 import dev.ration.server.config.Quantities;

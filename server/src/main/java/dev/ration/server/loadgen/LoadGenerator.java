@@ -2,7 +2,7 @@ package dev.ration.server.loadgen;
 
 import dev.ration.client.RationException;
 import dev.ration.client.protocol.ErrorCode;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import java.io.PrintWriter;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.ration.server.loadgen;
 
 import dev.ration.client.RationClient;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.client.quota.QuotaClient;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.protocol.ErrorCode;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.cli.ClusterGateway.GatewayException;

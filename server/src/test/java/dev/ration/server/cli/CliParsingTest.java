@@ -73,7 +73,7 @@ class CliParsingTest {
 
   @Test
   void limitSetSendsEveryOptionWithItsIdentity() {
-    h.gateway.script = r -> new Response.SetLimitReply(dev.ration.client.protocol.Outcome.SUCCESS, "", 3,
+    h.gateway.script = r -> new Response.SetLimitReply(dev.ration.wire.Outcome.SUCCESS, "", 3,
         CliHarness.limit("acme", "api", 100, 200, 3));
     CliHarness.Run r = h.run("limit", "set", "--tenant", "acme", "--resource", "api", "--rate", "100", "--burst", "200",
         "--mode", "best-effort", "--lease-duration", "30s", "--grace", "1500ms", "--emergency", "5",

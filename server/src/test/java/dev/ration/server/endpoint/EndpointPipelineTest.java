@@ -15,7 +15,7 @@ import dev.ration.client.protocol.FrameError;
 import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.MalformedMessageException;
 import dev.ration.client.protocol.MessageCodec;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.config.EndpointOptions;
@@ -28,8 +28,8 @@ import dev.ration.statemachine.command.SetLimit;
 import dev.ration.statemachine.lease.LeaseView;
 import dev.ration.statemachine.lease.Limit;
 import dev.ration.statemachine.lease.LimitStatus;
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
@@ -293,7 +293,7 @@ class EndpointPipelineTest {
     hello();
     send(20, 0, acquire());
     coordinator.submitted.get(0).answer().complete(
-        new Result.Rejected(dev.ration.statemachine.result.Outcome.LIMIT_EXHAUSTED, "no free rate", 250, 0));
+        new Result.Rejected(dev.ration.wire.Outcome.LIMIT_EXHAUSTED, "no free rate", 250, 0));
     Response.LeaseReply l = assertInstanceOf(Response.LeaseReply.class, read(20));
     assertEquals(Outcome.LIMIT_EXHAUSTED, l.outcome());
     assertEquals("no free rate", l.message());
@@ -302,14 +302,14 @@ class EndpointPipelineTest {
 
     send(21, 0, new Request.SetLimit("acme", "api", 1, 1, 0, 1_000, 0, 0, 0, 2));
     coordinator.submitted.get(1).answer().complete(
-        new Result.Rejected(dev.ration.statemachine.result.Outcome.STALE_CONFIG, "stale", 0, 9));
+        new Result.Rejected(dev.ration.wire.Outcome.STALE_CONFIG, "stale", 0, 9));
     Response.SetLimitReply s = assertInstanceOf(Response.SetLimitReply.class, read(21));
     assertEquals(Outcome.STALE_CONFIG, s.outcome());
     assertEquals(9, s.currentVersion());
 
     send(22, 0, new Request.ReturnLease(55, 1, 0));
     coordinator.submitted.get(2).answer().complete(
-        new Result.Rejected(dev.ration.statemachine.result.Outcome.LEASE_UNKNOWN, "no lease 55", 0, 0));
+        new Result.Rejected(dev.ration.wire.Outcome.LEASE_UNKNOWN, "no lease 55", 0, 0));
     assertEquals(new Response.ReturnReply(Outcome.LEASE_UNKNOWN, "no lease 55", 55, 0, false), read(22));
 
     assertTrue(listener.answered.contains("ACQUIRE_LEASE/OK/LIMIT_EXHAUSTED"), listener.answered.toString());
@@ -317,7 +317,7 @@ class EndpointPipelineTest {
 
   @Test
   void everyStateMachineOutcomeHasTheSameWireNumber() {
-    for (dev.ration.statemachine.result.Outcome o : dev.ration.statemachine.result.Outcome.values()) {
+    for (dev.ration.wire.Outcome o : dev.ration.wire.Outcome.values()) {
       assertEquals(o.name(), Translation.wireOutcome(o).name());
     }
   }

@@ -14,7 +14,7 @@ import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.statemachine.lease.LeaseView;
-import dev.ration.statemachine.lease.Mode;
+import dev.ration.wire.Mode;
 import dev.ration.statemachine.result.Result;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

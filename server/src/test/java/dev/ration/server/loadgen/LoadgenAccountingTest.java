@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.protocol.ErrorCode;
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -3,7 +3,7 @@ package dev.ration.server.loadgen;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.protocol.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import java.io.PrintWriter;
 import java.io.StringWriter;

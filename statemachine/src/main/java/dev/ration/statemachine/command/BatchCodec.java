@@ -1,11 +1,11 @@
 package dev.ration.statemachine.command;
 
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 import dev.ration.statemachine.ttl.Bytes;
-import dev.ration.statemachine.ttl.CapacityPolicy;
-import dev.ration.statemachine.wire.ByteReader;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.CapacityPolicy;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import java.util.ArrayList;
 import java.util.List;
 

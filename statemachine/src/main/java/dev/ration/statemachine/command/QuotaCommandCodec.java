@@ -1,8 +1,8 @@
 package dev.ration.statemachine.command;
 
 import dev.ration.statemachine.quota.QuotaFormat;
-import dev.ration.statemachine.wire.ByteReader;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import java.util.ArrayList;
 import java.util.List;
 

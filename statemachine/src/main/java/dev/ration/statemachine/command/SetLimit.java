@@ -1,7 +1,7 @@
 package dev.ration.statemachine.command;
 
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 
 /**
  * Create or change the global limit for (tenant, resource). {@code expectedVersion} = 0 means

@@ -1,6 +1,6 @@
 package dev.ration.statemachine.command;
 
-import dev.ration.statemachine.ttl.CapacityPolicy;
+import dev.ration.wire.CapacityPolicy;
 
 /**
  * Create or reconfigure a TTL namespace's capacity. Shrinking below the current usage evicts

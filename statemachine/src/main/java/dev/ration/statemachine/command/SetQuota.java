@@ -1,8 +1,8 @@
 package dev.ration.statemachine.command;
 
-import dev.ration.statemachine.quota.Overage;
-import dev.ration.statemachine.quota.QuotaKind;
-import dev.ration.statemachine.quota.Window;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
 
 /**
  * Create or change the catalog entry for (scope, resource): a new version, recorded with

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Policy;
+
 import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.List;

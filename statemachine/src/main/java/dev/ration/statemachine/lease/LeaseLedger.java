@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Policy;
+
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AcquireLease;
@@ -12,9 +14,9 @@ import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.replica.ApplyContext;
 import dev.ration.statemachine.replica.Ledger;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

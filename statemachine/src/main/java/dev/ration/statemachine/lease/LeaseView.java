@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Mode;
+
 /**
  * What a holder (or an operator) sees of a lease. {@code rateShare}/{@code burstShare} are the
  * shares of the current version; {@code countedRate}/{@code countedBurst} are what the ledger

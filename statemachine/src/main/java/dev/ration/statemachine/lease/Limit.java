@@ -1,5 +1,8 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+
 /**
  * A global limit's configuration: refill rate R per second, burst B, mode, lease duration,
  * grace, emergency allowance E, allocation policy, and the config version minted from the log.

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.QuotaKind;
+
 /**
  * What one level (scope, resource) is using. A value: every change makes a new record.
  *

@@ -1,8 +1,13 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+import dev.ration.wire.Overage;
+import dev.ration.wire.EventType;
+
 import dev.ration.statemachine.StoreException;
-import dev.ration.statemachine.wire.ByteReader;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import java.util.ArrayList;
 import java.util.List;
 

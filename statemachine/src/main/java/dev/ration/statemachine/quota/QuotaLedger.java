@@ -1,5 +1,10 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.EventType;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.command.AckUsage;
 import dev.ration.statemachine.command.Command;
@@ -16,13 +21,13 @@ import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.query.QuotaQuery;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.replica.ApplyContext;
 import dev.ration.statemachine.replica.Ledger;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.statemachine.result.Result;
-import dev.ration.statemachine.wire.ByteReader;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
 import java.util.ArrayList;

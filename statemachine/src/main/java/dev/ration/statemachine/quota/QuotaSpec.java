@@ -1,5 +1,9 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+import dev.ration.wire.Overage;
+
 /**
  * One version of a catalog entry for (scope, resource). Every change makes a new version, with
  * who ({@code actor}), when ({@code changedAtMillis}, ledger time) and why ({@code reason});

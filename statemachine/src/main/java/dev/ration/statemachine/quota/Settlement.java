@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.EventType;
+
 import java.util.List;
 
 /**

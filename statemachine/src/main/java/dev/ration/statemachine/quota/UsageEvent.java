@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.EventType;
+
 /**
  * One record of the replicated, append-only usage log.
  *

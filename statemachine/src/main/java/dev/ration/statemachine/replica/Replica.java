@@ -15,7 +15,7 @@ import dev.ration.statemachine.lease.LeaseLedger;
 import dev.ration.statemachine.lease.LedgerStore;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.statemachine.ttl.TtlLedger;

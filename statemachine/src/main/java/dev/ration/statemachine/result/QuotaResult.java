@@ -1,7 +1,9 @@
 package dev.ration.statemachine.result;
 
+import dev.ration.wire.Outcome;
+
 import dev.ration.statemachine.quota.Drift;
-import dev.ration.statemachine.quota.EventType;
+import dev.ration.wire.EventType;
 import dev.ration.statemachine.quota.QuotaSpec;
 import java.util.List;
 

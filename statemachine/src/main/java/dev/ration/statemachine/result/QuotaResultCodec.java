@@ -1,10 +1,12 @@
 package dev.ration.statemachine.result;
 
+import dev.ration.wire.Outcome;
+
 import dev.ration.statemachine.quota.Drift;
-import dev.ration.statemachine.quota.EventType;
+import dev.ration.wire.EventType;
 import dev.ration.statemachine.quota.QuotaFormat;
-import dev.ration.statemachine.wire.ByteReader;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import java.util.ArrayList;
 import java.util.List;
 

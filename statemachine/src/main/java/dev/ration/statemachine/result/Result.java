@@ -1,5 +1,7 @@
 package dev.ration.statemachine.result;
 
+import dev.ration.wire.Outcome;
+
 import dev.ration.statemachine.lease.Limit;
 import dev.ration.statemachine.lease.LeaseView;
 
@@ -78,6 +80,12 @@ public sealed interface Result {
    */
   record Rejected(Outcome outcome, String message, long retryAfterMillis, long currentVersion)
       implements Result {
+    public Rejected {
+      if (outcome == Outcome.SUCCESS) {
+        throw new IllegalArgumentException("a rejection cannot carry SUCCESS: " + message);
+      }
+    }
+
     public int code() {
       return 7;
     }

@@ -1,13 +1,15 @@
 package dev.ration.statemachine.result;
 
+import dev.ration.wire.Outcome;
+
 import dev.ration.statemachine.lease.LeaseView;
 import dev.ration.statemachine.lease.Limit;
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
-import dev.ration.statemachine.ttl.CapacityPolicy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+import dev.ration.wire.CapacityPolicy;
 import dev.ration.statemachine.ttl.NamespaceView;
-import dev.ration.statemachine.wire.ByteReader;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 
 /**
  * The stored form of a {@link Result}, kept in idempotency records so that a retried request
@@ -114,8 +116,8 @@ public final class ResultCodec {
             outcome = o;
           }
         }
-        if (outcome == null) {
-          throw in.fail("unknown outcome code " + outcomeCode);
+        if (outcome == null || outcome == Outcome.SUCCESS) {
+          throw in.fail("unknown rejection outcome code " + outcomeCode);
         }
         result = new Result.Rejected(outcome, in.str("message"), in.i64("retryAfterMillis"),
             in.i64("currentVersion"));

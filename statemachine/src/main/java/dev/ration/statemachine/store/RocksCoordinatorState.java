@@ -20,7 +20,7 @@ import dev.ration.statemachine.replica.Replica;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.ttl.TtlLedger;
 import dev.ration.statemachine.quota.QuotaLedger; // quota (issue 6)
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,8 +9,8 @@ import dev.ration.statemachine.lease.Lease;
 import dev.ration.statemachine.lease.LimitKey;
 import dev.ration.statemachine.lease.LimitLedger;
 import dev.ration.statemachine.result.ResultCodec;
-import dev.ration.statemachine.wire.ByteReader;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import java.util.Arrays;
 
 /**

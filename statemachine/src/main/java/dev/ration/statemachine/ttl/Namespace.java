@@ -1,5 +1,7 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.CapacityPolicy;
+
 /**
  * A namespace in memory: its capacity and counters (entries themselves stay in RocksDB).
  * Mutable, owned by the {@link TtlLedger} on the applying thread; {@link #view()} snapshots it.

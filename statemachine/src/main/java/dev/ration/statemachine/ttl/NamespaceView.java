@@ -1,5 +1,7 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.CapacityPolicy;
+
 /**
  * A namespace's capacity and counters. {@code entries} and {@code bytes} count stored entries,
  * including expired ones that no Tick or write has removed yet. Evictions are counted by

@@ -1,8 +1,10 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.CapacityPolicy;
+
 import dev.ration.statemachine.StoreException;
-import dev.ration.statemachine.wire.ByteReader;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import java.util.Arrays;
 
 /**

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.CapacityPolicy;
+
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.CompareAndSetEntry;
@@ -14,9 +16,9 @@ import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.replica.ApplyContext;
 import dev.ration.statemachine.replica.Ledger;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
-import dev.ration.statemachine.wire.ByteWriter;
+import dev.ration.wire.ByteWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

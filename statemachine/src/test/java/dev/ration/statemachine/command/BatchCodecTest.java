@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -132,7 +132,7 @@ class BatchCodecTest {
     // ASCII and other BMP text take String.getBytes; a surrogate pair takes the strict encoder.
     for (String name : List.of("node-1", "région-é", "\uD83D\uDE00 holder")) {
       assertArrayEquals(name.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-          dev.ration.statemachine.wire.ByteWriter.utf8(name), name);
+          dev.ration.wire.ByteWriter.utf8(name), name);
       Batch batch = Batch.of(7, List.of(new Proposal(RequestKey.NONE, new NewEpoch(name))));
       assertEquals(batch, BatchCodec.decode(BatchCodec.encode(batch)), name);
     }

@@ -1,5 +1,9 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Mode;
+
+import dev.ration.wire.Policy;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,8 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+
 import static dev.ration.statemachine.Fixtures.acquire;
 import static dev.ration.statemachine.Fixtures.giveBack;
 import static dev.ration.statemachine.Fixtures.renew;
@@ -21,7 +24,7 @@ import dev.ration.statemachine.command.SetLimit;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.store.RocksCoordinatorState;
 import java.nio.file.Path;

@@ -1,5 +1,8 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.ration.statemachine.StateOptions;

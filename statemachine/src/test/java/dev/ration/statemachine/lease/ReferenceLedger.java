@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Policy;
+
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AcquireLease;
 import dev.ration.statemachine.command.Batch;
@@ -11,7 +13,7 @@ import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.ReturnLease;
 import dev.ration.statemachine.command.SetLimit;
 import dev.ration.statemachine.command.Tick;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+
 import dev.ration.statemachine.replica.FamilyStore;
 import dev.ration.statemachine.replica.Replica;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,9 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;

@@ -1,5 +1,11 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+
+import dev.ration.wire.Window;
+import dev.ration.wire.EventType;
+
 import static dev.ration.statemachine.quota.QuotaHarness.concurrent;
 import static dev.ration.statemachine.quota.QuotaHarness.rate;
 import static dev.ration.statemachine.quota.QuotaHarness.rejected;
@@ -20,7 +26,7 @@ import dev.ration.statemachine.command.Reserve;
 import dev.ration.statemachine.command.SetQuota;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.query.QuotaQuery;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.QuotaResult;
 import java.nio.file.Path;
 import java.time.Instant;

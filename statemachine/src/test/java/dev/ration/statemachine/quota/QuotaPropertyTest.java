@@ -1,5 +1,10 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.EventType;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +14,7 @@ import dev.ration.statemachine.command.CompleteReservation;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Reserve;
 import dev.ration.statemachine.command.SetQuota;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.QuotaResult;
 import java.io.IOException;
 import java.nio.file.Files;

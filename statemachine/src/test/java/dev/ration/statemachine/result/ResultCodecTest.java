@@ -1,12 +1,14 @@
 package dev.ration.statemachine.result;
 
+import dev.ration.wire.Outcome;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.ration.statemachine.lease.LeaseView;
 import dev.ration.statemachine.lease.Limit;
-import dev.ration.statemachine.lease.Mode;
-import dev.ration.statemachine.lease.Policy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;

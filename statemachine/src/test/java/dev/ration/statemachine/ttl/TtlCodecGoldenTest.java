@@ -1,5 +1,7 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.CapacityPolicy;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -14,7 +16,7 @@ import dev.ration.statemachine.command.PutEntry;
 import dev.ration.statemachine.command.RefreshEntry;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.SetNamespace;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.result.ResultCodec;
 import java.util.HexFormat;

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.CapacityPolicy;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,7 +17,7 @@ import dev.ration.statemachine.command.SetNamespace;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
-import dev.ration.statemachine.result.Outcome;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.store.RocksCoordinatorState;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.CapacityPolicy;
+
 import dev.ration.statemachine.CheckpointManifest;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Batch;

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.wire;
 
 /** What a holder may do once its lease expires without renewal. Codes are append-only. */
 public enum Mode {

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.wire;
 
 /**
  * Why a record is in the usage log. Codes are explicit and append-only. {@code ALERT} records

@@ -1,7 +1,12 @@
-package dev.ration.statemachine.result;
+package dev.ration.wire;
 
-/** Domain outcomes of a rejected command: replicated values, not exceptions. Append-only codes. */
+/**
+ * Domain outcomes: replicated values, not exceptions. A rejected command carries one of them in
+ * its result, and a reply carries one inside an OK response. {@link #SUCCESS} (0) is never a
+ * rejection. Codes are explicit and append-only: lease 1-19, TTL 20-39, quota 40-59.
+ */
 public enum Outcome {
+  SUCCESS(0),
   LIMIT_UNKNOWN(1),
   LIMIT_EXHAUSTED(2),
   LEASE_UNKNOWN(3),
@@ -9,13 +14,10 @@ public enum Outcome {
   VERSION_MISMATCH(5),
   STALE_CONFIG(6),
   INVALID_ARGUMENT(7),
-  // --- ttl (issue 4): codes 20–29
   /** Refresh of an entry that is absent or expired. */
   ENTRY_UNKNOWN(20),
   /** The namespace has no room and its policy is REJECT (or the write can never fit). */
   NAMESPACE_FULL(21),
-  // --- end ttl
-  // --- quota ledger (issue 6): codes 40-59 ---
   /** complete/cancel of a reservation that never existed or whose settlement is forgotten. */
   RESERVATION_UNKNOWN(40);
 

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.wire;
 
 /**
  * What happens past a hard limit. {@code REJECT} (the default): nothing is admitted beyond the

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.ttl;
+package dev.ration.wire;
 
 /**
  * What a full namespace does with a write that needs room, after expired entries have gone

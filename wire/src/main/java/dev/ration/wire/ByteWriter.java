@@ -1,4 +1,4 @@
-package dev.ration.statemachine.wire;
+package dev.ration.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.wire;
 
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.wire;
 
 /**
  * What a catalog entry counts. Codes are explicit and append-only (log, store and wire format).

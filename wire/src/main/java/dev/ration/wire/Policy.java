@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.wire;
 
 /**
  * How a limit's capacity is split among holders. Codes are append-only.
