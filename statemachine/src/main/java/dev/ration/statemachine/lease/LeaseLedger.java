@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.statemachine.replica.ExpiryKey;
+
 import dev.ration.wire.Policy;
 
 import dev.ration.statemachine.InvariantViolation;
@@ -14,6 +16,7 @@ import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.replica.ApplyContext;
 import dev.ration.statemachine.replica.Ledger;
+import dev.ration.statemachine.replica.Millis;
 import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.wire.ByteWriter;
@@ -80,6 +83,13 @@ public final class LeaseLedger implements Ledger {
   private long epochStartMillis = 0;
   private long nextLeaseId = 1;
 
+  /**
+   * Limits and leases the current entry changed (or removed): written to their column families
+   * at the end of the entry, in the entry's one WriteBatch.
+   */
+  private final Set<LimitKey> changedLimits = new HashSet<>();
+  private final Set<Long> changedLeases = new HashSet<>();
+
   /** Limits and leases the current command touched, for the incremental invariant check. */
   private final List<LimitLedger> touchedLimits = new ArrayList<>();
   private final List<Lease> touchedLeases = new ArrayList<>();
@@ -119,6 +129,48 @@ public final class LeaseLedger implements Ledger {
     checkTouched();
   }
 
+  /** Writes every limit and lease the entry changed (or a delete for one that is gone). */
+  @Override
+  public void endEntry() {
+    for (LimitKey key : changedLimits) {
+      LimitLedger limit = limits.get(key);
+      if (limit != null) {
+        context.changes().putRecord(LeaseFormat.LIMITS, LeaseFormat.limitKey(key),
+            LeaseFormat.limitValue(limit));
+      } else {
+        context.changes().deleteRecord(LeaseFormat.LIMITS, LeaseFormat.limitKey(key));
+      }
+    }
+    for (long id : changedLeases) {
+      Lease lease = leases.get(id);
+      if (lease != null) {
+        context.changes().putRecord(LeaseFormat.LEASES, LeaseFormat.leaseKey(id),
+            LeaseFormat.leaseValue(lease));
+      } else {
+        context.changes().deleteRecord(LeaseFormat.LEASES, LeaseFormat.leaseKey(id));
+      }
+    }
+    changedLimits.clear();
+    changedLeases.clear();
+  }
+
+  /**
+   * Loads every limit, then every lease (with the lease kinds of the expiry index), from the
+   * two families; meta (epoch, next lease id) was restored before.
+   */
+  @Override
+  public void load() {
+    context.store().scan(LeaseFormat.LIMITS, new byte[0], (key, value) -> {
+      LeaseFormat.StoredLimit l = LeaseFormat.readLimit(value);
+      restoreLimit(l.limit(), l.pool(), l.rateCeiling(), l.burstCeiling(), l.emergencyReported());
+      return true;
+    });
+    context.store().scan(LeaseFormat.LEASES, new byte[0], (key, value) -> {
+      restoreLease(LeaseFormat.readLease(key, value));
+      return true;
+    });
+  }
+
   /** The dispatch over the lease commands. */
   @Override
   public Result apply(Command command) {
@@ -138,6 +190,17 @@ public final class LeaseLedger implements Ledger {
 
   @Override
   public boolean ownsExpiryKind(int kind) {
+    return isLeaseKind(kind);
+  }
+
+  /** The lease kinds of the expiry index follow from the leases and are kept only in memory. */
+  @Override
+  public boolean keepsExpiriesInMemory() {
+    return true;
+  }
+
+  /** Whether expiry records of {@code kind} are the lease ledger's (never stored since format 3). */
+  public static boolean isLeaseKind(int kind) {
     return kind == ExpiryKey.LEASE_END || kind == ExpiryKey.PENDING_END;
   }
 
@@ -462,7 +525,7 @@ public final class LeaseLedger implements Ledger {
     }
     ledger.add(lease);
     leases.put(lease.leaseId(), lease);
-    context.changes().leases.add(lease.leaseId());
+    changedLeases.add(lease.leaseId());
     touch(ledger);
     touchedLeases.add(lease);
     syncExpiry(old, lease);
@@ -471,7 +534,7 @@ public final class LeaseLedger implements Ledger {
   private void removeLease(Lease lease, LimitLedger ledger) {
     ledger.subtract(lease);
     leases.remove(lease.leaseId());
-    context.changes().leases.add(lease.leaseId());
+    changedLeases.add(lease.leaseId());
     touch(ledger);
     syncExpiry(lease, null);
   }
@@ -511,7 +574,7 @@ public final class LeaseLedger implements Ledger {
 
   private void touch(LimitLedger ledger) {
     touchedLimits.add(ledger);
-    context.changes().limits.add(new LimitKey(ledger.limit().tenant(), ledger.limit().resource()));
+    changedLimits.add(new LimitKey(ledger.limit().tenant(), ledger.limit().resource()));
   }
 
   /** Every due time set is at or after now (I6): Tick pops the index as a queue. */
@@ -526,7 +589,8 @@ public final class LeaseLedger implements Ledger {
    * Up to {@code maxItems} lease-kind keys strictly after {@code after} and due at or before
    * {@code dueUpToMillis}, in index order (Tick merges them with the stored kinds).
    */
-  public List<ExpiryKey> dueExpiries(ExpiryKey after, long dueUpToMillis, int maxItems) {
+  @Override
+  public List<ExpiryKey> dueInMemory(ExpiryKey after, long dueUpToMillis, int maxItems) {
     List<ExpiryKey> out = new ArrayList<>(Math.min(maxItems, 16));
     for (ExpiryKey key : expiry.tailSet(after, false)) {
       if (out.size() >= maxItems || key.dueAtMillis() > dueUpToMillis) {
@@ -538,12 +602,14 @@ public final class LeaseLedger implements Ledger {
   }
 
   /** Whether {@code key} is still in the lease index (a Tick may have withdrawn it already). */
-  public boolean holdsExpiry(ExpiryKey key) {
+  @Override
+  public boolean holdsInMemory(ExpiryKey key) {
     return expiry.contains(key);
   }
 
   /** The earliest lease-kind due time, or Long.MAX_VALUE. */
-  public long firstDueMillis() {
+  @Override
+  public long firstDueInMemoryMillis() {
     return expiry.isEmpty() ? Long.MAX_VALUE : expiry.first().dueAtMillis();
   }
 
@@ -620,25 +686,23 @@ public final class LeaseLedger implements Ledger {
   }
 
   public static long plus(long a, long b) {
-    long sum = a + b;
-    if (((a ^ sum) & (b ^ sum)) < 0) {
-      return sum < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
-    }
-    return sum;
+    return Millis.plus(a, b);
   }
 
   public static long minus(long a, long b) {
-    long difference = a - b;
-    if (((a ^ b) & (a ^ difference)) < 0) {
-      return difference < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
-    }
-    return difference;
+    return Millis.minus(a, b);
   }
 
   // ---------------------------------------------------------------- reads
 
   @Override
   public Optional<QueryResult> query(Query query, long readNowMillis) {
+    if (query instanceof Query.Status) {
+      // The node's status is the lease ledger's figures around the replica's own.
+      return Optional.of(new QueryResult.StatusAnswer(context.appliedTerm(),
+          context.appliedIndex(), context.nowMillis(), epoch, epochStartMillis, limits.size(),
+          leases.size(), context.idempotencyRecords()));
+    }
     if (query instanceof Query.GetLimit q) {
       LimitLedger ledger = limits.get(new LimitKey(q.tenant(), q.resource()));
       return Optional.of(

@@ -1,7 +1,7 @@
 package dev.ration.statemachine.replica;
 
-import dev.ration.statemachine.lease.Changes;
-import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.replica.Changes;
+import dev.ration.statemachine.replica.ExpiryKey;
 import java.util.Optional;
 
 /**
@@ -49,6 +49,15 @@ public interface ApplyContext {
 
   /** Whether the committed shared expiry index holds {@code key} (for verify, between entries). */
   boolean hasExpiry(ExpiryKey key);
+
+  /** The term of the last applied entry. */
+  long appliedTerm();
+
+  /** The index of the last applied entry ({@code Replica.NOTHING_APPLIED} before the first). */
+  long appliedIndex();
+
+  /** Stored idempotency records (expired ones too, until their generation is dropped). */
+  long idempotencyRecords();
 
   /** Committed reads of the store-only families (between entries: the whole state). */
   FamilyStore store();

@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * Committed reads of the column families a ledger keeps only in storage, never on the heap
- * (TTL entries, for one). Writes go through {@link dev.ration.statemachine.lease.Changes}
+ * (TTL entries, for one). Writes go through {@link dev.ration.statemachine.replica.Changes}
  * ({@code putRecord}/{@code deleteRecord}) and reach RocksDB in the entry's one WriteBatch.
  *
  * <p>Every answer is the committed state (the entries written so far) and deterministic: the

@@ -1,10 +1,11 @@
 package dev.ration.statemachine.replica;
 
 import dev.ration.statemachine.command.Command;
-import dev.ration.statemachine.lease.ExpiryKey;
+import dev.ration.statemachine.replica.ExpiryKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -53,6 +54,40 @@ public interface Ledger {
 
   /** After each command (Tick included): the incremental invariant check of what it touched. */
   default void endCommand() {}
+
+  /**
+   * End of an entry, after its last command: write what the entry changed of the state this
+   * ledger keeps in memory into {@link ApplyContext#changes()} (its own families), so the store
+   * persists it with the applied index in the entry's one WriteBatch.
+   */
+  default void endEntry() {}
+
+  /**
+   * Whether this ledger keeps its kinds of the expiry index in memory (rebuilt at load from its
+   * own records) instead of in the shared stored index. Such a ledger answers the three
+   * in-memory methods below; Tick merges their keys with the stored ones in one order.
+   */
+  default boolean keepsExpiriesInMemory() {
+    return false;
+  }
+
+  /**
+   * Up to {@code maxItems} of this ledger's in-memory expiry keys strictly after {@code after}
+   * and due at or before {@code dueUpToMillis}, in index order.
+   */
+  default List<ExpiryKey> dueInMemory(ExpiryKey after, long dueUpToMillis, int maxItems) {
+    return List.of();
+  }
+
+  /** Whether {@code key} is still in this ledger's in-memory index (Tick may have withdrawn it). */
+  default boolean holdsInMemory(ExpiryKey key) {
+    return false;
+  }
+
+  /** The earliest due time of this ledger's in-memory expiry keys, or Long.MAX_VALUE. */
+  default long firstDueInMemoryMillis() {
+    return Long.MAX_VALUE;
+  }
 
   /** At open, after meta: load whatever this ledger keeps in memory from the store. */
   default void load() {}

@@ -7,18 +7,16 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
-import dev.ration.statemachine.lease.Changes;
-import dev.ration.statemachine.lease.ExpiryKey;
-import dev.ration.statemachine.lease.IdempotencyGeneration;
-import dev.ration.statemachine.lease.IdempotencyRecord;
-import dev.ration.statemachine.lease.LeaseLedger;
-import dev.ration.statemachine.lease.LedgerStore;
+import dev.ration.statemachine.replica.Changes;
+import dev.ration.statemachine.replica.ExpiryKey;
+import dev.ration.statemachine.replica.IdempotencyGeneration;
+import dev.ration.statemachine.replica.IdempotencyRecord;
+import dev.ration.statemachine.replica.LedgerStore;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.result.ResultCodec;
-import dev.ration.statemachine.ttl.TtlLedger;
 import dev.ration.statemachine.quota.QuotaLedger; // quota (issue 6)
 import dev.ration.statemachine.quota.QuotaOptions; // quota (issue 6)
 import java.util.ArrayList;
@@ -26,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -59,9 +58,6 @@ public final class Replica implements ApplyContext {
   private final StateOptions options;
   private final LedgerStore store;
   private final FamilyStore families;
-  private final LeaseLedger lease;
-  private final TtlLedger ttl;
-  private final QuotaLedger quota; // quota (issue 6)
   /** Every ledger, in a fixed order (routing asks them in this order). */
   private final List<Ledger> ledgers;
 
@@ -81,31 +77,32 @@ public final class Replica implements ApplyContext {
   /** The last expiry-index key a Tick of the current entry popped: the next Tick goes on after it. */
   private ExpiryKey tickCursor = ExpiryKey.BEFORE_ALL;
 
-  public Replica(StateOptions options, LedgerStore store, FamilyStore families) {
+  /**
+   * @param ledgers one factory per ledger, in routing order; each is given this replica as its
+   *     {@link ApplyContext}. The kernel knows no ledger: which ledgers a node runs is decided
+   *     by whoever opens the state.
+   */
+  public Replica(StateOptions options, LedgerStore store, FamilyStore families,
+      List<Function<ApplyContext, Ledger>> ledgers) {
     this.options = options;
     this.store = store;
     this.families = families;
-    this.lease = new LeaseLedger(options, this);
-    this.ttl = new TtlLedger(this);
-    // --- quota (issue 6)
-    this.quota = new QuotaLedger(QuotaOptions.defaults(), this);
-    // --- end quota
-    this.ledgers = List.of(lease, ttl, quota);
+    List<Ledger> built = new ArrayList<>(ledgers.size());
+    for (Function<ApplyContext, Ledger> factory : ledgers) {
+      built.add(factory.apply(this));
+    }
+    this.ledgers = List.copyOf(built);
   }
 
-  public LeaseLedger lease() {
-    return lease;
+  /** The ledger of type {@code type}; throws if this replica runs none. */
+  public <L extends Ledger> L ledger(Class<L> type) {
+    for (Ledger ledger : ledgers) {
+      if (type.isInstance(ledger)) {
+        return type.cast(ledger);
+      }
+    }
+    throw new IllegalStateException("no " + type.getSimpleName() + " in " + ledgers);
   }
-
-  public TtlLedger ttl() {
-    return ttl;
-  }
-
-  // --- quota (issue 6)
-  public QuotaLedger quota() {
-    return quota;
-  }
-  // --- end quota
 
   public List<Ledger> ledgers() {
     return ledgers;
@@ -133,6 +130,9 @@ public final class Replica implements ApplyContext {
     List<Result> results = new ArrayList<>(batch.proposals().size());
     for (Proposal proposal : batch.proposals()) {
       results.add(applyProposal(proposal));
+    }
+    for (Ledger ledger : ledgers) {
+      ledger.endEntry();
     }
     return results;
   }
@@ -194,7 +194,7 @@ public final class Replica implements ApplyContext {
       ledger.endCommand();
     }
     if (!key.isNone()) {
-      long expiresAt = LeaseLedger.plus(nowMillis, options.idempotencyRetentionMillis());
+      long expiresAt = Millis.plus(nowMillis, options.idempotencyRetentionMillis());
       IdempotencyGeneration generation = generationFor(expiresAt);
       // An expired record of this key in the same generation (possible only after the retention
       // was lowered) is overwritten, not counted twice.
@@ -262,15 +262,17 @@ public final class Replica implements ApplyContext {
     // the order is (dueAt, kind, a, b, c) on every replica.
     for (ExpiryKey due : dueExpiries(c.maxItems())) {
       tickCursor = due;
-      if (due.isLeaseKind() ? !lease.holdsExpiry(due) : changes.expiryRemovals.contains(due)) {
+      Ledger owner = ownerOfKind(due.kind());
+      boolean inMemory = owner.keepsExpiriesInMemory();
+      if (inMemory ? !owner.holdsInMemory(due) : changes.expiryRemovals.contains(due)) {
         // Withdrawn by an earlier record of this same Tick (a freed lease takes its pending
         // shrink's record with it): no longer in the index.
         continue;
       }
-      if (!due.isLeaseKind()) {
-        changes.deleteExpiry(due); // lease kinds are only in the lease ledger's memory
+      if (!inMemory) {
+        changes.deleteExpiry(due); // in-memory kinds are never stored
       }
-      if (ownerOfKind(due.kind()).expire(due)) {
+      if (owner.expire(due)) {
         freed++;
       }
     }
@@ -300,7 +302,9 @@ public final class Replica implements ApplyContext {
     // This entry's withdrawals are still in the store: read past as many as there are.
     int read = (int) Math.min(Integer.MAX_VALUE, (long) maxItems + changes.expiryRemovals.size());
     TreeSet<ExpiryKey> due = new TreeSet<>(store.expiries(tickCursor, nowMillis, read));
-    due.addAll(lease.dueExpiries(tickCursor, nowMillis, maxItems));
+    for (Ledger ledger : ledgers) {
+      due.addAll(ledger.dueInMemory(tickCursor, nowMillis, maxItems));
+    }
     for (ExpiryKey key : changes.expiryPuts) {
       if (key.dueAtMillis() <= nowMillis && key.compareTo(tickCursor) > 0) {
         due.add(key);
@@ -400,10 +404,6 @@ public final class Replica implements ApplyContext {
   // ---------------------------------------------------------------- reads
 
   public QueryResult query(Query query, long readNowMillis) {
-    if (query instanceof Query.Status) {
-      return new QueryResult.StatusAnswer(appliedTerm, appliedIndex, nowMillis, lease.epoch(),
-          lease.epochStartMillis(), lease.limitCount(), lease.leaseCount(), idempotencyRecords);
-    }
     for (Ledger ledger : ledgers) {
       Optional<QueryResult> answer = ledger.query(query, readNowMillis);
       if (answer.isPresent()) {
@@ -413,14 +413,17 @@ public final class Replica implements ApplyContext {
     throw new IllegalStateException("no ledger answers query " + query);
   }
 
+  @Override
   public long appliedTerm() {
     return appliedTerm;
   }
 
+  @Override
   public long appliedIndex() {
     return appliedIndex;
   }
 
+  @Override
   public long idempotencyRecords() {
     return idempotencyRecords;
   }
@@ -429,7 +432,11 @@ public final class Replica implements ApplyContext {
   public long nextDueMillis() {
     List<ExpiryKey> first = store.expiries(ExpiryKey.BEFORE_ALL, Long.MAX_VALUE, 1);
     long stored = first.isEmpty() ? Long.MAX_VALUE : first.get(0).dueAtMillis();
-    return Math.min(stored, lease.firstDueMillis());
+    long due = stored;
+    for (Ledger ledger : ledgers) {
+      due = Math.min(due, ledger.firstDueInMemoryMillis());
+    }
+    return due;
   }
 
   /** What changed since the last call; the store persists it with the applied index. */
@@ -453,7 +460,7 @@ public final class Replica implements ApplyContext {
     }
   }
 
-  /** At open, after meta and the lease ledger's records: every other ledger loads itself. */
+  /** At open, after meta: every ledger loads what it keeps in memory from its families. */
   public void load() {
     for (Ledger ledger : ledgers) {
       ledger.beginEntry(nowMillis);

@@ -2,9 +2,10 @@ package dev.ration.statemachine.store;
 
 import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.lease.ExpiryKey;
-import dev.ration.statemachine.lease.IdempotencyGeneration;
-import dev.ration.statemachine.lease.IdempotencyRecord;
+import dev.ration.statemachine.lease.LeaseLedger;
+import dev.ration.statemachine.replica.ExpiryKey;
+import dev.ration.statemachine.replica.IdempotencyGeneration;
+import dev.ration.statemachine.replica.IdempotencyRecord;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -46,7 +47,7 @@ final class FormatTwoMigration {
       try (RocksIterator it = db.newIterator(expiryCf)) {
         for (it.seekToFirst(); it.isValid(); it.next()) {
           ExpiryKey key = StoreFormat.readExpiryKey(it.key());
-          if (key.isLeaseKind() || key.kind() == ExpiryKey.RETIRED_IDEMPOTENCY_END) {
+          if (LeaseLedger.isLeaseKind(key.kind()) || key.kind() == ExpiryKey.RETIRED_IDEMPOTENCY_END) {
             batch.delete(expiryCf, it.key());
           }
         }

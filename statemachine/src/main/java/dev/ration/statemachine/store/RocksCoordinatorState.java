@@ -6,13 +6,17 @@ import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.lease.Changes;
-import dev.ration.statemachine.lease.ExpiryKey;
-import dev.ration.statemachine.lease.IdempotencyGeneration;
-import dev.ration.statemachine.lease.IdempotencyRecord;
+import dev.ration.statemachine.replica.Changes;
+import dev.ration.statemachine.replica.ExpiryKey;
+import dev.ration.statemachine.replica.IdempotencyGeneration;
+import dev.ration.statemachine.replica.IdempotencyRecord;
 import dev.ration.statemachine.lease.Lease;
+import dev.ration.statemachine.lease.LeaseFormat;
 import dev.ration.statemachine.lease.LeaseLedger;
-import dev.ration.statemachine.lease.LimitKey;
+import dev.ration.statemachine.replica.ApplyContext;
+import dev.ration.statemachine.replica.Ledger;
+import dev.ration.statemachine.quota.QuotaOptions;
+import java.util.function.Function;
 import dev.ration.statemachine.lease.LimitLedger;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
@@ -107,8 +111,6 @@ public final class RocksCoordinatorState implements CoordinatorState {
   private final WriteOptions writeOptions;
   private final RocksDB db;
   private final List<ColumnFamilyHandle> handles;
-  private final ColumnFamilyHandle limitsCf;
-  private final ColumnFamilyHandle leasesCf;
   private final ColumnFamilyHandle idempotencyCf;
   private final ColumnFamilyHandle expiryCf;
   private final ColumnFamilyHandle metaCf;
@@ -135,19 +137,27 @@ public final class RocksCoordinatorState implements CoordinatorState {
     this.writeOptions = new WriteOptions().setSync(false).setDisableWAL(true);
     this.db = db;
     this.handles = handles;
-    this.limitsCf = handles.get(1);
-    this.leasesCf = handles.get(2);
     this.idempotencyCf = handles.get(3);
     this.expiryCf = handles.get(4);
     this.metaCf = handles.get(5);
     Map<String, ColumnFamilyHandle> storeOnly = new HashMap<>();
+    storeOnly.put(LeaseFormat.LIMITS, handles.get(1));
+    storeOnly.put(LeaseFormat.LEASES, handles.get(2));
     for (int i = FIRST_STORE_ONLY_FAMILY; i < FAMILIES.length; i++) {
       storeOnly.put(FAMILIES[i], handles.get(i + 1));
     }
     this.store = new RocksLedgerStore(dataDir, db, idempotencyCf, expiryCf, metaCf, storeOnly);
     this.options = options;
-    this.replica = new Replica(options, store, store);
-    this.ledger = replica.lease();
+    this.replica = new Replica(options, store, store, ledgers(options));
+    this.ledger = replica.ledger(LeaseLedger.class);
+  }
+
+  /** The ledgers a node runs, in routing order. */
+  public static List<Function<ApplyContext, Ledger>> ledgers(StateOptions options) {
+    return List.of(
+        context -> new LeaseLedger(options, context),
+        TtlLedger::new,
+        context -> new QuotaLedger(QuotaOptions.defaults(), context));
   }
 
   /** Creates or reopens the state in {@code dataDir}, loads it into memory and verifies it. */
@@ -243,20 +253,9 @@ public final class RocksCoordinatorState implements CoordinatorState {
     } catch (RocksDBException e) {
       throw new StoreException("read meta dir=" + dataDir, e);
     }
-    try (RocksIterator it = db.newIterator(limitsCf)) {
-      for (it.seekToFirst(); it.isValid(); it.next()) {
-        StoreFormat.StoredLimit l = StoreFormat.readLimit(it.value());
-        ledger.restoreLimit(l.limit(), l.pool(), l.rateCeiling(), l.burstCeiling(), l.emergencyReported());
-      }
-    }
-    try (RocksIterator it = db.newIterator(leasesCf)) {
-      for (it.seekToFirst(); it.isValid(); it.next()) {
-        ledger.restoreLease(StoreFormat.readLease(it.key(), it.value()));
-      }
-    }
-    // Lease kinds of the expiry index came back with their leases; idempotency records and the
-    // other kinds of the index stay in RocksDB (verify() reads them all).
-    // Every other ledger loads what it keeps in memory from its own families.
+    // Every ledger loads what it keeps in memory from its own families (the lease ledger its
+    // limits and leases, rebuilding the lease kinds of the expiry index); idempotency records
+    // and the stored kinds of the index stay in RocksDB (verify() reads them all).
     replica.load();
   }
 
@@ -308,22 +307,6 @@ public final class RocksCoordinatorState implements CoordinatorState {
   private void persist(long term, long index) {
     Changes changes = replica.takeChanges();
     try (WriteBatch batch = new WriteBatch()) {
-      for (LimitKey key : changes.limits) {
-        Optional<LimitLedger> limit = ledger.limit(key);
-        if (limit.isPresent()) {
-          batch.put(limitsCf, StoreFormat.limitKey(key), StoreFormat.limitValue(limit.get()));
-        } else {
-          batch.delete(limitsCf, StoreFormat.limitKey(key));
-        }
-      }
-      for (long id : changes.leases) {
-        Optional<Lease> lease = ledger.lease(id);
-        if (lease.isPresent()) {
-          batch.put(leasesCf, StoreFormat.leaseKey(id), StoreFormat.leaseValue(lease.get()));
-        } else {
-          batch.delete(leasesCf, StoreFormat.leaseKey(id));
-        }
-      }
       for (long generation : changes.generationDrops) {
         // Every record in it has expired: one range tombstone instead of a delete per record.
         batch.deleteRange(idempotencyCf, StoreFormat.generationFirstKey(generation),

@@ -2,11 +2,11 @@ package dev.ration.statemachine.store;
 
 import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.lease.Changes;
-import dev.ration.statemachine.lease.ExpiryKey;
-import dev.ration.statemachine.lease.IdempotencyGeneration;
-import dev.ration.statemachine.lease.IdempotencyRecord;
-import dev.ration.statemachine.lease.LedgerStore;
+import dev.ration.statemachine.replica.Changes;
+import dev.ration.statemachine.replica.ExpiryKey;
+import dev.ration.statemachine.replica.IdempotencyGeneration;
+import dev.ration.statemachine.replica.IdempotencyRecord;
+import dev.ration.statemachine.replica.LedgerStore;
 import dev.ration.statemachine.replica.FamilyStore;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,12 +2,9 @@ package dev.ration.statemachine.store;
 
 import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.lease.ExpiryKey;
-import dev.ration.statemachine.lease.IdempotencyGeneration;
-import dev.ration.statemachine.lease.IdempotencyRecord;
-import dev.ration.statemachine.lease.Lease;
-import dev.ration.statemachine.lease.LimitKey;
-import dev.ration.statemachine.lease.LimitLedger;
+import dev.ration.statemachine.replica.ExpiryKey;
+import dev.ration.statemachine.replica.IdempotencyGeneration;
+import dev.ration.statemachine.replica.IdempotencyRecord;
 import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
@@ -18,14 +15,7 @@ import java.util.Arrays;
  * format version byte {@link #FORMAT_VERSION}).
  *
  * <pre>
- * limits      key  str tenant | str resource
- *             val  u8 fmt | limit (ResultCodec) | i64 pool | i64 rateCeiling | i64 burstCeiling
- *                  | i64 emergencyReported
- * leases      key  i64 leaseId (sign-flipped, so byte order = numeric order)
- *             val  u8 fmt | str tenant | str resource | str holder | i64 epoch | i64 version
- *                  | i64 rateShare | i64 burstShare | i64 grantedAt | i64 expiresAt
- *                  | i64 countedUntil | i64 pendingRate | i64 pendingBurst | i64 pendingUntil
- *                  | i64 demandRate | i64 demandBurst   (lease format 3 only, see below)
+ * limits, leases: the lease ledger's records (LeaseFormat); TTL and quota families: theirs
  * idempotency key  i64 generation start (sign-flipped) | i64 clientHigh | i64 clientLow
  *                  | i64 sequence
  *             val  u8 fmt | i64 expiresAt | encoded result (ResultCodec) to the end
@@ -42,18 +32,13 @@ import java.util.Arrays;
  *
  * Only integers: no floats in replicated state. Version 2 added the idempotency record counter
  * to meta (records and their expiry keys are no longer loaded into memory, so the count is kept
- * rather than counted); version 1 stores are refused. Lease values alone are written in
- * {@link #LEASE_FORMAT_VERSION} 3, which appends the holder's last reported demand (the input of
- * the demand-driven allocation policies); a lease value of version 2 is still read, with demand
- * 0 (it is replaced at the holder's next renewal), so a version-2 store opens unchanged.
+ * rather than counted); version 1 stores are refused.
  * {@link #META_FORMAT_VERSION} 3 (the meta record only) marks stores whose idempotency records
  * are kept in generations (key prefix, range-deleted whole) instead of one expiry-index record
  * each; a store with meta format 2 is migrated at open ({@link FormatTwoMigration}).
  */
 final class StoreFormat {
   static final int FORMAT_VERSION = 2;
-  /** Lease values only: version 3 = version 2 + demandRate, demandBurst. */
-  static final int LEASE_FORMAT_VERSION = 3;
   static final byte[] META_KEY = {'l', 'e', 'd', 'g', 'e', 'r'};
   /** The meta record only: version 3 = idempotency generations (see the class comment). */
   static final int META_FORMAT_VERSION = 3;
@@ -72,73 +57,6 @@ final class StoreFormat {
 
   private static long flip(long value) {
     return value ^ Long.MIN_VALUE;
-  }
-
-  static byte[] limitKey(LimitKey key) {
-    return new ByteWriter(64).str(key.tenant()).str(key.resource()).toByteArray();
-  }
-
-  static byte[] limitValue(LimitLedger ledger) {
-    ByteWriter out = new ByteWriter(128).u8(FORMAT_VERSION);
-    ResultCodec.writeLimit(out, ledger.limit());
-    return out.i64(ledger.pool()).i64(ledger.rateCeiling()).i64(ledger.burstCeiling())
-        .i64(ledger.emergencyReported()).toByteArray();
-  }
-
-  record StoredLimit(dev.ration.statemachine.lease.Limit limit, long pool, long rateCeiling,
-      long burstCeiling, long emergencyReported) {}
-
-  static StoredLimit readLimit(byte[] value) {
-    ByteReader in = reader(value, "limit");
-    StoredLimit stored = new StoredLimit(ResultCodec.readLimit(in), in.i64("pool"),
-        in.i64("rateCeiling"), in.i64("burstCeiling"), in.i64("emergencyReported"));
-    in.end();
-    return stored;
-  }
-
-  static byte[] leaseKey(long leaseId) {
-    return new ByteWriter(8).i64(flip(leaseId)).toByteArray();
-  }
-
-  static byte[] leaseValue(Lease l) {
-    return new ByteWriter(144).u8(LEASE_FORMAT_VERSION).str(l.tenant()).str(l.resource())
-        .str(l.holder()).i64(l.epoch()).i64(l.version()).i64(l.rateShare()).i64(l.burstShare())
-        .i64(l.grantedAtMillis()).i64(l.expiresAtMillis()).i64(l.countedUntilMillis())
-        .i64(l.pendingRate()).i64(l.pendingBurst()).i64(l.pendingUntilMillis())
-        .i64(l.demandRatePerSecond()).i64(l.demandBurst()).toByteArray();
-  }
-
-  static Lease readLease(byte[] key, byte[] value) {
-    ByteReader k = new ByteReader(key, "lease key", message -> new StoreException("corrupt " + message));
-    long leaseId = flip(k.i64("leaseId"));
-    k.end();
-    ByteReader in = new ByteReader(value, "lease " + leaseId,
-        message -> new StoreException("corrupt store record " + message));
-    int format = in.u8("formatVersion");
-    if (format != LEASE_FORMAT_VERSION && format != FORMAT_VERSION) {
-      throw in.fail("unknown lease format version " + format + ", expected "
-          + LEASE_FORMAT_VERSION + " or " + FORMAT_VERSION);
-    }
-    String tenant = in.str("tenant");
-    String resource = in.str("resource");
-    String holder = in.str("holder");
-    long epoch = in.i64("epoch");
-    long version = in.i64("version");
-    long rateShare = in.i64("rateShare");
-    long burstShare = in.i64("burstShare");
-    long grantedAt = in.i64("grantedAt");
-    long expiresAt = in.i64("expiresAt");
-    long countedUntil = in.i64("countedUntil");
-    long pendingRate = in.i64("pendingRate");
-    long pendingBurst = in.i64("pendingBurst");
-    long pendingUntil = in.i64("pendingUntil");
-    long demandRate = format == LEASE_FORMAT_VERSION ? in.i64("demandRate") : 0;
-    long demandBurst = format == LEASE_FORMAT_VERSION ? in.i64("demandBurst") : 0;
-    in.end();
-    Lease lease = new Lease(leaseId, tenant, resource, holder, epoch, version, rateShare,
-        burstShare, grantedAt, expiresAt, countedUntil, pendingRate, pendingBurst, pendingUntil,
-        demandRate, demandBurst);
-    return lease;
   }
 
   static byte[] idempotencyKey(long generation, RequestKey key) {

@@ -1,5 +1,11 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.statemachine.replica.Changes;
+import dev.ration.statemachine.replica.ExpiryKey;
+import dev.ration.statemachine.replica.IdempotencyGeneration;
+import dev.ration.statemachine.replica.IdempotencyRecord;
+import dev.ration.statemachine.replica.LedgerStore;
+
 import dev.ration.statemachine.command.RequestKey;
 import java.util.ArrayList;
 import java.util.HashMap;

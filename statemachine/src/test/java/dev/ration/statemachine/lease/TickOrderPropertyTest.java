@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.statemachine.replica.ExpiryKey;
+
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 
@@ -190,7 +192,7 @@ class TickOrderPropertyTest {
     Path dir = Files.createTempDirectory(Path.of("target"), "tick-order-");
     Model model = new Model();
     MemoryLedgerStore memoryStore = new MemoryLedgerStore();
-    Replica memory = new Replica(OPTIONS, memoryStore, FamilyStore.EMPTY);
+    Replica memory = new Replica(OPTIONS, memoryStore, FamilyStore.EMPTY, RocksCoordinatorState.ledgers(OPTIONS));
     RocksCoordinatorState state = RocksCoordinatorState.open(dir, OPTIONS);
     try {
       long index = 0;

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.statemachine.replica;
 
 /**
  * The first answer to a request key (encoded by ResultCodec, so a retry gets it back byte for

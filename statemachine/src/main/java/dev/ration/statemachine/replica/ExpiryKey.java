@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.statemachine.replica;
 
 /**
  * One record of the time-ordered expiry index: at {@code dueAtMillis}, something of
@@ -45,11 +45,6 @@ public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
 
   public static ExpiryKey pendingEnd(long dueAtMillis, long leaseId) {
     return new ExpiryKey(dueAtMillis, PENDING_END, leaseId, 0, 0);
-  }
-
-  /** Lease kinds are mirrored in the ledger's memory; the other kinds live only in the store. */
-  public boolean isLeaseKind() {
-    return kind == LEASE_END || kind == PENDING_END;
   }
 
   @Override

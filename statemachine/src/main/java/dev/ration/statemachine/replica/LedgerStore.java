@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.statemachine.replica;
 
 import dev.ration.statemachine.command.RequestKey;
 import java.util.List;
@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 /**
  * The part of the ledger's state that lives only in durable storage, never in the heap:
  * idempotency records (in {@link IdempotencyGeneration}s) and the time-ordered expiry index of
- * every kind but the lease kinds, which the lease ledger keeps only in memory (see
- * {@link ExpiryKey#isLeaseKind()}). At 10,000 mutations/s and a 60 s retention that is 600k
+ * every kind a ledger does not keep in memory (see
+ * {@link Ledger#keepsExpiriesInMemory()}). At 10,000 mutations/s and a 60 s retention that is 600k
  * records, too many for a small heap.
  *
  * <p>Every method reads the <b>committed</b> state: what the entries written so far hold. The

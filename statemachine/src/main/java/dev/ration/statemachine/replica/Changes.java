@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.statemachine.replica;
 
 import dev.ration.statemachine.command.RequestKey;
 import java.util.Arrays;
@@ -10,12 +10,11 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * What one applied entry changed. Limits and leases are held in memory, so for them only the
- * touched keys are listed and the store writes the ledger's current value (or a delete). The
- * idempotency records and the expiry index live only in the store ({@link LedgerStore}), so
- * their writes are carried here in full; while the entry is applied they are also the overlay
- * the ledger reads before the store (a second proposal with the same key in one batch must see
- * the first one's record).
+ * What one applied entry changed, carried in full to the store's one WriteBatch: the ledgers'
+ * records by family (a ledger that keeps its state in memory writes what the entry changed at
+ * the end of the entry), the idempotency records and generations, and the shared expiry index.
+ * While the entry is applied they are also the overlay reads see before the store (a second
+ * proposal with the same key in one batch must see the first one's record).
  *
  * <p>Invariants, kept by the ledger's put/delete methods: a key is never in both the puts and
  * the deletes of one family (the later operation wins, as it would in the WriteBatch).
@@ -23,8 +22,6 @@ import java.util.TreeMap;
  * <p>Thread: confined to the applying thread.
  */
 public final class Changes {
-  public final Set<LimitKey> limits = new HashSet<>();
-  public final Set<Long> leases = new HashSet<>();
   /** Expiry-index keys to write (every kind). */
   public final Set<ExpiryKey> expiryPuts = new HashSet<>();
   /** Expiry-index keys Tick popped (every kind): all due at or before now, popped in order. */
@@ -42,9 +39,8 @@ public final class Changes {
   /** Idempotency generations dropped whole by this entry (every record in them expired). */
   public final Set<Long> generationDrops = new HashSet<>();
   /**
-   * Raw writes to the store-only column families of pluggable ledgers (TTL, quotas), by family
-   * name, then key in unsigned byte order; a value {@link #DELETED} (compared by identity) is a
-   * delete. See dev.ration.statemachine.replica.Ledger.
+   * Raw writes to the ledgers' column families, by family name, then key in unsigned byte
+   * order; a value {@link #DELETED} (compared by identity) is a delete. See {@link Ledger}.
    */
   public final Map<String, TreeMap<byte[], byte[]>> records = new TreeMap<>();
 
@@ -52,7 +48,7 @@ public final class Changes {
   public static final byte[] DELETED = new byte[0];
 
   public boolean isEmpty() {
-    return limits.isEmpty() && leases.isEmpty() && expiryPuts.isEmpty() && expiryDeletes.isEmpty()
+    return expiryPuts.isEmpty() && expiryDeletes.isEmpty()
         && expiryRemovals.isEmpty()
         && idempotencyPuts.isEmpty() && generationPuts.isEmpty() && generationDrops.isEmpty()
         && records.isEmpty();

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.statemachine.replica;
 
 /**
  * A group of idempotency records whose expiry times fall in [{@code start}, {@code end}),
