@@ -11,4 +11,9 @@ public record AckUsage(String consumer, long sequence) implements QuotaCommand {
   public int code() {
     return CODE;
   }
+
+  @Override
+  public <R> R accept(QuotaCommand.Handler<R> handler) {
+    return handler.ack(this);
+  }
 }

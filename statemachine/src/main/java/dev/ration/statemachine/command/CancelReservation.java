@@ -11,4 +11,9 @@ public record CancelReservation(long reservationId) implements QuotaCommand {
   public int code() {
     return CODE;
   }
+
+  @Override
+  public <R> R accept(QuotaCommand.Handler<R> handler) {
+    return handler.cancel(this);
+  }
 }

@@ -6,17 +6,15 @@ package dev.ration.statemachine.command;
  * <p>Commands are plain values. Everything that must be the same on every replica (the time,
  * the request key) travels with them in the batch; nothing is read from the applying machine.
  * Wire codes are explicit and append-only (see {@link #code()}); never derive them from ordinals.
+ *
+ * <p>Commands come in families, one per ledger: {@link LeaseCommand}, {@link TtlCommand},
+ * {@link QuotaCommand}; {@link Tick} is the replica's own. Each family is a sealed interface with
+ * a handler that has one method per command, so a new command does not compile until the
+ * ledger that applies it handles it (Java 17 has no exhaustive switch over sealed types; the
+ * visitor gives the same guarantee). The replica routes a command by its {@link #family()} to
+ * the one ledger that applies that family, and checks at start that every family has one.
  */
-public sealed interface Command
-    permits SetLimit, AcquireLease, RenewLease, ReturnLease, NewEpoch, Tick,
-        // --- ttl (issue 4): codes 20–29
-        PutEntry, CompareAndSetEntry, RefreshEntry, DeleteEntry, SetNamespace
-        // --- end ttl
-        ,
-        // --- quota (issue 6): codes 40-59, see QuotaCommand
-        QuotaCommand
-        // --- end quota
-    {
+public sealed interface Command permits LeaseCommand, TtlCommand, QuotaCommand, Tick {
 
   /** The command's stable code in the log format. Append-only. */
   int code();
@@ -25,4 +23,7 @@ public sealed interface Command
   default boolean fromClient() {
     return true;
   }
+
+  /** The sealed family this command belongs to; the ledger applying that family applies it. */
+  Class<? extends Command> family();
 }

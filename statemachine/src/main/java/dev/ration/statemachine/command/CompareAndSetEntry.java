@@ -8,11 +8,16 @@ import dev.ration.statemachine.ttl.Bytes;
  * entry created this way; its version is the fencing token.
  */
 public record CompareAndSetEntry(String namespace, String key, long expectedVersion, Bytes value,
-    long ttlMillis) implements Command {
+    long ttlMillis) implements TtlCommand {
   public static final int CODE = 21;
 
   @Override
   public int code() {
     return CODE;
+  }
+
+  @Override
+  public <R> R accept(TtlCommand.Handler<R> handler) {
+    return handler.compareAndSet(this);
   }
 }

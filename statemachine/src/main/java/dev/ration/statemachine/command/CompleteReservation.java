@@ -18,4 +18,9 @@ public record CompleteReservation(long reservationId, List<Long> actuals) implem
   public int code() {
     return CODE;
   }
+
+  @Override
+  public <R> R accept(QuotaCommand.Handler<R> handler) {
+    return handler.complete(this);
+  }
 }

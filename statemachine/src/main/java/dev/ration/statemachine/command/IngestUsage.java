@@ -21,4 +21,9 @@ public record IngestUsage(
   public int code() {
     return CODE;
   }
+
+  @Override
+  public <R> R accept(QuotaCommand.Handler<R> handler) {
+    return handler.ingest(this);
+  }
 }

@@ -5,12 +5,17 @@ package dev.ration.statemachine.command;
  * {@code epochStart + leaseDuration + grace}; the epoch number rises by one.
  * {@code leaderId} is recorded for audit only.
  */
-public record NewEpoch(String leaderId) implements Command {
+public record NewEpoch(String leaderId) implements LeaseCommand {
   public static final int CODE = 5;
 
   @Override
   public int code() {
     return CODE;
+  }
+
+  @Override
+  public <R> R accept(LeaseCommand.Handler<R> handler) {
+    return handler.newEpoch(this);
   }
 
   @Override

@@ -8,7 +8,7 @@ import dev.ration.statemachine.ttl.Bytes;
  * {@link #NO_EXPIRY} (−1) = never expires, else expiresAt = now + ttlMillis (ledger time).
  */
 public record PutEntry(String namespace, String key, Bytes value, long ttlMillis)
-    implements Command {
+    implements TtlCommand {
   public static final int CODE = 20;
   /** ttlMillis meaning "no expiry" (expiresAt = Long.MAX_VALUE). */
   public static final long NO_EXPIRY = -1;
@@ -16,5 +16,10 @@ public record PutEntry(String namespace, String key, Bytes value, long ttlMillis
   @Override
   public int code() {
     return CODE;
+  }
+
+  @Override
+  public <R> R accept(TtlCommand.Handler<R> handler) {
+    return handler.put(this);
   }
 }

@@ -14,4 +14,9 @@ public record Reconcile(
   public int code() {
     return CODE;
   }
+
+  @Override
+  public <R> R accept(QuotaCommand.Handler<R> handler) {
+    return handler.reconcile(this);
+  }
 }

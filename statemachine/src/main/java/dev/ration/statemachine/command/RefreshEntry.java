@@ -6,11 +6,16 @@ package dev.ration.statemachine.command;
  * never extends somebody else's lock). An absent or expired entry is ENTRY_UNKNOWN.
  */
 public record RefreshEntry(String namespace, String key, long ttlMillis, long expectedVersion)
-    implements Command {
+    implements TtlCommand {
   public static final int CODE = 22;
 
   @Override
   public int code() {
     return CODE;
+  }
+
+  @Override
+  public <R> R accept(TtlCommand.Handler<R> handler) {
+    return handler.refresh(this);
   }
 }

@@ -13,11 +13,16 @@ public record RenewLease(
     long admittedPerSecond,
     long rejectedPerSecond,
     long emergencyUsed)
-    implements Command {
+    implements LeaseCommand {
   public static final int CODE = 3;
 
   @Override
   public int code() {
     return CODE;
+  }
+
+  @Override
+  public <R> R accept(LeaseCommand.Handler<R> handler) {
+    return handler.renew(this);
   }
 }

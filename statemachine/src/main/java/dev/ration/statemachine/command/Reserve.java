@@ -24,4 +24,9 @@ public record Reserve(String scope, List<Item> items, long configVersion, long t
   public int code() {
     return CODE;
   }
+
+  @Override
+  public <R> R accept(QuotaCommand.Handler<R> handler) {
+    return handler.reserve(this);
+  }
 }

@@ -6,11 +6,16 @@ package dev.ration.statemachine.command;
  * a no-op with the same answer.
  */
 public record ReturnLease(long leaseId, long presentedVersion, long unusedBalance)
-    implements Command {
+    implements LeaseCommand {
   public static final int CODE = 4;
 
   @Override
   public int code() {
     return CODE;
+  }
+
+  @Override
+  public <R> R accept(LeaseCommand.Handler<R> handler) {
+    return handler.returnLease(this);
   }
 }

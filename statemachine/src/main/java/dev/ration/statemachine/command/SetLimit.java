@@ -19,11 +19,16 @@ public record SetLimit(
     long emergency,
     Policy policy,
     long expectedVersion)
-    implements Command {
+    implements LeaseCommand {
   public static final int CODE = 1;
 
   @Override
   public int code() {
     return CODE;
+  }
+
+  @Override
+  public <R> R accept(LeaseCommand.Handler<R> handler) {
+    return handler.setLimit(this);
   }
 }

@@ -7,11 +7,16 @@ import dev.ration.wire.CapacityPolicy;
  * nothing at once; later writes find the namespace full.
  */
 public record SetNamespace(String namespace, long maxEntries, long maxBytes,
-    CapacityPolicy policy) implements Command {
+    CapacityPolicy policy) implements TtlCommand {
   public static final int CODE = 24;
 
   @Override
   public int code() {
     return CODE;
+  }
+
+  @Override
+  public <R> R accept(TtlCommand.Handler<R> handler) {
+    return handler.setNamespace(this);
   }
 }

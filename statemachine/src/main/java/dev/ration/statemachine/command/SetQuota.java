@@ -31,4 +31,9 @@ public record SetQuota(
   public int code() {
     return CODE;
   }
+
+  @Override
+  public <R> R accept(QuotaCommand.Handler<R> handler) {
+    return handler.setQuota(this);
+  }
 }

@@ -16,4 +16,10 @@ public record Tick(int maxItems) implements Command {
   public boolean fromClient() {
     return false;
   }
+
+  /** Tick is the replica's own family: it pops the shared expiry index. */
+  @Override
+  public Class<Tick> family() {
+    return Tick.class;
+  }
 }

@@ -8,6 +8,7 @@ import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AcquireLease;
 import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.LeaseCommand;
 import dev.ration.statemachine.command.NewEpoch;
 import dev.ration.statemachine.command.RenewLease;
 import dev.ration.statemachine.command.ReturnLease;
@@ -107,10 +108,8 @@ public final class LeaseLedger implements Ledger {
   }
 
   @Override
-  public boolean owns(Command command) {
-    return command instanceof SetLimit || command instanceof AcquireLease
-        || command instanceof RenewLease || command instanceof ReturnLease
-        || command instanceof NewEpoch;
+  public Class<LeaseCommand> commands() {
+    return LeaseCommand.class;
   }
 
   @Override
@@ -171,22 +170,38 @@ public final class LeaseLedger implements Ledger {
     });
   }
 
-  /** The dispatch over the lease commands. */
+  /** The dispatch over the lease commands: {@link LeaseCommand.Handler} makes it exhaustive. */
   @Override
   public Result apply(Command command) {
-    if (command instanceof SetLimit c) {
-      return setLimit(c);
-    } else if (command instanceof AcquireLease c) {
-      return acquire(c);
-    } else if (command instanceof RenewLease c) {
-      return renew(c);
-    } else if (command instanceof ReturnLease c) {
-      return returnLease(c);
-    } else if (command instanceof NewEpoch c) {
-      return newEpoch(c);
-    }
-    throw new IllegalStateException("not a lease command " + command);
+    return ((LeaseCommand) command).accept(handler);
   }
+
+  private final LeaseCommand.Handler<Result> handler = new LeaseCommand.Handler<>() {
+    @Override
+    public Result setLimit(SetLimit command) {
+      return LeaseLedger.this.setLimit(command);
+    }
+
+    @Override
+    public Result acquire(AcquireLease command) {
+      return LeaseLedger.this.acquire(command);
+    }
+
+    @Override
+    public Result renew(RenewLease command) {
+      return LeaseLedger.this.renew(command);
+    }
+
+    @Override
+    public Result returnLease(ReturnLease command) {
+      return LeaseLedger.this.returnLease(command);
+    }
+
+    @Override
+    public Result newEpoch(NewEpoch command) {
+      return LeaseLedger.this.newEpoch(command);
+    }
+  };
 
   @Override
   public boolean ownsExpiryKind(int kind) {

@@ -138,8 +138,8 @@ public final class QuotaLedger implements Ledger {
   // ================================================================ apply
 
   @Override
-  public boolean owns(Command command) {
-    return command instanceof QuotaCommand;
+  public Class<QuotaCommand> commands() {
+    return QuotaCommand.class;
   }
 
   @Override

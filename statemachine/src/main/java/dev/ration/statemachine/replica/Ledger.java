@@ -26,10 +26,16 @@ public interface Ledger {
   /** Short name, for messages. */
   String name();
 
-  /** Whether this ledger applies {@code command} (exactly one ledger owns each command). */
-  boolean owns(Command command);
+  /**
+   * The sealed family of commands this ledger applies (exactly one ledger applies each family;
+   * the replica checks it at start).
+   */
+  Class<? extends Command> commands();
 
-  /** Applies one owned command of the current entry; domain outcomes are results. */
+  /**
+   * Applies one command of the current entry, always of {@link #commands()}' family; domain
+   * outcomes are results.
+   */
   Result apply(Command command);
 
   /** Whether the shared expiry index's records of {@code kind} are this ledger's. */

@@ -58,8 +58,10 @@ public final class Replica implements ApplyContext {
   private final StateOptions options;
   private final LedgerStore store;
   private final FamilyStore families;
-  /** Every ledger, in a fixed order (routing asks them in this order). */
+  /** Every ledger, in a fixed order (entry hooks, Tick and queries go through them in it). */
   private final List<Ledger> ledgers;
+  /** The ledger applying each command family. */
+  private final Map<Class<?>, Ledger> byFamily;
 
   private long appliedTerm = 0;
   private long appliedIndex = NOTHING_APPLIED;
@@ -92,6 +94,29 @@ public final class Replica implements ApplyContext {
       built.add(factory.apply(this));
     }
     this.ledgers = List.copyOf(built);
+    this.byFamily = routes(this.ledgers);
+  }
+
+  /**
+   * Which ledger applies each command family. Every family but {@link Tick} (the replica's own)
+   * must have exactly one: a node that could not apply some command must not start.
+   */
+  private static Map<Class<?>, Ledger> routes(List<Ledger> ledgers) {
+    Map<Class<?>, Ledger> routes = new HashMap<>();
+    for (Ledger ledger : ledgers) {
+      Ledger other = routes.put(ledger.commands(), ledger);
+      if (other != null) {
+        throw new IllegalStateException("command family " + ledger.commands().getSimpleName()
+            + " applied by both " + other.name() + " and " + ledger.name());
+      }
+    }
+    for (Class<?> family : Command.class.getPermittedSubclasses()) {
+      if (family != Tick.class && !routes.containsKey(family)) {
+        throw new IllegalStateException("no ledger applies " + family.getSimpleName()
+            + " (ledgers: " + ledgers + ")");
+      }
+    }
+    return Map.copyOf(routes);
   }
 
   /** The ledger of type {@code type}; throws if this replica runs none. */
@@ -240,17 +265,12 @@ public final class Replica implements ApplyContext {
     return new IdempotencyGeneration(start, end, 0);
   }
 
-  /** The one dispatch: Tick here, every other command to the ledger that owns it. */
+  /** The one dispatch: Tick here, every other command to the ledger applying its family. */
   private Result dispatch(Command command) {
     if (command instanceof Tick c) {
       return tick(c);
     }
-    for (Ledger ledger : ledgers) {
-      if (ledger.owns(command)) {
-        return ledger.apply(command);
-      }
-    }
-    throw new IllegalStateException("no ledger owns command " + command);
+    return byFamily.get(command.family()).apply(command);
   }
 
   private Result tick(Tick c) {

@@ -4,6 +4,7 @@ import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.TtlCommand;
 import dev.ration.statemachine.command.CompareAndSetEntry;
 import dev.ration.statemachine.command.DeleteEntry;
 import dev.ration.statemachine.command.PutEntry;
@@ -113,27 +114,42 @@ public final class TtlLedger implements Ledger {
   }
 
   @Override
-  public boolean owns(Command command) {
-    return command instanceof PutEntry || command instanceof CompareAndSetEntry
-        || command instanceof RefreshEntry || command instanceof DeleteEntry
-        || command instanceof SetNamespace;
+  public Class<TtlCommand> commands() {
+    return TtlCommand.class;
   }
 
   @Override
   public Result apply(Command command) {
-    if (command instanceof PutEntry c) {
-      return write(c.namespace(), c.key(), c.value(), c.ttlMillis(), false, 0);
-    } else if (command instanceof CompareAndSetEntry c) {
-      return write(c.namespace(), c.key(), c.value(), c.ttlMillis(), true, c.expectedVersion());
-    } else if (command instanceof RefreshEntry c) {
-      return refresh(c);
-    } else if (command instanceof DeleteEntry c) {
-      return delete(c);
-    } else if (command instanceof SetNamespace c) {
-      return setNamespace(c);
-    }
-    throw new IllegalStateException("not a ttl command " + command);
+    return ((TtlCommand) command).accept(handler);
   }
+
+  /** The dispatch over the TTL commands: {@link TtlCommand.Handler} makes it exhaustive. */
+  private final TtlCommand.Handler<Result> handler = new TtlCommand.Handler<>() {
+    @Override
+    public Result put(PutEntry c) {
+      return write(c.namespace(), c.key(), c.value(), c.ttlMillis(), false, 0);
+    }
+
+    @Override
+    public Result compareAndSet(CompareAndSetEntry c) {
+      return write(c.namespace(), c.key(), c.value(), c.ttlMillis(), true, c.expectedVersion());
+    }
+
+    @Override
+    public Result refresh(RefreshEntry c) {
+      return TtlLedger.this.refresh(c);
+    }
+
+    @Override
+    public Result delete(DeleteEntry c) {
+      return TtlLedger.this.delete(c);
+    }
+
+    @Override
+    public Result setNamespace(SetNamespace c) {
+      return TtlLedger.this.setNamespace(c);
+    }
+  };
 
   @Override
   public boolean ownsExpiryKind(int kind) {
