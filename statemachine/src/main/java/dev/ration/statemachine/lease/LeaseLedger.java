@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -70,13 +69,8 @@ public final class LeaseLedger implements Ledger {
   private final HashMap<Long, Lease> leases = new HashMap<>();
   /** The replica: clock, version counter, the entry's changes, the shared expiry index. */
   private final ApplyContext context;
-  /**
-   * The lease kinds of the expiry index, held only here: they follow from the leases (each live
-   * lease owns exactly leaseEnd(countedUntil) and, while shrinking, pendingEnd(pendingUntil); I6),
-   * so they are rebuilt at load instead of stored. Storing them cost two RocksDB writes per
-   * renewal and left a tombstone per renewal in front of every scan of the stored index.
-   */
-  private final TreeSet<ExpiryKey> expiry = new TreeSet<>();
+  /** The lease kinds of the expiry index, held only in memory (see {@link LeaseExpiryIndex}). */
+  private final LeaseExpiryIndex expiry = new LeaseExpiryIndex();
 
   /** The replica's now, mirrored at the start of each entry (see {@link #beginEntry}). */
   private long nowMillis = 0;
@@ -543,7 +537,7 @@ public final class LeaseLedger implements Ledger {
     changedLeases.add(lease.leaseId());
     touch(ledger);
     touchedLeases.add(lease);
-    syncExpiry(old, lease);
+    expiry.sync(old, lease, nowMillis);
   }
 
   private void removeLease(Lease lease, LimitLedger ledger) {
@@ -551,40 +545,7 @@ public final class LeaseLedger implements Ledger {
     leases.remove(lease.leaseId());
     changedLeases.add(lease.leaseId());
     touch(ledger);
-    syncExpiry(lease, null);
-  }
-
-  /**
-   * Keeps the lease kinds of the expiry index exact (I6): a live lease has exactly
-   * leaseEnd(countedUntil) and, while it has a pending shrink, pendingEnd(pendingUntil); a
-   * changed or gone lease withdraws its old keys at once. (Leaving them for Tick to pop as stale
-   * cost one extra record per renewal: at 10,000 renewals a second Ticks fell behind, expired
-   * leases stayed counted, and limits filled up; docs/benchmarks.md.) A key Tick already popped
-   * is no longer in the index and is not withdrawn again.
-   */
-  private void syncExpiry(Lease old, Lease now) {
-    ExpiryKey oldEnd = old == null ? null : ExpiryKey.leaseEnd(old.countedUntilMillis(), old.leaseId());
-    ExpiryKey oldPending = old == null || !old.hasPending()
-        ? null : ExpiryKey.pendingEnd(old.pendingUntilMillis(), old.leaseId());
-    ExpiryKey newEnd = now == null ? null : ExpiryKey.leaseEnd(now.countedUntilMillis(), now.leaseId());
-    ExpiryKey newPending = now == null || !now.hasPending()
-        ? null : ExpiryKey.pendingEnd(now.pendingUntilMillis(), now.leaseId());
-    if (oldEnd != null && !oldEnd.equals(newEnd)) {
-      withdrawExpiry(oldEnd);
-    }
-    if (oldPending != null && !oldPending.equals(newPending)) {
-      withdrawExpiry(oldPending);
-    }
-    if (newEnd != null && !newEnd.equals(oldEnd)) {
-      addExpiry(newEnd);
-    }
-    if (newPending != null && !newPending.equals(oldPending)) {
-      addExpiry(newPending);
-    }
-  }
-
-  private void withdrawExpiry(ExpiryKey key) {
-    expiry.remove(key);
+    expiry.sync(lease, null, nowMillis);
   }
 
   private void touch(LimitLedger ledger) {
@@ -592,40 +553,19 @@ public final class LeaseLedger implements Ledger {
     changedLimits.add(new LimitKey(ledger.limit().tenant(), ledger.limit().resource()));
   }
 
-  /** Every due time set is at or after now (I6): Tick pops the index as a queue. */
-  private void addExpiry(ExpiryKey key) {
-    if (key.dueAtMillis() < nowMillis) {
-      throw new InvariantViolation("I6 expiry record " + key + " due before now " + nowMillis);
-    }
-    expiry.add(key);
-  }
-
-  /**
-   * Up to {@code maxItems} lease-kind keys strictly after {@code after} and due at or before
-   * {@code dueUpToMillis}, in index order (Tick merges them with the stored kinds).
-   */
   @Override
   public List<ExpiryKey> dueInMemory(ExpiryKey after, long dueUpToMillis, int maxItems) {
-    List<ExpiryKey> out = new ArrayList<>(Math.min(maxItems, 16));
-    for (ExpiryKey key : expiry.tailSet(after, false)) {
-      if (out.size() >= maxItems || key.dueAtMillis() > dueUpToMillis) {
-        break;
-      }
-      out.add(key);
-    }
-    return out;
+    return expiry.due(after, dueUpToMillis, maxItems);
   }
 
-  /** Whether {@code key} is still in the lease index (a Tick may have withdrawn it already). */
   @Override
   public boolean holdsInMemory(ExpiryKey key) {
-    return expiry.contains(key);
+    return expiry.holds(key);
   }
 
-  /** The earliest lease-kind due time, or Long.MAX_VALUE. */
   @Override
   public long firstDueInMemoryMillis() {
-    return expiry.isEmpty() ? Long.MAX_VALUE : expiry.first().dueAtMillis();
+    return expiry.firstDueMillis();
   }
 
   /** The incremental check after every command: I1 and I8 on touched limits, I2 on leases. */
@@ -634,20 +574,7 @@ public final class LeaseLedger implements Ledger {
       ledger.settleAndCheck(nowMillis);
     }
     for (Lease lease : touchedLeases) {
-      checkLease(lease);
-    }
-  }
-
-  private void checkLease(Lease lease) {
-    if (lease.rateShare() < 0 || lease.burstShare() < 0
-        || lease.countedRate() < lease.rateShare() || lease.countedBurst() < lease.burstShare()
-        || lease.countedUntilMillis() < lease.expiresAtMillis()
-        || (lease.hasPending() && lease.pendingUntilMillis() > lease.countedUntilMillis())) {
-      throw new InvariantViolation("I2 lease " + lease.leaseId() + " shares rate "
-          + lease.rateShare() + " burst " + lease.burstShare() + " counted rate "
-          + lease.countedRate() + " burst " + lease.countedBurst() + " expiresAt "
-          + lease.expiresAtMillis() + " countedUntil " + lease.countedUntilMillis()
-          + " pendingUntil " + lease.pendingUntilMillis());
+      LeaseVerifier.checkLease(lease);
     }
   }
 
@@ -815,9 +742,9 @@ public final class LeaseLedger implements Ledger {
   public void restoreLease(Lease lease) {
     ledgerOf(lease).add(lease);
     leases.put(lease.leaseId(), lease);
-    expiry.add(ExpiryKey.leaseEnd(lease.countedUntilMillis(), lease.leaseId()));
+    expiry.restore(ExpiryKey.leaseEnd(lease.countedUntilMillis(), lease.leaseId()));
     if (lease.hasPending()) {
-      expiry.add(ExpiryKey.pendingEnd(lease.pendingUntilMillis(), lease.leaseId()));
+      expiry.restore(ExpiryKey.pendingEnd(lease.pendingUntilMillis(), lease.leaseId()));
     }
   }
 
@@ -831,94 +758,7 @@ public final class LeaseLedger implements Ledger {
   /** Recomputes every lease invariant from scratch; throws InvariantViolation naming values. */
   @Override
   public void verify() {
-    long nextVersion = context.nextVersion();
-    if (nextLeaseId < 1 || nextVersion < 1) {
-      throw new InvariantViolation("I7 counters nextLeaseId " + nextLeaseId + " nextVersion " + nextVersion);
-    }
-    Map<LimitKey, long[]> sums = new HashMap<>();
-    Map<LimitKey, TreeMap<Long, Integer>> freeTimes = new HashMap<>();
-    long ownKeys = 0;
-    Set<Long> versions = new HashSet<>();
-    for (LimitLedger ledger : limits.values()) {
-      Limit limit = ledger.limit();
-      if (limit.version() <= 0 || limit.version() >= nextVersion || !versions.add(limit.version())) {
-        throw new InvariantViolation("I7 limit " + limit.tenant() + "/" + limit.resource()
-            + " version " + limit.version() + " not unique or not below nextVersion " + nextVersion);
-      }
-      sums.put(new LimitKey(limit.tenant(), limit.resource()), new long[6]);
-    }
-    for (Lease lease : leases.values()) {
-      checkLease(lease);
-      if (lease.leaseId() <= 0 || lease.leaseId() >= nextLeaseId) {
-        throw new InvariantViolation("I7 lease id " + lease.leaseId() + " not in [1, nextLeaseId "
-            + nextLeaseId + ")");
-      }
-      if (lease.version() <= 0 || lease.version() >= nextVersion || !versions.add(lease.version())) {
-        throw new InvariantViolation("I7 lease " + lease.leaseId() + " version " + lease.version()
-            + " not unique or not below nextVersion " + nextVersion);
-      }
-      long[] sum = sums.get(lease.limitKey());
-      if (sum == null) {
-        throw new InvariantViolation("I5 lease " + lease.leaseId() + " has no limit "
-            + lease.tenant() + "/" + lease.resource());
-      }
-      sum[0] += lease.countedRate();
-      sum[1] += lease.countedBurst();
-      sum[2] += lease.rateShare();
-      sum[3] += lease.burstShare();
-      sum[4] += lease.hasPending() ? 1 : 0;
-      sum[5] += 1;
-      freeTimes.computeIfAbsent(lease.limitKey(), k -> new TreeMap<>())
-          .merge(LimitLedger.freeTime(lease), 1, Integer::sum);
-      if (!expiry.contains(ExpiryKey.leaseEnd(lease.countedUntilMillis(), lease.leaseId()))) {
-        throw new InvariantViolation("I6 lease " + lease.leaseId() + " countedUntil "
-            + lease.countedUntilMillis() + " has no expiry record");
-      }
-      if (lease.hasPending()
-          && !expiry.contains(ExpiryKey.pendingEnd(lease.pendingUntilMillis(), lease.leaseId()))) {
-        throw new InvariantViolation("I6 lease " + lease.leaseId() + " pendingUntil "
-            + lease.pendingUntilMillis() + " has no expiry record");
-      }
-      ownKeys += lease.hasPending() ? 2 : 1;
-    }
-    if (expiry.size() != ownKeys) {
-      throw new InvariantViolation("I6 the lease index holds " + expiry.size()
-          + " records but the live leases own " + ownKeys + " (a stale record was left behind)");
-    }
-    for (LimitLedger ledger : limits.values()) {
-      Limit limit = ledger.limit();
-      long[] sum = sums.get(new LimitKey(limit.tenant(), limit.resource()));
-      if (sum[0] != ledger.countedRate() || sum[1] != ledger.countedBurst()
-          || sum[2] != ledger.grantedRate() || sum[3] != ledger.grantedBurst()
-          || sum[4] != ledger.pendingShrinks() || sum[5] != ledger.leaseCount()) {
-        throw new InvariantViolation(String.format(
-            "I5 aggregates of %s/%s: counted rate %d (recomputed %d), counted burst %d (%d), "
-                + "granted rate %d (%d), granted burst %d (%d), pending %d (%d), leases %d (%d)",
-            limit.tenant(), limit.resource(), ledger.countedRate(), sum[0], ledger.countedBurst(),
-            sum[1], ledger.grantedRate(), sum[2], ledger.grantedBurst(), sum[3],
-            ledger.pendingShrinks(), sum[4], ledger.leaseCount(), sum[5]));
-      }
-      TreeMap<Long, Integer> recomputed = freeTimes.getOrDefault(
-          new LimitKey(limit.tenant(), limit.resource()), new TreeMap<>());
-      if (!recomputed.equals(ledger.freeTimes())) {
-        throw new InvariantViolation("I5 free times of " + limit.tenant() + "/" + limit.resource()
-            + ": index " + ledger.freeTimes() + ", recomputed " + recomputed);
-      }
-      if (ledger.countedRate() > ledger.rateCeiling()
-          || ledger.countedBurst() + ledger.pool() > ledger.burstCeiling()
-          || ledger.rateCeiling() < limit.ratePerSecond() || ledger.burstCeiling() < limit.burst()) {
-        throw new InvariantViolation(String.format(
-            "I1 conservation of %s/%s: counted rate %d, rate ceiling %d, R %d; counted burst %d "
-                + "+ pool %d, burst ceiling %d, B %d",
-            limit.tenant(), limit.resource(), ledger.countedRate(), ledger.rateCeiling(),
-            limit.ratePerSecond(), ledger.countedBurst(), ledger.pool(), ledger.burstCeiling(),
-            limit.burst()));
-      }
-      if (ledger.pool() < 0) {
-        throw new InvariantViolation("I8 pool of " + limit.tenant() + "/" + limit.resource()
-            + " is negative: " + ledger.pool());
-      }
-    }
+    LeaseVerifier.verify(limits, leases.values(), expiry, nextLeaseId, context.nextVersion());
   }
 
   /** I6: lease kinds live only in memory, so the store holds none. */

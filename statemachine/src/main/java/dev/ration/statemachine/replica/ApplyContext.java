@@ -1,7 +1,5 @@
 package dev.ration.statemachine.replica;
 
-import dev.ration.statemachine.replica.Changes;
-import dev.ration.statemachine.replica.ExpiryKey;
 import java.util.Optional;
 
 /**

@@ -1,7 +1,6 @@
 package dev.ration.statemachine.replica;
 
 import dev.ration.statemachine.command.Command;
-import dev.ration.statemachine.replica.ExpiryKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;

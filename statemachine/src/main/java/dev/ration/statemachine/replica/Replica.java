@@ -7,41 +7,32 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
-import dev.ration.statemachine.replica.Changes;
-import dev.ration.statemachine.replica.ExpiryKey;
-import dev.ration.statemachine.replica.IdempotencyGeneration;
-import dev.ration.statemachine.replica.IdempotencyRecord;
-import dev.ration.statemachine.replica.LedgerStore;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
-import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.result.ResultCodec;
-import dev.ration.statemachine.quota.QuotaLedger; // quota (issue 6)
-import dev.ration.statemachine.quota.QuotaOptions; // quota (issue 6)
+import dev.ration.wire.Outcome;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
-import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The replicated state of one node above its ledgers: what every ledger shares, and the one
- * dispatch of a log entry (DESIGN §2).
+ * dispatch of a log entry (docs/ARCHITECTURE.md).
  *
  * <p>It keeps the applied (term, index), the ledger clock ({@code now = max(now, batch time)}),
- * the global version counter, idempotency (a request key's first answer is stored and returned
- * to every retry until it expires; records are kept in {@link IdempotencyGeneration}s, each
- * dropped whole by the first entry after all its records expired), the shared time-ordered
+ * the global version counter, {@link Idempotency} (a request key's first answer, returned to
+ * every retry until it expires), the shared time-ordered
  * expiry index and {@link Tick}, which pops that index in (dueAt, kind, a, b, c) order and hands
  * each record to the ledger owning its kind (one expiry path for everything else with a
- * lifetime). Every
- * other command and query goes to the one {@link Ledger} that owns it: the lease ledger, the TTL
- * ledger, and later the quota ledger. All write into the entry's one {@link Changes}, which the
- * store persists with the applied index in one WriteBatch.
+ * lifetime). Every other command goes to the one {@link Ledger} applying its family, every
+ * query to the ledger that answers it; the replica knows none of them by name. All write into
+ * the entry's one {@link Changes}, which the store persists with the applied index in one
+ * WriteBatch.
  *
  * <p>Thread: the single applying thread (the caller serialises apply, query and close).
  *
@@ -67,13 +58,8 @@ public final class Replica implements ApplyContext {
   private long appliedIndex = NOTHING_APPLIED;
   private long nowMillis = 0;
   private long nextVersion = 1;
-  /**
-   * Stored idempotency records (expired ones too, until their generation is dropped) plus this
-   * entry's; kept in meta, so Status need not count. Always the sum of the generations' counts.
-   */
-  private long idempotencyRecords = 0;
-  /** The live idempotency generations by start; disjoint, so also in end order. */
-  private final TreeMap<Long, IdempotencyGeneration> generations = new TreeMap<>();
+  /** Every client request's first answer, kept for the retention. */
+  private final Idempotency idempotency;
 
   private Changes changes = new Changes();
   /** The last expiry-index key a Tick of the current entry popped: the next Tick goes on after it. */
@@ -89,6 +75,7 @@ public final class Replica implements ApplyContext {
     this.options = options;
     this.store = store;
     this.families = families;
+    this.idempotency = new Idempotency(store, options.idempotencyRetentionMillis());
     List<Ledger> built = new ArrayList<>(ledgers.size());
     for (Function<ApplyContext, Ledger> factory : ledgers) {
       built.add(factory.apply(this));
@@ -148,7 +135,7 @@ public final class Replica implements ApplyContext {
     if (nowMillis < previousNow) {
       throw new InvariantViolation("I3 ledger now decreased from " + previousNow + " to " + nowMillis);
     }
-    dropExpiredGenerations();
+    idempotency.dropExpired(nowMillis, changes);
     for (Ledger ledger : ledgers) {
       ledger.beginEntry(nowMillis);
     }
@@ -189,24 +176,11 @@ public final class Replica implements ApplyContext {
     }
   }
 
-  /**
-   * Drops, whole, every generation whose records have all expired: one range delete each, in
-   * the first entry whose time passes its end. Nothing observable changes (expired records are
-   * no longer answered); this bounds the disk at about a retention plus a generation of records.
-   */
-  private void dropExpiredGenerations() {
-    while (!generations.isEmpty() && generations.firstEntry().getValue().expiredAt(nowMillis)) {
-      IdempotencyGeneration dropped = generations.pollFirstEntry().getValue();
-      idempotencyRecords -= dropped.count();
-      changes.dropGeneration(dropped.start());
-    }
-  }
-
   private Result applyProposal(Proposal proposal) {
     RequestKey key = proposal.key();
     Optional<IdempotencyRecord> seen = Optional.empty();
     if (!key.isNone()) {
-      seen = idempotencyRecord(key);
+      seen = idempotency.newest(key, changes);
       if (seen.isPresent() && seen.get().answersAt(nowMillis)) {
         return ResultCodec.decode(seen.get().encodedResult());
       }
@@ -219,50 +193,9 @@ public final class Replica implements ApplyContext {
       ledger.endCommand();
     }
     if (!key.isNone()) {
-      long expiresAt = Millis.plus(nowMillis, options.idempotencyRetentionMillis());
-      IdempotencyGeneration generation = generationFor(expiresAt);
-      // An expired record of this key in the same generation (possible only after the retention
-      // was lowered) is overwritten, not counted twice.
-      boolean overwrite = seen.isPresent() && seen.get().generation() == generation.start();
-      if (!overwrite) {
-        generation = generation.plusOne();
-        generations.put(generation.start(), generation);
-        idempotencyRecords++;
-      }
-      changes.putIdempotency(key,
-          new IdempotencyRecord(generation.start(), expiresAt, ResultCodec.encode(result)),
-          generation);
+      idempotency.record(key, seen, ResultCodec.encode(result), nowMillis, changes);
     }
     return result;
-  }
-
-  /**
-   * The generation a record expiring at {@code expiresAt} goes to: the live one holding that
-   * time, else a new one on the retention grid, [k·retention, (k+1)·retention) around it, so
-   * generation bounds depend only on expiry times and the retention, never on history (cut to
-   * fit between live neighbours, which happens only after the retention was changed).
-   */
-  private IdempotencyGeneration generationFor(long expiresAt) {
-    Map.Entry<Long, IdempotencyGeneration> floor = generations.floorEntry(expiresAt);
-    if (floor != null && floor.getValue().holds(expiresAt)) {
-      return floor.getValue();
-    }
-    IdempotencyGeneration cell =
-        IdempotencyGeneration.onGrid(expiresAt, options.idempotencyRetentionMillis());
-    long start = cell.start();
-    long end = cell.end();
-    if (floor != null) {
-      start = Math.max(start, floor.getValue().end());
-    }
-    Long next = generations.higherKey(expiresAt);
-    if (next != null) {
-      end = Math.min(end, next);
-    }
-    if (end <= expiresAt || start > expiresAt) {
-      throw new InvariantViolation("I6 no idempotency generation can hold expiry " + expiresAt
-          + " (grid [" + start + ", " + end + "))");
-    }
-    return new IdempotencyGeneration(start, end, 0);
   }
 
   /** The one dispatch: Tick here, every other command to the ledger applying its family. */
@@ -340,26 +273,6 @@ public final class Replica implements ApplyContext {
       first.add(key);
     }
     return first;
-  }
-
-  /**
-   * The newest record of {@code key}, answering or expired: this entry's pending writes first,
-   * then the live generations newest first (one point read each, bloom-filtered; usually two).
-   * Generations are disjoint in expiry time, so the first record found is the newest; if it has
-   * expired, so have all older ones.
-   */
-  private Optional<IdempotencyRecord> idempotencyRecord(RequestKey key) {
-    IdempotencyRecord pending = changes.idempotencyPuts.get(key);
-    if (pending != null) {
-      return Optional.of(pending);
-    }
-    for (IdempotencyGeneration generation : generations.descendingMap().values()) {
-      Optional<IdempotencyRecord> stored = store.idempotencyRecord(generation.start(), key);
-      if (stored.isPresent()) {
-        return stored;
-      }
-    }
-    return Optional.empty();
   }
 
   // ---------------------------------------------------------------- ApplyContext
@@ -445,7 +358,7 @@ public final class Replica implements ApplyContext {
 
   @Override
   public long idempotencyRecords() {
-    return idempotencyRecords;
+    return idempotency.records();
   }
 
   /** Between entries: the earliest due time in the expiry index (stale records included). */
@@ -473,11 +386,7 @@ public final class Replica implements ApplyContext {
     this.appliedIndex = index;
     this.nowMillis = now;
     this.nextVersion = nextVersion;
-    this.idempotencyRecords = idempotencyRecords;
-    generations.clear();
-    for (IdempotencyGeneration generation : store.idempotencyGenerations()) {
-      generations.put(generation.start(), generation);
-    }
+    idempotency.restore(idempotencyRecords);
   }
 
   /** At open, after meta: every ledger loads what it keeps in memory from its families. */
@@ -504,50 +413,6 @@ public final class Replica implements ApplyContext {
     }
   }
 
-  /**
-   * I6 for idempotency: the stored generations are the live ones (disjoint, none expired as of
-   * now), every stored record lies in a live generation that holds its expiry time, each
-   * generation's count is the number of records stored in it, and the counter is their sum.
-   */
-  private void verifyIdempotency() {
-    List<IdempotencyGeneration> stored = store.idempotencyGenerations();
-    if (!stored.equals(new ArrayList<>(generations.values()))) {
-      throw new InvariantViolation("I6 idempotency generations in memory " + generations.values()
-          + " but stored " + stored);
-    }
-    long sum = 0;
-    long previousEnd = Long.MIN_VALUE;
-    for (IdempotencyGeneration g : generations.values()) {
-      if (g.start() < previousEnd || g.expiredAt(nowMillis)) {
-        throw new InvariantViolation("I6 idempotency generation " + g + " overlaps the previous"
-            + " one (end " + previousEnd + ") or has expired at " + nowMillis);
-      }
-      previousEnd = g.end();
-      sum += g.count();
-    }
-    if (sum != idempotencyRecords) {
-      throw new InvariantViolation("I6 idempotency record counter " + idempotencyRecords
-          + " but the generations count " + sum);
-    }
-    Map<Long, Long> counted = new HashMap<>();
-    store.forEachIdempotencyRecord((key, record) -> {
-      IdempotencyGeneration g = generations.get(record.generation());
-      if (g == null || !g.holds(record.expiresAtMillis())) {
-        throw new InvariantViolation("I6 idempotency record " + key + " expiresAt "
-            + record.expiresAtMillis() + " is stored in generation " + record.generation()
-            + ", which is " + (g == null ? "not live" : g + ", not holding it"));
-      }
-      counted.merge(record.generation(), 1L, Long::sum);
-    });
-    for (IdempotencyGeneration g : generations.values()) {
-      long n = counted.getOrDefault(g.start(), 0L);
-      if (n != g.count()) {
-        throw new InvariantViolation("I6 idempotency generation " + g + " stores " + n
-            + " records");
-      }
-    }
-  }
-
   /** Recomputes every invariant of every ledger and of the shared index (expensive). */
   public void verify() {
     if (nextVersion < 1) {
@@ -556,7 +421,7 @@ public final class Replica implements ApplyContext {
     for (Ledger ledger : ledgers) {
       ledger.verify();
     }
-    verifyIdempotency();
+    idempotency.verify(nowMillis);
     store.forEachExpiry(key -> ownerOfKind(key.kind())); // lease kinds: the lease ledger refuses them below
     for (Ledger ledger : ledgers) {
       ledger.verifyStoredExpiries(action -> store.forEachExpiry(key -> {
