@@ -15,7 +15,6 @@ import dev.ration.statemachine.command.QuotaCommand;
 import dev.ration.statemachine.command.Reconcile;
 import dev.ration.statemachine.command.Reserve;
 import dev.ration.statemachine.command.SetQuota;
-import dev.ration.statemachine.lease.Changes;
 import dev.ration.statemachine.lease.ExpiryKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
@@ -27,11 +26,7 @@ import dev.ration.statemachine.replica.Ledger;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.wire.ByteReader;
-import dev.ration.wire.ByteWriter;
-import java.nio.charset.StandardCharsets;
-import java.util.AbstractMap;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -76,39 +71,19 @@ public final class QuotaLedger implements Ledger {
   /** Most rows a list query answers (quotas, versions, reservations): one reply frame's worth. */
   public static final int LIST_MAX = 1_000;
 
-  static final int EXPIRY_RESERVATION = ExpiryKey.QUOTA_RESERVATION_END;
-  static final int EXPIRY_SETTLEMENT = ExpiryKey.QUOTA_SETTLEMENT_END;
-  static final int EXPIRY_EVENT_ID = ExpiryKey.QUOTA_EVENT_ID_END;
-
-  private static final byte CATALOG = 'C';
-  private static final byte HISTORY = 'H';
-  private static final byte LEVEL = 'L';
-  private static final byte RESERVATION = 'R';
-  private static final byte SETTLED = 'S';
-  private static final byte EVENT_ID = 'D';
-  private static final byte AGGREGATE = 'A';
-  private static final byte CONSUMER = 'K';
-  private static final byte AUDIT = 'U';
-  private static final byte BY_RESERVATION = 'E';
-  private static final byte[] META = {'M'};
-
-  private static final String Q = FAMILY_QUOTA;
-  private static final String LOG = FAMILY_USAGE;
+  private static final String Q = QuotaRecords.Q;
+  private static final String LOG = QuotaRecords.LOG;
 
   private final QuotaOptions options;
   private final ApplyContext context;
-
-  // Counters, persisted in the META record with every change.
-  private long catalogVersion;
-  private long nextReservationId = 1;
-  private long lastSequence;
-  private long lastAuditSequence;
-  private long alertsRaised;
-  private long reservations;
+  private final QuotaRecords records;
+  private final QuotaCounters counters;
 
   public QuotaLedger(QuotaOptions options, ApplyContext context) {
     this.options = options;
     this.context = context;
+    this.records = new QuotaRecords(context);
+    this.counters = new QuotaCounters(records);
   }
 
   @Override
@@ -118,21 +93,11 @@ public final class QuotaLedger implements Ledger {
 
   @Override
   public void load() {
-    context.store().get(Q, META).ifPresent(value -> {
-      ByteReader in = QuotaFormat.storedReader(value, "quota meta");
-      catalogVersion = in.i64("catalogVersion");
-      nextReservationId = in.i64("nextReservationId");
-      lastSequence = in.i64("lastSequence");
-      lastAuditSequence = in.i64("lastAuditSequence");
-      alertsRaised = in.i64("alertsRaised");
-      reservations = in.i64("reservations");
-      in.end();
-    });
+    counters.load();
   }
 
-
   public long alertsRaised() {
-    return alertsRaised;
+    return counters.alertsRaised();
   }
 
   // ================================================================ apply
@@ -149,7 +114,7 @@ public final class QuotaLedger implements Ledger {
 
   @Override
   public boolean ownsExpiryKind(int kind) {
-    return kind == EXPIRY_RESERVATION || kind == EXPIRY_SETTLEMENT || kind == EXPIRY_EVENT_ID;
+    return kind == QuotaKeys.EXPIRY_RESERVATION || kind == QuotaKeys.EXPIRY_SETTLEMENT || kind == QuotaKeys.EXPIRY_EVENT_ID;
   }
 
   @Override
@@ -194,27 +159,27 @@ public final class QuotaLedger implements Ledger {
     long id = due.a();
     long now = context.nowMillis();
     boolean freed = false;
-    if (due.kind() == EXPIRY_RESERVATION) {
+    if (due.kind() == QuotaKeys.EXPIRY_RESERVATION) {
       Optional<Reservation> r = reservation(id);
       if (r.isPresent() && r.get().expiresAtMillis() == due.dueAtMillis()) {
         List<Long> amounts = r.get().items().stream().map(ReservationItem::amount).toList();
         settle(r.get(), EventType.EXPIRED, amounts, now);
         freed = true;
       }
-    } else if (due.kind() == EXPIRY_SETTLEMENT) {
+    } else if (due.kind() == QuotaKeys.EXPIRY_SETTLEMENT) {
       Optional<Settlement> s = settlement(id);
       if (s.isPresent()
           && s.get().settledAtMillis() + options.settledRetentionMillis() == due.dueAtMillis()) {
-        delete(Q, key(SETTLED).i64(id).toByteArray());
+        records.delete(Q, QuotaKeys.settlement(id));
         freed = true;
       }
-    } else if (due.kind() == EXPIRY_EVENT_ID) {
+    } else if (due.kind() == QuotaKeys.EXPIRY_EVENT_ID) {
       Optional<UsageEvent> event = event(id);
       if (event.isPresent()) {
-        byte[] idKey = key(EVENT_ID).str(event.get().eventId()).toByteArray();
-        Optional<byte[]> rec = get(Q, idKey);
+        byte[] idKey = QuotaKeys.eventId(event.get().eventId());
+        Optional<byte[]> rec = records.get(Q, idKey);
         if (rec.isPresent() && readEventIdRecord(rec.get())[0] == id) {
-          delete(Q, idKey);
+          records.delete(Q, idKey);
           freed = true;
         }
       }
@@ -230,13 +195,13 @@ public final class QuotaLedger implements Ledger {
   // ---------------------------------------------------------------- catalog
 
   private QuotaResult setQuota(SetQuota c, long now) {
-    Optional<String> bad = firstProblem(
+    Optional<String> bad = Arguments.firstProblem(
         Scope.problem(c.scope()),
-        name("resource", c.resource()),
-        name("unit", c.unit()),
-        text("actor", c.actor()),
-        text("reason", c.reason()),
-        amount("limit", c.limit(), 0),
+        Arguments.name("resource", c.resource()),
+        Arguments.name("unit", c.unit()),
+        Arguments.text("actor", c.actor()),
+        Arguments.text("reason", c.reason()),
+        Arguments.amount("limit", c.limit(), 0),
         c.softLimit() < 0 || c.softLimit() > c.limit()
             ? Optional.of("softLimit " + c.softLimit() + " outside [0, limit " + c.limit() + "]")
             : Optional.empty(),
@@ -246,14 +211,14 @@ public final class QuotaLedger implements Ledger {
         c.overage() == Overage.REJECT && c.overageMax() != 0
             ? Optional.of("overageMax " + c.overageMax() + " with overage policy REJECT; must be 0")
             : Optional.empty(),
-        c.overage() == Overage.ALLOW ? amount("overageMax", c.overageMax(), 1) : Optional.empty(),
+        c.overage() == Overage.ALLOW ? Arguments.amount("overageMax", c.overageMax(), 1) : Optional.empty(),
         c.kind() != QuotaKind.CUMULATIVE && c.periodStartMillis() != 0
             ? Optional.of("periodStartMillis " + c.periodStartMillis() + " is only for cumulative")
             : c.periodStartMillis() < 0
                 ? Optional.of("periodStartMillis " + c.periodStartMillis() + " < 0")
                 : Optional.empty());
     if (bad.isPresent()) {
-      return invalid(bad.get());
+      return Arguments.invalid(bad.get());
     }
     Optional<QuotaSpec> existing = spec(c.scope(), c.resource());
     long current = existing.map(QuotaSpec::version).orElse(0L);
@@ -264,17 +229,17 @@ public final class QuotaLedger implements Ledger {
           c.scope(), c.resource(), 0, current);
     }
     if (existing.isPresent() && existing.get().kind() != c.kind()) {
-      return invalid("quota " + c.scope() + " " + c.resource() + " is " + existing.get().kind()
+      return Arguments.invalid("quota " + c.scope() + " " + c.resource() + " is " + existing.get().kind()
           + "; the kind of an entry never changes (requested " + c.kind() + ")");
     }
-    catalogVersion = context.mintVersion();
+    counters.catalogVersion(context.mintVersion());
+    long catalogVersion = counters.catalogVersion();
     QuotaSpec spec = new QuotaSpec(c.scope(), c.resource(), c.kind(), c.window(), c.limit(),
         c.unit(), c.softLimit(), c.overage(), c.overageMax(), c.periodStartMillis(),
         catalogVersion, c.actor(), now, c.reason());
     byte[] value = QuotaFormat.stored(out -> QuotaFormat.writeSpec(out, spec));
-    put(Q, catalogKey(c.scope(), c.resource()), value);
-    put(Q, key(HISTORY).str(c.scope()).str(c.resource()).i64(spec.version())
-        .toByteArray(), value);
+    records.put(Q, QuotaKeys.catalog(c.scope(), c.resource()), value);
+    records.put(Q, QuotaKeys.history(c.scope(), c.resource(), spec.version()), value);
     String detail = existing.map(old -> "limit " + old.limit() + " -> " + spec.limit()
             + ", soft " + old.softLimit() + " -> " + spec.softLimit()
             + ", overage " + old.overage() + "/" + old.overageMax() + " -> " + spec.overage()
@@ -301,7 +266,7 @@ public final class QuotaLedger implements Ledger {
   private record Level(QuotaSpec spec, LevelUsage usage) {}
 
   private QuotaResult reserve(Reserve c, long now) {
-    Optional<String> bad = firstProblem(
+    Optional<String> bad = Arguments.firstProblem(
         Scope.problem(c.scope()),
         c.items().isEmpty() || c.items().size() > options.maxItemsPerReservation()
             ? Optional.of(c.items().size() + " items; a reservation names 1.."
@@ -316,17 +281,17 @@ public final class QuotaLedger implements Ledger {
                 + options.maxReservationTtlMillis() + "]")
             : Optional.empty());
     if (bad.isPresent()) {
-      return invalid(bad.get());
+      return Arguments.invalid(bad.get());
     }
     Set<String> seen = new HashSet<>();
     for (Reserve.Item item : c.items()) {
-      Optional<String> p = firstProblem(name("resource", item.resource()),
-          amount("amount of " + item.resource(), item.amount(), 1));
+      Optional<String> p = Arguments.firstProblem(Arguments.name("resource", item.resource()),
+          Arguments.amount("amount of " + item.resource(), item.amount(), 1));
       if (p.isPresent()) {
-        return invalid(p.get());
+        return Arguments.invalid(p.get());
       }
       if (!seen.add(item.resource())) {
-        return invalid("resource " + item.resource() + " named twice in one reservation");
+        return Arguments.invalid("resource " + item.resource() + " named twice in one reservation");
       }
     }
     List<String> scopes = Scope.levels(c.scope());
@@ -365,7 +330,7 @@ public final class QuotaLedger implements Ledger {
         }
       }
     }
-    long id = nextReservationId++;
+    long id = counters.takeReservationId();
     long expiresAt = now + c.ttlMillis();
     List<ReservationItem> items = new ArrayList<>(c.items().size());
     List<QuotaResult.Reserved.Item> reservedItems = new ArrayList<>(c.items().size());
@@ -398,10 +363,10 @@ public final class QuotaLedger implements Ledger {
       reservedItems.add(new QuotaResult.Reserved.Item(item.resource(), item.amount(), overage, unit));
     }
     Reservation r = new Reservation(id, c.scope(), items, current, now, expiresAt);
-    put(Q, key(RESERVATION).i64(id).toByteArray(),
+    records.put(Q, QuotaKeys.reservation(id),
         QuotaFormat.stored(out -> QuotaFormat.writeReservation(out, r)));
-    context.putExpiry(new ExpiryKey(expiresAt, EXPIRY_RESERVATION, id, 0, 0));
-    reservations++;
+    records.putExpiry(QuotaKeys.reservationEnd(expiresAt, id));
+    counters.reservationOpened();
     return new QuotaResult.Reserved(id, c.scope(), expiresAt, current, reservedItems);
   }
 
@@ -431,8 +396,8 @@ public final class QuotaLedger implements Ledger {
     if (spec.softLimit() <= 0 || after.alerted() || usedAfter < spec.softLimit()) {
       return after;
     }
-    alertsRaised++;
-    long seq = lastSequence + 1;
+    counters.alertRaised();
+    long seq = counters.lastSequence() + 1;
     append(new UsageEvent(seq, "alert:" + spec.scope() + ":" + spec.resource() + ":" + seq,
         EventType.ALERT, now, now, spec.scope(), spec.resource(), usedAfter, spec.unit(), 0, 0));
     return after.with(after.windowUsed(), after.held(), after.allocated(), true);
@@ -447,14 +412,14 @@ public final class QuotaLedger implements Ledger {
     }
     Reservation res = r.get();
     if (c.actuals().size() != res.items().size()) {
-      return invalid("reservation " + res.reservationId() + " has " + res.items().size()
+      return Arguments.invalid("reservation " + res.reservationId() + " has " + res.items().size()
           + " items, complete gave " + c.actuals().size() + " actuals");
     }
     for (int i = 0; i < c.actuals().size(); i++) {
       long actual = c.actuals().get(i);
       long amount = res.items().get(i).amount();
       if (actual < 0 || actual > amount) {
-        return invalid("actual " + actual + " for " + res.items().get(i).resource()
+        return Arguments.invalid("actual " + actual + " for " + res.items().get(i).resource()
             + " outside [0, reserved " + amount + "]");
       }
     }
@@ -526,31 +491,31 @@ public final class QuotaLedger implements Ledger {
         }
         putUsage(after);
       }
-      long seq = lastSequence + 1;
+      long seq = counters.lastSequence() + 1;
       append(new UsageEvent(seq, "res:" + r.reservationId() + ":" + item.resource(), how, now, now,
           r.scope(), item.resource(), q, item.unit(), r.reservationId(), Math.min(q, item.overage())));
       sequences.add(seq);
     }
     // Its expiry record stays (the shared index is a queue); expire() will find it stale.
-    delete(Q, key(RESERVATION).i64(r.reservationId()).toByteArray());
-    reservations--;
+    records.delete(Q, QuotaKeys.reservation(r.reservationId()));
+    counters.reservationClosed();
     Settlement s = new Settlement(r.reservationId(), r.scope(), how, now,
         r.items().stream().map(ReservationItem::resource).toList(), quantities);
-    put(Q, key(SETTLED).i64(r.reservationId()).toByteArray(),
+    records.put(Q, QuotaKeys.settlement(r.reservationId()),
         QuotaFormat.stored(out -> QuotaFormat.writeSettlement(out, s)));
-    context.putExpiry(new ExpiryKey(now + options.settledRetentionMillis(), EXPIRY_SETTLEMENT,
-        r.reservationId(), 0, 0));
+    records.putExpiry(QuotaKeys.settlementEnd(now + options.settledRetentionMillis(),
+        r.reservationId()));
     return new QuotaResult.ReservationSettled(r.reservationId(), how, quantities, sequences, false);
   }
 
   // ---------------------------------------------------------------- usage log
 
   private QuotaResult ingest(IngestUsage c, long now) {
-    Optional<String> bad = firstProblem(
-        name("eventId", c.eventId()),
+    Optional<String> bad = Arguments.firstProblem(
+        Arguments.name("eventId", c.eventId()),
         Scope.problem(c.scope()),
-        name("resource", c.resource()),
-        name("unit", c.unit()),
+        Arguments.name("resource", c.resource()),
+        Arguments.name("unit", c.unit()),
         Math.abs(c.quantity()) > MAX_AMOUNT
             ? Optional.of("quantity " + c.quantity() + " beyond ±" + MAX_AMOUNT) : Optional.empty(),
         c.reservationId() < 0
@@ -561,19 +526,19 @@ public final class QuotaLedger implements Ledger {
                 + "(res:, comp:, alert:)")
             : Optional.empty());
     if (bad.isPresent()) {
-      return invalid(bad.get());
+      return Arguments.invalid(bad.get());
     }
-    Optional<byte[]> seen = get(Q, key(EVENT_ID).str(c.eventId()).toByteArray());
+    Optional<byte[]> seen = records.get(Q, QuotaKeys.eventId(c.eventId()));
     if (seen.isPresent()) {
       return new QuotaResult.UsageIngested(readEventIdRecord(seen.get())[0], true);
     }
     if (c.eventTimeMillis() < now - options.dedupRetentionMillis()) {
-      return invalid("event " + c.eventId() + " time " + c.eventTimeMillis() + " is older than the "
+      return Arguments.invalid("event " + c.eventId() + " time " + c.eventTimeMillis() + " is older than the "
           + "dedup retention (" + options.dedupRetentionMillis() + " ms before ledger now " + now
           + "): it could not be told from a duplicate");
     }
     if (c.eventTimeMillis() > now + options.maxFutureSkewMillis()) {
-      return invalid("event " + c.eventId() + " time " + c.eventTimeMillis() + " is more than "
+      return Arguments.invalid("event " + c.eventId() + " time " + c.eventTimeMillis() + " is more than "
           + options.maxFutureSkewMillis() + " ms after ledger now " + now);
     }
     List<QuotaSpec> allocations = new ArrayList<>();
@@ -582,10 +547,10 @@ public final class QuotaLedger implements Ledger {
           .ifPresent(allocations::add);
     }
     if (c.quantity() < 0 && allocations.isEmpty()) {
-      return invalid("negative quantity " + c.quantity() + " is only for allocation resources; "
+      return Arguments.invalid("negative quantity " + c.quantity() + " is only for allocation resources; "
           + c.scope() + " " + c.resource() + " has no allocation entry");
     }
-    long seq = lastSequence + 1;
+    long seq = counters.lastSequence() + 1;
     append(new UsageEvent(seq, c.eventId(), EventType.INGESTED, c.eventTimeMillis(), now,
         c.scope(), c.resource(), c.quantity(), c.unit(), c.reservationId(), 0));
     if (c.quantity() < 0) {
@@ -605,49 +570,49 @@ public final class QuotaLedger implements Ledger {
 
   /** Appends one record: log, event-id record (with its retention), aggregates, reservation index. */
   private void append(UsageEvent e) {
-    if (e.sequence() != lastSequence + 1) {
-      throw new InvariantViolation("Q4 usage log sequence " + e.sequence() + " after " + lastSequence);
+    if (e.sequence() != counters.lastSequence() + 1) {
+      throw new InvariantViolation("Q4 usage log sequence " + e.sequence() + " after " + counters.lastSequence());
     }
-    lastSequence = e.sequence();
-    put(LOG, sequenceKey(e.sequence()), QuotaFormat.stored(out -> QuotaFormat.writeEvent(out, e)));
+    counters.lastSequence(e.sequence());
+    records.put(LOG, QuotaKeys.sequence(e.sequence()), QuotaFormat.stored(out -> QuotaFormat.writeEvent(out, e)));
     if (e.type() == EventType.INGESTED) {
       // Only a service's own ids can repeat: the ledger's (res:, comp:, alert:) are unique by
       // construction and ingest refuses those prefixes, so they need no dedup record.
       long idExpires = e.recordedAtMillis() + options.dedupRetentionMillis();
-      put(Q, key(EVENT_ID).str(e.eventId()).toByteArray(),
+      records.put(Q, QuotaKeys.eventId(e.eventId()),
           QuotaFormat.stored(out -> out.i64(e.sequence()).i64(idExpires)));
-      context.putExpiry(new ExpiryKey(idExpires, EXPIRY_EVENT_ID, e.sequence(), 0, 0));
+      records.putExpiry(QuotaKeys.eventIdEnd(idExpires, e.sequence()));
     }
     if (e.type().isUsage()) {
       long bucket = Aggregate.bucketOf(e.eventTimeMillis());
       for (String level : Scope.levels(e.scope())) {
-        byte[] k = aggregateKey(level, e.resource(), bucket);
-        long[] qe = get(Q, k).map(QuotaLedger::readAggregate).orElse(new long[2]);
-        put(Q, k, QuotaFormat.stored(out -> out.i64(qe[0] + e.quantity()).i64(qe[1] + 1)));
+        byte[] k = QuotaKeys.aggregate(level, e.resource(), bucket);
+        long[] qe = records.get(Q, k).map(QuotaLedger::readAggregate).orElse(new long[2]);
+        records.put(Q, k, QuotaFormat.stored(out -> out.i64(qe[0] + e.quantity()).i64(qe[1] + 1)));
       }
     }
     if (e.reservationId() != 0) {
-      put(Q, key(BY_RESERVATION).i64(e.reservationId()).i64(e.sequence()).toByteArray(),
+      records.put(Q, QuotaKeys.byReservation(e.reservationId(), e.sequence()),
           QuotaFormat.stored(out -> {}));
     }
   }
 
   private QuotaResult ack(AckUsage c) {
-    Optional<String> bad = name("consumer", c.consumer());
+    Optional<String> bad = Arguments.name("consumer", c.consumer());
     if (bad.isPresent()) {
-      return invalid(bad.get());
+      return Arguments.invalid(bad.get());
     }
-    if (c.sequence() < 0 || c.sequence() > lastSequence) {
-      return invalid("ack of sequence " + c.sequence() + " outside [0, last " + lastSequence + "]");
+    if (c.sequence() < 0 || c.sequence() > counters.lastSequence()) {
+      return Arguments.invalid("ack of sequence " + c.sequence() + " outside [0, last " + counters.lastSequence() + "]");
     }
     long cursor = Math.max(cursor(c.consumer()), c.sequence());
-    put(Q, key(CONSUMER).str(c.consumer()).toByteArray(),
+    records.put(Q, QuotaKeys.consumer(c.consumer()),
         QuotaFormat.stored(out -> out.i64(cursor)));
     return new QuotaResult.UsageAcked(c.consumer(), cursor);
   }
 
   private long cursor(String consumer) {
-    return get(Q, key(CONSUMER).str(consumer).toByteArray())
+    return records.get(Q, QuotaKeys.consumer(consumer))
         .map(v -> {
           ByteReader in = QuotaFormat.storedReader(v, "consumer " + consumer);
           long cursor = in.i64("cursor");
@@ -662,10 +627,10 @@ public final class QuotaLedger implements Ledger {
   private QuotaResult reconcile(Reconcile c, long now) {
     Optional<String> bad = reconcileProblem(c.scope(), c.resource(), c.fromMillis(), c.toMillis());
     if (bad.isEmpty()) {
-      bad = firstProblem(text("actor", c.actor()), text("reason", c.reason()));
+      bad = Arguments.firstProblem(Arguments.text("actor", c.actor()), Arguments.text("reason", c.reason()));
     }
     if (bad.isPresent()) {
-      return invalid(bad.get());
+      return Arguments.invalid(bad.get());
     }
     List<Drift> found = drifts(c.scope(), c.resource(), c.fromMillis(), c.toMillis());
     List<Drift> out = new ArrayList<>(found.size());
@@ -677,7 +642,7 @@ public final class QuotaLedger implements Ledger {
       }
       // The compensation is dated at the settlement, so it lands in the same period.
       long settledAt = settlement(d.reservationId()).map(Settlement::settledAtMillis).orElse(now);
-      long seq = lastSequence + 1;
+      long seq = counters.lastSequence() + 1;
       String unit = unitOf(d.scope(), d.resource());
       append(new UsageEvent(seq, "comp:" + seq, EventType.COMPENSATION, settledAt, now, d.scope(),
           d.resource(), d.expected() - d.recorded(), unit, d.reservationId(), 0));
@@ -703,8 +668,8 @@ public final class QuotaLedger implements Ledger {
   }
 
   private Optional<String> reconcileProblem(String scope, String resource, long from, long to) {
-    return firstProblem(Scope.problem(scope),
-        resource.isEmpty() ? Optional.empty() : name("resource", resource),
+    return Arguments.firstProblem(Scope.problem(scope),
+        resource.isEmpty() ? Optional.empty() : Arguments.name("resource", resource),
         from >= to ? Optional.of("period [" + from + ", " + to + ") is empty") : Optional.empty());
   }
 
@@ -716,7 +681,7 @@ public final class QuotaLedger implements Ledger {
   private List<Drift> drifts(String scope, String resource, long from, long to) {
     List<Drift> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e :
-        scan(Q, new byte[] {SETTLED}, new byte[] {SETTLED + 1}, options.maxScanRecords())) {
+        records.scan(Q, QuotaKeys.first(QuotaKeys.SETTLED), QuotaKeys.end(QuotaKeys.SETTLED), options.maxScanRecords())) {
       Settlement s = QuotaFormat.readSettlement(QuotaFormat.storedReader(e.getValue(), "settlement"));
       if (!s.scope().equals(scope) || s.settledAtMillis() < from || s.settledAtMillis() >= to) {
         continue;
@@ -779,7 +744,7 @@ public final class QuotaLedger implements Ledger {
     } else if (query instanceof QuotaQuery.ListQuotas q) {
       List<QuotaAnswer.QuotaRow> rows = new ArrayList<>();
       for (Map.Entry<byte[], byte[]> e :
-          scan(Q, new byte[] {CATALOG}, new byte[] {CATALOG + 1}, options.maxScanRecords())) {
+          records.scan(Q, QuotaKeys.first(QuotaKeys.CATALOG), QuotaKeys.end(QuotaKeys.CATALOG), options.maxScanRecords())) {
         QuotaSpec s = QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "catalog"));
         if (under(s.scope(), q.scopePrefix()) && rows.size() < LIST_MAX) {
           rows.add(new QuotaAnswer.QuotaRow(s, usage(s.scope(), s.resource()).rolled(s, readNowMillis)));
@@ -789,24 +754,23 @@ public final class QuotaLedger implements Ledger {
           .thenComparing(r -> r.spec().resource()));
       return new QuotaAnswer.QuotaList(rows);
     } else if (query instanceof QuotaQuery.QuotaHistory q) {
-      byte[] prefix = key(HISTORY).str(q.scope()).str(q.resource()).toByteArray();
+      byte[] prefix = QuotaKeys.historyOf(q.scope(), q.resource());
       List<QuotaSpec> versions = new ArrayList<>();
-      for (Map.Entry<byte[], byte[]> e : scan(Q, prefix, after(prefix), LIST_MAX)) {
+      for (Map.Entry<byte[], byte[]> e : records.scan(Q, prefix, QuotaKeys.after(prefix), LIST_MAX)) {
         versions.add(QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "history")));
       }
       return new QuotaAnswer.History(versions);
     } else if (query instanceof QuotaQuery.ReadAudit q) {
-      List<AuditRecord> records = new ArrayList<>();
+      List<AuditRecord> audit = new ArrayList<>();
       int max = Math.max(0, Math.min(q.max(), options.maxScanRecords()));
-      for (Map.Entry<byte[], byte[]> e : scan(Q, key(AUDIT).i64(Math.max(0, q.fromSequence()))
-          .toByteArray(), new byte[] {AUDIT + 1}, max)) {
-        records.add(QuotaFormat.readAudit(QuotaFormat.storedReader(e.getValue(), "audit")));
+      for (Map.Entry<byte[], byte[]> e : records.scan(Q, QuotaKeys.audit(Math.max(0, q.fromSequence())),
+          QuotaKeys.end(QuotaKeys.AUDIT), max)) {
+        audit.add(QuotaFormat.readAudit(QuotaFormat.storedReader(e.getValue(), "audit")));
       }
-      return new QuotaAnswer.AuditList(records);
+      return new QuotaAnswer.AuditList(audit);
     } else if (query instanceof QuotaQuery.ListReservations q) {
       List<Reservation> out = new ArrayList<>();
-      for (Map.Entry<byte[], byte[]> e : scan(Q, new byte[] {RESERVATION},
-          new byte[] {RESERVATION + 1}, options.maxScanRecords())) {
+      for (Map.Entry<byte[], byte[]> e : records.scan(Q, QuotaKeys.first(QuotaKeys.RESERVATION), QuotaKeys.end(QuotaKeys.RESERVATION), options.maxScanRecords())) {
         Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
         if (under(r.scope(), q.scopePrefix()) && r.expiresAtMillis() > readNowMillis
             && out.size() < LIST_MAX) {
@@ -818,7 +782,7 @@ public final class QuotaLedger implements Ledger {
       long cursor = q.consumer().isEmpty() ? 0 : cursor(q.consumer());
       long from = q.fromSequence() > 0 ? q.fromSequence() : cursor + 1;
       int max = Math.max(0, Math.min(q.max(), options.maxScanRecords()));
-      return new QuotaAnswer.UsageBatch(events(from, max), cursor, lastSequence);
+      return new QuotaAnswer.UsageBatch(events(from, max), cursor, counters.lastSequence());
     } else if (query instanceof QuotaQuery.AggregateUsage q) {
       List<Aggregate> buckets = aggregates(q.scope(), q.resource(), q.fromMillis(), q.toMillis());
       long total = buckets.stream().mapToLong(Aggregate::quantity).sum();
@@ -830,8 +794,7 @@ public final class QuotaLedger implements Ledger {
       }
       return new QuotaAnswer.ReconcileAnswer(drifts(q.scope(), q.resource(), q.fromMillis(), q.toMillis()));
     } else if (query instanceof QuotaQuery.QuotaStatus) {
-      return new QuotaAnswer.QuotaStatusAnswer(catalogVersion, reservations, lastSequence,
-          alertsRaised, nextReservationId);
+      return counters.status();
     }
     throw new IllegalStateException("unhandled quota query " + query);
   }
@@ -845,16 +808,16 @@ public final class QuotaLedger implements Ledger {
     List<Aggregate> out = new ArrayList<>();
     long firstBucket = Aggregate.bucketOf(from);
     if (resource.isEmpty()) {
-      byte[] prefix = key(AGGREGATE).str(scope).toByteArray();
-      for (Map.Entry<byte[], byte[]> e : scan(Q, prefix, after(prefix), options.maxScanRecords())) {
+      byte[] prefix = QuotaKeys.aggregatesOf(scope);
+      for (Map.Entry<byte[], byte[]> e : records.scan(Q, prefix, QuotaKeys.after(prefix), options.maxScanRecords())) {
         Aggregate a = readAggregateEntry(e);
         if (a.bucketStartMillis() >= firstBucket && a.bucketStartMillis() < to) {
           out.add(a);
         }
       }
     } else {
-      byte[] end = aggregateKey(scope, resource, Math.max(firstBucket, to));
-      for (Map.Entry<byte[], byte[]> e : scan(Q, aggregateKey(scope, resource, firstBucket), end,
+      byte[] end = QuotaKeys.aggregate(scope, resource, Math.max(firstBucket, to));
+      for (Map.Entry<byte[], byte[]> e : records.scan(Q, QuotaKeys.aggregate(scope, resource, firstBucket), end,
           options.maxScanRecords())) {
         Aggregate a = readAggregateEntry(e);
         if (a.bucketStartMillis() < to) {
@@ -879,7 +842,7 @@ public final class QuotaLedger implements Ledger {
     Map<String, Long> held = new HashMap<>();
     long outstanding = 0;
     for (Map.Entry<byte[], byte[]> e :
-        scan(Q, new byte[] {RESERVATION}, new byte[] {RESERVATION + 1}, Integer.MAX_VALUE)) {
+        records.scan(Q, QuotaKeys.first(QuotaKeys.RESERVATION), QuotaKeys.end(QuotaKeys.RESERVATION), Integer.MAX_VALUE)) {
       Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
       outstanding++;
       for (ReservationItem item : r.items()) {
@@ -888,11 +851,11 @@ public final class QuotaLedger implements Ledger {
         }
       }
     }
-    if (outstanding != reservations) {
-      throw new InvariantViolation("Q2 counter says " + reservations + " reservations, store holds "
+    if (outstanding != counters.reservations()) {
+      throw new InvariantViolation("Q2 counter says " + counters.reservations() + " reservations, store holds "
           + outstanding);
     }
-    for (Map.Entry<byte[], byte[]> e : scan(Q, new byte[] {LEVEL}, new byte[] {LEVEL + 1}, Integer.MAX_VALUE)) {
+    for (Map.Entry<byte[], byte[]> e : records.scan(Q, QuotaKeys.first(QuotaKeys.LEVEL), QuotaKeys.end(QuotaKeys.LEVEL), Integer.MAX_VALUE)) {
       LevelUsage u = QuotaFormat.readUsage(QuotaFormat.storedReader(e.getValue(), "level usage"));
       long expected = held.getOrDefault(u.scope() + "\n" + u.resource(), 0L);
       if (u.held() != expected || u.windowUsed() < 0 || u.allocated() < 0) {
@@ -912,11 +875,11 @@ public final class QuotaLedger implements Ledger {
     }
     // The whole-log checks (Q4 dense, Q5, Q6) read every record; past maxScanRecords they would
     // stall a snapshot, so a long log gets only the check that its last record is the counter's.
-    if (lastSequence > options.maxScanRecords()) {
+    if (counters.lastSequence() > options.maxScanRecords()) {
       List<Map.Entry<byte[], byte[]>> last =
-          scan(LOG, sequenceKey(lastSequence), new byte[] {(byte) 0xFF}, 2);
+          records.scan(LOG, QuotaKeys.sequence(counters.lastSequence()), QuotaKeys.logEnd(), 2);
       if (last.size() != 1) {
-        throw new InvariantViolation("Q4 usage log counter " + lastSequence + " but " + last.size()
+        throw new InvariantViolation("Q4 usage log counter " + counters.lastSequence() + " but " + last.size()
             + " records at or after it");
       }
       verifyCatalog();
@@ -925,7 +888,7 @@ public final class QuotaLedger implements Ledger {
     long expectedSeq = 1;
     Set<String> reservationEventIds = new HashSet<>();
     Map<String, Long> aggregatesFromLog = new TreeMap<>();
-    for (Map.Entry<byte[], byte[]> e : scan(LOG, new byte[0], new byte[] {(byte) 0xFF}, Integer.MAX_VALUE)) {
+    for (Map.Entry<byte[], byte[]> e : records.scan(LOG, QuotaKeys.logStart(), QuotaKeys.logEnd(), Integer.MAX_VALUE)) {
       UsageEvent event = QuotaFormat.readEvent(QuotaFormat.storedReader(e.getValue(), "usage event"));
       if (event.sequence() != expectedSeq) {
         throw new InvariantViolation("Q4 usage log has sequence " + event.sequence() + " where "
@@ -942,12 +905,12 @@ public final class QuotaLedger implements Ledger {
         }
       }
     }
-    if (expectedSeq - 1 != lastSequence) {
+    if (expectedSeq - 1 != counters.lastSequence()) {
       throw new InvariantViolation("Q4 usage log ends at " + (expectedSeq - 1) + ", counter says "
-          + lastSequence);
+          + counters.lastSequence());
     }
     for (Map.Entry<byte[], byte[]> e :
-        scan(Q, new byte[] {AGGREGATE}, new byte[] {AGGREGATE + 1}, Integer.MAX_VALUE)) {
+        records.scan(Q, QuotaKeys.first(QuotaKeys.AGGREGATE), QuotaKeys.end(QuotaKeys.AGGREGATE), Integer.MAX_VALUE)) {
       Aggregate a = readAggregateEntry(e);
       String k = a.scope() + "\n" + a.resource() + "\n" + a.bucketStartMillis();
       long fromLog = aggregatesFromLog.getOrDefault(k, 0L);
@@ -965,15 +928,15 @@ public final class QuotaLedger implements Ledger {
   }
 
   private void verifyCatalog() {
-    for (Map.Entry<byte[], byte[]> e : scan(Q, new byte[] {CATALOG}, new byte[] {CATALOG + 1}, Integer.MAX_VALUE)) {
+    for (Map.Entry<byte[], byte[]> e : records.scan(Q, QuotaKeys.first(QuotaKeys.CATALOG), QuotaKeys.end(QuotaKeys.CATALOG), Integer.MAX_VALUE)) {
       QuotaSpec s = QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "catalog"));
-      byte[] prefix = key(HISTORY).str(s.scope()).str(s.resource()).toByteArray();
-      List<Map.Entry<byte[], byte[]>> versions = scan(Q, prefix, after(prefix), Integer.MAX_VALUE);
+      byte[] prefix = QuotaKeys.historyOf(s.scope(), s.resource());
+      List<Map.Entry<byte[], byte[]>> versions = records.scan(Q, prefix, QuotaKeys.after(prefix), Integer.MAX_VALUE);
       QuotaSpec newest = QuotaFormat.readSpec(QuotaFormat.storedReader(
           versions.get(versions.size() - 1).getValue(), "history"));
-      if (!newest.equals(s) || s.version() > catalogVersion) {
+      if (!newest.equals(s) || s.version() > counters.catalogVersion()) {
         throw new InvariantViolation("Q7 catalog entry " + s + " is not the newest version "
-            + newest + " (catalog version " + catalogVersion + ")");
+            + newest + " (catalog version " + counters.catalogVersion() + ")");
       }
     }
   }
@@ -987,20 +950,20 @@ public final class QuotaLedger implements Ledger {
     Set<ExpiryKey> stored = new HashSet<>();
     walk.accept(stored::add);
     for (Map.Entry<byte[], byte[]> e :
-        scan(Q, new byte[] {RESERVATION}, new byte[] {RESERVATION + 1}, Integer.MAX_VALUE)) {
+        records.scan(Q, QuotaKeys.first(QuotaKeys.RESERVATION), QuotaKeys.end(QuotaKeys.RESERVATION), Integer.MAX_VALUE)) {
       Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
-      requireExpiry(stored, new ExpiryKey(r.expiresAtMillis(), EXPIRY_RESERVATION, r.reservationId(), 0, 0));
+      requireExpiry(stored, QuotaKeys.reservationEnd(r.expiresAtMillis(), r.reservationId()));
     }
     for (Map.Entry<byte[], byte[]> e :
-        scan(Q, new byte[] {SETTLED}, new byte[] {SETTLED + 1}, Integer.MAX_VALUE)) {
+        records.scan(Q, QuotaKeys.first(QuotaKeys.SETTLED), QuotaKeys.end(QuotaKeys.SETTLED), Integer.MAX_VALUE)) {
       Settlement st = QuotaFormat.readSettlement(QuotaFormat.storedReader(e.getValue(), "settlement"));
-      requireExpiry(stored, new ExpiryKey(st.settledAtMillis() + options.settledRetentionMillis(),
-          EXPIRY_SETTLEMENT, st.reservationId(), 0, 0));
+      requireExpiry(stored, QuotaKeys.settlementEnd(st.settledAtMillis() + options.settledRetentionMillis(),
+          st.reservationId()));
     }
     for (Map.Entry<byte[], byte[]> e :
-        scan(Q, new byte[] {EVENT_ID}, new byte[] {EVENT_ID + 1}, Integer.MAX_VALUE)) {
+        records.scan(Q, QuotaKeys.first(QuotaKeys.EVENT_ID), QuotaKeys.end(QuotaKeys.EVENT_ID), Integer.MAX_VALUE)) {
       long[] rec = readEventIdRecord(e.getValue());
-      requireExpiry(stored, new ExpiryKey(rec[1], EXPIRY_EVENT_ID, rec[0], 0, 0));
+      requireExpiry(stored, QuotaKeys.eventIdEnd(rec[1], rec[0]));
     }
   }
 
@@ -1013,91 +976,69 @@ public final class QuotaLedger implements Ledger {
   // ================================================================ records
 
   private Optional<QuotaSpec> spec(String scope, String resource) {
-    return get(Q, catalogKey(scope, resource))
+    return records.get(Q, QuotaKeys.catalog(scope, resource))
         .map(v -> QuotaFormat.readSpec(QuotaFormat.storedReader(v, "catalog " + scope + " " + resource)));
   }
 
   private LevelUsage usage(String scope, String resource) {
-    return get(Q, key(LEVEL).str(scope).str(resource).toByteArray())
+    return records.get(Q, QuotaKeys.level(scope, resource))
         .map(v -> QuotaFormat.readUsage(QuotaFormat.storedReader(v, "usage " + scope + " " + resource)))
         .orElse(LevelUsage.empty(scope, resource));
   }
 
   private void putUsage(LevelUsage u) {
-    put(Q, key(LEVEL).str(u.scope()).str(u.resource()).toByteArray(),
+    records.put(Q, QuotaKeys.level(u.scope(), u.resource()),
         QuotaFormat.stored(out -> QuotaFormat.writeUsage(out, u)));
   }
 
   private Optional<Reservation> reservation(long id) {
-    return get(Q, key(RESERVATION).i64(id).toByteArray())
+    return records.get(Q, QuotaKeys.reservation(id))
         .map(v -> QuotaFormat.readReservation(QuotaFormat.storedReader(v, "reservation " + id)));
   }
 
   private Optional<Settlement> settlement(long id) {
-    return get(Q, key(SETTLED).i64(id).toByteArray())
+    return records.get(Q, QuotaKeys.settlement(id))
         .map(v -> QuotaFormat.readSettlement(QuotaFormat.storedReader(v, "settlement " + id)));
   }
 
   private Optional<UsageEvent> event(long sequence) {
-    return get(LOG, sequenceKey(sequence))
+    return records.get(LOG, QuotaKeys.sequence(sequence))
         .map(v -> QuotaFormat.readEvent(QuotaFormat.storedReader(v, "usage event " + sequence)));
   }
 
   private List<UsageEvent> events(long fromSequence, int max) {
     List<UsageEvent> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e :
-        scan(LOG, sequenceKey(Math.max(1, fromSequence)), new byte[] {(byte) 0xFF}, max)) {
+        records.scan(LOG, QuotaKeys.sequence(Math.max(1, fromSequence)), QuotaKeys.logEnd(), max)) {
       out.add(QuotaFormat.readEvent(QuotaFormat.storedReader(e.getValue(), "usage event")));
     }
     return out;
   }
 
   private List<UsageEvent> eventsOf(long reservationId) {
-    byte[] prefix = key(BY_RESERVATION).i64(reservationId).toByteArray();
+    byte[] prefix = QuotaKeys.byReservationOf(reservationId);
     List<UsageEvent> out = new ArrayList<>();
-    for (Map.Entry<byte[], byte[]> e : scan(Q, prefix, after(prefix), options.maxScanRecords())) {
-      ByteReader k = keyReader(e.getKey());
-      k.u8("tag");
-      k.i64("reservationId");
-      event(k.i64("sequence")).ifPresent(out::add);
+    for (Map.Entry<byte[], byte[]> e : records.scan(Q, prefix, QuotaKeys.after(prefix), options.maxScanRecords())) {
+      event(QuotaKeys.sequenceOfByReservation(e.getKey())).ifPresent(out::add);
     }
     return out;
   }
 
   private void audit(long now, String actor, String action, String scope, String resource,
       long version, String reason, String detail) {
-    long seq = ++lastAuditSequence;
+    long seq = counters.takeAuditSequence();
     AuditRecord a = new AuditRecord(seq, now, actor, action, scope, resource, version, reason, detail);
-    put(Q, key(AUDIT).i64(seq).toByteArray(), QuotaFormat.stored(out -> QuotaFormat.writeAudit(out, a)));
+    records.put(Q, QuotaKeys.audit(seq), QuotaFormat.stored(out -> QuotaFormat.writeAudit(out, a)));
   }
 
   private void writeMeta() {
-    put(Q, META, QuotaFormat.stored(out -> out.i64(catalogVersion).i64(nextReservationId)
-        .i64(lastSequence).i64(lastAuditSequence).i64(alertsRaised).i64(reservations)));
-  }
-
-  // ================================================================ keys and overlay
-
-  private static ByteWriter key(byte tag) {
-    return new ByteWriter(48).u8(tag);
-  }
-
-  private static byte[] catalogKey(String scope, String resource) {
-    return key(CATALOG).str(scope).str(resource).toByteArray();
-  }
-
-  private static byte[] aggregateKey(String scope, String resource, long bucket) {
-    return key(AGGREGATE).str(scope).str(resource).i64(flip(bucket)).toByteArray();
+    counters.write();
   }
 
   private static Aggregate readAggregateEntry(Map.Entry<byte[], byte[]> e) {
-    ByteReader k = keyReader(e.getKey());
-    k.u8("tag");
-    String scope = k.str("scope");
-    String resource = k.str("resource");
-    long bucket = flip(k.i64("bucket"));
+    QuotaKeys.AggregateKey k = QuotaKeys.readAggregate(e.getKey());
     long[] qe = readAggregate(e.getValue());
-    return new Aggregate(scope, resource, bucket, qe[0], qe[1]);
+    return new Aggregate(k.scope(), k.resource(), k.bucketStartMillis(), qe[0], qe[1]);
   }
 
   private static long[] readAggregate(byte[] value) {
@@ -1113,116 +1054,5 @@ public final class QuotaLedger implements Ledger {
     long[] r = {in.i64("sequence"), in.i64("expiresAt")};
     in.end();
     return r;
-  }
-
-  static byte[] sequenceKey(long sequence) {
-    return new ByteWriter(8).i64(sequence).toByteArray();
-  }
-
-  private static ByteReader keyReader(byte[] key) {
-    return new ByteReader(key, "quota key", m -> new InvariantViolation("corrupt quota key " + m));
-  }
-
-  private static long flip(long v) {
-    return v ^ Long.MIN_VALUE;
-  }
-
-  /** The smallest key greater than every key that starts with {@code prefix}. */
-  private static byte[] after(byte[] prefix) {
-    byte[] out = Arrays.copyOf(prefix, prefix.length);
-    for (int i = out.length - 1; i >= 0; i--) {
-      if (out[i] != (byte) 0xFF) {
-        out[i]++;
-        return Arrays.copyOf(out, i + 1);
-      }
-    }
-    return new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
-  }
-
-  private Optional<byte[]> get(String family, byte[] key) {
-    return context.read(family, key);
-  }
-
-  private void put(String family, byte[] key, byte[] value) {
-    context.changes().putRecord(family, key, value);
-  }
-
-  private void delete(String family, byte[] key) {
-    context.changes().deleteRecord(family, key);
-  }
-
-  /** Committed entries in [from, to) with this entry's writes layered over them, at most max. */
-  private List<Map.Entry<byte[], byte[]>> scan(String family, byte[] from, byte[] to, int max) {
-    TreeMap<byte[], byte[]> writes = context.changes().records.get(family);
-    java.util.NavigableMap<byte[], byte[]> pending = writes == null
-        ? new TreeMap<>(Arrays::compareUnsigned) : writes.subMap(from, true, to, false);
-    long deletes = pending.values().stream().filter(v -> v == Changes.DELETED).count();
-    int want = (int) Math.min(Integer.MAX_VALUE, (long) max + deletes);
-    TreeMap<byte[], byte[]> merged = new TreeMap<>(Arrays::compareUnsigned);
-    context.store().scan(family, from, (key, value) -> {
-      if (merged.size() >= want || Arrays.compareUnsigned(key, to) >= 0) {
-        return false;
-      }
-      merged.put(key, value);
-      return true;
-    });
-    boolean committedTruncated = merged.size() >= want;
-    byte[] lastCommitted = merged.isEmpty() ? new byte[0] : merged.lastKey();
-    for (Map.Entry<byte[], byte[]> e : pending.entrySet()) {
-      if (e.getValue() == Changes.DELETED) {
-        merged.remove(e.getKey());
-      } else {
-        merged.put(e.getKey(), e.getValue());
-      }
-    }
-    List<Map.Entry<byte[], byte[]>> out = new ArrayList<>(Math.min(max, merged.size()));
-    for (Map.Entry<byte[], byte[]> e : merged.entrySet()) {
-      if (out.size() >= max) {
-        break;
-      }
-      if (committedTruncated && Arrays.compareUnsigned(e.getKey(), lastCommitted) > 0) {
-        break; // committed keys between here and this pending key were not read
-      }
-      out.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey(), e.getValue()));
-    }
-    return out;
-  }
-
-  // ================================================================ validation
-
-  private static QuotaResult invalid(String message) {
-    return new QuotaResult.QuotaRejected(Outcome.INVALID_ARGUMENT, message, "", "", 0, 0);
-  }
-
-  @SafeVarargs
-  private static Optional<String> firstProblem(Optional<String>... problems) {
-    for (Optional<String> p : problems) {
-      if (p.isPresent()) {
-        return p;
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static Optional<String> name(String field, String value) {
-    int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes == 0 || bytes > MAX_NAME_BYTES) {
-      return Optional.of(field + " '" + value + "' has " + bytes + " UTF-8 bytes, must be 1.."
-          + MAX_NAME_BYTES);
-    }
-    return Optional.empty();
-  }
-
-  private static Optional<String> text(String field, String value) {
-    int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-    return bytes > MAX_TEXT_BYTES
-        ? Optional.of(field + " has " + bytes + " UTF-8 bytes, at most " + MAX_TEXT_BYTES)
-        : Optional.empty();
-  }
-
-  private static Optional<String> amount(String field, long value, long min) {
-    return value < min || value > MAX_AMOUNT
-        ? Optional.of(field + " " + value + " outside [" + min + ", " + MAX_AMOUNT + "]")
-        : Optional.empty();
   }
 }
