@@ -1,9 +1,9 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.EventType;
+import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
-import dev.ration.wire.Overage;
-import dev.ration.wire.EventType;
 
 import dev.ration.statemachine.StoreException;
 import dev.ration.wire.ByteReader;

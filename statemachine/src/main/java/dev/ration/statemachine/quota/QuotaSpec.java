@@ -1,8 +1,8 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
-import dev.ration.wire.Overage;
 
 /**
  * One version of a catalog entry for (scope, resource). Every change makes a new version, with

@@ -57,4 +57,9 @@ public final class Scope {
       from = slash + 1;
     }
   }
+
+  /** Whether {@code scope} is {@code prefix} or below it ("" is above every scope). */
+  static boolean under(String scope, String prefix) {
+    return prefix.isEmpty() || scope.equals(prefix) || scope.startsWith(prefix + "/");
+  }
 }

@@ -1,0 +1,215 @@
+package dev.ration.statemachine.quota;
+
+import dev.ration.statemachine.InvariantViolation;
+import dev.ration.statemachine.replica.ExpiryKey;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * Every quota invariant check (docs/INVARIANTS.md, Q1–Q7), in one place: the incremental checks
+ * the other classes make at the moment a command changes what an invariant is about, and the
+ * full recomputation from the store ({@link #verify()}, {@link #verifyStoredExpiries}) run at
+ * start, restore, snapshot install and after every entry in tests. A violation throws
+ * {@link InvariantViolation}: the replica must stop rather than diverge from the others.
+ *
+ * <p>Thread: the single applying thread.
+ *
+ * <p>Invariants: it keeps none of its own and changes nothing; it only reads.
+ */
+final class QuotaVerifier {
+  private final QuotaOptions options;
+  private final QuotaRecords records;
+  private final QuotaCounters counters;
+  private final QuotaCatalog catalog;
+
+  QuotaVerifier(QuotaOptions options, QuotaRecords records, QuotaCounters counters,
+      QuotaCatalog catalog) {
+    this.options = options;
+    this.records = records;
+    this.counters = counters;
+    this.catalog = catalog;
+  }
+
+  // Incremental checks, made where a command changes what they are about.
+
+  /** Q1: a reservation just charged {@code spec}'s level up to {@code usedAfter}. */
+  static void requireWithinCapacity(long reservationId, QuotaSpec spec, long usedAfter) {
+    if (usedAfter > spec.capacity()) {
+      throw new InvariantViolation("Q1 reservation " + reservationId + " takes " + spec.scope() + " "
+          + spec.resource() + " to " + usedAfter + " > capacity " + spec.capacity()
+          + " (limit " + spec.limit() + " overageMax " + spec.overageMax() + ")");
+    }
+  }
+
+  /** Q3: a reservation being settled was charged at a level that must still have its entry. */
+  static QuotaSpec requireChargedEntry(Optional<QuotaSpec> spec, long reservationId,
+      String levelScope, String resource) {
+    return spec.orElseThrow(() -> new InvariantViolation("Q3 reservation " + reservationId
+        + " charged " + levelScope + " " + resource + " which has no catalog entry"));
+  }
+
+  /** Q2: releasing a reservation at one level leaves nothing negative. */
+  static void requireReleasable(long reservationId, String levelScope, String resource,
+      long held, long windowUsed) {
+    if (held < 0 || windowUsed < 0) {
+      throw new InvariantViolation("Q2 settling reservation " + reservationId + " leaves "
+          + levelScope + " " + resource + " held " + held + " windowUsed " + windowUsed);
+    }
+  }
+
+  /** Q4: the usage log only grows by the next sequence. */
+  static void requireNextSequence(long sequence, long lastSequence) {
+    if (sequence != lastSequence + 1) {
+      throw new InvariantViolation("Q4 usage log sequence " + sequence + " after " + lastSequence);
+    }
+  }
+
+  // Full checks, recomputed from the store.
+
+  /**
+   * Recomputes every quota invariant from the store (expensive: start, snapshot, tests).
+   * Q2: each level's held amount is the sum of the outstanding reservations charged at it, and no
+   * usage is negative. Q3: every level with usage has a catalog entry (the expiry records are
+   * checked by {@link #verifyStoredExpiries}). Q4: the log is dense from 1 to the last sequence.
+   * Q5: every reservation event id is unique (one event per settled item). Q6: aggregates equal
+   * the log's usage by event time (when the log fits in one scan). Q7: the catalog holds each
+   * entry's newest version.
+   */
+  void verify() {
+    Map<String, Long> held = new HashMap<>();
+    long outstanding = 0;
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.RESERVATION, Integer.MAX_VALUE)) {
+      Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
+      outstanding++;
+      for (ReservationItem item : r.items()) {
+        for (LevelCharge c : item.charges()) {
+          held.merge(c.levelScope() + "\n" + item.resource(), item.amount(), Long::sum);
+        }
+      }
+    }
+    if (outstanding != counters.reservations()) {
+      throw new InvariantViolation("Q2 counter says " + counters.reservations()
+          + " reservations, store holds " + outstanding);
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.LEVEL, Integer.MAX_VALUE)) {
+      LevelUsage u = QuotaFormat.readUsage(QuotaFormat.storedReader(e.getValue(), "level usage"));
+      long expected = held.getOrDefault(u.scope() + "\n" + u.resource(), 0L);
+      if (u.held() != expected || u.windowUsed() < 0 || u.allocated() < 0) {
+        throw new InvariantViolation("Q2 level " + u.scope() + " " + u.resource() + " held "
+            + u.held() + " but outstanding reservations hold " + expected + "; windowUsed "
+            + u.windowUsed() + " allocated " + u.allocated());
+      }
+      if (catalog.spec(u.scope(), u.resource()).isEmpty()) {
+        throw new InvariantViolation("Q3 usage for " + u.scope() + " " + u.resource()
+            + " without a catalog entry");
+      }
+      held.remove(u.scope() + "\n" + u.resource());
+    }
+    held.values().removeIf(v -> v == 0);
+    if (!held.isEmpty()) {
+      throw new InvariantViolation("Q2 reservations hold " + held + " at levels with no usage record");
+    }
+    long lastSequence = counters.lastSequence();
+    // The whole-log checks (Q4 dense, Q5, Q6) read every record; past maxScanRecords they would
+    // stall a snapshot, so a long log gets only the check that its last record is the counter's.
+    if (lastSequence > options.maxScanRecords()) {
+      List<Map.Entry<byte[], byte[]>> last = records.scan(QuotaRecords.LOG,
+          QuotaKeys.sequence(lastSequence), QuotaKeys.logEnd(), 2);
+      if (last.size() != 1) {
+        throw new InvariantViolation("Q4 usage log counter " + lastSequence + " but " + last.size()
+            + " records at or after it");
+      }
+      verifyCatalog();
+      return;
+    }
+    long expectedSeq = 1;
+    Set<String> reservationEventIds = new HashSet<>();
+    Map<String, Long> aggregatesFromLog = new TreeMap<>();
+    for (Map.Entry<byte[], byte[]> e : records.scan(QuotaRecords.LOG, QuotaKeys.logStart(),
+        QuotaKeys.logEnd(), Integer.MAX_VALUE)) {
+      UsageEvent event = QuotaFormat.readEvent(QuotaFormat.storedReader(e.getValue(), "usage event"));
+      if (event.sequence() != expectedSeq) {
+        throw new InvariantViolation("Q4 usage log has sequence " + event.sequence() + " where "
+            + expectedSeq + " was due");
+      }
+      expectedSeq++;
+      if (event.eventId().startsWith("res:") && !reservationEventIds.add(event.eventId())) {
+        throw new InvariantViolation("Q5 reservation event " + event.eventId() + " emitted twice");
+      }
+      if (event.type().isUsage()) {
+        for (String level : Scope.levels(event.scope())) {
+          aggregatesFromLog.merge(level + "\n" + event.resource() + "\n"
+              + Aggregate.bucketOf(event.eventTimeMillis()), event.quantity(), Long::sum);
+        }
+      }
+    }
+    if (expectedSeq - 1 != lastSequence) {
+      throw new InvariantViolation("Q4 usage log ends at " + (expectedSeq - 1) + ", counter says "
+          + lastSequence);
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.AGGREGATE, Integer.MAX_VALUE)) {
+      Aggregate a = UsageLog.readAggregateEntry(e);
+      String k = a.scope() + "\n" + a.resource() + "\n" + a.bucketStartMillis();
+      long fromLog = aggregatesFromLog.getOrDefault(k, 0L);
+      if (fromLog != a.quantity()) {
+        throw new InvariantViolation("Q6 aggregate " + a.scope() + " " + a.resource() + " bucket "
+            + a.bucketStartMillis() + " holds " + a.quantity() + ", log sums to " + fromLog);
+      }
+      aggregatesFromLog.remove(k);
+    }
+    aggregatesFromLog.values().removeIf(v -> v == 0);
+    if (!aggregatesFromLog.isEmpty()) {
+      throw new InvariantViolation("Q6 log usage without aggregates: " + aggregatesFromLog);
+    }
+    verifyCatalog();
+  }
+
+  /** Q7: each catalog entry is the newest version in its history, none above the counter. */
+  private void verifyCatalog() {
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.CATALOG, Integer.MAX_VALUE)) {
+      QuotaSpec s = QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "catalog"));
+      List<Map.Entry<byte[], byte[]>> versions =
+          records.scanPrefix(QuotaKeys.historyOf(s.scope(), s.resource()), Integer.MAX_VALUE);
+      QuotaSpec newest = QuotaFormat.readSpec(QuotaFormat.storedReader(
+          versions.get(versions.size() - 1).getValue(), "history"));
+      if (!newest.equals(s) || s.version() > counters.catalogVersion()) {
+        throw new InvariantViolation("Q7 catalog entry " + s + " is not the newest version "
+            + newest + " (catalog version " + counters.catalogVersion() + ")");
+      }
+    }
+  }
+
+  /**
+   * Q3: every outstanding reservation, every kept settlement and every remembered event id has
+   * its record in the shared expiry index at its due time (so nothing outlives its lifetime).
+   */
+  void verifyStoredExpiries(Consumer<Consumer<ExpiryKey>> walk) {
+    Set<ExpiryKey> stored = new HashSet<>();
+    walk.accept(stored::add);
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.RESERVATION, Integer.MAX_VALUE)) {
+      Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
+      requireExpiry(stored, QuotaKeys.reservationEnd(r.expiresAtMillis(), r.reservationId()));
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.SETTLED, Integer.MAX_VALUE)) {
+      Settlement st = QuotaFormat.readSettlement(QuotaFormat.storedReader(e.getValue(), "settlement"));
+      requireExpiry(stored, QuotaKeys.settlementEnd(
+          st.settledAtMillis() + options.settledRetentionMillis(), st.reservationId()));
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.EVENT_ID, Integer.MAX_VALUE)) {
+      UsageLog.EventIdRecord rec = UsageLog.readEventIdRecord(e.getValue());
+      requireExpiry(stored, QuotaKeys.eventIdEnd(rec.expiresAtMillis(), rec.sequence()));
+    }
+  }
+
+  private static void requireExpiry(Set<ExpiryKey> stored, ExpiryKey key) {
+    if (!stored.contains(key)) {
+      throw new InvariantViolation("Q3 quota record has no expiry-index record " + key);
+    }
+  }
+}

@@ -1,0 +1,269 @@
+package dev.ration.statemachine.quota;
+
+import static dev.ration.statemachine.quota.Arguments.firstProblem;
+import static dev.ration.statemachine.quota.Arguments.invalid;
+import static dev.ration.statemachine.quota.Arguments.name;
+
+import dev.ration.statemachine.command.AckUsage;
+import dev.ration.statemachine.command.IngestUsage;
+import dev.ration.statemachine.query.QuotaAnswer;
+import dev.ration.statemachine.result.QuotaResult;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.EventType;
+import dev.ration.wire.QuotaKind;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The append-only usage log that billing and other consumers read: ingested events (deduplicated
+ * by event id for the dedup retention), the ledger's own settlement, alert and compensation
+ * events, hour aggregates by event time at every level of the scope path, an index of each
+ * reservation's events, and each consumer's acknowledged cursor.
+ *
+ * <p>Thread: the single applying thread.
+ *
+ * <p>Invariants: sequences are dense from 1 and nothing is rewritten (Q4: a repair is a new
+ * compensating record); each aggregate is the sum of the log's usage events in its bucket (Q6);
+ * an ingested event id is remembered, with its expiry-index record, until its retention ends;
+ * a consumer's cursor never moves back nor past the last sequence.
+ */
+final class UsageLog {
+  private final QuotaOptions options;
+  private final QuotaRecords records;
+  private final QuotaCounters counters;
+  private final QuotaCatalog catalog;
+
+  UsageLog(QuotaOptions options, QuotaRecords records, QuotaCounters counters,
+      QuotaCatalog catalog) {
+    this.options = options;
+    this.records = records;
+    this.counters = counters;
+    this.catalog = catalog;
+  }
+
+  /** The sequence the next appended record gets. */
+  long nextSequence() {
+    return counters.lastSequence() + 1;
+  }
+
+  QuotaResult ingest(IngestUsage c, long now) {
+    Optional<String> bad = firstProblem(
+        name("eventId", c.eventId()),
+        Scope.problem(c.scope()),
+        name("resource", c.resource()),
+        name("unit", c.unit()),
+        Math.abs(c.quantity()) > QuotaLedger.MAX_AMOUNT
+            ? Optional.of("quantity " + c.quantity() + " beyond ±" + QuotaLedger.MAX_AMOUNT)
+            : Optional.empty(),
+        c.reservationId() < 0
+            ? Optional.of("reservationId " + c.reservationId() + " < 0") : Optional.empty(),
+        c.eventId().startsWith("res:") || c.eventId().startsWith("comp:")
+                || c.eventId().startsWith("alert:")
+            ? Optional.of("eventId " + c.eventId() + " uses a prefix the ledger reserves "
+                + "(res:, comp:, alert:)")
+            : Optional.empty());
+    if (bad.isPresent()) {
+      return invalid(bad.get());
+    }
+    Optional<byte[]> seen = records.get(QuotaRecords.Q, QuotaKeys.eventId(c.eventId()));
+    if (seen.isPresent()) {
+      return new QuotaResult.UsageIngested(readEventIdRecord(seen.get()).sequence(), true);
+    }
+    if (c.eventTimeMillis() < now - options.dedupRetentionMillis()) {
+      return invalid("event " + c.eventId() + " time " + c.eventTimeMillis() + " is older than the "
+          + "dedup retention (" + options.dedupRetentionMillis() + " ms before ledger now " + now
+          + "): it could not be told from a duplicate");
+    }
+    if (c.eventTimeMillis() > now + options.maxFutureSkewMillis()) {
+      return invalid("event " + c.eventId() + " time " + c.eventTimeMillis() + " is more than "
+          + options.maxFutureSkewMillis() + " ms after ledger now " + now);
+    }
+    List<QuotaSpec> allocations = new ArrayList<>();
+    for (String level : Scope.levels(c.scope())) {
+      catalog.spec(level, c.resource()).filter(s -> s.kind() == QuotaKind.ALLOCATION)
+          .ifPresent(allocations::add);
+    }
+    if (c.quantity() < 0 && allocations.isEmpty()) {
+      return invalid("negative quantity " + c.quantity() + " is only for allocation resources; "
+          + c.scope() + " " + c.resource() + " has no allocation entry");
+    }
+    long seq = nextSequence();
+    append(new UsageEvent(seq, c.eventId(), EventType.INGESTED, c.eventTimeMillis(), now,
+        c.scope(), c.resource(), c.quantity(), c.unit(), c.reservationId(), 0));
+    if (c.quantity() < 0) {
+      // Released allocation (e.g. storage freed) frees capacity at every allocation level.
+      for (QuotaSpec spec : allocations) {
+        LevelUsage u = catalog.usage(spec.scope(), spec.resource());
+        long allocated = Math.max(0, u.allocated() + c.quantity());
+        LevelUsage after = u.with(u.windowUsed(), u.held(), allocated, u.alerted());
+        if (after.alerted() && after.used(spec.kind()) < spec.softLimit()) {
+          after = after.with(after.windowUsed(), after.held(), allocated, false);
+        }
+        catalog.putUsage(after);
+      }
+    }
+    return new QuotaResult.UsageIngested(seq, false);
+  }
+
+  /** Appends one record: log, event-id record (with its retention), aggregates, reservation index. */
+  void append(UsageEvent e) {
+    QuotaVerifier.requireNextSequence(e.sequence(), counters.lastSequence());
+    counters.lastSequence(e.sequence());
+    records.put(QuotaRecords.LOG, QuotaKeys.sequence(e.sequence()),
+        QuotaFormat.stored(out -> QuotaFormat.writeEvent(out, e)));
+    if (e.type() == EventType.INGESTED) {
+      // Only a service's own ids can repeat: the ledger's (res:, comp:, alert:) are unique by
+      // construction and ingest refuses those prefixes, so they need no dedup record.
+      long idExpires = e.recordedAtMillis() + options.dedupRetentionMillis();
+      records.put(QuotaRecords.Q, QuotaKeys.eventId(e.eventId()),
+          QuotaFormat.stored(out -> out.i64(e.sequence()).i64(idExpires)));
+      records.putExpiry(QuotaKeys.eventIdEnd(idExpires, e.sequence()));
+    }
+    if (e.type().isUsage()) {
+      long bucket = Aggregate.bucketOf(e.eventTimeMillis());
+      for (String level : Scope.levels(e.scope())) {
+        byte[] k = QuotaKeys.aggregate(level, e.resource(), bucket);
+        long[] qe = records.get(QuotaRecords.Q, k).map(UsageLog::readAggregate).orElse(new long[2]);
+        records.put(QuotaRecords.Q, k,
+            QuotaFormat.stored(out -> out.i64(qe[0] + e.quantity()).i64(qe[1] + 1)));
+      }
+    }
+    if (e.reservationId() != 0) {
+      records.put(QuotaRecords.Q, QuotaKeys.byReservation(e.reservationId(), e.sequence()),
+          QuotaFormat.stored(out -> {}));
+    }
+  }
+
+  QuotaResult ack(AckUsage c) {
+    Optional<String> bad = name("consumer", c.consumer());
+    if (bad.isPresent()) {
+      return invalid(bad.get());
+    }
+    if (c.sequence() < 0 || c.sequence() > counters.lastSequence()) {
+      return invalid("ack of sequence " + c.sequence() + " outside [0, last "
+          + counters.lastSequence() + "]");
+    }
+    long cursor = Math.max(cursor(c.consumer()), c.sequence());
+    records.put(QuotaRecords.Q, QuotaKeys.consumer(c.consumer()),
+        QuotaFormat.stored(out -> out.i64(cursor)));
+    return new QuotaResult.UsageAcked(c.consumer(), cursor);
+  }
+
+  private long cursor(String consumer) {
+    return records.get(QuotaRecords.Q, QuotaKeys.consumer(consumer))
+        .map(v -> {
+          ByteReader in = QuotaFormat.storedReader(v, "consumer " + consumer);
+          long cursor = in.i64("cursor");
+          in.end();
+          return cursor;
+        })
+        .orElse(0L);
+  }
+
+  /**
+   * Tick reached the end of the dedup retention of the event at {@code sequence}: forgets its
+   * id, unless the id was ingested again since (then the record names a newer sequence).
+   */
+  boolean forgetEventId(long sequence) {
+    Optional<UsageEvent> event = event(sequence);
+    if (event.isPresent()) {
+      byte[] idKey = QuotaKeys.eventId(event.get().eventId());
+      Optional<byte[]> rec = records.get(QuotaRecords.Q, idKey);
+      if (rec.isPresent() && readEventIdRecord(rec.get()).sequence() == sequence) {
+        records.delete(QuotaRecords.Q, idKey);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Records after the consumer's cursor (or from {@code fromSequence}), at most {@code max}. */
+  QuotaAnswer.UsageBatch read(String consumer, long fromSequence, int max) {
+    long cursor = consumer.isEmpty() ? 0 : cursor(consumer);
+    long from = fromSequence > 0 ? fromSequence : cursor + 1;
+    int most = Math.max(0, Math.min(max, options.maxScanRecords()));
+    return new QuotaAnswer.UsageBatch(events(from, most), cursor, counters.lastSequence());
+  }
+
+  QuotaAnswer.AggregateList aggregateUsage(String scope, String resource, long from, long to) {
+    List<Aggregate> buckets = aggregates(scope, resource, from, to);
+    long total = buckets.stream().mapToLong(Aggregate::quantity).sum();
+    return new QuotaAnswer.AggregateList(buckets, total);
+  }
+
+  Optional<UsageEvent> event(long sequence) {
+    return records.get(QuotaRecords.LOG, QuotaKeys.sequence(sequence))
+        .map(v -> QuotaFormat.readEvent(QuotaFormat.storedReader(v, "usage event " + sequence)));
+  }
+
+  List<UsageEvent> events(long fromSequence, int max) {
+    List<UsageEvent> out = new ArrayList<>();
+    for (Map.Entry<byte[], byte[]> e : records.scan(QuotaRecords.LOG,
+        QuotaKeys.sequence(Math.max(1, fromSequence)), QuotaKeys.logEnd(), max)) {
+      out.add(QuotaFormat.readEvent(QuotaFormat.storedReader(e.getValue(), "usage event")));
+    }
+    return out;
+  }
+
+  /** The usage events recorded against one reservation, in log order. */
+  List<UsageEvent> eventsOf(long reservationId) {
+    List<UsageEvent> out = new ArrayList<>();
+    for (Map.Entry<byte[], byte[]> e :
+        records.scanPrefix(QuotaKeys.byReservationOf(reservationId), options.maxScanRecords())) {
+      event(QuotaKeys.sequenceOfByReservation(e.getKey())).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  /** Aggregates of exactly {@code scope} ({@code resource} "" = all) with buckets in [from, to). */
+  List<Aggregate> aggregates(String scope, String resource, long from, long to) {
+    List<Aggregate> out = new ArrayList<>();
+    long firstBucket = Aggregate.bucketOf(from);
+    if (resource.isEmpty()) {
+      for (Map.Entry<byte[], byte[]> e :
+          records.scanPrefix(QuotaKeys.aggregatesOf(scope), options.maxScanRecords())) {
+        Aggregate a = readAggregateEntry(e);
+        if (a.bucketStartMillis() >= firstBucket && a.bucketStartMillis() < to) {
+          out.add(a);
+        }
+      }
+    } else {
+      byte[] end = QuotaKeys.aggregate(scope, resource, Math.max(firstBucket, to));
+      for (Map.Entry<byte[], byte[]> e : records.scan(QuotaRecords.Q,
+          QuotaKeys.aggregate(scope, resource, firstBucket), end, options.maxScanRecords())) {
+        Aggregate a = readAggregateEntry(e);
+        if (a.bucketStartMillis() < to) {
+          out.add(a);
+        }
+      }
+    }
+    return out;
+  }
+
+  static Aggregate readAggregateEntry(Map.Entry<byte[], byte[]> e) {
+    QuotaKeys.AggregateKey k = QuotaKeys.readAggregate(e.getKey());
+    long[] qe = readAggregate(e.getValue());
+    return new Aggregate(k.scope(), k.resource(), k.bucketStartMillis(), qe[0], qe[1]);
+  }
+
+  /** [quantity, events] of an aggregate record. */
+  private static long[] readAggregate(byte[] value) {
+    ByteReader in = QuotaFormat.storedReader(value, "aggregate");
+    long[] qe = {in.i64("quantity"), in.i64("events")};
+    in.end();
+    return qe;
+  }
+
+  /** An ingested event id's record: the sequence it was logged at and when it is forgotten. */
+  record EventIdRecord(long sequence, long expiresAtMillis) {}
+
+  static EventIdRecord readEventIdRecord(byte[] value) {
+    ByteReader in = QuotaFormat.storedReader(value, "event id");
+    long sequence = in.i64("sequence");
+    long expiresAt = in.i64("expiresAt");
+    in.end();
+    return new EventIdRecord(sequence, expiresAt);
+  }
+}
