@@ -6,6 +6,7 @@ import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 
 import dev.ration.statemachine.InvariantViolation;
+import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AckUsage;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.CancelReservation;
@@ -70,7 +71,6 @@ public final class QuotaLedger implements Ledger {
   public static final String FAMILY_USAGE = "usage";
 
   public static final long MAX_AMOUNT = 1_000_000_000_000_000L;
-  public static final int MAX_NAME_BYTES = 128;
   public static final int MAX_TEXT_BYTES = 512;
   public static final int MAX_REPAIRS = 1_000;
   /** Most rows a list query answers (quotas, versions, reservations): one reply frame's worth. */
@@ -96,6 +96,8 @@ public final class QuotaLedger implements Ledger {
   private static final String LOG = FAMILY_USAGE;
 
   private final QuotaOptions options;
+  /** The one name bound of the replicated state ({@link StateOptions#maxNameBytes()}). */
+  private final int maxNameBytes;
   private final ApplyContext context;
 
   // Counters, persisted in the META record with every change.
@@ -106,8 +108,9 @@ public final class QuotaLedger implements Ledger {
   private long alertsRaised;
   private long reservations;
 
-  public QuotaLedger(QuotaOptions options, ApplyContext context) {
-    this.options = options;
+  public QuotaLedger(StateOptions options, ApplyContext context) {
+    this.options = options.quota();
+    this.maxNameBytes = options.maxNameBytes();
     this.context = context;
   }
 
@@ -1204,11 +1207,11 @@ public final class QuotaLedger implements Ledger {
     return Optional.empty();
   }
 
-  private static Optional<String> name(String field, String value) {
+  private Optional<String> name(String field, String value) {
     int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes == 0 || bytes > MAX_NAME_BYTES) {
+    if (bytes == 0 || bytes > maxNameBytes) {
       return Optional.of(field + " '" + value + "' has " + bytes + " UTF-8 bytes, must be 1.."
-          + MAX_NAME_BYTES);
+          + maxNameBytes);
     }
     return Optional.empty();
   }

@@ -19,8 +19,7 @@ import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.statemachine.ttl.TtlLedger;
-import dev.ration.statemachine.quota.QuotaLedger; // quota (issue 6)
-import dev.ration.statemachine.quota.QuotaOptions; // quota (issue 6)
+import dev.ration.statemachine.quota.QuotaLedger;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -61,7 +60,7 @@ public final class Replica implements ApplyContext {
   private final FamilyStore families;
   private final LeaseLedger lease;
   private final TtlLedger ttl;
-  private final QuotaLedger quota; // quota (issue 6)
+  private final QuotaLedger quota;
   /** Every ledger, in a fixed order (routing asks them in this order). */
   private final List<Ledger> ledgers;
 
@@ -86,10 +85,8 @@ public final class Replica implements ApplyContext {
     this.store = store;
     this.families = families;
     this.lease = new LeaseLedger(options, this);
-    this.ttl = new TtlLedger(this);
-    // --- quota (issue 6)
-    this.quota = new QuotaLedger(QuotaOptions.defaults(), this);
-    // --- end quota
+    this.ttl = new TtlLedger(options, this);
+    this.quota = new QuotaLedger(options, this);
     this.ledgers = List.of(lease, ttl, quota);
   }
 
@@ -101,11 +98,9 @@ public final class Replica implements ApplyContext {
     return ttl;
   }
 
-  // --- quota (issue 6)
   public QuotaLedger quota() {
     return quota;
   }
-  // --- end quota
 
   public List<Ledger> ledgers() {
     return ledgers;
