@@ -59,6 +59,11 @@ public record StateOptions(
     }
   }
 
+  /** These options with other quota bounds (tests and tools; the server reads configuration). */
+  public StateOptions withQuota(QuotaOptions bounds) {
+    return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, maxNameBytes, bounds);
+  }
+
   /** These options with another name bound (tests and tools; the server reads configuration). */
   public StateOptions withMaxNameBytes(int bytes) {
     return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, bytes, quota);

@@ -205,9 +205,11 @@ public final class QuotaLedger implements Ledger {
         freed = true;
       }
     } else if (due.kind() == EXPIRY_SETTLEMENT) {
+      // A reservation is settled once, with one expiry record, so the record popped is the
+      // settlement's own. Its due time is not recomputed: it holds the retention in force when
+      // the reservation settled, which a restart with another settled-retention must not strand.
       Optional<Settlement> s = settlement(id);
-      if (s.isPresent()
-          && s.get().settledAtMillis() + options.settledRetentionMillis() == due.dueAtMillis()) {
+      if (s.isPresent()) {
         delete(Q, key(SETTLED).i64(id).toByteArray());
         freed = true;
       }
@@ -988,7 +990,13 @@ public final class QuotaLedger implements Ledger {
   @Override
   public void verifyStoredExpiries(Consumer<Consumer<ExpiryKey>> walk) {
     Set<ExpiryKey> stored = new HashSet<>();
-    walk.accept(stored::add);
+    Map<Long, Long> settlementDue = new HashMap<>();
+    walk.accept(key -> {
+      stored.add(key);
+      if (key.kind() == EXPIRY_SETTLEMENT) {
+        settlementDue.put(key.a(), key.dueAtMillis());
+      }
+    });
     for (Map.Entry<byte[], byte[]> e :
         scan(Q, new byte[] {RESERVATION}, new byte[] {RESERVATION + 1}, Integer.MAX_VALUE)) {
       Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
@@ -997,8 +1005,12 @@ public final class QuotaLedger implements Ledger {
     for (Map.Entry<byte[], byte[]> e :
         scan(Q, new byte[] {SETTLED}, new byte[] {SETTLED + 1}, Integer.MAX_VALUE)) {
       Settlement st = QuotaFormat.readSettlement(QuotaFormat.storedReader(e.getValue(), "settlement"));
-      requireExpiry(stored, new ExpiryKey(st.settledAtMillis() + options.settledRetentionMillis(),
-          EXPIRY_SETTLEMENT, st.reservationId(), 0, 0));
+      // Due after its settlement by the retention of that time, whatever the retention is now.
+      Long due = settlementDue.get(st.reservationId());
+      if (due == null || due <= st.settledAtMillis()) {
+        throw new InvariantViolation("Q3 settlement of reservation " + st.reservationId()
+            + " settled at " + st.settledAtMillis() + " has expiry record due " + due);
+      }
     }
     for (Map.Entry<byte[], byte[]> e :
         scan(Q, new byte[] {EVENT_ID}, new byte[] {EVENT_ID + 1}, Integer.MAX_VALUE)) {
