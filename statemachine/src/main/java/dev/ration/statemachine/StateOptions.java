@@ -1,8 +1,13 @@
 package dev.ration.statemachine;
 
+import dev.ration.statemachine.quota.QuotaOptions;
+
 /**
- * Bounds of the replicated state. Every replica must use the same values (they are part of the
- * cluster configuration, not per-node tuning), because they change what apply does.
+ * Every bound of the replicated state, in one record. Every replica must use the same values
+ * (they are part of the cluster configuration, not per-node tuning), because they change what
+ * apply does: a command one replica refuses and another applies would split the state. The
+ * server reads them from the {@code ledger} section of its configuration; nothing else in the
+ * state machine or the endpoint spells a bound of its own.
  *
  * @param idempotencyRetentionMillis how long (ledger time) a request's first answer is kept for
  *     retries. Retention must exceed the client's retry budget (the whole time a client may
@@ -12,13 +17,26 @@ package dev.ration.statemachine;
  *     60 s retention keeps about 600k records on disk, none on the heap
  * @param maxLimits most limits the ledger holds
  * @param maxLeasesPerLimit most live leases one limit holds (further acquires are LIMIT_EXHAUSTED)
- * @param maxNameBytes longest tenant, resource or holder name in UTF-8 bytes
+ * @param maxNameBytes longest name in UTF-8 bytes, in every ledger: tenant, resource and holder
+ *     of a limit or lease, the leader id of an epoch, a TTL namespace, and a quota resource,
+ *     unit, event id or usage consumer
+ * @param quota the bounds only the quota ledger uses
  */
 public record StateOptions(
-    long idempotencyRetentionMillis, int maxLimits, int maxLeasesPerLimit, int maxNameBytes) {
+    long idempotencyRetentionMillis,
+    int maxLimits,
+    int maxLeasesPerLimit,
+    int maxNameBytes,
+    QuotaOptions quota) {
+
+  /**
+   * Most {@link #maxNameBytes}. Names are keys of RocksDB records and travel in every reply
+   * that lists them, so the bound stays small; it is far below the wire's u16 string length.
+   */
+  public static final int MAX_NAME_BYTES_CEILING = 1024;
 
   public static StateOptions defaults() {
-    return new StateOptions(60_000, 100_000, 10_000, 128);
+    return new StateOptions(60_000, 100_000, 10_000, 128, QuotaOptions.defaults());
   }
 
   public StateOptions {
@@ -26,10 +44,28 @@ public record StateOptions(
       throw new IllegalArgumentException(
           "idempotencyRetentionMillis " + idempotencyRetentionMillis + " < 1000");
     }
-    if (maxLimits < 1 || maxLeasesPerLimit < 1 || maxNameBytes < 1 || maxNameBytes > 1024) {
-      throw new IllegalArgumentException(
-          "bad bounds maxLimits=" + maxLimits + " maxLeasesPerLimit=" + maxLeasesPerLimit
-              + " maxNameBytes=" + maxNameBytes);
+    if (maxLimits < 1) {
+      throw new IllegalArgumentException("maxLimits " + maxLimits + " < 1");
     }
+    if (maxLeasesPerLimit < 1) {
+      throw new IllegalArgumentException("maxLeasesPerLimit " + maxLeasesPerLimit + " < 1");
+    }
+    if (maxNameBytes < 1 || maxNameBytes > MAX_NAME_BYTES_CEILING) {
+      throw new IllegalArgumentException("maxNameBytes " + maxNameBytes + " outside 1.."
+          + MAX_NAME_BYTES_CEILING);
+    }
+    if (quota == null) {
+      throw new IllegalArgumentException("quota options missing");
+    }
+  }
+
+  /** These options with other quota bounds (tests and tools; the server reads configuration). */
+  public StateOptions withQuota(QuotaOptions bounds) {
+    return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, maxNameBytes, bounds);
+  }
+
+  /** These options with another name bound (tests and tools; the server reads configuration). */
+  public StateOptions withMaxNameBytes(int bytes) {
+    return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, bytes, quota);
   }
 }

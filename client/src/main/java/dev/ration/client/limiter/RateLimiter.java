@@ -9,8 +9,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
@@ -44,19 +42,14 @@ import java.util.function.LongSupplier;
  *       whole tokens. Idempotent.
  * </ul>
  *
- * <p><b>Demand report</b> (every renewal; DESIGN §3 allocation input). Over each renewal period
- * of length Δ: {@code a = admitted/Δ}, {@code j = rejected/Δ} (permits per second), smoothed as
- * {@code ewma ← α·x + (1−α)·ewma} (first period: x). Reported {@code admittedPerSecond =
- * round(ewmaA)}, {@code rejectedPerSecond = round(ewmaJ)}, {@code demandRatePerSecond =
- * max(minDemandRate, ceil(ewmaA + ewmaJ))}, {@code demandBurst = max(minDemandBurst, peak)} where
- * peak is the most permits requested (admitted or not) within one 2^27 ns (≈134 ms) window
- * since the previous report. Acquires ask for the same demand rate and burst.
+ * <p><b>Demand report</b> (every renewal; DESIGN §3 allocation input): every request is recorded
+ * in a {@link DemandMeter}, whose report each renewal carries (smoothed admitted and rejected
+ * rates, demand rate and peak burst). Acquires ask for the same demand rate and burst.
  *
  * <p>Thread-safe. {@link #tryAcquire} is lock-free and allocation-free.
  */
 public final class RateLimiter implements AutoCloseable {
   private static final long NANOS_PER_MILLI = 1_000_000L;
-  private static final int WINDOW_SHIFT = 27;
 
   private final LeaseTransport transport;
   private final LimiterScheduler scheduler;
@@ -67,12 +60,10 @@ public final class RateLimiter implements AutoCloseable {
   private final String holder;
   private final LeasedBucket bucket;
 
+  /** Records every request on the hot path; reported under this object's monitor. */
+  private final DemandMeter demand;
+
   // ---- hot-path state (lock-free)
-  private final LongAdder admitted = new LongAdder();
-  private final LongAdder rejected = new LongAdder();
-  private final LongAdder windowCount = new LongAdder();
-  private final AtomicLong windowIndex = new AtomicLong(Long.MIN_VALUE);
-  private final AtomicLong peakInPeriod = new AtomicLong();
   private final AtomicBoolean kickPending = new AtomicBoolean();
   private volatile boolean closed;
   private volatile boolean inEmergency;
@@ -98,11 +89,6 @@ public final class RateLimiter implements AutoCloseable {
   private long emergencyInstalled;
   private long emergencyToReport;
   private long emergencyInFlight;
-  private long lastReportNanos;
-  private long lastAdmitted;
-  private long lastRejected;
-  private double ewmaAdmitted = -1;
-  private double ewmaRejected = -1;
   private CompletableFuture<Void> closing;
 
   private RateLimiter(LeaseTransport transport, LimiterScheduler scheduler, String tenant,
@@ -118,7 +104,7 @@ public final class RateLimiter implements AutoCloseable {
     this.tenant = tenant;
     this.resource = resource;
     this.holder = holder;
-    this.lastReportNanos = clock.getAsLong();
+    this.demand = DemandMeter.of(options, clock.getAsLong());
   }
 
   /**
@@ -147,12 +133,10 @@ public final class RateLimiter implements AutoCloseable {
     }
     long now = clock.getAsLong();
     long r = bucket.acquireOrWaitNanos(permits, now);
-    observe(permits, now);
+    demand.record(permits, now, r == LeasedBucket.ADMITTED);
     if (r == LeasedBucket.ADMITTED) {
-      admitted.add(permits);
       return true;
     }
-    rejected.add(permits);
     if (r == LeasedBucket.NO_LEASE || r == LeasedBucket.EXPIRED) {
       kick();
     }
@@ -171,12 +155,10 @@ public final class RateLimiter implements AutoCloseable {
     }
     long now = clock.getAsLong();
     long r = bucket.acquireOrWaitNanos(permits, now);
-    observe(permits, now);
+    demand.record(permits, now, r == LeasedBucket.ADMITTED);
     if (r == LeasedBucket.ADMITTED) {
-      admitted.add(permits);
       return new Decision(true, inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED, 0, true, policy);
     }
-    rejected.add(permits);
     if (r > 0) {
       return new Decision(false, Decision.Reason.NO_TOKENS, r, true, policy);
     }
@@ -199,17 +181,6 @@ public final class RateLimiter implements AutoCloseable {
       return new Decision(false, reason, hint - now, true, policy);
     }
     return new Decision(false, reason, policy.initialDelayNanos(), false, policy);
-  }
-
-  /** Peak-burst tracking: permits requested per 2^27 ns window. Approximate under races. */
-  private void observe(long permits, long now) {
-    long w = now >> WINDOW_SHIFT;
-    long current = windowIndex.get();
-    if (w != current && windowIndex.compareAndSet(current, w)) {
-      long sum = windowCount.sumThenReset();
-      peakInPeriod.accumulateAndGet(sum, Math::max);
-    }
-    windowCount.add(permits);
   }
 
   private void kick() {
@@ -243,10 +214,10 @@ public final class RateLimiter implements AutoCloseable {
     phase = Phase.ACQUIRING;
     long seq = ++requestSeq;
     long sentAt = clock.getAsLong();
-    long[] demand = demand(sentAt, false);
+    DemandMeter.Demand d = demand.report(sentAt, false);
     CompletableFuture<Response.LeaseReply> f;
     try {
-      f = transport.acquire(tenant, resource, holder, demand[0], demand[1]);
+      f = transport.acquire(tenant, resource, holder, d.ratePerSecond(), d.burst());
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
@@ -331,13 +302,14 @@ public final class RateLimiter implements AutoCloseable {
     phase = Phase.RENEWING;
     long seq = ++requestSeq;
     long sentAt = clock.getAsLong();
-    long[] demand = demand(sentAt, true);
+    DemandMeter.Demand d = demand.report(sentAt, true);
     long emergencyUsed = emergencyToReport;
     emergencyInFlight = emergencyUsed;
     Response.LeaseInfo held = lease;
     CompletableFuture<Response.LeaseReply> f;
     try {
-      f = transport.renew(held.leaseId(), held.version(), demand[0], demand[1], demand[2], demand[3], emergencyUsed);
+      f = transport.renew(held.leaseId(), held.version(), d.ratePerSecond(), d.burst(),
+          d.admittedPerSecond(), d.rejectedPerSecond(), emergencyUsed);
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
@@ -507,33 +479,6 @@ public final class RateLimiter implements AutoCloseable {
     return c instanceof RationException re && re.retryAfterMillis() > 0 ? re.retryAfterMillis() * NANOS_PER_MILLI : 0;
   }
 
-  /** {demandRate, demandBurst, admittedPerSecond, rejectedPerSecond}; see the class comment. */
-  private long[] demand(long now, boolean closePeriod) {
-    long a = admitted.sum();
-    long j = rejected.sum();
-    long periodNanos = now - lastReportNanos;
-    if (periodNanos > 0) {
-      double seconds = periodNanos / 1e9;
-      double ra = (a - lastAdmitted) / seconds;
-      double rj = (j - lastRejected) / seconds;
-      double alpha = options.ewmaAlpha();
-      ewmaAdmitted = ewmaAdmitted < 0 ? ra : alpha * ra + (1 - alpha) * ewmaAdmitted;
-      ewmaRejected = ewmaRejected < 0 ? rj : alpha * rj + (1 - alpha) * ewmaRejected;
-      lastAdmitted = a;
-      lastRejected = j;
-      lastReportNanos = now;
-    }
-    double ea = Math.max(0, ewmaAdmitted);
-    double ej = Math.max(0, ewmaRejected);
-    long peak = Math.max(peakInPeriod.get(), windowCount.sum());
-    if (closePeriod) {
-      peakInPeriod.set(0);
-    }
-    long rate = Math.max(options.minDemandRatePerSecond(), (long) Math.ceil(ea + ej));
-    long burst = Math.max(options.minDemandBurst(), peak);
-    return new long[] {rate, burst, Math.round(ea), Math.round(ej)};
-  }
-
   private void cancelTimers() {
     if (actionTimer != null) {
       actionTimer.cancel();
@@ -566,11 +511,11 @@ public final class RateLimiter implements AutoCloseable {
 
   /** Permits admitted so far (emergency included). */
   public long admittedTotal() {
-    return admitted.sum();
+    return demand.admittedTotal();
   }
 
   public long rejectedTotal() {
-    return rejected.sum();
+    return demand.rejectedTotal();
   }
 
   /** The lease currently held, if any. */

@@ -5,12 +5,18 @@ import java.util.Optional;
 
 /**
  * Validation of names (tenant, resource, holder) shared by client and server, so both reject
- * the same things with the same words. A name is 1..{@value #NAME_BYTES_MAX} UTF-8 bytes of
- * printable characters: no control characters, no line or paragraph separators, no unpaired
- * surrogates (they do not survive UTF-8), no Unicode noncharacters. Stateless.
+ * the same things with the same words. A name is printable characters: no control characters,
+ * no line or paragraph separators, no unpaired surrogates (they do not survive UTF-8), no
+ * Unicode noncharacters. Stateless.
+ *
+ * <p>The only length checked here is the protocol's: a wire string carries a u16 byte length.
+ * How long a name the cluster accepts is its configuration ({@code ledger.max-name-bytes}),
+ * which a client cannot know; the server checks it and answers INVALID_ARGUMENT naming the
+ * bound.
  */
 public final class Names {
-  public static final int NAME_BYTES_MAX = 128;
+  /** Most UTF-8 bytes any wire string can carry: its length prefix is a u16. */
+  public static final int WIRE_STRING_BYTES_MAX = 0xFFFF;
 
   private Names() {}
 
@@ -23,8 +29,9 @@ public final class Names {
       return Optional.of(field + " is empty");
     }
     // Cheap bound before encoding: a UTF-8 char is at most 3 bytes per UTF-16 unit.
-    if (value.length() > NAME_BYTES_MAX) {
-      return Optional.of(field + " is " + value.length() + " chars, max " + NAME_BYTES_MAX + " UTF-8 bytes");
+    if (value.length() > WIRE_STRING_BYTES_MAX) {
+      return Optional.of(field + " is " + value.length() + " chars, more than a wire string's "
+          + WIRE_STRING_BYTES_MAX + " UTF-8 bytes");
     }
     for (int i = 0; i < value.length(); ) {
       int cp = value.codePointAt(i);
@@ -41,8 +48,9 @@ public final class Names {
       i += Character.charCount(cp);
     }
     int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes > NAME_BYTES_MAX) {
-      return Optional.of(field + " is " + bytes + " UTF-8 bytes, max " + NAME_BYTES_MAX);
+    if (bytes > WIRE_STRING_BYTES_MAX) {
+      return Optional.of(field + " is " + bytes + " UTF-8 bytes, more than a wire string's "
+          + WIRE_STRING_BYTES_MAX);
     }
     return Optional.empty();
   }

@@ -3,6 +3,7 @@ package dev.ration.server.config;
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.quota.QuotaOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -236,7 +237,16 @@ public final class ConfigLoader {
     Optional<Duration> retention = ledger.duration("idempotency-retention", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(24));
     Optional<Long> maxLimits = ledger.integer("max-limits", 100_000, 1, 10_000_000);
     Optional<Long> maxLeases = ledger.integer("max-leases-per-limit", 10_000, 1, 1_000_000);
-    Optional<Long> maxNameBytes = ledger.integer("max-name-bytes", 128, 1, 1024);
+    Optional<Long> maxNameBytes = ledger.integer("max-name-bytes", 128, 1, StateOptions.MAX_NAME_BYTES_CEILING);
+    ConfigSection quota = ledger.section("quota", false).orElseGet(() -> empty("ledger.quota", problems));
+    Optional<Duration> dedupRetention = quota.duration("dedup-retention", Duration.ofHours(1), Duration.ofSeconds(1), Duration.ofDays(7));
+    Optional<Duration> settledRetention = quota.duration("settled-retention", Duration.ofHours(1), Duration.ofSeconds(1), Duration.ofDays(7));
+    Optional<Duration> maxFutureSkew = quota.duration("max-future-skew", Duration.ofMinutes(1), Duration.ZERO, Duration.ofHours(1));
+    Optional<Duration> maxReservationTtl = quota.duration("max-reservation-ttl", Duration.ofDays(7),
+        Duration.ofMillis(QuotaOptions.MIN_RESERVATION_TTL_MILLIS), Duration.ofDays(30));
+    Optional<Long> maxItems = quota.integer("max-items-per-reservation", 16, 1, 1024);
+    Optional<Long> maxScan = quota.integer("max-scan-records", 100_000, 1_000, 10_000_000);
+    quota.rejectUnknownKeys();
     ledger.rejectUnknownKeys();
 
     // endpoint
@@ -247,6 +257,7 @@ public final class ConfigLoader {
     Optional<Duration> defaultDeadline = ep.duration("default-deadline", Duration.ofSeconds(5), Duration.ofMillis(10), Duration.ofMinutes(10));
     Optional<Duration> maxDeadline = ep.duration("max-deadline", Duration.ofSeconds(60), Duration.ofMillis(10), Duration.ofHours(1));
     Optional<Long> ioThreads = ep.integer("io-threads", 2, 1, 64);
+    Optional<Long> perTenant = ep.integer("max-in-flight-per-tenant", 256, 1, 65_536);
     ep.rejectUnknownKeys();
     if (defaultDeadline.isPresent() && maxDeadline.isPresent() && defaultDeadline.get().compareTo(maxDeadline.get()) > 0) {
       problems.add("endpoint.default-deadline: " + Quantities.formatDuration(defaultDeadline.get())
@@ -269,8 +280,12 @@ public final class ConfigLoader {
       throw new ConfigException(source, problems);
     }
     // Every Optional below is present: any absence recorded a problem above.
+    QuotaOptions quotaOptions = new QuotaOptions(
+        dedupRetention.get().toMillis(), settledRetention.get().toMillis(), maxFutureSkew.get().toMillis(),
+        maxReservationTtl.get().toMillis(), maxItems.get().intValue(), maxScan.get().intValue());
     StateOptions state = new StateOptions(
-        retention.get().toMillis(), maxLimits.get().intValue(), maxLeases.get().intValue(), maxNameBytes.get().intValue());
+        retention.get().toMillis(), maxLimits.get().intValue(), maxLeases.get().intValue(),
+        maxNameBytes.get().intValue(), quotaOptions);
     ConsensusOptions consensus = new ConsensusOptions(
         nodeId.get(), groupId, peers, dataDir.get(),
         electionMin.get(), electionMax.get(), requestTimeout.get(),
@@ -280,7 +295,7 @@ public final class ConfigLoader {
         tickInterval.get(), tickMaxItems.get().intValue(), state);
     EndpointOptions endpoint = new EndpointOptions(
         maxFrame.get().intValue(), perConn.get().intValue(), maxConns.get().intValue(),
-        defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue());
+        defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue());
     Peer self = consensus.self();
     return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get());
   }

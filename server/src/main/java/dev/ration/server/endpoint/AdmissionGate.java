@@ -20,14 +20,8 @@ public final class AdmissionGate {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Set<ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
   private final Object idle = new Object();
-  // --- quota (issue 6): per-tenant fairness of reservations and ingests
-  private final TenantShares tenantShares =
-      new TenantShares(TenantShares.DEFAULT_MAX_IN_FLIGHT_PER_TENANT);
-
-  public TenantShares tenantShares() {
-    return tenantShares;
-  }
-  // --- end quota
+  /** Per-tenant fairness of reservations and usage ingests. */
+  private final TenantShares tenantShares;
   private volatile boolean draining;
 
   public AdmissionGate(EndpointOptions options) {
@@ -40,6 +34,11 @@ public final class AdmissionGate {
       throw new IllegalArgumentException("bad endpoint options " + options);
     }
     this.options = options;
+    this.tenantShares = new TenantShares(options.maxInFlightPerTenant());
+  }
+
+  public TenantShares tenantShares() {
+    return tenantShares;
   }
 
   public EndpointOptions options() {

@@ -85,10 +85,8 @@ final class QuotaTranslation {
       return read(new QuotaQuery.AggregateUsage(r.scope(), r.resource(), r.fromMillis(),
           r.toMillis()), false);
     } else if (request instanceof QuotaRequest.Reconcile r) {
+      // The resource's length is the configured name bound, which the quota ledger checks.
       Optional<String> p = Scope.problem(r.scope());
-      if (p.isEmpty() && r.resource().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 128) {
-        p = Optional.of("resource has more than 128 UTF-8 bytes");
-      }
       if (p.isEmpty() && r.fromMillis() >= r.toMillis()) {
         p = Optional.of("period [" + r.fromMillis() + ", " + r.toMillis() + ") is empty");
       }

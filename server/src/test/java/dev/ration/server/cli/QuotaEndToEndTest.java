@@ -57,7 +57,7 @@ class QuotaEndToEndTest {
         256, 64 << 10, Duration.ofMillis(2), 4, 1_000, Duration.ofMillis(100), 100,
         StateOptions.defaults());
     EndpointOptions endpoint =
-        new EndpointOptions(1 << 20, 64, 16, Duration.ofSeconds(5), Duration.ofSeconds(30), 1);
+        new EndpointOptions(1 << 20, 64, 16, Duration.ofSeconds(5), Duration.ofSeconds(30), 1, 256);
     return new ServerConfig(consensus, client, admin, endpoint, Duration.ofSeconds(2));
   }
 

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.quota.QuotaOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,7 +78,9 @@ class ConfigLoaderTest {
     assertEquals(100_000, o.stateOptions().maxLimits());
     assertEquals(10_000, o.stateOptions().maxLeasesPerLimit());
     assertEquals(128, o.stateOptions().maxNameBytes());
-    assertEquals(new EndpointOptions(1 << 20, 1024, 1024, Duration.ofSeconds(5), Duration.ofSeconds(60), 2), c.endpoint());
+    assertEquals(QuotaOptions.defaults(), o.stateOptions().quota());
+    assertEquals(StateOptions.defaults(), o.stateOptions());
+    assertEquals(new EndpointOptions(1 << 20, 1024, 1024, Duration.ofSeconds(5), Duration.ofSeconds(60), 2, 256), c.endpoint());
     assertEquals(Duration.ofSeconds(5), c.shutdownGrace());
   }
 
@@ -99,6 +103,28 @@ class ConfigLoaderTest {
     assertEquals(64 << 10, c.endpoint().maxFrameBytes());
     assertEquals(Duration.ofSeconds(1), c.endpoint().defaultDeadline());
     assertEquals(Duration.ZERO, c.shutdownGrace());
+  }
+
+  @Test
+  void everyReplicatedBoundAndTheTenantCapAreRead() throws Exception {
+    ServerConfig c = parse(MINIMAL + """
+        ledger:
+          max-limits: 50
+          max-leases-per-limit: 7
+          max-name-bytes: 256
+          quota:
+            dedup-retention: 2h
+            settled-retention: 30m
+            max-future-skew: 0
+            max-reservation-ttl: 1h
+            max-items-per-reservation: 4
+            max-scan-records: 5_000
+        endpoint: { max-in-flight-per-tenant: 3 }
+        """);
+    assertEquals(new StateOptions(60_000, 50, 7, 256,
+            new QuotaOptions(7_200_000, 1_800_000, 0, 3_600_000, 4, 5_000)),
+        c.consensus().stateOptions());
+    assertEquals(3, c.endpoint().maxInFlightPerTenant());
   }
 
   @Test
@@ -183,6 +209,24 @@ class ConfigLoaderTest {
       "ledger: { max-limits: 0 }|ledger.max-limits: 0 is below the minimum 1",
       "ledger: { max-leases-per-limit: 2000000 }|ledger.max-leases-per-limit: 2000000 is above the maximum 1000000",
       "ledger: { max-name-bytes: 2048 }|ledger.max-name-bytes: 2048 is above the maximum 1024",
+      "ledger: { max-name-bytes: 0 }|ledger.max-name-bytes: 0 is below the minimum 1",
+      "ledger: { quota: 1h }|ledger.quota: expected a mapping of keys to values, got '1h'",
+      "ledger: { quota: { dedup-retention: 500ms } }|ledger.quota.dedup-retention: 500ms is below the minimum 1s",
+      "ledger: { quota: { dedup-retention: 200h } }|ledger.quota.dedup-retention: 200h is above the maximum 168h",
+      "ledger: { quota: { settled-retention: 0 } }|ledger.quota.settled-retention: 0 is below the minimum 1s",
+      "ledger: { quota: { settled-retention: 10081m } }|ledger.quota.settled-retention: 10081m is above the maximum 168h",
+      "ledger: { quota: { max-future-skew: 2h } }|ledger.quota.max-future-skew: 2h is above the maximum 1h",
+      "ledger: { quota: { max-future-skew: -1s } }|ledger.quota.max-future-skew: '-1s' is not a duration (use a whole number with a unit: ms, s, m or h, e.g. 250ms, 2s, 5m)",
+      "ledger: { quota: { max-reservation-ttl: 50ms } }|ledger.quota.max-reservation-ttl: 50ms is below the minimum 100ms",
+      "ledger: { quota: { max-reservation-ttl: 721h } }|ledger.quota.max-reservation-ttl: 721h is above the maximum 720h",
+      "ledger: { quota: { max-items-per-reservation: 0 } }|ledger.quota.max-items-per-reservation: 0 is below the minimum 1",
+      "ledger: { quota: { max-items-per-reservation: 1025 } }|ledger.quota.max-items-per-reservation: 1025 is above the maximum 1024",
+      "ledger: { quota: { max-scan-records: 999 } }|ledger.quota.max-scan-records: 999 is below the minimum 1000",
+      "ledger: { quota: { max-scan-records: 10_000_001 } }|ledger.quota.max-scan-records: 10000001 is above the maximum 10000000",
+      "ledger: { quota: { max-scan-records: lots } }|ledger.quota.max-scan-records: expected a whole number, got 'lots'",
+      "ledger: { quota: { dedup-retention: 1h, dedupe-retention: 1h } }|ledger.quota.dedupe-retention: unknown key (known keys here: dedup-retention, max-future-skew, max-items-per-reservation, max-reservation-ttl, max-scan-records, settled-retention)",
+      "endpoint: { max-in-flight-per-tenant: 0 }|endpoint.max-in-flight-per-tenant: 0 is below the minimum 1",
+      "endpoint: { max-in-flight-per-tenant: 70000 }|endpoint.max-in-flight-per-tenant: 70000 is above the maximum 65536",
       "endpoint: { max-frame-bytes: 128MiB }|endpoint.max-frame-bytes: 128MiB is above the maximum 64MiB",
       "endpoint: { max-in-flight-per-connection: 0 }|endpoint.max-in-flight-per-connection: 0 is below the minimum 1",
       "endpoint: { max-connections: true }|endpoint.max-connections: expected a whole number, got the boolean true",

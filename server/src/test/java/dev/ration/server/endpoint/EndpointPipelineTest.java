@@ -56,7 +56,7 @@ import org.junit.jupiter.api.Test;
 class EndpointPipelineTest {
   private static final int MAX_FRAME = 4096;
   private static final EndpointOptions OPTIONS =
-      new EndpointOptions(MAX_FRAME, 2, 10, Duration.ofSeconds(5), Duration.ofSeconds(30), 1);
+      new EndpointOptions(MAX_FRAME, 2, 10, Duration.ofSeconds(5), Duration.ofSeconds(30), 1, 256);
   private static final long CLIENT_HIGH = 0x1111;
   private static final long CLIENT_LOW = 0x2222;
 

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 class EndpointSocketTest {
   private static final EndpointOptions OPTIONS =
-      new EndpointOptions(64 * 1024, 8, 3, Duration.ofSeconds(5), Duration.ofSeconds(30), 2);
+      new EndpointOptions(64 * 1024, 8, 3, Duration.ofSeconds(5), Duration.ofSeconds(30), 2, 256);
 
   private FakeCoordinator coordinator;
   private ClientEndpoint endpoint;

@@ -12,7 +12,7 @@ import java.util.Optional;
  *
  * <p>Thread: none of its own; stateless, called on the single applying thread and by queries.
  *
- * <p>Invariants: names are 1..{@link QuotaLedger#MAX_NAME_BYTES} UTF-8 bytes, free text at most
+ * <p>Invariants: names are 1..{@link NameBound#maxBytes()} UTF-8 bytes, free text at most
  * {@link QuotaLedger#MAX_TEXT_BYTES}, amounts within [min, {@link QuotaLedger#MAX_AMOUNT}].
  */
 final class Arguments {
@@ -33,13 +33,19 @@ final class Arguments {
     return Optional.empty();
   }
 
-  static Optional<String> name(String field, String value) {
-    int bytes = value.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes == 0 || bytes > QuotaLedger.MAX_NAME_BYTES) {
-      return Optional.of(field + " '" + value + "' has " + bytes + " UTF-8 bytes, must be 1.."
-          + QuotaLedger.MAX_NAME_BYTES);
+  /**
+   * The replicated name bound ({@code StateOptions.maxNameBytes}): resource, unit, event id and
+   * consumer names are 1..maxBytes UTF-8 bytes, the same bound as every other name.
+   */
+  record NameBound(int maxBytes) {
+    Optional<String> check(String field, String value) {
+      int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes == 0 || bytes > maxBytes) {
+        return Optional.of(field + " '" + value + "' has " + bytes + " UTF-8 bytes, must be 1.."
+            + maxBytes);
+      }
+      return Optional.empty();
     }
-    return Optional.empty();
   }
 
   static Optional<String> text(String field, String value) {

@@ -3,7 +3,6 @@ package dev.ration.statemachine.quota;
 import static dev.ration.statemachine.quota.Arguments.amount;
 import static dev.ration.statemachine.quota.Arguments.firstProblem;
 import static dev.ration.statemachine.quota.Arguments.invalid;
-import static dev.ration.statemachine.quota.Arguments.name;
 import static dev.ration.statemachine.quota.Arguments.text;
 
 import dev.ration.statemachine.command.SetQuota;
@@ -34,13 +33,15 @@ import java.util.function.LongSupplier;
  */
 final class QuotaCatalog {
   private final QuotaOptions options;
+  private final Arguments.NameBound names;
   private final QuotaRecords records;
   private final QuotaCounters counters;
   private final AuditTrail audit;
   private final LongSupplier mintVersion;
 
-  QuotaCatalog(QuotaOptions options, QuotaRecords records, QuotaCounters counters,
+  QuotaCatalog(QuotaOptions options, Arguments.NameBound names, QuotaRecords records, QuotaCounters counters,
       AuditTrail audit, LongSupplier mintVersion) {
+    this.names = names;
     this.options = options;
     this.records = records;
     this.counters = counters;
@@ -51,8 +52,8 @@ final class QuotaCatalog {
   QuotaResult set(SetQuota c, long now) {
     Optional<String> bad = firstProblem(
         Scope.problem(c.scope()),
-        name("resource", c.resource()),
-        name("unit", c.unit()),
+        names.check("resource", c.resource()),
+        names.check("unit", c.unit()),
         text("actor", c.actor()),
         text("reason", c.reason()),
         amount("limit", c.limit(), 0),

@@ -1,6 +1,7 @@
 package dev.ration.statemachine.quota;
 
 import dev.ration.statemachine.InvariantViolation;
+import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AckUsage;
 import dev.ration.statemachine.command.CancelReservation;
 import dev.ration.statemachine.command.Command;
@@ -55,7 +56,6 @@ public final class QuotaLedger implements Ledger {
   public static final String FAMILY_USAGE = "usage";
 
   public static final long MAX_AMOUNT = 1_000_000_000_000_000L;
-  public static final int MAX_NAME_BYTES = 128;
   public static final int MAX_TEXT_BYTES = 512;
   public static final int MAX_REPAIRS = 1_000;
   /** Most rows a list query answers (quotas, versions, reservations): one reply frame's worth. */
@@ -70,16 +70,18 @@ public final class QuotaLedger implements Ledger {
   private final Reconciliation reconciliation;
   private final QuotaVerifier verifier;
 
-  public QuotaLedger(QuotaOptions options, ApplyContext context) {
+  public QuotaLedger(StateOptions stateOptions, ApplyContext context) {
     this.context = context;
+    QuotaOptions options = stateOptions.quota();
+    Arguments.NameBound names = new Arguments.NameBound(stateOptions.maxNameBytes());
     QuotaRecords records = new QuotaRecords(context);
     this.counters = new QuotaCounters(records);
     this.audit = new AuditTrail(options, records, counters);
-    this.catalog = new QuotaCatalog(options, records, counters, audit, context::mintVersion);
-    this.usageLog = new UsageLog(options, records, counters, catalog);
-    this.reservations = new Reservations(options, records, counters, catalog, usageLog);
+    this.catalog = new QuotaCatalog(options, names, records, counters, audit, context::mintVersion);
+    this.usageLog = new UsageLog(options, names, records, counters, catalog);
+    this.reservations = new Reservations(options, names, records, counters, catalog, usageLog);
     this.reconciliation =
-        new Reconciliation(options, records, catalog, usageLog, reservations, audit);
+        new Reconciliation(options, names, records, catalog, usageLog, reservations, audit);
     this.verifier = new QuotaVerifier(options, records, counters, catalog);
   }
 
@@ -183,7 +185,7 @@ public final class QuotaLedger implements Ledger {
     if (due.kind() == QuotaKeys.EXPIRY_RESERVATION) {
       freed = reservations.expire(id, due.dueAtMillis(), now);
     } else if (due.kind() == QuotaKeys.EXPIRY_SETTLEMENT) {
-      freed = reservations.forgetSettlement(id, due.dueAtMillis());
+      freed = reservations.forgetSettlement(id);
     } else if (due.kind() == QuotaKeys.EXPIRY_EVENT_ID) {
       freed = usageLog.forgetEventId(id);
     } else {

@@ -1,7 +1,9 @@
 package dev.ration.statemachine.quota;
 
 /**
- * Bounds of the quota ledger. Like StateOptions, every replica must use the same values.
+ * Bounds only the quota ledger uses, held by {@link dev.ration.statemachine.StateOptions#quota()}
+ * (the one record of replicated bounds; names are bounded there, by {@code maxNameBytes}). Like
+ * every replicated bound, every replica must use the same values.
  *
  * @param dedupRetentionMillis how long (ledger time) a usage event id is remembered; an
  *     ingested event whose event time is older than this is refused (it could no longer be
@@ -28,14 +30,17 @@ public record QuotaOptions(
   }
 
   public QuotaOptions {
-    if (dedupRetentionMillis < 1_000 || settledRetentionMillis < 1_000 || maxFutureSkewMillis < 0
-        || maxReservationTtlMillis < MIN_RESERVATION_TTL_MILLIS || maxItemsPerReservation < 1
-        || maxScanRecords < 1) {
-      throw new IllegalArgumentException("bad quota bounds dedupRetentionMillis="
-          + dedupRetentionMillis + " settledRetentionMillis=" + settledRetentionMillis
-          + " maxFutureSkewMillis=" + maxFutureSkewMillis + " maxReservationTtlMillis="
-          + maxReservationTtlMillis + " maxItemsPerReservation=" + maxItemsPerReservation
-          + " maxScanRecords=" + maxScanRecords);
+    atLeast("dedupRetentionMillis", dedupRetentionMillis, 1_000);
+    atLeast("settledRetentionMillis", settledRetentionMillis, 1_000);
+    atLeast("maxFutureSkewMillis", maxFutureSkewMillis, 0);
+    atLeast("maxReservationTtlMillis", maxReservationTtlMillis, MIN_RESERVATION_TTL_MILLIS);
+    atLeast("maxItemsPerReservation", maxItemsPerReservation, 1);
+    atLeast("maxScanRecords", maxScanRecords, 1);
+  }
+
+  private static void atLeast(String field, long value, long min) {
+    if (value < min) {
+      throw new IllegalArgumentException(field + " " + value + " < " + min);
     }
   }
 }

@@ -191,15 +191,25 @@ final class QuotaVerifier {
    */
   void verifyStoredExpiries(Consumer<Consumer<ExpiryKey>> walk) {
     Set<ExpiryKey> stored = new HashSet<>();
-    walk.accept(stored::add);
+    Map<Long, Long> settlementDue = new HashMap<>();
+    walk.accept(key -> {
+      stored.add(key);
+      if (key.kind() == QuotaKeys.EXPIRY_SETTLEMENT) {
+        settlementDue.put(key.a(), key.dueAtMillis());
+      }
+    });
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.RESERVATION, Integer.MAX_VALUE)) {
       Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
       requireExpiry(stored, QuotaKeys.reservationEnd(r.expiresAtMillis(), r.reservationId()));
     }
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.SETTLED, Integer.MAX_VALUE)) {
       Settlement st = QuotaFormat.readSettlement(QuotaFormat.storedReader(e.getValue(), "settlement"));
-      requireExpiry(stored, QuotaKeys.settlementEnd(
-          st.settledAtMillis() + options.settledRetentionMillis(), st.reservationId()));
+      // Due after its settlement by the retention of that time, whatever the retention is now.
+      Long due = settlementDue.get(st.reservationId());
+      if (due == null || due <= st.settledAtMillis()) {
+        throw new InvariantViolation("Q3 settlement of reservation " + st.reservationId()
+            + " settled at " + st.settledAtMillis() + " has expiry record due " + due);
+      }
     }
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.EVENT_ID, Integer.MAX_VALUE)) {
       UsageLog.EventIdRecord rec = UsageLog.readEventIdRecord(e.getValue());

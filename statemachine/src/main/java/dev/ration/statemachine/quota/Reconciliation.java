@@ -2,7 +2,6 @@ package dev.ration.statemachine.quota;
 
 import static dev.ration.statemachine.quota.Arguments.firstProblem;
 import static dev.ration.statemachine.quota.Arguments.invalid;
-import static dev.ration.statemachine.quota.Arguments.name;
 import static dev.ration.statemachine.quota.Arguments.text;
 
 import dev.ration.statemachine.command.Reconcile;
@@ -32,14 +31,16 @@ import java.util.TreeSet;
  */
 final class Reconciliation {
   private final QuotaOptions options;
+  private final Arguments.NameBound names;
   private final QuotaRecords records;
   private final QuotaCatalog catalog;
   private final UsageLog usageLog;
   private final Reservations reservations;
   private final AuditTrail audit;
 
-  Reconciliation(QuotaOptions options, QuotaRecords records, QuotaCatalog catalog,
+  Reconciliation(QuotaOptions options, Arguments.NameBound names, QuotaRecords records, QuotaCatalog catalog,
       UsageLog usageLog, Reservations reservations, AuditTrail audit) {
+    this.names = names;
     this.options = options;
     this.records = records;
     this.catalog = catalog;
@@ -102,9 +103,9 @@ final class Reconciliation {
     return unit;
   }
 
-  private static Optional<String> problem(String scope, String resource, long from, long to) {
+  private Optional<String> problem(String scope, String resource, long from, long to) {
     return firstProblem(Scope.problem(scope),
-        resource.isEmpty() ? Optional.empty() : name("resource", resource),
+        resource.isEmpty() ? Optional.empty() : names.check("resource", resource),
         from >= to ? Optional.of("period [" + from + ", " + to + ") is empty") : Optional.empty());
   }
 

@@ -3,7 +3,6 @@ package dev.ration.statemachine.quota;
 import static dev.ration.statemachine.quota.Arguments.amount;
 import static dev.ration.statemachine.quota.Arguments.firstProblem;
 import static dev.ration.statemachine.quota.Arguments.invalid;
-import static dev.ration.statemachine.quota.Arguments.name;
 
 import dev.ration.statemachine.command.CancelReservation;
 import dev.ration.statemachine.command.CompleteReservation;
@@ -38,13 +37,15 @@ import java.util.Set;
  */
 final class Reservations {
   private final QuotaOptions options;
+  private final Arguments.NameBound names;
   private final QuotaRecords records;
   private final QuotaCounters counters;
   private final QuotaCatalog catalog;
   private final UsageLog usageLog;
 
-  Reservations(QuotaOptions options, QuotaRecords records, QuotaCounters counters,
+  Reservations(QuotaOptions options, Arguments.NameBound names, QuotaRecords records, QuotaCounters counters,
       QuotaCatalog catalog, UsageLog usageLog) {
+    this.names = names;
     this.options = options;
     this.records = records;
     this.counters = counters;
@@ -75,7 +76,7 @@ final class Reservations {
     }
     Set<String> seen = new HashSet<>();
     for (Reserve.Item item : c.items()) {
-      Optional<String> p = firstProblem(name("resource", item.resource()),
+      Optional<String> p = firstProblem(names.check("resource", item.resource()),
           amount("amount of " + item.resource(), item.amount(), 1));
       if (p.isPresent()) {
         return invalid(p.get());
@@ -241,11 +242,15 @@ final class Reservations {
     return false;
   }
 
-  /** Tick reached the end of a settlement's retention: it is forgotten, unless stale. */
-  boolean forgetSettlement(long reservationId, long dueAtMillis) {
+  /**
+   * Tick reached the end of a settlement's retention: it is forgotten. A reservation is settled
+   * once, with one expiry record, so the record popped is the settlement's own. Its due time is
+   * not recomputed: it holds the retention in force when the reservation settled, which a
+   * restart with another settled-retention must not strand.
+   */
+  boolean forgetSettlement(long reservationId) {
     Optional<Settlement> s = settlement(reservationId);
-    if (s.isPresent()
-        && s.get().settledAtMillis() + options.settledRetentionMillis() == dueAtMillis) {
+    if (s.isPresent()) {
       records.delete(QuotaRecords.Q, QuotaKeys.settlement(reservationId));
       return true;
     }

@@ -2,7 +2,6 @@ package dev.ration.statemachine.quota;
 
 import static dev.ration.statemachine.quota.Arguments.firstProblem;
 import static dev.ration.statemachine.quota.Arguments.invalid;
-import static dev.ration.statemachine.quota.Arguments.name;
 
 import dev.ration.statemachine.command.AckUsage;
 import dev.ration.statemachine.command.IngestUsage;
@@ -31,12 +30,14 @@ import java.util.Optional;
  */
 final class UsageLog {
   private final QuotaOptions options;
+  private final Arguments.NameBound names;
   private final QuotaRecords records;
   private final QuotaCounters counters;
   private final QuotaCatalog catalog;
 
-  UsageLog(QuotaOptions options, QuotaRecords records, QuotaCounters counters,
+  UsageLog(QuotaOptions options, Arguments.NameBound names, QuotaRecords records, QuotaCounters counters,
       QuotaCatalog catalog) {
+    this.names = names;
     this.options = options;
     this.records = records;
     this.counters = counters;
@@ -50,10 +51,10 @@ final class UsageLog {
 
   QuotaResult ingest(IngestUsage c, long now) {
     Optional<String> bad = firstProblem(
-        name("eventId", c.eventId()),
+        names.check("eventId", c.eventId()),
         Scope.problem(c.scope()),
-        name("resource", c.resource()),
-        name("unit", c.unit()),
+        names.check("resource", c.resource()),
+        names.check("unit", c.unit()),
         Math.abs(c.quantity()) > QuotaLedger.MAX_AMOUNT
             ? Optional.of("quantity " + c.quantity() + " beyond ±" + QuotaLedger.MAX_AMOUNT)
             : Optional.empty(),
@@ -137,7 +138,7 @@ final class UsageLog {
   }
 
   QuotaResult ack(AckUsage c) {
-    Optional<String> bad = name("consumer", c.consumer());
+    Optional<String> bad = names.check("consumer", c.consumer());
     if (bad.isPresent()) {
       return invalid(bad.get());
     }

@@ -153,8 +153,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
   public static List<Function<ApplyContext, Ledger>> ledgers(StateOptions options) {
     return List.of(
         context -> new LeaseLedger(options, context),
-        TtlLedger::new,
-        context -> new QuotaLedger(QuotaOptions.defaults(), context));
+        context -> new TtlLedger(options, context),
+        context -> new QuotaLedger(options, context));
   }
 
   /** Creates or reopens the state in {@code dataDir}, loads it into memory and verifies it. */

@@ -3,6 +3,7 @@ package dev.ration.statemachine.ttl;
 import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.statemachine.InvariantViolation;
+import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.TtlCommand;
 import dev.ration.statemachine.command.CompareAndSetEntry;
@@ -72,7 +73,6 @@ public final class TtlLedger implements Ledger {
   /** expiresAt of an entry that never expires. */
   public static final long NEVER = Long.MAX_VALUE;
   public static final String DEFAULT_NAMESPACE = "default";
-  public static final int MAX_NAMESPACE_BYTES = 128;
   public static final int MAX_KEY_BYTES = 256;
   public static final int MAX_VALUE_BYTES = 65_536;
   public static final long DEFAULT_MAX_ENTRIES = 100_000;
@@ -87,13 +87,16 @@ public final class TtlLedger implements Ledger {
   public static final int MAX_LIST_SCAN = 100_000;
 
   private final ApplyContext context;
+  /** The one name bound of the replicated state ({@link StateOptions#maxNameBytes()}). */
+  private final int maxNamespaceBytes;
   private final TreeMap<String, Namespace> namespaces = new TreeMap<>();
   private final Map<Long, Namespace> byId = new HashMap<>();
   /** Namespaces the current command changed; their records are written at its end. */
   private final TreeSet<String> touched = new TreeSet<>();
 
-  public TtlLedger(ApplyContext context) {
+  public TtlLedger(StateOptions options, ApplyContext context) {
     this.context = context;
+    this.maxNamespaceBytes = options.maxNameBytes();
   }
 
   /** THE expiry rule, on every path: expired iff now ≥ expiresAt. */
@@ -470,8 +473,8 @@ public final class TtlLedger implements Ledger {
     return Optional.empty();
   }
 
-  private static String badNamespace(String namespace) {
-    return badName("namespace", namespace, 1, MAX_NAMESPACE_BYTES);
+  private String badNamespace(String namespace) {
+    return badName("namespace", namespace, 1, maxNamespaceBytes);
   }
 
   private static String badKey(String key) {

@@ -6,6 +6,7 @@ import dev.ration.wire.Policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.quota.QuotaOptions;
 import dev.ration.statemachine.command.AcquireLease;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.BatchCodec;
@@ -44,7 +45,7 @@ import net.jqwik.api.statistics.Statistics;
  * failing run; rerun with {@code @Property(seed = "...")}.
  */
 class LedgerPropertyTest {
-  static final StateOptions OPTIONS = new StateOptions(3_000, 4, 6, 8);
+  static final StateOptions OPTIONS = new StateOptions(3_000, 4, 6, 8, QuotaOptions.defaults());
 
   /** One abstract operation; the runner turns choices into concrete ids and versions. */
   record Op(int kind, int a, int b, int c, int d, boolean duplicateKey) {}

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.quota.QuotaOptions;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.replica.FamilyStore;
 import dev.ration.statemachine.replica.Ledger;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /** The replica routes each command family to exactly one ledger, and refuses to start otherwise. */
 class LedgerRoutingTest {
-  private static final StateOptions OPTIONS = new StateOptions(1_000, 4, 10_000, 8);
+  private static final StateOptions OPTIONS = new StateOptions(1_000, 4, 10_000, 8, QuotaOptions.defaults());
 
   @Test
   void everyCommandFamilyHasExactlyOneLedgerOnANode() {
@@ -41,7 +42,8 @@ class LedgerRoutingTest {
   void aFamilyWithoutALedgerStopsTheNodeAtStart() {
     IllegalStateException e = assertThrows(IllegalStateException.class,
         () -> new Replica(OPTIONS, new MemoryLedgerStore(), FamilyStore.EMPTY,
-            List.of(context -> new LeaseLedger(OPTIONS, context), TtlLedger::new)));
+            List.of(context -> new LeaseLedger(OPTIONS, context),
+                context -> new TtlLedger(OPTIONS, context))));
     assertTrue(e.getMessage().contains("no ledger applies QuotaCommand"), e.getMessage());
   }
 

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.quota.QuotaOptions;
 import dev.ration.statemachine.command.AcquireLease;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.BatchCodec;
@@ -62,7 +63,7 @@ import net.jqwik.api.statistics.Statistics;
  * record's expiry at the same time, and a retry lands exactly on an expiry now and then.
  */
 class TickOrderPropertyTest {
-  static final StateOptions OPTIONS = new StateOptions(1_000, 4, 10_000, 8);
+  static final StateOptions OPTIONS = new StateOptions(1_000, 4, 10_000, 8, QuotaOptions.defaults());
   /** Per limit: lease duration and grace; r0 short, r1 ending with the retention. */
   static final long[][] LIMITS = {{100, 0}, {900, 100}};
 

@@ -91,8 +91,13 @@ final class QuotaHarness implements AutoCloseable {
   }
 
   void reopen() {
+    reopen(StateOptions.defaults());
+  }
+
+  /** Restarts on the same data with other bounds (a cluster restarted with a new configuration). */
+  void reopen(StateOptions options) {
     state.close();
-    state = RocksCoordinatorState.open(dir, StateOptions.defaults());
+    state = RocksCoordinatorState.open(dir, options);
     index = state.appliedIndex() + 1;
   }
 

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AckUsage;
 import dev.ration.statemachine.command.CancelReservation;
 import dev.ration.statemachine.command.CompleteReservation;
@@ -363,6 +364,29 @@ class QuotaLedgerTest {
     assertEquals(0, h.usage("acme", "jobs").held());
     long next = reserved(h.apply(reserve("acme/t1", "jobs", 1))).reservationId();
     assertEquals(id + 1, next, "ids continue from the stored counter");
+  }
+
+  /**
+   * A restart with another settled-retention keeps the settlements made before it: each is
+   * forgotten at the time its own retention gave, and the invariants hold on open and after.
+   */
+  @Test
+  void settlementsOutliveAChangeOfTheirRetention() {
+    h.apply(concurrent("acme", "jobs", 10));
+    long id = reserved(h.apply(reserve("acme/t1", "jobs", 2))).reservationId();
+    h.apply(new CompleteReservation(id, List.of(1L)));
+    long hour = 3_600_000;
+    QuotaOptions q = QuotaOptions.defaults();
+    h.reopen(StateOptions.defaults().withQuota(new QuotaOptions(q.dedupRetentionMillis(), 2 * hour,
+        q.maxFutureSkewMillis(), q.maxReservationTtlMillis(), q.maxItemsPerReservation(),
+        q.maxScanRecords())));
+    h.nowMillis += hour - 1;
+    h.tick();
+    assertTrue(((QuotaResult.ReservationSettled) h.apply(new CancelReservation(id))).alreadySettled(),
+        "still remembered within the retention it settled under");
+    h.nowMillis += 1;
+    assertTrue(h.tick() >= 1, "forgotten when the retention it settled under has passed");
+    assertEquals(Outcome.RESERVATION_UNKNOWN, rejected(h.apply(new CancelReservation(id))).outcome());
   }
 
   /** The worked example of docs/QUOTAS.md, step by step. */

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.statemachine.CheckpointManifest;
 import dev.ration.statemachine.Fixtures;
 import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.quota.QuotaOptions;
 import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.Workload;
 import dev.ration.statemachine.command.Batch;
@@ -244,9 +245,9 @@ class RocksCoordinatorStateTest {
     RequestKey k1 = new RequestKey(8, 8, 1);
     RequestKey k2 = new RequestKey(8, 8, 2);
     RequestKey k3 = new RequestKey(8, 8, 3);
-    StateOptions r60 = new StateOptions(60_000, 100, 100, 64);
-    StateOptions r100 = new StateOptions(100_000, 100, 100, 64);
-    StateOptions r10 = new StateOptions(10_000, 100, 100, 64);
+    StateOptions r60 = new StateOptions(60_000, 100, 100, 64, QuotaOptions.defaults());
+    StateOptions r100 = new StateOptions(100_000, 100, 100, 64, QuotaOptions.defaults());
+    StateOptions r10 = new StateOptions(10_000, 100, 100, 64, QuotaOptions.defaults());
     try (RocksCoordinatorState s = RocksCoordinatorState.open(path, r60)) {
       s.apply(1, 0, Fixtures.batch(1_000, Fixtures.setLimit("t", "r", 1_000, 100, 600_000, 100)));
       keyed(s, 1, 1_000, k1, Fixtures.acquire("a", 1, 1)); // 61 s: [60 s, 120 s)
