@@ -4,18 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ration.testkit.Gen;
+import dev.ration.testkit.Property;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 
 /** The bucket against an exact reference model, with a manual clock (time passed in). */
@@ -24,113 +18,120 @@ class LeasedBucketPropertyTest {
 
   record Step(long advanceNanos, long permits) {}
 
-  @Provide
-  Arbitrary<List<Step>> steps() {
-    Arbitrary<Long> advance = Arbitraries.oneOf(
-        Arbitraries.longs().between(0, 1_000), Arbitraries.longs().between(0, 50_000_000L),
-        Arbitraries.longs().between(0, 2_000_000_000L));
-    Arbitrary<Long> permits = Arbitraries.longs().between(1, 40);
-    return Combinators.combine(advance, permits).as(Step::new).list().ofMaxSize(200);
-  }
+  /** Advances of up to 1 µs, 50 ms or 2 s (each range a third of the time), 1–40 permits. */
+  static final Gen<Step> STEP = r -> new Step(
+      switch (r.uniform(0, 2)) {
+        case 0 -> r.between(0, 1_000);
+        case 1 -> r.between(0, 50_000_000L);
+        default -> r.between(0, 2_000_000_000L);
+      },
+      r.between(1, 40));
+
+  record Run(long rate, long burst, long start, long t0, long termNanos, List<Step> steps) {}
 
   /**
    * Every decision equals the reference model's: balance(t+dt) = min(burst, balance + rate·dt),
    * admit n iff balance ≥ n. Hence total admitted ≤ start + rate·elapsed and never above the
    * balance; nothing at or after validUntil.
    */
-  @Property(tries = 300)
-  void agreesWithReferenceAndNeverOverAdmits(
-      @ForAll @LongRange(min = 0, max = 5_000) long rate,
-      @ForAll @LongRange(min = 0, max = 100) long burst,
-      @ForAll @LongRange(min = 0, max = 150) long start,
-      @ForAll @LongRange(min = -1_000_000_000L, max = 1_000_000_000L) long t0,
-      @ForAll @LongRange(min = 1, max = 20_000_000_000L) long termNanos,
-      @ForAll("steps") List<Step> steps) {
-    LeasedBucket b = new LeasedBucket();
-    long validUntil = t0 + termNanos;
-    b.install(rate, burst, start, validUntil, t0);
-    long ref = Math.min(start, burst) * NT; // reference balance in microtokens
-    long now = t0;
-    long refMicros = 0; // whole microseconds since t0 already credited
-    long admittedTokens = 0;
-    for (Step s : steps) {
-      now += s.advanceNanos();
-      long micros = (Math.min(now, validUntil) - t0) / 1_000;
-      ref = Math.min(burst * NT, ref + (micros - refMicros) * rate);
-      refMicros = micros;
-      boolean expected = now < validUntil && ref >= s.permits() * NT;
-      boolean got = b.tryAcquire(s.permits(), now);
-      assertEquals(expected, got, "permits " + s.permits() + " at +" + (now - t0) + " ns, ref balance " + ref);
-      if (got) {
-        ref -= s.permits() * NT;
-        admittedTokens += s.permits();
+  @Test
+  void agreesWithReferenceAndNeverOverAdmits() {
+    Gen<Run> runs = r -> new Run(r.between(0, 5_000), r.between(0, 100), r.between(0, 150),
+        r.between(-1_000_000_000L, 1_000_000_000L), r.between(1, 20_000_000_000L), STEP.list(0, 200).next(r));
+    Property.forAll(300, runs, run -> {
+      long rate = run.rate();
+      long burst = run.burst();
+      long start = run.start();
+      long t0 = run.t0();
+      LeasedBucket b = new LeasedBucket();
+      long validUntil = t0 + run.termNanos();
+      b.install(rate, burst, start, validUntil, t0);
+      long ref = Math.min(start, burst) * NT; // reference balance in microtokens
+      long now = t0;
+      long refMicros = 0; // whole microseconds since t0 already credited
+      long admittedTokens = 0;
+      for (Step s : run.steps()) {
+        now += s.advanceNanos();
+        long micros = (Math.min(now, validUntil) - t0) / 1_000;
+        ref = Math.min(burst * NT, ref + (micros - refMicros) * rate);
+        refMicros = micros;
+        boolean expected = now < validUntil && ref >= s.permits() * NT;
+        boolean got = b.tryAcquire(s.permits(), now);
+        assertEquals(expected, got, "permits " + s.permits() + " at +" + (now - t0) + " ns, ref balance " + ref);
+        if (got) {
+          ref -= s.permits() * NT;
+          admittedTokens += s.permits();
+        }
+        long elapsed = Math.min(now, validUntil) - t0;
+        long bound = Math.min(start, burst) + (elapsed * rate) / NT;
+        assertTrue(admittedTokens <= bound, "admitted " + admittedTokens + " > start + rate·elapsed = " + bound);
+        if (now < validUntil) {
+          assertEquals(ref, b.balanceUnits(now), "balance at +" + (now - t0));
+        }
       }
-      long elapsed = Math.min(now, validUntil) - t0;
-      long bound = Math.min(start, burst) + (elapsed * rate) / NT;
-      assertTrue(admittedTokens <= bound, "admitted " + admittedTokens + " > start + rate·elapsed = " + bound);
-      if (now < validUntil) {
-        assertEquals(ref, b.balanceUnits(now), "balance at +" + (now - t0));
-      }
-    }
+    });
   }
+
+  record Renewal(long rate, long burst, long start, long spendAt, int spend, long newRate, long newBurst) {}
 
   /** A renewal keeps the balance (truncated to the new burst) and never adds to it. */
-  @Property(tries = 300)
-  void renewalNeverRefillsAndTruncates(
-      @ForAll @LongRange(min = 0, max = 5_000) long rate,
-      @ForAll @LongRange(min = 0, max = 100) long burst,
-      @ForAll @LongRange(min = 0, max = 100) long start,
-      @ForAll @LongRange(min = 0, max = 3_000_000_000L) long spendAt,
-      @ForAll @IntRange(min = 0, max = 30) int spend,
-      @ForAll @LongRange(min = 0, max = 5_000) long newRate,
-      @ForAll @LongRange(min = 0, max = 100) long newBurst) {
-    LeasedBucket b = new LeasedBucket();
-    long t0 = 1_000;
-    b.install(rate, burst, start, t0 + 5_000_000_000L, t0);
-    for (int i = 0; i < spend; i++) {
-      b.tryAcquire(1, t0 + spendAt);
-    }
-    long before = b.balanceUnits(t0 + spendAt);
-    b.renew(newRate, newBurst, t0 + 10_000_000_000L, t0 + spendAt);
-    long after = b.balanceUnits(t0 + spendAt);
-    assertEquals(Math.min(before, newBurst * NT), after, "renew at the same instant");
-    assertTrue(after <= before, "renewal refilled: " + before + " -> " + after);
-    assertEquals(newRate, b.ratePerSecond());
-    assertEquals(newBurst, b.burst());
+  @Test
+  void renewalNeverRefillsAndTruncates() {
+    Gen<Renewal> renewals = r -> new Renewal(r.between(0, 5_000), r.between(0, 100), r.between(0, 100),
+        r.between(0, 3_000_000_000L), r.between(0, 30), r.between(0, 5_000), r.between(0, 100));
+    Property.forAll(300, renewals, c -> {
+      LeasedBucket b = new LeasedBucket();
+      long t0 = 1_000;
+      b.install(c.rate(), c.burst(), c.start(), t0 + 5_000_000_000L, t0);
+      for (int i = 0; i < c.spend(); i++) {
+        b.tryAcquire(1, t0 + c.spendAt());
+      }
+      long before = b.balanceUnits(t0 + c.spendAt());
+      b.renew(c.newRate(), c.newBurst(), t0 + 10_000_000_000L, t0 + c.spendAt());
+      long after = b.balanceUnits(t0 + c.spendAt());
+      assertEquals(Math.min(before, c.newBurst() * NT), after, "renew at the same instant");
+      assertTrue(after <= before, "renewal refilled: " + before + " -> " + after);
+      assertEquals(c.newRate(), b.ratePerSecond());
+      assertEquals(c.newBurst(), b.burst());
+    });
   }
+
+  record Expiry(long rate, long burst, long after) {}
 
   /** Nothing at or after hard expiry, whatever the balance. */
-  @Property(tries = 200)
-  void nothingAfterExpiry(
-      @ForAll @LongRange(min = 1, max = 1_000_000) long rate,
-      @ForAll @LongRange(min = 1, max = 100) long burst,
-      @ForAll @LongRange(min = 0, max = 10_000_000_000L) long after) {
-    LeasedBucket b = new LeasedBucket();
-    b.install(rate, burst, burst, 1_000_000_000L, 0);
-    assertEquals(LeasedBucket.EXPIRED, b.acquireOrWaitNanos(1, 1_000_000_000L + after));
-    assertEquals(0, b.balance(1_000_000_000L + after));
-    assertTrue(b.tryAcquire(1, 999_999_999L), "just before expiry the full bucket admits");
+  @Test
+  void nothingAfterExpiry() {
+    Gen<Expiry> cases = r -> new Expiry(r.between(1, 1_000_000), r.between(1, 100), r.between(0, 10_000_000_000L));
+    Property.forAll(200, cases, c -> {
+      LeasedBucket b = new LeasedBucket();
+      b.install(c.rate(), c.burst(), c.burst(), 1_000_000_000L, 0);
+      assertEquals(LeasedBucket.EXPIRED, b.acquireOrWaitNanos(1, 1_000_000_000L + c.after()));
+      assertEquals(0, b.balance(1_000_000_000L + c.after()));
+      assertTrue(b.tryAcquire(1, 999_999_999L), "just before expiry the full bucket admits");
+    });
   }
 
+  record Invalidation(long rate, long burst, long spend, long later) {}
+
   /** Invalidate stops everything and reports what was left; install starts afresh. */
-  @Property(tries = 200)
-  void invalidateStopsEverything(
-      @ForAll @LongRange(min = 0, max = 1_000) long rate,
-      @ForAll @LongRange(min = 1, max = 100) long burst,
-      @ForAll @LongRange(min = 0, max = 100) long spend,
-      @ForAll @LongRange(min = 0, max = 10_000_000_000L) long later) {
-    LeasedBucket b = new LeasedBucket();
-    b.install(rate, burst, burst, Long.MAX_VALUE / 2, 0);
-    long spent = 0;
-    for (int i = 0; i < spend; i++) {
-      spent += b.tryAcquire(1, 0) ? 1 : 0;
-    }
-    assertEquals(burst - spent, b.invalidate(0), "unused whole tokens at invalidation");
-    assertEquals(0, b.invalidate(0), "second invalidate is a no-op");
-    assertEquals(LeasedBucket.NO_LEASE, b.acquireOrWaitNanos(1, later));
-    assertFalse(b.installed());
-    b.install(rate, burst, 0, Long.MAX_VALUE / 2, later);
-    assertEquals(0, b.balance(later), "a fresh install starts at its start balance (0)");
+  @Test
+  void invalidateStopsEverything() {
+    Gen<Invalidation> cases = r -> new Invalidation(r.between(0, 1_000), r.between(1, 100), r.between(0, 100),
+        r.between(0, 10_000_000_000L));
+    Property.forAll(200, cases, c -> {
+      LeasedBucket b = new LeasedBucket();
+      b.install(c.rate(), c.burst(), c.burst(), Long.MAX_VALUE / 2, 0);
+      long spent = 0;
+      for (int i = 0; i < c.spend(); i++) {
+        spent += b.tryAcquire(1, 0) ? 1 : 0;
+      }
+      assertEquals(c.burst() - spent, b.invalidate(0), "unused whole tokens at invalidation");
+      assertEquals(0, b.invalidate(0), "second invalidate is a no-op");
+      assertEquals(LeasedBucket.NO_LEASE, b.acquireOrWaitNanos(1, c.later()));
+      assertFalse(b.installed());
+      b.install(c.rate(), c.burst(), 0, Long.MAX_VALUE / 2, c.later());
+      assertEquals(0, b.balance(c.later()), "a fresh install starts at its start balance (0)");
+    });
   }
 
   @Test

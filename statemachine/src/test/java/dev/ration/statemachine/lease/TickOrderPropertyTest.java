@@ -28,6 +28,9 @@ import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.store.RocksCoordinatorState;
+import dev.ration.testkit.Gen;
+import dev.ration.testkit.Property;
+import dev.ration.testkit.Tally;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,13 +42,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
 
 /**
  * Goal: Tick with a small budget (maxItems 0–3, several Ticks per batch) drains lease expiries
@@ -72,16 +69,11 @@ class TickOrderPropertyTest {
 
   record Step(int timeSteps, List<Op> ops, boolean restart) {}
 
-  @Provide
-  Arbitrary<List<Step>> steps() {
-    Arbitrary<Op> op = Combinators.combine(
-        Arbitraries.integers().between(0, 9), Arbitraries.integers().between(0, 1000)).as(Op::new);
-    Arbitrary<Step> step = Combinators.combine(
-        Arbitraries.integers().between(0, 8), op.list().ofMinSize(1).ofMaxSize(4),
-        Arbitraries.integers().between(0, 14).map(n -> n == 0))
-        .as(Step::new);
-    return step.list().ofMinSize(1).ofMaxSize(80);
-  }
+  static final Gen<Op> OP = r -> new Op(r.between(0, 9), r.between(0, 1000));
+
+  /** 0–8 time steps of 50 ms, 1–4 ops, a restart after it when its draw in 0..14 is 0. */
+  static final Gen<Step> STEP =
+      r -> new Step(r.between(0, 8), OP.list(1, 4).next(r), r.between(0, 14) == 0);
 
   /** The design in miniature: every expiry record in one sorted set, each lease owning exactly its current end. */
   static final class Model {
@@ -186,9 +178,14 @@ class TickOrderPropertyTest {
     }
   }
 
-  @Property(tries = 40)
-  void smallTicksDrainLeaseExpiriesInOrderAndAnswersExpireExactly(@ForAll("steps") List<Step> steps)
-      throws IOException {
+  @Test
+  void smallTicksDrainLeaseExpiriesInOrderAndAnswersExpireExactly() {
+    Tally freed = new Tally("tick freed");
+    Property.forAll(40, STEP.list(1, 80), steps -> run(steps, freed));
+    System.out.println(freed);
+  }
+
+  private static void run(List<Step> steps, Tally freed) throws IOException {
     Files.createDirectories(Path.of("target"));
     Path dir = Files.createTempDirectory(Path.of("target"), "tick-order-");
     Model model = new Model();
@@ -222,7 +219,7 @@ class TickOrderPropertyTest {
           if (p.command() instanceof Tick t) {
             assertEquals(new Result.Ticked(model.tick(t.maxItems())), actual.get(i),
                 "Tick(" + t.maxItems() + ") at " + model.now + " step " + index);
-            Statistics.label("tick freed").collect(((Result.Ticked) actual.get(i)).freed());
+            freed.add(((Result.Ticked) actual.get(i)).freed());
           } else {
             model.observe(p, actual.get(i));
           }

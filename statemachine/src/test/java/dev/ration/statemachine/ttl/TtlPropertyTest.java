@@ -21,6 +21,9 @@ import dev.ration.statemachine.query.QueryResult;
 import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.store.RocksCoordinatorState;
+import dev.ration.testkit.Gen;
+import dev.ration.testkit.Property;
+import dev.ration.testkit.Tally;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,13 +36,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
 
 /**
  * Random put / get / refresh / cas / delete / setNamespace / Tick sequences (two namespaces,
@@ -47,7 +44,7 @@ import net.jqwik.api.statistics.Statistics;
  * capacities under both policies, restarts) applied to the RocksDB state and to a reference
  * model kept in plain maps with the same expiry rule (expired iff now ≥ expiresAt). Results,
  * reads at random read times, and namespace counters must agree; verify() runs after every
- * step. jqwik prints the seed of a failing run.
+ * step. A failure prints its seed, the command that replays it, and the failing steps.
  */
 class TtlPropertyTest {
   static final String[] NAMESPACES = {"a", "b"};
@@ -57,18 +54,15 @@ class TtlPropertyTest {
 
   record Step(int timeDeltaMillis, List<Op> ops, int readAheadMillis, boolean restart) {}
 
-  @Provide
-  Arbitrary<List<Step>> steps() {
-    Arbitrary<Op> op = Combinators.combine(
-        Arbitraries.integers().between(0, 11), Arbitraries.integers().between(0, 1),
-        Arbitraries.integers().between(0, KEYS - 1), Arbitraries.integers().between(0, 1000),
-        Arbitraries.integers().between(0, 1000)).as(Op::new);
-    Arbitrary<Step> step = Combinators.combine(
-        Arbitraries.integers().between(-50, 300), op.list().ofMinSize(1).ofMaxSize(4),
-        Arbitraries.integers().between(0, 300),
-        Arbitraries.integers().between(0, 14).map(n -> n == 0)).as(Step::new);
-    return step.list().ofMinSize(1).ofMaxSize(50);
-  }
+  static final Gen<Op> OP = r -> new Op(r.between(0, 11), r.between(0, 1), r.between(0, KEYS - 1),
+      r.between(0, 1000), r.between(0, 1000));
+
+  /**
+   * 1–4 ops; time moves −50..300 ms; reads 0..300 ms ahead (less 100); a restart after it when
+   * its draw in 0..14 is 0.
+   */
+  static final Gen<Step> STEP = r -> new Step(r.between(-50, 300), OP.list(1, 4).next(r),
+      r.between(0, 300), r.between(0, 14) == 0);
 
   // ---------------------------------------------------------------- the reference model
 
@@ -329,8 +323,14 @@ class TtlPropertyTest {
         ? new Result.Rejected(rej.outcome(), "", 0, rej.currentVersion()) : r;
   }
 
-  @Property(tries = 80)
-  void stateAgreesWithReferenceModel(@ForAll("steps") List<Step> steps) throws IOException {
+  @Test
+  void stateAgreesWithReferenceModel() {
+    Tally results = new Tally("results");
+    Property.forAll(80, STEP.list(1, 50), steps -> run(steps, results));
+    System.out.println(results);
+  }
+
+  private static void run(List<Step> steps, Tally results) throws IOException {
     Files.createDirectories(Path.of("target"));
     Path dir = Files.createTempDirectory(Path.of("target"), "ttl-property-");
     Model model = new Model();
@@ -352,7 +352,7 @@ class TtlPropertyTest {
         for (int i = 0; i < actual.size(); i++) {
           assertEquals(comparable(expected.get(i)), comparable(actual.get(i)),
               proposals.get(i).command() + " at now " + model.now);
-          Statistics.label("results").collect(actual.get(i) instanceof Result.Rejected r
+          results.add(actual.get(i) instanceof Result.Rejected r
               ? r.outcome().name() : actual.get(i).getClass().getSimpleName());
         }
         if (step.restart()) {
