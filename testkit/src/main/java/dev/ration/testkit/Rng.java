@@ -3,7 +3,6 @@ package dev.ration.testkit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.random.RandomGenerator;
 
 /**
  * The one source of randomness of a property try: a {@link SplittableRandom} seeded by the try's
@@ -91,11 +90,6 @@ public final class Rng {
   /** Collections are nine times in ten at most this many elements past their minimum. */
   public int shortSizes() {
     return shortSizes;
-  }
-
-  /** The underlying generator, for the rare draw this class has no method for. */
-  public RandomGenerator random() {
-    return random;
   }
 
   // ---------------------------------------------------------------- uniform draws
