@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import dev.ration.wire.Outcome;
 
 import java.util.ArrayList;
@@ -36,6 +38,11 @@ public final class MessageCodec {
 
   private MessageCodec() {}
 
+  /** A reader whose failures are {@link MalformedMessageException}s naming {@code message.field}. */
+  static ByteReader reader(byte[] payload, String message) {
+    return ByteReader.naming(payload, message, MalformedMessageException::new);
+  }
+
   // ---------------------------------------------------------------- frames
 
   /** A request frame at the current protocol version. */
@@ -59,7 +66,7 @@ public final class MessageCodec {
     if (timeoutMillis < 0) {
       throw new IllegalArgumentException("timeoutMillis " + timeoutMillis + " < 0");
     }
-    WireWriter w = new WireWriter(64);
+    ByteWriter w = new ByteWriter(64);
     w.u32("timeoutMillis", timeoutMillis);
     if (request instanceof Request.Hello h) {
         w.u8("Hello.protocolVersion", h.protocolVersion());
@@ -71,22 +78,22 @@ public final class MessageCodec {
         }
         w.bytes("Hello.credential", cred);
     } else if (request instanceof Request.SetLimit s) {
-        w.string("SetLimit.tenant", s.tenant()).string("SetLimit.resource", s.resource());
+        w.str("SetLimit.tenant", s.tenant()).str("SetLimit.resource", s.resource());
         w.i64(s.ratePerSecond()).i64(s.burst());
         w.u8("SetLimit.modeCode", s.modeCode());
         w.i64(s.leaseDurationMillis()).i64(s.graceMillis()).i64(s.emergency());
         w.u8("SetLimit.policyCode", s.policyCode());
         w.i64(s.expectedVersion());
     } else if (request instanceof Request.GetLimit g) {
-        w.string("GetLimit.tenant", g.tenant())
-              .string("GetLimit.resource", g.resource())
+        w.str("GetLimit.tenant", g.tenant())
+              .str("GetLimit.resource", g.resource())
               .bool(g.stale());
     } else if (request instanceof Request.ListLimits l) {
         w.bool(l.stale());
     } else if (request instanceof Request.AcquireLease a) {
-        w.string("AcquireLease.tenant", a.tenant())
-              .string("AcquireLease.resource", a.resource())
-              .string("AcquireLease.holder", a.holder())
+        w.str("AcquireLease.tenant", a.tenant())
+              .str("AcquireLease.resource", a.resource())
+              .str("AcquireLease.holder", a.holder())
               .i64(a.demandRatePerSecond())
               .i64(a.demandBurst());
     } else if (request instanceof Request.RenewLease r) {
@@ -100,8 +107,8 @@ public final class MessageCodec {
     } else if (request instanceof Request.ReturnLease r) {
         w.i64(r.leaseId()).i64(r.presentedVersion()).i64(r.unusedBalance());
     } else if (request instanceof Request.ListLeases l) {
-        w.string("ListLeases.tenant", l.tenant())
-              .string("ListLeases.resource", l.resource())
+        w.str("ListLeases.tenant", l.tenant())
+              .str("ListLeases.resource", l.resource())
               .bool(l.stale());
     } else if (request instanceof Request.ClusterStatus c) {
         // No body.
@@ -121,7 +128,7 @@ public final class MessageCodec {
 
   public static DecodedRequest decodeRequest(Kind kind, byte[] payload)
       throws MalformedMessageException {
-    WireReader r = new WireReader(payload, kind.name());
+    ByteReader r = reader(payload, kind.name());
     long timeout = r.u32("timeoutMillis");
     if (timeout > Integer.MAX_VALUE) {
       throw new MalformedMessageException(
@@ -137,8 +144,8 @@ public final class MessageCodec {
                   r.bytes("credential", CREDENTIAL_BYTES_MAX));
           case SET_LIMIT ->
               new Request.SetLimit(
-                  r.string("tenant"),
-                  r.string("resource"),
+                  r.str("tenant"),
+                  r.str("resource"),
                   r.i64("ratePerSecond"),
                   r.i64("burst"),
                   r.u8("modeCode"),
@@ -148,13 +155,13 @@ public final class MessageCodec {
                   r.u8("policyCode"),
                   r.i64("expectedVersion"));
           case GET_LIMIT ->
-              new Request.GetLimit(r.string("tenant"), r.string("resource"), r.bool("stale"));
+              new Request.GetLimit(r.str("tenant"), r.str("resource"), r.bool("stale"));
           case LIST_LIMITS -> new Request.ListLimits(r.bool("stale"));
           case ACQUIRE_LEASE ->
               new Request.AcquireLease(
-                  r.string("tenant"),
-                  r.string("resource"),
-                  r.string("holder"),
+                  r.str("tenant"),
+                  r.str("resource"),
+                  r.str("holder"),
                   r.i64("demandRatePerSecond"),
                   r.i64("demandBurst"));
           case RENEW_LEASE ->
@@ -170,7 +177,7 @@ public final class MessageCodec {
               new Request.ReturnLease(
                   r.i64("leaseId"), r.i64("presentedVersion"), r.i64("unusedBalance"));
           case LIST_LEASES ->
-              new Request.ListLeases(r.string("tenant"), r.string("resource"), r.bool("stale"));
+              new Request.ListLeases(r.str("tenant"), r.str("resource"), r.bool("stale"));
           case CLUSTER_STATUS -> new Request.ClusterStatus();
           // --- ttl (issue 4)
           case TTL_PUT, TTL_CAS, TTL_REFRESH, TTL_DELETE, TTL_GET, TTL_LIST, TTL_NAMESPACE_SET,
@@ -188,23 +195,23 @@ public final class MessageCodec {
   // ---------------------------------------------------------------- responses
 
   public static byte[] encodeResponse(Response response) {
-    WireWriter w = new WireWriter(64);
+    ByteWriter w = new ByteWriter(64);
     if (response instanceof Response.Error e) {
         if (e.code() == null || e.code() == ErrorCode.OK) {
           throw new IllegalArgumentException("Response.Error needs a non-OK code, got " + e.code());
         }
         w.u16("Error.code", e.code().code());
-        w.string("Error.message", e.message()).string("Error.leaderAddress", e.leaderAddress());
+        w.str("Error.message", e.message()).str("Error.leaderAddress", e.leaderAddress());
         w.i32(e.retryAfterMillis());
     } else if (response instanceof Response.HelloReply h) {
         w.u16("code", 0);
-        w.string("HelloReply.serverId", h.serverId());
+        w.str("HelloReply.serverId", h.serverId());
         w.u8("HelloReply.protocolVersion", h.protocolVersion());
-        w.bool(h.leader()).string("HelloReply.leaderAddress", h.leaderAddress());
+        w.bool(h.leader()).str("HelloReply.leaderAddress", h.leaderAddress());
     } else if (response instanceof Response.SetLimitReply s) {
         w.u16("code", 0);
         outcome(w, "SetLimitReply.outcome", s.outcome());
-        w.string("SetLimitReply.message", s.message()).i64(s.currentVersion());
+        w.str("SetLimitReply.message", s.message()).i64(s.currentVersion());
         optionalLimit(w, s.limit());
     } else if (response instanceof Response.GetLimitReply g) {
         w.u16("code", 0);
@@ -220,7 +227,7 @@ public final class MessageCodec {
     } else if (response instanceof Response.LeaseReply l) {
         w.u16("code", 0);
         outcome(w, "LeaseReply.outcome", l.outcome());
-        w.string("LeaseReply.message", l.message()).i64(l.retryAfterMillis()).i64(l.currentVersion());
+        w.str("LeaseReply.message", l.message()).i64(l.retryAfterMillis()).i64(l.currentVersion());
         w.bool(l.lease() != null);
         if (l.lease() != null) {
           lease(w, l.lease());
@@ -229,7 +236,7 @@ public final class MessageCodec {
     } else if (response instanceof Response.ReturnReply r) {
         w.u16("code", 0);
         outcome(w, "ReturnReply.outcome", r.outcome());
-        w.string("ReturnReply.message", r.message())
+        w.str("ReturnReply.message", r.message())
             .i64(r.leaseId())
             .i64(r.credited())
             .bool(r.alreadyGone());
@@ -242,22 +249,22 @@ public final class MessageCodec {
         }
     } else if (response instanceof Response.ClusterStatusReply c) {
         w.u16("code", 0);
-        w.string("ClusterStatusReply.serverId", c.serverId())
-            .string("ClusterStatusReply.role", c.role())
+        w.str("ClusterStatusReply.serverId", c.serverId())
+            .str("ClusterStatusReply.role", c.role())
             .i64(c.term())
             .i64(c.commitIndex())
             .i64(c.appliedIndex())
-            .string("ClusterStatusReply.leaderId", c.leaderId())
-            .string("ClusterStatusReply.leaderAddress", c.leaderAddress())
+            .str("ClusterStatusReply.leaderId", c.leaderId())
+            .str("ClusterStatusReply.leaderAddress", c.leaderAddress())
             .i64(c.ledgerNowMillis())
             .i64(c.epoch());
         List<Response.PeerInfo> peers = c.peers() == null ? List.of() : c.peers();
         w.u32("ClusterStatusReply.peers.count", peers.size());
         for (Response.PeerInfo p : peers) {
-          w.string("PeerInfo.id", p.id())
-              .string("PeerInfo.raftAddress", p.raftAddress())
-              .string("PeerInfo.clientAddress", p.clientAddress())
-              .string("PeerInfo.role", p.role());
+          w.str("PeerInfo.id", p.id())
+              .str("PeerInfo.raftAddress", p.raftAddress())
+              .str("PeerInfo.clientAddress", p.clientAddress())
+              .str("PeerInfo.role", p.role());
         }
       // --- ttl (issue 4)
     } else if (response instanceof Response.Ttl t) {
@@ -282,12 +289,12 @@ public final class MessageCodec {
    */
   public static Response decodeResponse(Kind kind, byte[] payload)
       throws MalformedMessageException {
-    WireReader r = new WireReader(payload, kind.name() + "_REPLY");
+    ByteReader r = reader(payload, kind.name() + "_REPLY");
     int code = r.u16("errorCode");
     if (code != 0) {
       ErrorCode ec = ErrorCode.fromCode(code);
-      String message = r.string("Error.message");
-      String leader = r.string("Error.leaderAddress");
+      String message = r.str("Error.message");
+      String leader = r.str("Error.leaderAddress");
       int retryAfter = r.i32("Error.retryAfterMillis");
       r.end();
       if (ec == null) {
@@ -300,14 +307,14 @@ public final class MessageCodec {
         switch (kind) {
           case HELLO ->
               new Response.HelloReply(
-                  r.string("serverId"),
+                  r.str("serverId"),
                   r.u8("protocolVersion"),
                   r.bool("leader"),
-                  r.string("leaderAddress"));
+                  r.str("leaderAddress"));
           case SET_LIMIT ->
               new Response.SetLimitReply(
                   outcome(r, "outcome"),
-                  r.string("message"),
+                  r.str("message"),
                   r.i64("currentVersion"),
                   r.present("limit") ? limit(r, "limit") : null);
           case GET_LIMIT ->
@@ -324,7 +331,7 @@ public final class MessageCodec {
           case ACQUIRE_LEASE, RENEW_LEASE ->
               new Response.LeaseReply(
                   outcome(r, "outcome"),
-                  r.string("message"),
+                  r.str("message"),
                   r.i64("retryAfterMillis"),
                   r.i64("currentVersion"),
                   r.present("lease") ? lease(r, "lease") : null,
@@ -332,7 +339,7 @@ public final class MessageCodec {
           case RETURN_LEASE ->
               new Response.ReturnReply(
                   outcome(r, "outcome"),
-                  r.string("message"),
+                  r.str("message"),
                   r.i64("leaseId"),
                   r.i64("credited"),
                   r.bool("alreadyGone"));
@@ -345,13 +352,13 @@ public final class MessageCodec {
             yield new Response.LeaseList(List.copyOf(list));
           }
           case CLUSTER_STATUS -> {
-            String serverId = r.string("serverId");
-            String role = r.string("role");
+            String serverId = r.str("serverId");
+            String role = r.str("role");
             long term = r.i64("term");
             long commit = r.i64("commitIndex");
             long applied = r.i64("appliedIndex");
-            String leaderId = r.string("leaderId");
-            String leaderAddress = r.string("leaderAddress");
+            String leaderId = r.str("leaderId");
+            String leaderAddress = r.str("leaderAddress");
             long ledgerNow = r.i64("ledgerNowMillis");
             long epoch = r.i64("epoch");
             int n = r.count("peers.count", PEER_INFO_BYTES_MIN);
@@ -360,10 +367,10 @@ public final class MessageCodec {
               String p = "peers[" + i + "].";
               peers.add(
                   new Response.PeerInfo(
-                      r.string(p + "id"),
-                      r.string(p + "raftAddress"),
-                      r.string(p + "clientAddress"),
-                      r.string(p + "role")));
+                      r.str(p + "id"),
+                      r.str(p + "raftAddress"),
+                      r.str(p + "clientAddress"),
+                      r.str(p + "role")));
             }
             yield new Response.ClusterStatusReply(
                 serverId,
@@ -392,32 +399,32 @@ public final class MessageCodec {
 
   // ---------------------------------------------------------------- nested structs
 
-  private static void outcome(WireWriter w, String field, Outcome o) {
+  private static void outcome(ByteWriter w, String field, Outcome o) {
     if (o == null) {
       throw new IllegalArgumentException(field + " is null");
     }
     w.u8(field, o.code());
   }
 
-  private static Outcome outcome(WireReader r, String field) throws MalformedMessageException {
+  private static Outcome outcome(ByteReader r, String field) throws MalformedMessageException {
     int code = r.u8(field);
     for (Outcome o : Outcome.values()) {
       if (o.code() == code) {
         return o;
       }
     }
-    throw new MalformedMessageException(r.message() + "." + field, "unknown outcome code " + code);
+    throw new MalformedMessageException(r.what() + "." + field, "unknown outcome code " + code);
   }
 
-  private static void optionalLimit(WireWriter w, Response.LimitInfo l) {
+  private static void optionalLimit(ByteWriter w, Response.LimitInfo l) {
     w.bool(l != null);
     if (l != null) {
       limit(w, l);
     }
   }
 
-  private static void limit(WireWriter w, Response.LimitInfo l) {
-    w.string("LimitInfo.tenant", l.tenant()).string("LimitInfo.resource", l.resource());
+  private static void limit(ByteWriter w, Response.LimitInfo l) {
+    w.str("LimitInfo.tenant", l.tenant()).str("LimitInfo.resource", l.resource());
     w.i64(l.ratePerSecond()).i64(l.burst());
     w.u8("LimitInfo.modeCode", l.modeCode());
     w.i64(l.leaseDurationMillis()).i64(l.graceMillis()).i64(l.emergency());
@@ -437,12 +444,12 @@ public final class MessageCodec {
         .i64(l.demandBurst());
   }
 
-  private static Response.LimitInfo limit(WireReader r, String f)
+  private static Response.LimitInfo limit(ByteReader r, String f)
       throws MalformedMessageException {
     String p = f + ".";
     return new Response.LimitInfo(
-        r.string(p + "tenant"),
-        r.string(p + "resource"),
+        r.str(p + "tenant"),
+        r.str(p + "resource"),
         r.i64(p + "ratePerSecond"),
         r.i64(p + "burst"),
         r.u8(p + "modeCode"),
@@ -465,11 +472,11 @@ public final class MessageCodec {
         r.i64(p + "demandBurst"));
   }
 
-  private static void lease(WireWriter w, Response.LeaseInfo l) {
+  private static void lease(ByteWriter w, Response.LeaseInfo l) {
     w.i64(l.leaseId());
-    w.string("LeaseInfo.tenant", l.tenant())
-        .string("LeaseInfo.resource", l.resource())
-        .string("LeaseInfo.holder", l.holder());
+    w.str("LeaseInfo.tenant", l.tenant())
+        .str("LeaseInfo.resource", l.resource())
+        .str("LeaseInfo.holder", l.holder());
     w.i64(l.epoch())
         .i64(l.version())
         .i64(l.rateShare())
@@ -483,14 +490,14 @@ public final class MessageCodec {
     w.i64(l.emergency()).i64(l.leaseDurationMillis());
   }
 
-  private static Response.LeaseInfo lease(WireReader r, String f)
+  private static Response.LeaseInfo lease(ByteReader r, String f)
       throws MalformedMessageException {
     String p = f + ".";
     return new Response.LeaseInfo(
         r.i64(p + "leaseId"),
-        r.string(p + "tenant"),
-        r.string(p + "resource"),
-        r.string(p + "holder"),
+        r.str(p + "tenant"),
+        r.str(p + "resource"),
+        r.str(p + "holder"),
         r.i64(p + "epoch"),
         r.i64(p + "version"),
         r.i64(p + "rateShare"),

@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
 import dev.ration.wire.Outcome;
 
 import java.util.ArrayList;
@@ -25,63 +27,63 @@ final class TtlMessages {
 
   // ---------------------------------------------------------------- requests
 
-  static void encodeRequest(WireWriter w, TtlRequest request) {
+  static void encodeRequest(ByteWriter w, TtlRequest request) {
     if (request instanceof TtlRequest.Put p) {
-      w.string("namespace", p.namespace()).string("key", p.key()).bytes("value", p.value())
+      w.str("namespace", p.namespace()).str("key", p.key()).bytes("value", p.value())
           .i64(p.ttlMillis());
     } else if (request instanceof TtlRequest.CompareAndSet c) {
-      w.string("namespace", c.namespace()).string("key", c.key()).i64(c.expectedVersion())
+      w.str("namespace", c.namespace()).str("key", c.key()).i64(c.expectedVersion())
           .bytes("value", c.value()).i64(c.ttlMillis());
     } else if (request instanceof TtlRequest.Refresh r) {
-      w.string("namespace", r.namespace()).string("key", r.key()).i64(r.ttlMillis())
+      w.str("namespace", r.namespace()).str("key", r.key()).i64(r.ttlMillis())
           .i64(r.expectedVersion());
     } else if (request instanceof TtlRequest.Delete d) {
-      w.string("namespace", d.namespace()).string("key", d.key()).i64(d.expectedVersion());
+      w.str("namespace", d.namespace()).str("key", d.key()).i64(d.expectedVersion());
     } else if (request instanceof TtlRequest.Get g) {
-      w.string("namespace", g.namespace()).string("key", g.key()).bool(g.stale());
+      w.str("namespace", g.namespace()).str("key", g.key()).bool(g.stale());
     } else if (request instanceof TtlRequest.List l) {
-      w.string("namespace", l.namespace()).string("prefix", l.prefix()).i32(l.limit())
+      w.str("namespace", l.namespace()).str("prefix", l.prefix()).i32(l.limit())
           .bool(l.stale());
     } else if (request instanceof TtlRequest.SetNamespace s) {
-      w.string("namespace", s.namespace()).i64(s.maxEntries()).i64(s.maxBytes())
+      w.str("namespace", s.namespace()).i64(s.maxEntries()).i64(s.maxBytes())
           .u8("policyCode", s.policyCode());
     } else if (request instanceof TtlRequest.GetNamespaces g) {
-      w.string("namespace", g.namespace()).bool(g.stale());
+      w.str("namespace", g.namespace()).bool(g.stale());
     } else {
       throw new IllegalArgumentException("unknown ttl request " + request);
     }
   }
 
-  static TtlRequest decodeRequest(Kind kind, WireReader r) throws MalformedMessageException {
+  static TtlRequest decodeRequest(Kind kind, ByteReader r) throws MalformedMessageException {
     return switch (kind) {
-      case TTL_PUT -> new TtlRequest.Put(r.string("namespace"), r.string("key"),
+      case TTL_PUT -> new TtlRequest.Put(r.str("namespace"), r.str("key"),
           r.bytes("value", VALUE_BYTES_MAX), r.i64("ttlMillis"));
-      case TTL_CAS -> new TtlRequest.CompareAndSet(r.string("namespace"), r.string("key"),
+      case TTL_CAS -> new TtlRequest.CompareAndSet(r.str("namespace"), r.str("key"),
           r.i64("expectedVersion"), r.bytes("value", VALUE_BYTES_MAX), r.i64("ttlMillis"));
-      case TTL_REFRESH -> new TtlRequest.Refresh(r.string("namespace"), r.string("key"),
+      case TTL_REFRESH -> new TtlRequest.Refresh(r.str("namespace"), r.str("key"),
           r.i64("ttlMillis"), r.i64("expectedVersion"));
-      case TTL_DELETE -> new TtlRequest.Delete(r.string("namespace"), r.string("key"),
+      case TTL_DELETE -> new TtlRequest.Delete(r.str("namespace"), r.str("key"),
           r.i64("expectedVersion"));
-      case TTL_GET -> new TtlRequest.Get(r.string("namespace"), r.string("key"), r.bool("stale"));
-      case TTL_LIST -> new TtlRequest.List(r.string("namespace"), r.string("prefix"),
+      case TTL_GET -> new TtlRequest.Get(r.str("namespace"), r.str("key"), r.bool("stale"));
+      case TTL_LIST -> new TtlRequest.List(r.str("namespace"), r.str("prefix"),
           r.i32("limit"), r.bool("stale"));
-      case TTL_NAMESPACE_SET -> new TtlRequest.SetNamespace(r.string("namespace"),
+      case TTL_NAMESPACE_SET -> new TtlRequest.SetNamespace(r.str("namespace"),
           r.i64("maxEntries"), r.i64("maxBytes"), r.u8("policyCode"));
-      case TTL_NAMESPACE_GET -> new TtlRequest.GetNamespaces(r.string("namespace"), r.bool("stale"));
+      case TTL_NAMESPACE_GET -> new TtlRequest.GetNamespaces(r.str("namespace"), r.bool("stale"));
       default -> throw new IllegalArgumentException("not a ttl kind " + kind);
     };
   }
 
   // ---------------------------------------------------------------- responses
 
-  static void encodeResponse(WireWriter w, TtlResponse response) {
+  static void encodeResponse(ByteWriter w, TtlResponse response) {
     if (response instanceof TtlResponse.WriteReply x) {
       outcome(w, x.outcome());
-      w.string("message", x.message()).i64(x.currentVersion()).i64(x.version())
+      w.str("message", x.message()).i64(x.currentVersion()).i64(x.version())
           .i64(x.expiresAtMillis());
     } else if (response instanceof TtlResponse.DeleteReply x) {
       outcome(w, x.outcome());
-      w.string("message", x.message()).i64(x.currentVersion()).i64(x.version())
+      w.str("message", x.message()).i64(x.currentVersion()).i64(x.version())
           .bool(x.existed());
     } else if (response instanceof TtlResponse.GetReply x) {
       w.bool(x.found());
@@ -97,7 +99,7 @@ final class TtlMessages {
       w.bool(x.truncated()).i64(x.readAtMillis());
     } else if (response instanceof TtlResponse.NamespaceReply x) {
       outcome(w, x.outcome());
-      w.string("message", x.message()).bool(x.namespace() != null);
+      w.str("message", x.message()).bool(x.namespace() != null);
       if (x.namespace() != null) {
         namespace(w, x.namespace());
       }
@@ -111,12 +113,12 @@ final class TtlMessages {
     }
   }
 
-  static TtlResponse decodeResponse(Kind kind, WireReader r) throws MalformedMessageException {
+  static TtlResponse decodeResponse(Kind kind, ByteReader r) throws MalformedMessageException {
     return switch (kind) {
       case TTL_PUT, TTL_CAS, TTL_REFRESH -> new TtlResponse.WriteReply(outcome(r),
-          r.string("message"), r.i64("currentVersion"), r.i64("version"),
+          r.str("message"), r.i64("currentVersion"), r.i64("version"),
           r.i64("expiresAtMillis"));
-      case TTL_DELETE -> new TtlResponse.DeleteReply(outcome(r), r.string("message"),
+      case TTL_DELETE -> new TtlResponse.DeleteReply(outcome(r), r.str("message"),
           r.i64("currentVersion"), r.i64("version"), r.bool("existed"));
       case TTL_GET -> {
         boolean found = r.present("entry");
@@ -135,7 +137,7 @@ final class TtlMessages {
       }
       case TTL_NAMESPACE_SET -> {
         Outcome outcome = outcome(r);
-        String message = r.string("message");
+        String message = r.str("message");
         TtlResponse.NamespaceInfo ns = r.present("namespace") ? namespace(r) : null;
         yield new TtlResponse.NamespaceReply(outcome, message, ns);
       }
@@ -152,36 +154,36 @@ final class TtlMessages {
     };
   }
 
-  private static void outcome(WireWriter w, Outcome o) {
+  private static void outcome(ByteWriter w, Outcome o) {
     w.u8("outcome", o.code());
   }
 
-  private static Outcome outcome(WireReader r) throws MalformedMessageException {
+  private static Outcome outcome(ByteReader r) throws MalformedMessageException {
     int code = r.u8("outcome");
     try {
       return Outcome.fromCode(code);
     } catch (IllegalArgumentException e) {
-      throw new MalformedMessageException(r.message() + ".outcome", "unknown outcome " + code);
+      throw new MalformedMessageException(r.what() + ".outcome", "unknown outcome " + code);
     }
   }
 
-  private static void entry(WireWriter w, TtlResponse.EntryInfo e) {
-    w.string("namespace", e.namespace()).string("key", e.key()).bytes("value", e.value())
+  private static void entry(ByteWriter w, TtlResponse.EntryInfo e) {
+    w.str("namespace", e.namespace()).str("key", e.key()).bytes("value", e.value())
         .i64(e.version()).i64(e.expiresAtMillis());
   }
 
-  private static TtlResponse.EntryInfo entry(WireReader r) throws MalformedMessageException {
-    return new TtlResponse.EntryInfo(r.string("namespace"), r.string("key"),
+  private static TtlResponse.EntryInfo entry(ByteReader r) throws MalformedMessageException {
+    return new TtlResponse.EntryInfo(r.str("namespace"), r.str("key"),
         r.bytes("value", VALUE_BYTES_MAX), r.i64("version"), r.i64("expiresAtMillis"));
   }
 
-  private static void namespace(WireWriter w, TtlResponse.NamespaceInfo n) {
-    w.string("name", n.name()).i64(n.maxEntries()).i64(n.maxBytes()).u8("policyCode", n.policyCode())
+  private static void namespace(ByteWriter w, TtlResponse.NamespaceInfo n) {
+    w.str("name", n.name()).i64(n.maxEntries()).i64(n.maxBytes()).u8("policyCode", n.policyCode())
         .i64(n.entries()).i64(n.bytes()).i64(n.evictedExpired()).i64(n.evictedCapacity());
   }
 
-  private static TtlResponse.NamespaceInfo namespace(WireReader r) throws MalformedMessageException {
-    return new TtlResponse.NamespaceInfo(r.string("name"), r.i64("maxEntries"), r.i64("maxBytes"),
+  private static TtlResponse.NamespaceInfo namespace(ByteReader r) throws MalformedMessageException {
+    return new TtlResponse.NamespaceInfo(r.str("name"), r.i64("maxEntries"), r.i64("maxBytes"),
         r.u8("policyCode"), r.i64("entries"), r.i64("bytes"), r.i64("evictedExpired"),
         r.i64("evictedCapacity"));
   }
