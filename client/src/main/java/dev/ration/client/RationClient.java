@@ -1,5 +1,8 @@
 package dev.ration.client;
 
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.LimitStatus;
+
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.Request;
@@ -88,20 +91,20 @@ public final class RationClient implements AutoCloseable {
     return join(setLimitAsync(spec));
   }
 
-  public CompletableFuture<Optional<Response.LimitInfo>> getLimitAsync(String tenant, String resource) {
+  public CompletableFuture<Optional<LimitStatus>> getLimitAsync(String tenant, String resource) {
     return typed(call(new Request.GetLimit(tenant, resource, false)), Response.GetLimitReply.class)
         .thenApply(r -> r.found() ? Optional.ofNullable(r.limit()) : Optional.empty());
   }
 
-  public Optional<Response.LimitInfo> getLimit(String tenant, String resource) {
+  public Optional<LimitStatus> getLimit(String tenant, String resource) {
     return join(getLimitAsync(tenant, resource));
   }
 
-  public CompletableFuture<List<Response.LimitInfo>> listLimitsAsync() {
+  public CompletableFuture<List<LimitStatus>> listLimitsAsync() {
     return typed(call(new Request.ListLimits(false)), Response.LimitList.class).thenApply(Response.LimitList::limits);
   }
 
-  public List<Response.LimitInfo> listLimits() {
+  public List<LimitStatus> listLimits() {
     return join(listLimitsAsync());
   }
 
@@ -156,12 +159,12 @@ public final class RationClient implements AutoCloseable {
   }
 
   /** Empty tenant and resource list every lease. */
-  public CompletableFuture<List<Response.LeaseInfo>> listLeasesAsync(String tenant, String resource) {
+  public CompletableFuture<List<LeaseView>> listLeasesAsync(String tenant, String resource) {
     return typed(call(new Request.ListLeases(tenant, resource, false)), Response.LeaseList.class)
         .thenApply(Response.LeaseList::leases);
   }
 
-  public List<Response.LeaseInfo> listLeases(String tenant, String resource) {
+  public List<LeaseView> listLeases(String tenant, String resource) {
     return join(listLeasesAsync(tenant, resource));
   }
 

@@ -1,5 +1,8 @@
 package dev.ration.client.limiter;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.lease.LeaseView;
+
 import dev.ration.client.RationException;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
@@ -90,7 +93,7 @@ public final class RateLimiter implements AutoCloseable {
   private int failures;
   private LimiterScheduler.Cancellable actionTimer;
   private LimiterScheduler.Cancellable expiryTimer;
-  private Response.LeaseInfo lease; // the held lease (phase HELD / RENEWING), else stale or null
+  private LeaseView lease; // the held lease (phase HELD / RENEWING), else stale or null
   private long leaseSentAtNanos;
   private long lastEpoch = Long.MIN_VALUE;
   private long lastVersion = Long.MIN_VALUE;
@@ -276,7 +279,7 @@ public final class RateLimiter implements AutoCloseable {
       retryAcquire(now, hint);
       return;
     }
-    Response.LeaseInfo l = reply.lease();
+    LeaseView l = reply.lease();
     if (!newer(l)) {
       retryAcquire(now, 0);
       return;
@@ -313,15 +316,15 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
-  private void scheduleTerm(long sentAt, Response.LeaseInfo l, long validUntil, long now) {
+  private void scheduleTerm(long sentAt, LeaseView l, long validUntil, long now) {
     cancelTimers();
     long renewAt = sentAt + (long) (l.leaseDurationMillis() * NANOS_PER_MILLI * options.renewFraction());
-    Response.LeaseInfo held = l;
+    LeaseView held = l;
     actionTimer = scheduler.schedule(() -> onRenewTimer(held), renewAt - now);
     expiryTimer = scheduler.schedule(() -> onExpiryTimer(held), validUntil - now);
   }
 
-  private synchronized void onRenewTimer(Response.LeaseInfo held) {
+  private synchronized void onRenewTimer(LeaseView held) {
     if (phase == Phase.HELD && lease == held) {
       sendRenew();
     }
@@ -334,7 +337,7 @@ public final class RateLimiter implements AutoCloseable {
     long[] demand = demand(sentAt, true);
     long emergencyUsed = emergencyToReport;
     emergencyInFlight = emergencyUsed;
-    Response.LeaseInfo held = lease;
+    LeaseView held = lease;
     CompletableFuture<Response.LeaseReply> f;
     try {
       f = transport.renew(held.leaseId(), held.version(), demand[0], demand[1], demand[2], demand[3], emergencyUsed);
@@ -344,7 +347,7 @@ public final class RateLimiter implements AutoCloseable {
     f.whenComplete((reply, err) -> scheduler.schedule(() -> onRenewAnswer(seq, sentAt, held, reply, err), 0));
   }
 
-  private synchronized void onRenewAnswer(long seq, long sentAt, Response.LeaseInfo held,
+  private synchronized void onRenewAnswer(long seq, long sentAt, LeaseView held,
       Response.LeaseReply reply, Throwable err) {
     if (seq != requestSeq || phase != Phase.RENEWING || lease != held) {
       return;
@@ -356,7 +359,7 @@ public final class RateLimiter implements AutoCloseable {
     }
     switch (reply.outcome()) {
       case SUCCESS -> {
-        Response.LeaseInfo l = reply.lease();
+        LeaseView l = reply.lease();
         if (l == null || l.leaseId() != held.leaseId() || !newer(l)) {
           retryRenew(now, 0); // a stale or foreign answer: keep the terms we have
           return;
@@ -395,12 +398,12 @@ public final class RateLimiter implements AutoCloseable {
     long delay = Math.max(backoff(failures++), hintNanos);
     // Retries stop at local expiry: the expiry timer takes over from there.
     if (now + delay < bucket.validUntilNanos()) {
-      Response.LeaseInfo held = lease;
+      LeaseView held = lease;
       actionTimer = scheduler.schedule(() -> onRenewTimer(held), delay);
     }
   }
 
-  private synchronized void onExpiryTimer(Response.LeaseInfo held) {
+  private synchronized void onExpiryTimer(LeaseView held) {
     if ((phase == Phase.HELD || phase == Phase.RENEWING) && lease == held
         && clock.getAsLong() >= bucket.validUntilNanos()) {
       onLocalExpiry(held);
@@ -408,9 +411,9 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /** Local expiry without renewal: hard stops; best-effort may spend E once. Then re-acquire. */
-  private void onLocalExpiry(Response.LeaseInfo held) {
+  private void onLocalExpiry(LeaseView held) {
     long now = clock.getAsLong();
-    boolean bestEffort = held.modeCode() == 1 && options.emergencyEnabled() && held.emergency() > 0;
+    boolean bestEffort = held.mode() == Mode.BEST_EFFORT && options.emergencyEnabled() && held.emergency() > 0;
     if (bestEffort && emergencyAvailable) {
       bucket.install(0, held.emergency(), held.emergency(), Long.MAX_VALUE, now);
       emergencyInstalled = held.emergency();
@@ -443,7 +446,7 @@ public final class RateLimiter implements AutoCloseable {
     long unused = bucket.invalidate(now);
     inEmergency = false;
     cancelTimers();
-    Response.LeaseInfo held = lease;
+    LeaseView held = lease;
     boolean live = (phase == Phase.HELD || phase == Phase.RENEWING) && held != null;
     phase = Phase.CLOSED;
     requestSeq++;
@@ -485,7 +488,7 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
-  private boolean newer(Response.LeaseInfo l) {
+  private boolean newer(LeaseView l) {
     return l.epoch() > lastEpoch || (l.epoch() == lastEpoch && l.version() > lastVersion);
   }
 
@@ -574,7 +577,7 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /** The lease currently held, if any. */
-  public synchronized java.util.Optional<Response.LeaseInfo> lease() {
+  public synchronized java.util.Optional<LeaseView> lease() {
     return (phase == Phase.HELD || phase == Phase.RENEWING) ? java.util.Optional.ofNullable(lease) : java.util.Optional.empty();
   }
 

@@ -2,10 +2,16 @@ package dev.ration.client.protocol;
 
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
+import dev.ration.wire.Mode;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.lease.LimitStatus;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * Encodes and decodes frame payloads (the bytes after the 14-byte header). The one place the
@@ -80,9 +86,9 @@ public final class MessageCodec {
     } else if (request instanceof Request.SetLimit s) {
         w.str("SetLimit.tenant", s.tenant()).str("SetLimit.resource", s.resource());
         w.i64(s.ratePerSecond()).i64(s.burst());
-        w.u8("SetLimit.modeCode", s.modeCode());
+        w.u8("SetLimit.mode", required("SetLimit.mode", s.mode()).code());
         w.i64(s.leaseDurationMillis()).i64(s.graceMillis()).i64(s.emergency());
-        w.u8("SetLimit.policyCode", s.policyCode());
+        w.u8("SetLimit.policy", required("SetLimit.policy", s.policy()).code());
         w.i64(s.expectedVersion());
     } else if (request instanceof Request.GetLimit g) {
         w.str("GetLimit.tenant", g.tenant())
@@ -148,11 +154,11 @@ public final class MessageCodec {
                   r.str("resource"),
                   r.i64("ratePerSecond"),
                   r.i64("burst"),
-                  r.u8("modeCode"),
+                  code(r, "mode", Mode::fromCode),
                   r.i64("leaseDurationMillis"),
                   r.i64("graceMillis"),
                   r.i64("emergency"),
-                  r.u8("policyCode"),
+                  code(r, "policy", Policy::fromCode),
                   r.i64("expectedVersion"));
           case GET_LIMIT ->
               new Request.GetLimit(r.str("tenant"), r.str("resource"), r.bool("stale"));
@@ -219,9 +225,9 @@ public final class MessageCodec {
         optionalLimit(w, g.limit());
     } else if (response instanceof Response.LimitList l) {
         w.u16("code", 0);
-        List<Response.LimitInfo> limits = l.limits() == null ? List.of() : l.limits();
+        List<LimitStatus> limits = l.limits() == null ? List.of() : l.limits();
         w.u32("LimitList.count", limits.size());
-        for (Response.LimitInfo i : limits) {
+        for (LimitStatus i : limits) {
           limit(w, i);
         }
     } else if (response instanceof Response.LeaseReply l) {
@@ -242,9 +248,9 @@ public final class MessageCodec {
             .bool(r.alreadyGone());
     } else if (response instanceof Response.LeaseList l) {
         w.u16("code", 0);
-        List<Response.LeaseInfo> leases = l.leases() == null ? List.of() : l.leases();
+        List<LeaseView> leases = l.leases() == null ? List.of() : l.leases();
         w.u32("LeaseList.count", leases.size());
-        for (Response.LeaseInfo i : leases) {
+        for (LeaseView i : leases) {
           lease(w, i);
         }
     } else if (response instanceof Response.ClusterStatusReply c) {
@@ -322,7 +328,7 @@ public final class MessageCodec {
                   r.bool("found"), r.present("limit") ? limit(r, "limit") : null);
           case LIST_LIMITS -> {
             int n = r.count("limits.count", LIMIT_INFO_BYTES_MIN);
-            List<Response.LimitInfo> list = new ArrayList<>(n);
+            List<LimitStatus> list = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
               list.add(limit(r, "limits[" + i + "]"));
             }
@@ -345,7 +351,7 @@ public final class MessageCodec {
                   r.bool("alreadyGone"));
           case LIST_LEASES -> {
             int n = r.count("leases.count", LEASE_INFO_BYTES_MIN);
-            List<Response.LeaseInfo> list = new ArrayList<>(n);
+            List<LeaseView> list = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
               list.add(lease(r, "leases[" + i + "]"));
             }
@@ -406,6 +412,24 @@ public final class MessageCodec {
     w.u8(field, o.code());
   }
 
+  /** An enumeration the wire cannot leave out; null is a caller bug naming the field. */
+  static <E> E required(String field, E value) {
+    if (value == null) {
+      throw new IllegalArgumentException(field + " is null");
+    }
+    return value;
+  }
+
+  /** A one-byte enumeration code; one this version does not know is a malformed field. */
+  static <E> E code(ByteReader r, String field, IntFunction<E> fromCode) {
+    int code = r.u8(field);
+    try {
+      return fromCode.apply(code);
+    } catch (IllegalArgumentException e) {
+      throw new MalformedMessageException(r.what() + "." + field, e.getMessage());
+    }
+  }
+
   private static Outcome outcome(ByteReader r, String field) throws MalformedMessageException {
     int code = r.u8(field);
     for (Outcome o : Outcome.values()) {
@@ -416,48 +440,51 @@ public final class MessageCodec {
     throw new MalformedMessageException(r.what() + "." + field, "unknown outcome code " + code);
   }
 
-  private static void optionalLimit(ByteWriter w, Response.LimitInfo l) {
+  private static void optionalLimit(ByteWriter w, LimitStatus l) {
     w.bool(l != null);
     if (l != null) {
       limit(w, l);
     }
   }
 
-  private static void limit(ByteWriter w, Response.LimitInfo l) {
-    w.str("LimitInfo.tenant", l.tenant()).str("LimitInfo.resource", l.resource());
+  private static void limit(ByteWriter w, LimitStatus status) {
+    Limit l = status.limit();
+    w.str("LimitStatus.tenant", l.tenant()).str("LimitStatus.resource", l.resource());
     w.i64(l.ratePerSecond()).i64(l.burst());
-    w.u8("LimitInfo.modeCode", l.modeCode());
+    w.u8("LimitStatus.mode", required("LimitStatus.mode", l.mode()).code());
     w.i64(l.leaseDurationMillis()).i64(l.graceMillis()).i64(l.emergency());
-    w.u8("LimitInfo.policyCode", l.policyCode());
+    w.u8("LimitStatus.policy", required("LimitStatus.policy", l.policy()).code());
     w.i64(l.version())
-        .i64(l.countedRate())
-        .i64(l.countedBurst())
-        .i64(l.grantedRate())
-        .i64(l.grantedBurst())
-        .i64(l.pool())
-        .i32(l.leases())
-        .i32(l.pendingShrinks())
-        .i64(l.rateCeiling())
-        .i64(l.burstCeiling())
-        .i64(l.emergencyReported())
-        .i64(l.demandRate())
-        .i64(l.demandBurst());
+        .i64(status.countedRate())
+        .i64(status.countedBurst())
+        .i64(status.grantedRate())
+        .i64(status.grantedBurst())
+        .i64(status.pool())
+        .i32(status.leases())
+        .i32(status.pendingShrinks())
+        .i64(status.rateCeiling())
+        .i64(status.burstCeiling())
+        .i64(status.emergencyReported())
+        .i64(status.demandRate())
+        .i64(status.demandBurst());
   }
 
-  private static Response.LimitInfo limit(ByteReader r, String f)
-      throws MalformedMessageException {
+  private static LimitStatus limit(ByteReader r, String f) {
     String p = f + ".";
-    return new Response.LimitInfo(
-        r.str(p + "tenant"),
-        r.str(p + "resource"),
-        r.i64(p + "ratePerSecond"),
-        r.i64(p + "burst"),
-        r.u8(p + "modeCode"),
-        r.i64(p + "leaseDurationMillis"),
-        r.i64(p + "graceMillis"),
-        r.i64(p + "emergency"),
-        r.u8(p + "policyCode"),
-        r.i64(p + "version"),
+    Limit limit =
+        new Limit(
+            r.str(p + "tenant"),
+            r.str(p + "resource"),
+            r.i64(p + "ratePerSecond"),
+            r.i64(p + "burst"),
+            code(r, p + "mode", Mode::fromCode),
+            r.i64(p + "leaseDurationMillis"),
+            r.i64(p + "graceMillis"),
+            r.i64(p + "emergency"),
+            code(r, p + "policy", Policy::fromCode),
+            r.i64(p + "version"));
+    return new LimitStatus(
+        limit,
         r.i64(p + "countedRate"),
         r.i64(p + "countedBurst"),
         r.i64(p + "grantedRate"),
@@ -472,11 +499,11 @@ public final class MessageCodec {
         r.i64(p + "demandBurst"));
   }
 
-  private static void lease(ByteWriter w, Response.LeaseInfo l) {
+  private static void lease(ByteWriter w, LeaseView l) {
     w.i64(l.leaseId());
-    w.str("LeaseInfo.tenant", l.tenant())
-        .str("LeaseInfo.resource", l.resource())
-        .str("LeaseInfo.holder", l.holder());
+    w.str("LeaseView.tenant", l.tenant())
+        .str("LeaseView.resource", l.resource())
+        .str("LeaseView.holder", l.holder());
     w.i64(l.epoch())
         .i64(l.version())
         .i64(l.rateShare())
@@ -486,14 +513,14 @@ public final class MessageCodec {
         .i64(l.grantedAtMillis())
         .i64(l.expiresAtMillis())
         .i64(l.countedUntilMillis());
-    w.u8("LeaseInfo.modeCode", l.modeCode());
+    w.u8("LeaseView.mode", required("LeaseView.mode", l.mode()).code());
     w.i64(l.emergency()).i64(l.leaseDurationMillis());
   }
 
-  private static Response.LeaseInfo lease(ByteReader r, String f)
+  private static LeaseView lease(ByteReader r, String f)
       throws MalformedMessageException {
     String p = f + ".";
-    return new Response.LeaseInfo(
+    return new LeaseView(
         r.i64(p + "leaseId"),
         r.str(p + "tenant"),
         r.str(p + "resource"),
@@ -507,7 +534,7 @@ public final class MessageCodec {
         r.i64(p + "grantedAtMillis"),
         r.i64(p + "expiresAtMillis"),
         r.i64(p + "countedUntilMillis"),
-        r.u8(p + "modeCode"),
+        code(r, p + "mode", Mode::fromCode),
         r.i64(p + "emergency"),
         r.i64(p + "leaseDurationMillis"));
   }

@@ -2,7 +2,12 @@ package dev.ration.client.protocol;
 
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
+import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+import dev.ration.wire.quota.QuotaSpec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,9 +31,9 @@ final class QuotaMessages {
 
   static void encodeRequest(ByteWriter w, QuotaRequest request) {
     if (request instanceof QuotaRequest.SetQuota s) {
-      w.str("scope", s.scope()).str("resource", s.resource()).u8("kindCode", s.kindCode())
-          .u8("windowCode", s.windowCode()).i64(s.limit()).str("unit", s.unit())
-          .i64(s.softLimit()).u8("overageCode", s.overageCode()).i64(s.overageMax())
+      w.str("scope", s.scope()).str("resource", s.resource()).u8("quotaKind", MessageCodec.required("quotaKind", s.quotaKind()).code())
+          .u8("window", MessageCodec.required("window", s.window()).code()).i64(s.limit()).str("unit", s.unit())
+          .i64(s.softLimit()).u8("overage", MessageCodec.required("overage", s.overage()).code()).i64(s.overageMax())
           .i64(s.periodStartMillis()).i64(s.expectedVersion()).str("actor", s.actor())
           .str("reason", s.reason());
     } else if (request instanceof QuotaRequest.GetQuota g) {
@@ -76,8 +81,8 @@ final class QuotaMessages {
     switch (kind) {
       case QUOTA_SET:
         return new QuotaRequest.SetQuota(r.str("scope"), r.str("resource"),
-            r.u8("kindCode"), r.u8("windowCode"), r.i64("limit"), r.str("unit"),
-            r.i64("softLimit"), r.u8("overageCode"), r.i64("overageMax"),
+            code(r, "quotaKind", QuotaKind::fromCode), code(r, "window", Window::fromCode),
+            r.i64("limit"), r.str("unit"), r.i64("softLimit"), code(r, "overage", Overage::fromCode), r.i64("overageMax"),
             r.i64("periodStartMillis"), r.i64("expectedVersion"), r.str("actor"),
             r.str("reason"));
       case QUOTA_GET:
@@ -142,7 +147,7 @@ final class QuotaMessages {
       items(w, r.items());
     } else if (response instanceof QuotaResponse.SettleReply s) {
       outcome(w, s.outcome()).str("message", s.message()).i64(s.reservationId())
-          .u8("howCode", s.howCode());
+          .u8("how", s.how() == null ? 0 : s.how().code());
       longs(w, "quantities", s.quantities());
       longs(w, "eventSequences", s.eventSequences());
       w.bool(s.alreadySettled());
@@ -158,7 +163,7 @@ final class QuotaMessages {
     } else if (response instanceof QuotaResponse.UsageBatch b) {
       w.u32("events.count", b.events().size());
       for (QuotaResponse.UsageEventInfo e : b.events()) {
-        w.i64(e.sequence()).str("eventId", e.eventId()).u8("typeCode", e.typeCode())
+        w.i64(e.sequence()).str("eventId", e.eventId()).u8("type", MessageCodec.required("type", e.type()).code())
             .i64(e.eventTimeMillis()).i64(e.recordedAtMillis()).str("scope", e.scope())
             .str("resource", e.resource()).i64(e.quantity()).str("unit", e.unit())
             .i64(e.reservationId()).i64(e.overage());
@@ -217,7 +222,7 @@ final class QuotaMessages {
       case RESERVATION_COMPLETE:
       case RESERVATION_CANCEL:
         return new QuotaResponse.SettleReply(outcome(r), r.str("message"),
-            r.i64("reservationId"), r.u8("howCode"), longs(r, "quantities"),
+            r.i64("reservationId"), how(r), longs(r, "quantities"),
             longs(r, "eventSequences"), r.bool("alreadySettled"));
       case RESERVATION_LIST: {
         int n = r.count("reservations.count", 30);
@@ -236,7 +241,7 @@ final class QuotaMessages {
         List<QuotaResponse.UsageEventInfo> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           list.add(new QuotaResponse.UsageEventInfo(r.i64("sequence"), r.str("eventId"),
-              r.u8("typeCode"), r.i64("eventTimeMillis"), r.i64("recordedAtMillis"),
+              code(r, "type", EventType::fromCode), r.i64("eventTimeMillis"), r.i64("recordedAtMillis"),
               r.str("scope"), r.str("resource"), r.i64("quantity"), r.str("unit"),
               r.i64("reservationId"), r.i64("overage")));
         }
@@ -339,20 +344,36 @@ final class QuotaMessages {
   }
 
   private static void quota(ByteWriter w, QuotaResponse.QuotaInfo q) {
-    w.str("scope", q.scope()).str("resource", q.resource()).u8("kindCode", q.kindCode())
-        .u8("windowCode", q.windowCode()).i64(q.limit()).str("unit", q.unit())
-        .i64(q.softLimit()).u8("overageCode", q.overageCode()).i64(q.overageMax())
-        .i64(q.periodStartMillis()).i64(q.version()).str("actor", q.actor())
-        .i64(q.changedAtMillis()).str("reason", q.reason()).i64(q.windowStartMillis())
+    QuotaSpec s = q.spec();
+    w.str("scope", s.scope()).str("resource", s.resource()).u8("quotaKind", MessageCodec.required("quotaKind", s.kind()).code())
+        .u8("window", MessageCodec.required("window", s.window()).code()).i64(s.limit()).str("unit", s.unit())
+        .i64(s.softLimit()).u8("overage", MessageCodec.required("overage", s.overage()).code()).i64(s.overageMax())
+        .i64(s.periodStartMillis()).i64(s.version()).str("actor", s.actor())
+        .i64(s.changedAtMillis()).str("reason", s.reason()).i64(q.windowStartMillis())
         .i64(q.windowUsed()).i64(q.held()).i64(q.allocated()).bool(q.alerted());
   }
 
   private static QuotaResponse.QuotaInfo quota(ByteReader r) throws MalformedMessageException {
-    return new QuotaResponse.QuotaInfo(r.str("scope"), r.str("resource"), r.u8("kindCode"),
-        r.u8("windowCode"), r.i64("limit"), r.str("unit"), r.i64("softLimit"),
-        r.u8("overageCode"), r.i64("overageMax"), r.i64("periodStartMillis"), r.i64("version"),
-        r.str("actor"), r.i64("changedAtMillis"), r.str("reason"),
-        r.i64("windowStartMillis"), r.i64("windowUsed"), r.i64("held"), r.i64("allocated"),
-        r.bool("alerted"));
+    QuotaSpec spec = new QuotaSpec(r.str("scope"), r.str("resource"),
+        code(r, "quotaKind", QuotaKind::fromCode), code(r, "window", Window::fromCode),
+        r.i64("limit"), r.str("unit"), r.i64("softLimit"), code(r, "overage", Overage::fromCode),
+        r.i64("overageMax"), r.i64("periodStartMillis"), r.i64("version"), r.str("actor"),
+        r.i64("changedAtMillis"), r.str("reason"));
+    return new QuotaResponse.QuotaInfo(spec, r.i64("windowStartMillis"), r.i64("windowUsed"),
+        r.i64("held"), r.i64("allocated"), r.bool("alerted"));
+  }
+
+  /** A refused settlement names no event type and sends 0 in its place. */
+  private static EventType how(ByteReader r) {
+    int code = r.u8("how");
+    try {
+      return code == 0 ? null : EventType.fromCode(code);
+    } catch (IllegalArgumentException e) {
+      throw new MalformedMessageException(r.what() + ".how", e.getMessage());
+    }
+  }
+
+  private static <E> E code(ByteReader r, String field, java.util.function.IntFunction<E> fromCode) {
+    return MessageCodec.code(r, field, fromCode);
   }
 }

@@ -2,7 +2,9 @@ package dev.ration.client.protocol;
 
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
+import dev.ration.wire.CapacityPolicy;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.ttl.NamespaceView;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +48,7 @@ final class TtlMessages {
           .bool(l.stale());
     } else if (request instanceof TtlRequest.SetNamespace s) {
       w.str("namespace", s.namespace()).i64(s.maxEntries()).i64(s.maxBytes())
-          .u8("policyCode", s.policyCode());
+          .u8("policy", MessageCodec.required("policy", s.policy()).code());
     } else if (request instanceof TtlRequest.GetNamespaces g) {
       w.str("namespace", g.namespace()).bool(g.stale());
     } else {
@@ -68,7 +70,7 @@ final class TtlMessages {
       case TTL_LIST -> new TtlRequest.List(r.str("namespace"), r.str("prefix"),
           r.i32("limit"), r.bool("stale"));
       case TTL_NAMESPACE_SET -> new TtlRequest.SetNamespace(r.str("namespace"),
-          r.i64("maxEntries"), r.i64("maxBytes"), r.u8("policyCode"));
+          r.i64("maxEntries"), r.i64("maxBytes"), MessageCodec.code(r, "policy", CapacityPolicy::fromCode));
       case TTL_NAMESPACE_GET -> new TtlRequest.GetNamespaces(r.str("namespace"), r.bool("stale"));
       default -> throw new IllegalArgumentException("not a ttl kind " + kind);
     };
@@ -105,7 +107,7 @@ final class TtlMessages {
       }
     } else if (response instanceof TtlResponse.NamespaceList x) {
       w.u32("namespaces.count", x.namespaces().size());
-      for (TtlResponse.NamespaceInfo n : x.namespaces()) {
+      for (NamespaceView n : x.namespaces()) {
         namespace(w, n);
       }
     } else {
@@ -138,13 +140,13 @@ final class TtlMessages {
       case TTL_NAMESPACE_SET -> {
         Outcome outcome = outcome(r);
         String message = r.str("message");
-        TtlResponse.NamespaceInfo ns = r.present("namespace") ? namespace(r) : null;
+        NamespaceView ns = r.present("namespace") ? namespace(r) : null;
         yield new TtlResponse.NamespaceReply(outcome, message, ns);
       }
       case TTL_NAMESPACE_GET -> {
         // name 2, five i64 counters and limits 40 + policy 1 + max fields 8: at least 51 bytes
         int n = r.count("namespaces.count", 51);
-        List<TtlResponse.NamespaceInfo> all = new ArrayList<>(n);
+        List<NamespaceView> all = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           all.add(namespace(r));
         }
@@ -177,14 +179,14 @@ final class TtlMessages {
         r.bytes("value", VALUE_BYTES_MAX), r.i64("version"), r.i64("expiresAtMillis"));
   }
 
-  private static void namespace(ByteWriter w, TtlResponse.NamespaceInfo n) {
-    w.str("name", n.name()).i64(n.maxEntries()).i64(n.maxBytes()).u8("policyCode", n.policyCode())
+  private static void namespace(ByteWriter w, NamespaceView n) {
+    w.str("name", n.name()).i64(n.maxEntries()).i64(n.maxBytes()).u8("policy", MessageCodec.required("policy", n.policy()).code())
         .i64(n.entries()).i64(n.bytes()).i64(n.evictedExpired()).i64(n.evictedCapacity());
   }
 
-  private static TtlResponse.NamespaceInfo namespace(ByteReader r) throws MalformedMessageException {
-    return new TtlResponse.NamespaceInfo(r.str("name"), r.i64("maxEntries"), r.i64("maxBytes"),
-        r.u8("policyCode"), r.i64("entries"), r.i64("bytes"), r.i64("evictedExpired"),
+  private static NamespaceView namespace(ByteReader r) throws MalformedMessageException {
+    return new NamespaceView(r.str("name"), r.i64("maxEntries"), r.i64("maxBytes"),
+        MessageCodec.code(r, "policy", CapacityPolicy::fromCode), r.i64("entries"), r.i64("bytes"), r.i64("evictedExpired"),
         r.i64("evictedCapacity"));
   }
 }

@@ -1,6 +1,7 @@
 package dev.ration.client.protocol;
 
 import dev.ration.wire.Outcome;
+import dev.ration.wire.ttl.NamespaceView;
 
 /**
  * Replies to {@link TtlRequest}s, carried as {@link Response.Ttl}. Domain outcomes
@@ -12,9 +13,6 @@ public sealed interface TtlResponse {
   /** A live entry. {@code expiresAtMillis} is ledger time; Long.MAX_VALUE = no expiry. */
   record EntryInfo(String namespace, String key, byte[] value, long version,
       long expiresAtMillis) {}
-
-  record NamespaceInfo(String name, long maxEntries, long maxBytes, int policyCode,
-      long entries, long bytes, long evictedExpired, long evictedCapacity) {}
 
   /** Answer to TTL_PUT, TTL_CAS and TTL_REFRESH: on SUCCESS the entry's version and expiry. */
   record WriteReply(Outcome outcome, String message, long currentVersion, long version,
@@ -35,9 +33,9 @@ public sealed interface TtlResponse {
       implements TtlResponse {}
 
   /** Answer to TTL_NAMESPACE_SET: on SUCCESS the namespace as now configured. */
-  record NamespaceReply(Outcome outcome, String message, NamespaceInfo namespace)
+  record NamespaceReply(Outcome outcome, String message, NamespaceView namespace)
       implements TtlResponse {}
 
   /** Answer to TTL_NAMESPACE_GET. */
-  record NamespaceList(java.util.List<NamespaceInfo> namespaces) implements TtlResponse {}
+  record NamespaceList(java.util.List<NamespaceView> namespaces) implements TtlResponse {}
 }

@@ -1,5 +1,12 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.Limit;
+
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.LimitStatus;
+
 import dev.ration.wire.Outcome;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -46,36 +53,36 @@ class MessageCodecPropertyTest {
     return Arbitraries.of(Outcome.class);
   }
 
-  static Arbitrary<Response.LimitInfo> limitInfo() {
+  static Arbitrary<LimitStatus> limitInfo() {
     return Combinators.combine(
-            Combinators.combine(strings(), strings(), longs(), longs(), u8(), longs(), longs(), longs())
+            Combinators.combine(strings(), strings(), longs(), longs(), Arbitraries.of(Mode.class), longs(), longs(), longs())
                 .as((a, b, c, d, e, f, g, h) -> new Object[] {a, b, c, d, e, f, g, h}),
-            Combinators.combine(u8(), longs(), longs(), longs(), longs(), longs(), longs(), Arbitraries.integers())
+            Combinators.combine(Arbitraries.of(Policy.class), longs(), longs(), longs(), longs(), longs(), longs(), Arbitraries.integers())
                 .as((a, b, c, d, e, f, g, h) -> new Object[] {a, b, c, d, e, f, g, h}),
             Combinators.combine(Arbitraries.integers(), longs(), longs(), longs(), longs(), longs())
                 .as((a, b, c, d, e, f) -> new Object[] {a, b, c, d, e, f}))
         .as(
             (x, y, z) ->
-                new Response.LimitInfo(
-                    (String) x[0], (String) x[1], (Long) x[2], (Long) x[3], (Integer) x[4],
-                    (Long) x[5], (Long) x[6], (Long) x[7], (Integer) y[0], (Long) y[1],
+                new LimitStatus(
+                    new Limit((String) x[0], (String) x[1], (Long) x[2], (Long) x[3], (Mode) x[4],
+                    (Long) x[5], (Long) x[6], (Long) x[7], (Policy) y[0], (Long) y[1]),
                     (Long) y[2], (Long) y[3], (Long) y[4], (Long) y[5], (Long) y[6],
                     (Integer) y[7], (Integer) z[0], (Long) z[1], (Long) z[2], (Long) z[3],
                     (Long) z[4], (Long) z[5]));
   }
 
-  static Arbitrary<Response.LeaseInfo> leaseInfo() {
+  static Arbitrary<LeaseView> leaseInfo() {
     return Combinators.combine(
             Combinators.combine(longs(), strings(), strings(), strings(), longs(), longs(), longs(), longs())
                 .as((a, b, c, d, e, f, g, h) -> new Object[] {a, b, c, d, e, f, g, h}),
-            Combinators.combine(longs(), longs(), longs(), longs(), longs(), u8(), longs(), longs())
+            Combinators.combine(longs(), longs(), longs(), longs(), longs(), Arbitraries.of(Mode.class), longs(), longs())
                 .as((a, b, c, d, e, f, g, h) -> new Object[] {a, b, c, d, e, f, g, h}))
         .as(
             (x, y) ->
-                new Response.LeaseInfo(
+                new LeaseView(
                     (Long) x[0], (String) x[1], (String) x[2], (String) x[3], (Long) x[4],
                     (Long) x[5], (Long) x[6], (Long) x[7], (Long) y[0], (Long) y[1],
-                    (Long) y[2], (Long) y[3], (Long) y[4], (Integer) y[5], (Long) y[6],
+                    (Long) y[2], (Long) y[3], (Long) y[4], (Mode) y[5], (Long) y[6],
                     (Long) y[7]));
   }
 
@@ -85,9 +92,9 @@ class MessageCodecPropertyTest {
         Combinators.combine(u8(), longs(), longs(), Arbitraries.bytes().array(byte[].class).ofMaxSize(64))
             .as(Request.Hello::new),
         Combinators.combine(
-                Combinators.combine(strings(), strings(), longs(), longs(), u8()).as((a, b, c, d, e) -> new Object[] {a, b, c, d, e}),
-                Combinators.combine(longs(), longs(), longs(), u8(), longs()).as((a, b, c, d, e) -> new Object[] {a, b, c, d, e}))
-            .as((x, y) -> new Request.SetLimit((String) x[0], (String) x[1], (Long) x[2], (Long) x[3], (Integer) x[4], (Long) y[0], (Long) y[1], (Long) y[2], (Integer) y[3], (Long) y[4])),
+                Combinators.combine(strings(), strings(), longs(), longs(), Arbitraries.of(Mode.class)).as((a, b, c, d, e) -> new Object[] {a, b, c, d, e}),
+                Combinators.combine(longs(), longs(), longs(), Arbitraries.of(Policy.class), longs()).as((a, b, c, d, e) -> new Object[] {a, b, c, d, e}))
+            .as((x, y) -> new Request.SetLimit((String) x[0], (String) x[1], (Long) x[2], (Long) x[3], (Mode) x[4], (Long) y[0], (Long) y[1], (Long) y[2], (Policy) y[3], (Long) y[4])),
         Combinators.combine(strings(), strings(), Arbitraries.of(true, false)).as(Request.GetLimit::new),
         Arbitraries.of(true, false).map(Request.ListLimits::new),
         Combinators.combine(strings(), strings(), strings(), longs(), longs()).as(Request.AcquireLease::new),

@@ -1,5 +1,8 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -107,7 +110,7 @@ class EndpointNodeTest {
         // The first write may meet a leader still starting its epoch: retry briefly.
         Response.SetLimitReply set = null;
         for (long id = 10; id < 200 && set == null; id++) {
-          conn.send(id, new Request.SetLimit("acme", "api", 100, 50, 0, 10_000, 1_000, 0, 0, 0));
+          conn.send(id, new Request.SetLimit("acme", "api", 100, 50, Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY, 0));
           Response r = conn.read(Kind.SET_LIMIT);
           if (r instanceof Response.SetLimitReply s) {
             set = s;

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.QuotaSpec;
+
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 import dev.ration.wire.Overage;

@@ -85,7 +85,7 @@ final class StoreFormat {
         .i64(ledger.emergencyReported()).toByteArray();
   }
 
-  record StoredLimit(dev.ration.statemachine.lease.Limit limit, long pool, long rateCeiling,
+  record StoredLimit(dev.ration.wire.lease.Limit limit, long pool, long rateCeiling,
       long burstCeiling, long emergencyReported) {}
 
   static StoredLimit readLimit(byte[] value) {
