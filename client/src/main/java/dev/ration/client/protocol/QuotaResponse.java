@@ -45,7 +45,7 @@ public sealed interface QuotaResponse {
 
   /** QUOTA_SET: on SUCCESS the new version; on STALE_CONFIG {@code currentVersion}. */
   record QuotaSetReply(Outcome outcome, String message, long currentVersion,
-      Optional<QuotaInfo> quota) implements QuotaResponse {}
+      Optional<QuotaInfo> quota) implements QuotaResponse, OutcomeReply {}
 
   record QuotaFound(Optional<QuotaInfo> quota) implements QuotaResponse {}
 
@@ -63,7 +63,7 @@ public sealed interface QuotaResponse {
    */
   record ReserveReply(Outcome outcome, String message, String levelScope, String resource,
       long retryAfterMillis, long currentVersion, long reservationId, long expiresAtMillis,
-      long configVersion, List<ReservedItem> items) implements QuotaResponse {
+      long configVersion, List<ReservedItem> items) implements QuotaResponse, OutcomeReply {
     public ReserveReply {
       items = List.copyOf(items);
     }
@@ -75,7 +75,7 @@ public sealed interface QuotaResponse {
    */
   record SettleReply(Outcome outcome, String message, long reservationId, EventType how,
       List<Long> quantities, List<Long> eventSequences, boolean alreadySettled)
-      implements QuotaResponse {
+      implements QuotaResponse, OutcomeReply {
     public SettleReply {
       quantities = List.copyOf(quantities);
       eventSequences = List.copyOf(eventSequences);
@@ -89,7 +89,7 @@ public sealed interface QuotaResponse {
   }
 
   record IngestReply(Outcome outcome, String message, long sequence, boolean duplicate)
-      implements QuotaResponse {}
+      implements QuotaResponse, OutcomeReply {}
 
   record UsageBatch(List<UsageEventInfo> events, long cursor, long lastSequence)
       implements QuotaResponse {
@@ -98,7 +98,8 @@ public sealed interface QuotaResponse {
     }
   }
 
-  record AckReply(Outcome outcome, String message, long cursor) implements QuotaResponse {}
+  record AckReply(Outcome outcome, String message, long cursor)
+      implements QuotaResponse, OutcomeReply {}
 
   record AggregateReply(List<AggregateInfo> buckets, long total) implements QuotaResponse {
     public AggregateReply {
@@ -107,7 +108,7 @@ public sealed interface QuotaResponse {
   }
 
   record ReconcileReply(Outcome outcome, String message, List<DriftInfo> drifts)
-      implements QuotaResponse {
+      implements QuotaResponse, OutcomeReply {
     public ReconcileReply {
       drifts = List.copyOf(drifts);
     }

@@ -5,6 +5,7 @@ import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Response messages. On the wire a response payload is {@code u16 errorCode | body}: when the
@@ -13,6 +14,20 @@ import java.util.List;
  * fields written flat before the figures, and {@link LeaseView}), so nothing translates them.
  */
 public sealed interface Response {
+
+  /**
+   * The domain outcome this reply carries, looking inside the TTL and quota wrappers; empty for
+   * errors, reads and lists.
+   */
+  default Optional<Outcome> domainOutcome() {
+    Object reply = this;
+    if (this instanceof Ttl t) {
+      reply = t.response();
+    } else if (this instanceof Quota q) {
+      reply = q.response();
+    }
+    return reply instanceof OutcomeReply o ? Optional.ofNullable(o.outcome()) : Optional.empty();
+  }
 
   /**
    * A protocol-level failure. {@code leaderAddress} (host:port of the leader's client endpoint,
@@ -30,7 +45,7 @@ public sealed interface Response {
    * {@code currentVersion} names the version in force.
    */
   record SetLimitReply(Outcome outcome, String message, long currentVersion, LimitStatus limit)
-      implements Response {}
+      implements Response, OutcomeReply {}
 
   /** Answer to GET_LIMIT; {@code found} false for an unknown (tenant, resource). */
   record GetLimitReply(boolean found, LimitStatus limit) implements Response {}
@@ -49,11 +64,11 @@ public sealed interface Response {
       long currentVersion,
       LeaseView lease,
       long startBalance)
-      implements Response {}
+      implements Response, OutcomeReply {}
 
   record ReturnReply(
       Outcome outcome, String message, long leaseId, long credited, boolean alreadyGone)
-      implements Response {}
+      implements Response, OutcomeReply {}
 
   record LeaseList(List<LeaseView> leases) implements Response {}
 

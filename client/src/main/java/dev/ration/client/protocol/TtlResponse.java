@@ -16,11 +16,11 @@ public sealed interface TtlResponse {
 
   /** Answer to TTL_PUT, TTL_CAS and TTL_REFRESH: on SUCCESS the entry's version and expiry. */
   record WriteReply(Outcome outcome, String message, long currentVersion, long version,
-      long expiresAtMillis) implements TtlResponse {}
+      long expiresAtMillis) implements TtlResponse, OutcomeReply {}
 
   /** Answer to TTL_DELETE: {@code existed} false when no live entry was there. */
   record DeleteReply(Outcome outcome, String message, long currentVersion, long version,
-      boolean existed) implements TtlResponse {}
+      boolean existed) implements TtlResponse, OutcomeReply {}
 
   /**
    * Answer to TTL_GET. {@code readAtMillis} is the ledger time the read was judged at
@@ -34,7 +34,7 @@ public sealed interface TtlResponse {
 
   /** Answer to TTL_NAMESPACE_SET: on SUCCESS the namespace as now configured. */
   record NamespaceReply(Outcome outcome, String message, NamespaceView namespace)
-      implements TtlResponse {}
+      implements TtlResponse, OutcomeReply {}
 
   /** Answer to TTL_NAMESPACE_GET. */
   record NamespaceList(java.util.List<NamespaceView> namespaces) implements TtlResponse {}
