@@ -266,23 +266,6 @@ public final class RationClient implements AutoCloseable {
 
   // ------------------------------------------------------------------ retry loop
 
-  private static boolean isMutation(Kind k) {
-    // --- ttl (issue 4)
-    if (k == Kind.TTL_PUT || k == Kind.TTL_CAS || k == Kind.TTL_REFRESH || k == Kind.TTL_DELETE
-        || k == Kind.TTL_NAMESPACE_SET) {
-      return true;
-    }
-    // --- end ttl
-    return k == Kind.SET_LIMIT || k == Kind.ACQUIRE_LEASE || k == Kind.RENEW_LEASE || k == Kind.RETURN_LEASE
-        // --- quota (issue 6): USAGE_RECONCILE is a mutation when it repairs; treating the report
-        // as one too only makes a failed report indeterminate, which is harmless for a read.
-        || k == Kind.QUOTA_SET || k == Kind.RESERVE || k == Kind.RESERVATION_COMPLETE
-        || k == Kind.RESERVATION_CANCEL || k == Kind.USAGE_INGEST || k == Kind.USAGE_ACK
-        || k == Kind.USAGE_RECONCILE
-        // --- end quota
-        ;
-  }
-
   /** One logical call: its attempts share the request id and the deadline. */
   private final class Call {
     final long requestId;
@@ -297,7 +280,7 @@ public final class RationClient implements AutoCloseable {
       this.requestId = requestId;
       this.request = request;
       this.deadlineNanos = deadlineNanos;
-      this.mutation = isMutation(request.kind());
+      this.mutation = request.kind().mutation();
     }
 
     void attempt() {
