@@ -52,7 +52,30 @@ public final class Fields {
   }
 
   public static <T> Field<T> i64(String name, ToLongFunction<T> get) {
-    return new Leaf<>(name, name, 8, (w, p, t) -> w.i64(get.applyAsLong(t)), ByteReader::i64);
+    return new I64<>(name, name, get);
+  }
+
+  /** The commonest field gets its own class: one indirection fewer on the hot messages. */
+  private record I64<T>(String name, String path, ToLongFunction<T> get) implements Field<T> {
+    @Override
+    public int minBytes() {
+      return 8;
+    }
+
+    @Override
+    public void write(ByteWriter w, T record) {
+      w.i64(get.applyAsLong(record));
+    }
+
+    @Override
+    public Object read(ByteReader r) {
+      return r.i64(path);
+    }
+
+    @Override
+    public Field<T> under(String prefix) {
+      return new I64<>(name, prefix + "." + path, get);
+    }
   }
 
   public static <T> Field<T> i32(String name, ToIntFunction<T> get) {
@@ -69,7 +92,29 @@ public final class Fields {
   }
 
   public static <T> Field<T> str(String name, Function<T, String> get) {
-    return new Leaf<>(name, name, 2, (w, p, t) -> w.str(p, get.apply(t)), ByteReader::str);
+    return new Str<>(name, name, get);
+  }
+
+  private record Str<T>(String name, String path, Function<T, String> get) implements Field<T> {
+    @Override
+    public int minBytes() {
+      return 2;
+    }
+
+    @Override
+    public void write(ByteWriter w, T record) {
+      w.str(path, get.apply(record));
+    }
+
+    @Override
+    public Object read(ByteReader r) {
+      return r.str(path);
+    }
+
+    @Override
+    public Field<T> under(String prefix) {
+      return new Str<>(name, prefix + "." + path, get);
+    }
   }
 
   /** u32 length + bytes, at most {@code maxBytes} in either direction. */

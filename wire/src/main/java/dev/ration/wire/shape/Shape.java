@@ -2,9 +2,8 @@ package dev.ration.wire.shape;
 
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 
@@ -12,7 +11,9 @@ import java.util.Arrays;
  * The encoding of one record, declared once as its ordered field list and used both to write
  * and to read. Each {@link Field} names a record component, reads it through a typed accessor
  * when writing, and reads its bytes back when decoding; the decoded values are handed to the
- * record's canonical constructor, found once through reflection and cached as a method handle.
+ * record's canonical constructor, found once through reflection and cached. (On Java 17 a
+ * cached {@link Constructor} outruns a spread method handle held in a field: after a few calls
+ * it is a generated accessor that unboxes in bytecode.)
  *
  * <p>Declaring the fields in any order other than the record's components, or under other
  * names, fails when the shape is built, so a shape cannot silently disagree with its record.
@@ -30,10 +31,10 @@ import java.util.Arrays;
 public final class Shape<T extends Record> {
   private final Class<T> type;
   private final Field<T>[] fields;
-  private final MethodHandle constructor;
+  private final Constructor<T> constructor;
   private final int minBytes;
 
-  private Shape(Class<T> type, Field<T>[] fields, MethodHandle constructor) {
+  private Shape(Class<T> type, Field<T>[] fields, Constructor<T> constructor) {
     this.type = type;
     this.fields = fields;
     this.constructor = constructor;
@@ -63,12 +64,7 @@ public final class Shape<T extends Record> {
       types[i] = components[i].getType();
     }
     try {
-      MethodHandle constructor =
-          MethodHandles.publicLookup()
-              .findConstructor(type, MethodType.methodType(void.class, types))
-              .asSpreader(Object[].class, types.length)
-              .asType(MethodType.methodType(Object.class, Object[].class));
-      return new Shape<>(type, fields.clone(), constructor);
+      return new Shape<>(type, fields.clone(), type.getConstructor(types));
     } catch (ReflectiveOperationException e) {
       throw new IllegalArgumentException(type.getName() + " has no public canonical constructor", e);
     }
@@ -90,15 +86,19 @@ public final class Shape<T extends Record> {
   }
 
   public T read(ByteReader r) {
-    Object[] args = new Object[fields.length];
+    Field<T>[] fs = fields;
+    Object[] args = new Object[fs.length];
     for (int i = 0; i < args.length; i++) {
-      args[i] = fields[i].read(r);
+      args[i] = fs[i].read(r);
     }
     try {
-      return type.cast(constructor.invokeExact(args));
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable e) {
+      return constructor.newInstance(args);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(type.getName() + " constructor failed", e.getCause());
+    } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(type.getName() + " constructor failed", e);
     }
   }
