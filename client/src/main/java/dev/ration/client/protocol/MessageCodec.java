@@ -14,8 +14,10 @@ import java.util.function.IntFunction;
  * <p>Request payload = {@code u32 timeoutMillis | body}; response payload = {@code u16
  * errorCode | body}, where body is {@link Response.Error}'s fields when errorCode != 0, else the
  * kind's reply. Each body is the {@link Shape} its {@link Kind} names, so a message's field list
- * is declared once (in {@link LeaseMessages}) for both directions; the TTL and quota families
- * are still written by hand in {@link TtlMessages} and {@link QuotaMessages}. See
+ * is declared once (in {@link LeaseMessages} and {@link TtlMessages}) for both directions; the
+ * quota family is still written by hand in {@link QuotaMessages}. The TTL and quota bodies
+ * travel wrapped ({@link Request.Ttl}, {@link Response.Ttl}, ...) so that the client API keeps
+ * one request and one response type. See
  * docs/PROTOCOL.md.
  *
  * <p>Decoding never trusts a declared length: each is checked against the bytes that remain
@@ -73,7 +75,7 @@ public final class MessageCodec {
     ByteWriter w = new ByteWriter(64);
     w.u32("timeoutMillis", timeoutMillis);
     if (request instanceof Request.Ttl t) {
-      TtlMessages.encodeRequest(w, t.request());
+      write(w, t.kind().requestShape(), t.request());
     } else if (request instanceof Request.Quota q) {
       QuotaMessages.encodeRequest(w, q.request());
     } else {
@@ -90,10 +92,11 @@ public final class MessageCodec {
           kind.name() + ".timeoutMillis", "value " + timeout + " > " + Integer.MAX_VALUE);
     }
     Request request;
-    if (kind.requestShape() != null) {
-      request = (Request) kind.requestShape().read(r);
-    } else if (TtlMessages.isTtl(kind)) {
-      request = new Request.Ttl(TtlMessages.decodeRequest(kind, r));
+    Object body = kind.requestShape() == null ? null : kind.requestShape().read(r);
+    if (body instanceof Request plain) {
+      request = plain;
+    } else if (body instanceof TtlRequest ttl) {
+      request = new Request.Ttl(ttl);
     } else {
       request = new Request.Quota(QuotaMessages.decodeRequest(kind, r));
     }
@@ -113,16 +116,15 @@ public final class MessageCodec {
       return w.toByteArray();
     }
     w.u16("code", 0);
-    if (response instanceof Response.Ttl t) {
-      TtlMessages.encodeResponse(w, t.response());
-    } else if (response instanceof Response.Quota q) {
+    if (response instanceof Response.Quota q) {
       QuotaMessages.encodeResponse(w, q.response());
     } else {
-      Shape<?> shape = REPLY_SHAPES.get(response.getClass());
+      Object body = response instanceof Response.Ttl t ? t.response() : response;
+      Shape<?> shape = REPLY_SHAPES.get(body.getClass());
       if (shape == null) {
         throw new IllegalArgumentException("unknown message " + response);
       }
-      write(w, shape, response);
+      write(w, shape, body);
     }
     return w.toByteArray();
   }
@@ -148,10 +150,11 @@ public final class MessageCodec {
       return new Response.Error(ec, message, leader, retryAfter);
     }
     Response response;
-    if (kind.replyShape() != null) {
-      response = (Response) kind.replyShape().read(r);
-    } else if (TtlMessages.isTtl(kind)) {
-      response = new Response.Ttl(TtlMessages.decodeResponse(kind, r));
+    Object body = kind.replyShape() == null ? null : kind.replyShape().read(r);
+    if (body instanceof Response plain) {
+      response = plain;
+    } else if (body instanceof TtlResponse ttl) {
+      response = new Response.Ttl(ttl);
     } else {
       response = new Response.Quota(QuotaMessages.decodeResponse(kind, r));
     }

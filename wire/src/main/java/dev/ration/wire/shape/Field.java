@@ -18,6 +18,19 @@ public interface Field<T> {
 
   Object read(ByteReader r);
 
+  /**
+   * Reads the field when its presence depends on a field read before it; {@code earlier} holds
+   * the values read so far, in component order.
+   */
+  default Object read(ByteReader r, Object[] earlier) {
+    return read(r);
+  }
+
+  /** This field bound to the record's component names (for fields that refer to another). */
+  default Field<T> bind(java.util.List<String> components) {
+    return this;
+  }
+
   /** This field reporting its path under {@code prefix}. */
   Field<T> under(String prefix);
 }

@@ -217,6 +217,56 @@ public final class Fields {
     return nested(name, name, shape, Nesting.OPTIONAL, get);
   }
 
+  /**
+   * A nested record present exactly when the earlier boolean component {@code flag} is true:
+   * the flag is its presence byte, so nothing more is written for it.
+   */
+  public static <T, S extends Record> Field<T> presentIf(
+      String name, Function<T, S> get, Shape<S> shape, String flag) {
+    return new PresentIf<>(name, name, shape.under(name), get, flag, -1);
+  }
+
+  private record PresentIf<T, S extends Record>(
+      String name, String path, Shape<S> shape, Function<T, S> get, String flag, int flagIndex)
+      implements Field<T> {
+    @Override
+    public int minBytes() {
+      return 0;
+    }
+
+    @Override
+    public void write(ByteWriter w, T record) {
+      S value = get.apply(record);
+      if (value != null) {
+        shape.write(w, value);
+      }
+    }
+
+    @Override
+    public Object read(ByteReader r) {
+      throw new IllegalStateException(path + " is read only after its flag " + flag);
+    }
+
+    @Override
+    public Object read(ByteReader r, Object[] earlier) {
+      return Boolean.TRUE.equals(earlier[flagIndex]) ? shape.read(r) : null;
+    }
+
+    @Override
+    public Field<T> bind(java.util.List<String> components) {
+      int index = components.indexOf(flag);
+      if (index < 0 || index >= components.indexOf(name)) {
+        throw new IllegalArgumentException(flag + " is not a component before " + name);
+      }
+      return new PresentIf<>(name, path, shape, get, flag, index);
+    }
+
+    @Override
+    public Field<T> under(String prefix) {
+      return new PresentIf<>(name, prefix + "." + path, shape.under(prefix), get, flag, flagIndex);
+    }
+  }
+
   /** u32 count + items; the count is checked against the bytes left before allocating. */
   public static <T, S extends Record> Field<T> list(
       String name, Function<T, List<S>> get, Shape<S> shape) {

@@ -55,6 +55,12 @@ public final class Shape<T extends Record> {
               + " components, shape declares " + fields.length);
     }
     Class<?>[] types = new Class<?>[components.length];
+    java.util.List<String> names =
+        Arrays.stream(components).map(RecordComponent::getName).toList();
+    Field<T>[] bound = fields.clone();
+    for (int i = 0; i < bound.length; i++) {
+      bound[i] = bound[i].bind(names);
+    }
     for (int i = 0; i < components.length; i++) {
       if (!components[i].getName().equals(fields[i].name())) {
         throw new IllegalArgumentException(
@@ -64,7 +70,7 @@ public final class Shape<T extends Record> {
       types[i] = components[i].getType();
     }
     try {
-      return new Shape<>(type, fields.clone(), type.getConstructor(types));
+      return new Shape<>(type, bound, type.getConstructor(types));
     } catch (ReflectiveOperationException e) {
       throw new IllegalArgumentException(type.getName() + " has no public canonical constructor", e);
     }
@@ -89,7 +95,7 @@ public final class Shape<T extends Record> {
     Field<T>[] fs = fields;
     Object[] args = new Object[fs.length];
     for (int i = 0; i < args.length; i++) {
-      args[i] = fs[i].read(r);
+      args[i] = fs[i].read(r, args);
     }
     try {
       return constructor.newInstance(args);
