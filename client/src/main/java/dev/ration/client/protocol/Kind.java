@@ -16,8 +16,8 @@ import dev.ration.wire.shape.Shape;
 /**
  * Frame kinds, each the descriptor of one operation: its code (a response uses {@code code |
  * 0x80}), whether it changes replicated state (a mutation is idempotent by client id and
- * request id, and a failed attempt leaves its outcome unknown), the permission it needs, and,
- * for the kinds whose bodies are declared as shapes, its request and reply shapes. Codes are
+ * request id, and a failed attempt leaves its outcome unknown), the permission it needs, and
+ * its request and reply shapes, through which the codec reads and writes every body. Codes are
  * explicit and append-only; never use {@code ordinal()}.
  *
  * <p>USAGE_RECONCILE changes state only when it repairs; counting the report as a mutation too
@@ -45,21 +45,35 @@ public enum Kind {
       0x26, true, TTL_WRITE, TtlMessages.SET_NAMESPACE, TtlMessages.NAMESPACE_REPLY),
   TTL_NAMESPACE_GET(
       0x27, false, TTL_READ, TtlMessages.GET_NAMESPACES, TtlMessages.NAMESPACE_LIST),
-  // Quotas, reservations and usage: 0x40-0x5F, bodies in QuotaMessages.
-  QUOTA_SET(0x40, true, QUOTA_ADMIN),
-  QUOTA_GET(0x41, false, QUOTA_USE),
-  QUOTA_LIST(0x42, false, QUOTA_USE),
-  QUOTA_HISTORY(0x43, false, QUOTA_USE),
-  RESERVE(0x44, true, QUOTA_USE),
-  RESERVATION_COMPLETE(0x45, true, QUOTA_USE),
-  RESERVATION_CANCEL(0x46, true, QUOTA_USE),
-  RESERVATION_LIST(0x47, false, QUOTA_USE),
-  USAGE_INGEST(0x48, true, USAGE_WRITE),
-  USAGE_READ(0x49, false, Permission.USAGE_READ),
-  USAGE_ACK(0x4A, true, Permission.USAGE_READ),
-  USAGE_AGGREGATE(0x4B, false, Permission.USAGE_READ),
-  USAGE_RECONCILE(0x4C, true, QUOTA_ADMIN),
-  AUDIT_READ(0x4D, false, QUOTA_ADMIN);
+  // Quotas, reservations and usage: 0x40-0x5F, shapes in QuotaMessages.
+  QUOTA_SET(0x40, true, QUOTA_ADMIN,
+      QuotaMessages.SET_QUOTA, QuotaMessages.QUOTA_SET_REPLY),
+  QUOTA_GET(0x41, false, QUOTA_USE,
+      QuotaMessages.GET_QUOTA, QuotaMessages.QUOTA_FOUND),
+  QUOTA_LIST(0x42, false, QUOTA_USE,
+      QuotaMessages.LIST_QUOTAS, QuotaMessages.QUOTA_LIST),
+  QUOTA_HISTORY(0x43, false, QUOTA_USE,
+      QuotaMessages.QUOTA_HISTORY, QuotaMessages.QUOTA_LIST),
+  RESERVE(0x44, true, QUOTA_USE,
+      QuotaMessages.RESERVE, QuotaMessages.RESERVE_REPLY),
+  RESERVATION_COMPLETE(0x45, true, QUOTA_USE,
+      QuotaMessages.COMPLETE, QuotaMessages.SETTLE_REPLY),
+  RESERVATION_CANCEL(0x46, true, QUOTA_USE,
+      QuotaMessages.CANCEL, QuotaMessages.SETTLE_REPLY),
+  RESERVATION_LIST(0x47, false, QUOTA_USE,
+      QuotaMessages.LIST_RESERVATIONS, QuotaMessages.RESERVATION_LIST),
+  USAGE_INGEST(0x48, true, USAGE_WRITE,
+      QuotaMessages.INGEST, QuotaMessages.INGEST_REPLY),
+  USAGE_READ(0x49, false, Permission.USAGE_READ,
+      QuotaMessages.READ_USAGE, QuotaMessages.USAGE_BATCH),
+  USAGE_ACK(0x4A, true, Permission.USAGE_READ,
+      QuotaMessages.ACK_USAGE, QuotaMessages.ACK_REPLY),
+  USAGE_AGGREGATE(0x4B, false, Permission.USAGE_READ,
+      QuotaMessages.AGGREGATE_USAGE, QuotaMessages.AGGREGATE_REPLY),
+  USAGE_RECONCILE(0x4C, true, QUOTA_ADMIN,
+      QuotaMessages.RECONCILE, QuotaMessages.RECONCILE_REPLY),
+  AUDIT_READ(0x4D, false, QUOTA_ADMIN,
+      QuotaMessages.READ_AUDIT, QuotaMessages.AUDIT_LIST);
 
   public static final int RESPONSE_BIT = 0x80;
 
@@ -76,10 +90,6 @@ public enum Kind {
   private final Permission permission;
   private final Shape<?> request;
   private final Shape<?> reply;
-
-  Kind(int code, boolean mutation, Permission permission) {
-    this(code, mutation, permission, null, null);
-  }
 
   Kind(int code, boolean mutation, Permission permission, Shape<?> request, Shape<?> reply) {
     this.code = code;
@@ -106,12 +116,12 @@ public enum Kind {
     return permission;
   }
 
-  /** The request body's shape, or null where a family codec still writes it by hand. */
+  /** The request body's shape. */
   Shape<?> requestShape() {
     return request;
   }
 
-  /** The reply body's shape, or null where a family codec still writes it by hand. */
+  /** The reply body's shape (several kinds share one). */
   Shape<?> replyShape() {
     return reply;
   }

@@ -5,7 +5,6 @@ import dev.ration.wire.ByteWriter;
 import dev.ration.wire.shape.Shape;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.IntFunction;
 
 /**
  * Encodes and decodes frame payloads (the bytes after the 14-byte header); the server and the
@@ -14,8 +13,8 @@ import java.util.function.IntFunction;
  * <p>Request payload = {@code u32 timeoutMillis | body}; response payload = {@code u16
  * errorCode | body}, where body is {@link Response.Error}'s fields when errorCode != 0, else the
  * kind's reply. Each body is the {@link Shape} its {@link Kind} names, so a message's field list
- * is declared once (in {@link LeaseMessages} and {@link TtlMessages}) for both directions; the
- * quota family is still written by hand in {@link QuotaMessages}. The TTL and quota bodies
+ * is declared once (in {@link LeaseMessages}, {@link TtlMessages} and {@link QuotaMessages})
+ * for both directions. The TTL and quota bodies
  * travel wrapped ({@link Request.Ttl}, {@link Response.Ttl}, ...) so that the client API keeps
  * one request and one response type. See
  * docs/PROTOCOL.md.
@@ -74,13 +73,7 @@ public final class MessageCodec {
     }
     ByteWriter w = new ByteWriter(64);
     w.u32("timeoutMillis", timeoutMillis);
-    if (request instanceof Request.Ttl t) {
-      write(w, t.kind().requestShape(), t.request());
-    } else if (request instanceof Request.Quota q) {
-      QuotaMessages.encodeRequest(w, q.request());
-    } else {
-      write(w, request.kind().requestShape(), request);
-    }
+    write(w, request.kind().requestShape(), unwrap(request));
     return w.toByteArray();
   }
 
@@ -91,16 +84,16 @@ public final class MessageCodec {
       throw new MalformedMessageException(
           kind.name() + ".timeoutMillis", "value " + timeout + " > " + Integer.MAX_VALUE);
     }
-    Request request;
-    Object body = kind.requestShape() == null ? null : kind.requestShape().read(r);
-    if (body instanceof Request plain) {
-      request = plain;
-    } else if (body instanceof TtlRequest ttl) {
-      request = new Request.Ttl(ttl);
-    } else {
-      request = new Request.Quota(QuotaMessages.decodeRequest(kind, r));
-    }
+    Object body = kind.requestShape().read(r);
     r.end();
+    Request request;
+    if (body instanceof TtlRequest ttl) {
+      request = new Request.Ttl(ttl);
+    } else if (body instanceof QuotaRequest quota) {
+      request = new Request.Quota(quota);
+    } else {
+      request = (Request) body;
+    }
     return new DecodedRequest((int) timeout, request);
   }
 
@@ -116,16 +109,12 @@ public final class MessageCodec {
       return w.toByteArray();
     }
     w.u16("code", 0);
-    if (response instanceof Response.Quota q) {
-      QuotaMessages.encodeResponse(w, q.response());
-    } else {
-      Object body = response instanceof Response.Ttl t ? t.response() : response;
-      Shape<?> shape = REPLY_SHAPES.get(body.getClass());
-      if (shape == null) {
-        throw new IllegalArgumentException("unknown message " + response);
-      }
-      write(w, shape, body);
+    Object body = unwrap(response);
+    Shape<?> shape = REPLY_SHAPES.get(body.getClass());
+    if (shape == null) {
+      throw new IllegalArgumentException("unknown message " + response);
     }
+    write(w, shape, body);
     return w.toByteArray();
   }
 
@@ -149,39 +138,37 @@ public final class MessageCodec {
       }
       return new Response.Error(ec, message, leader, retryAfter);
     }
-    Response response;
-    Object body = kind.replyShape() == null ? null : kind.replyShape().read(r);
-    if (body instanceof Response plain) {
-      response = plain;
-    } else if (body instanceof TtlResponse ttl) {
-      response = new Response.Ttl(ttl);
-    } else {
-      response = new Response.Quota(QuotaMessages.decodeResponse(kind, r));
-    }
+    Object body = kind.replyShape().read(r);
     r.end();
+    if (body instanceof TtlResponse ttl) {
+      return new Response.Ttl(ttl);
+    } else if (body instanceof QuotaResponse quota) {
+      return new Response.Quota(quota);
+    }
+    return (Response) body;
+  }
+
+  /** The body a shape describes: the TTL and quota families travel inside a wrapper. */
+  private static Object unwrap(Request request) {
+    if (request instanceof Request.Ttl t) {
+      return t.request();
+    } else if (request instanceof Request.Quota q) {
+      return q.request();
+    }
+    return request;
+  }
+
+  private static Object unwrap(Response response) {
+    if (response instanceof Response.Ttl t) {
+      return t.response();
+    } else if (response instanceof Response.Quota q) {
+      return q.response();
+    }
     return response;
   }
 
   @SuppressWarnings("unchecked")
   private static <T extends Record> void write(ByteWriter w, Shape<T> shape, Object value) {
     shape.write(w, (T) value);
-  }
-
-  /** An enumeration the wire cannot leave out; null is a caller bug naming the field. */
-  static <E> E required(String field, E value) {
-    if (value == null) {
-      throw new IllegalArgumentException(field + " is null");
-    }
-    return value;
-  }
-
-  /** A one-byte enumeration code; one this version does not know is a malformed field. */
-  static <E> E code(ByteReader r, String field, IntFunction<E> fromCode) {
-    int code = r.u8(field);
-    try {
-      return fromCode.apply(code);
-    } catch (IllegalArgumentException e) {
-      throw new MalformedMessageException(r.what() + "." + field, e.getMessage());
-    }
   }
 }
