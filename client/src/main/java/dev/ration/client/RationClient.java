@@ -227,19 +227,15 @@ public final class RationClient implements AutoCloseable {
         dev.ration.client.limiter.LeaseTransport.of(this), scheduler, tenant, resource, holder, limiterOptions);
   }
 
-  // --- ttl (issue 4)
   /** TTL entries and locks (docs/TTL.md), through this client's connection and retries. */
   public dev.ration.client.ttl.TtlEntries ttl() {
     return new dev.ration.client.ttl.TtlEntries(this);
   }
-  // --- end ttl
 
-  // --- quota (issue 6)
   /** Quotas, reservations (try-with-resources) and usage over this client. */
   public dev.ration.client.quota.QuotaClient quotas() {
     return new dev.ration.client.quota.QuotaClient(this);
   }
-  // --- end quota
 
   // ------------------------------------------------------------------ low-level API
 
