@@ -15,7 +15,7 @@ public final class MalformedMessageException extends RuntimeException {
     this.field = field;
   }
 
-  /** The dotted path of the field that failed, e.g. {@code "LimitList.limits[3].tenant"}. */
+  /** The dotted path of the field that failed, e.g. {@code "LIST_LIMITS_REPLY.limits.limit.tenant"}. */
   public String field() {
     return field;
   }
