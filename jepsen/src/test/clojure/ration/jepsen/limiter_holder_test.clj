@@ -13,16 +13,17 @@
             [ration.jepsen.history :as h]
             [ration.jepsen.workload.lease :as lease])
   (:import (dev.ration.client.limiter Decision$Reason LeaseTransport ManualScheduler RateLimiter)
-           (dev.ration.wire Outcome)
+           (dev.ration.wire Mode Outcome)
+           (dev.ration.wire.lease LeaseView)
            (dev.ration.client.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
-                                       Response$LeaseInfo Response$LeaseReply Response$ReturnReply)
+                                       Response$LeaseReply Response$ReturnReply)
            (java.util.concurrent CompletableFuture)
            (java.util.function Function)))
 
 (def opts (assoc lease/defaults :tenants {"t1" {:rate 100 :burst 50}}))
 
 (defn- lease-info [id version ttl-ms]
-  (Response$LeaseInfo. id "t1" lease/resource "h0" 1 version 50 25 50 25 0 0 0 0 0 ttl-ms))
+  (LeaseView. id "t1" lease/resource "h0" 1 version 50 25 50 25 0 0 0 Mode/HARD 0 ttl-ms))
 
 (defn- ledger
   "A correct ledger for one holder: fresh ids, versions up by one per renewal, 3 s leases."
@@ -45,11 +46,11 @@
                   (apply [_ reply]
                     (let [^Response$LeaseReply r reply, l (.lease r)]
                       (Response$LeaseReply. (.outcome r) (.message r) (.retryAfterMillis r) (.currentVersion r)
-                                            (Response$LeaseInfo. (.leaseId l) (.tenant l) (.resource l) (.holder l) (.epoch l)
-                                                                 (.version l) (.rateShare l) (.burstShare l) (.countedRate l)
-                                                                 (.countedBurst l) (.grantedAtMillis l) (.expiresAtMillis l)
-                                                                 (.countedUntilMillis l) (.modeCode l) (.emergency l)
-                                                                 (* factor (.leaseDurationMillis l)))
+                                            (LeaseView. (.leaseId l) (.tenant l) (.resource l) (.holder l) (.epoch l)
+                                                        (.version l) (.rateShare l) (.burstShare l) (.countedRate l)
+                                                        (.countedBurst l) (.grantedAtMillis l) (.expiresAtMillis l)
+                                                        (.countedUntilMillis l) (.mode l) (.emergency l)
+                                                        (* factor (.leaseDurationMillis l)))
                                             (.startBalance r)))))]
     (reify LeaseTransport
       (acquire [_ a b c d e] (.thenApply (.acquire t a b c d e) stretch))
@@ -106,7 +107,7 @@
   limiter applies only answers with a newer (epoch, version))."
   [down?]
   (let [ids (atom 0), versions (atom 0)
-        info (fn [id version] (Response$LeaseInfo. id "t1" lease/resource "h0" 1 version 50 25 50 25 0 0 0 1 15 3000))]
+        info (fn [id version] (LeaseView. id "t1" lease/resource "h0" 1 version 50 25 50 25 0 0 0 Mode/BEST_EFFORT 15 3000))]
     (fn [_req-id request]
       (if (down?)
         (CompletableFuture/failedFuture (java.io.IOException. "partitioned"))

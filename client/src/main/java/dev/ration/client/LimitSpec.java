@@ -2,31 +2,33 @@ package dev.ration.client;
 
 import dev.ration.client.protocol.Names;
 import dev.ration.client.protocol.Request;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
 import java.time.Duration;
 
 /**
  * A limit as an operator sets it. {@code expectedVersion} is the compare-and-set guard: 0
- * creates a new limit, otherwise the version being replaced. {@code policyCode} 0 is
- * free-capacity (the only policy so far).
+ * creates a new limit, otherwise the version being replaced.
  */
 public record LimitSpec(
     String tenant,
     String resource,
     long ratePerSecond,
     long burst,
-    LimitMode mode,
+    Mode mode,
     Duration leaseDuration,
     Duration grace,
     long emergency,
-    int policyCode,
+    Policy policy,
     long expectedVersion) {
 
   public LimitSpec {
     Names.requireValid("tenant", tenant);
     Names.requireValid("resource", resource);
-    if (mode == null || leaseDuration == null || grace == null) {
+    if (mode == null || policy == null || leaseDuration == null || grace == null) {
       throw new IllegalArgumentException(
-          "mode " + mode + ", leaseDuration " + leaseDuration + ", grace " + grace + " must be set");
+          "mode " + mode + ", policy " + policy + ", leaseDuration " + leaseDuration + ", grace "
+              + grace + " must be set");
     }
   }
 
@@ -36,11 +38,11 @@ public record LimitSpec(
         resource,
         ratePerSecond,
         burst,
-        mode.code(),
+        mode,
         leaseDuration.toMillis(),
         grace.toMillis(),
         emergency,
-        policyCode,
+        policy,
         expectedVersion);
   }
 
@@ -54,11 +56,11 @@ public record LimitSpec(
     private final String resource;
     private long ratePerSecond;
     private long burst;
-    private LimitMode mode = LimitMode.HARD;
+    private Mode mode = Mode.HARD;
     private Duration leaseDuration = Duration.ofSeconds(10);
     private Duration grace = Duration.ofSeconds(2);
     private long emergency;
-    private int policyCode;
+    private Policy policy = Policy.FREE_CAPACITY;
     private long expectedVersion;
 
     private Builder(String tenant, String resource) {
@@ -76,7 +78,7 @@ public record LimitSpec(
       return this;
     }
 
-    public Builder mode(LimitMode v) {
+    public Builder mode(Mode v) {
       mode = v;
       return this;
     }
@@ -96,8 +98,8 @@ public record LimitSpec(
       return this;
     }
 
-    public Builder policyCode(int v) {
-      policyCode = v;
+    public Builder policy(Policy v) {
+      policy = v;
       return this;
     }
 
@@ -109,7 +111,7 @@ public record LimitSpec(
     public LimitSpec build() {
       return new LimitSpec(
           tenant, resource, ratePerSecond, burst, mode, leaseDuration, grace, emergency,
-          policyCode, expectedVersion);
+          policy, expectedVersion);
     }
   }
 }

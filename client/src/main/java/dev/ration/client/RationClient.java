@@ -1,5 +1,8 @@
 package dev.ration.client;
 
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.LimitStatus;
+
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.Request;
@@ -88,20 +91,20 @@ public final class RationClient implements AutoCloseable {
     return join(setLimitAsync(spec));
   }
 
-  public CompletableFuture<Optional<Response.LimitInfo>> getLimitAsync(String tenant, String resource) {
+  public CompletableFuture<Optional<LimitStatus>> getLimitAsync(String tenant, String resource) {
     return typed(call(new Request.GetLimit(tenant, resource, false)), Response.GetLimitReply.class)
         .thenApply(r -> r.found() ? Optional.ofNullable(r.limit()) : Optional.empty());
   }
 
-  public Optional<Response.LimitInfo> getLimit(String tenant, String resource) {
+  public Optional<LimitStatus> getLimit(String tenant, String resource) {
     return join(getLimitAsync(tenant, resource));
   }
 
-  public CompletableFuture<List<Response.LimitInfo>> listLimitsAsync() {
+  public CompletableFuture<List<LimitStatus>> listLimitsAsync() {
     return typed(call(new Request.ListLimits(false)), Response.LimitList.class).thenApply(Response.LimitList::limits);
   }
 
-  public List<Response.LimitInfo> listLimits() {
+  public List<LimitStatus> listLimits() {
     return join(listLimitsAsync());
   }
 
@@ -156,12 +159,12 @@ public final class RationClient implements AutoCloseable {
   }
 
   /** Empty tenant and resource list every lease. */
-  public CompletableFuture<List<Response.LeaseInfo>> listLeasesAsync(String tenant, String resource) {
+  public CompletableFuture<List<LeaseView>> listLeasesAsync(String tenant, String resource) {
     return typed(call(new Request.ListLeases(tenant, resource, false)), Response.LeaseList.class)
         .thenApply(Response.LeaseList::leases);
   }
 
-  public List<Response.LeaseInfo> listLeases(String tenant, String resource) {
+  public List<LeaseView> listLeases(String tenant, String resource) {
     return join(listLeasesAsync(tenant, resource));
   }
 
@@ -224,19 +227,15 @@ public final class RationClient implements AutoCloseable {
         dev.ration.client.limiter.LeaseTransport.of(this), scheduler, tenant, resource, holder, limiterOptions);
   }
 
-  // --- ttl (issue 4)
   /** TTL entries and locks (docs/TTL.md), through this client's connection and retries. */
   public dev.ration.client.ttl.TtlEntries ttl() {
     return new dev.ration.client.ttl.TtlEntries(this);
   }
-  // --- end ttl
 
-  // --- quota (issue 6)
   /** Quotas, reservations (try-with-resources) and usage over this client. */
   public dev.ration.client.quota.QuotaClient quotas() {
     return new dev.ration.client.quota.QuotaClient(this);
   }
-  // --- end quota
 
   // ------------------------------------------------------------------ low-level API
 
@@ -263,23 +262,6 @@ public final class RationClient implements AutoCloseable {
 
   // ------------------------------------------------------------------ retry loop
 
-  private static boolean isMutation(Kind k) {
-    // --- ttl (issue 4)
-    if (k == Kind.TTL_PUT || k == Kind.TTL_CAS || k == Kind.TTL_REFRESH || k == Kind.TTL_DELETE
-        || k == Kind.TTL_NAMESPACE_SET) {
-      return true;
-    }
-    // --- end ttl
-    return k == Kind.SET_LIMIT || k == Kind.ACQUIRE_LEASE || k == Kind.RENEW_LEASE || k == Kind.RETURN_LEASE
-        // --- quota (issue 6): USAGE_RECONCILE is a mutation when it repairs; treating the report
-        // as one too only makes a failed report indeterminate, which is harmless for a read.
-        || k == Kind.QUOTA_SET || k == Kind.RESERVE || k == Kind.RESERVATION_COMPLETE
-        || k == Kind.RESERVATION_CANCEL || k == Kind.USAGE_INGEST || k == Kind.USAGE_ACK
-        || k == Kind.USAGE_RECONCILE
-        // --- end quota
-        ;
-  }
-
   /** One logical call: its attempts share the request id and the deadline. */
   private final class Call {
     final long requestId;
@@ -294,7 +276,7 @@ public final class RationClient implements AutoCloseable {
       this.requestId = requestId;
       this.request = request;
       this.deadlineNanos = deadlineNanos;
-      this.mutation = isMutation(request.kind());
+      this.mutation = request.kind().mutation();
     }
 
     void attempt() {

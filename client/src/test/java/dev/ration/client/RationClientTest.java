@@ -1,5 +1,11 @@
 package dev.ration.client;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.Limit;
+
+import dev.ration.wire.lease.LimitStatus;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -180,12 +186,12 @@ class RationClientTest {
                   }
                 });
         RationClient c = new RationClient(options(a.address()).build())) {
-      CompletableFuture<Optional<Response.LimitInfo>> x = c.getLimitAsync("x", "r");
-      CompletableFuture<Optional<Response.LimitInfo>> y = c.getLimitAsync("y", "r");
-      CompletableFuture<Optional<Response.LimitInfo>> z = c.getLimitAsync("z", "r");
-      assertEquals("x", x.join().orElseThrow().tenant());
-      assertEquals("y", y.join().orElseThrow().tenant());
-      assertEquals("z", z.join().orElseThrow().tenant());
+      CompletableFuture<Optional<LimitStatus>> x = c.getLimitAsync("x", "r");
+      CompletableFuture<Optional<LimitStatus>> y = c.getLimitAsync("y", "r");
+      CompletableFuture<Optional<LimitStatus>> z = c.getLimitAsync("z", "r");
+      assertEquals("x", x.join().orElseThrow().limit().tenant());
+      assertEquals("y", y.join().orElseThrow().limit().tenant());
+      assertEquals("z", z.join().orElseThrow().limit().tenant());
       assertEquals(1, a.hellos.size(), "one connection carries all three");
       assertEquals(3, a.received.stream().map(FakeServer.Received::requestId).distinct().count());
     }
@@ -225,8 +231,9 @@ class RationClientTest {
     }
   }
 
-  private static Response.LimitInfo limit(String tenant) {
-    return new Response.LimitInfo(tenant, "r", 1, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0);
+  private static LimitStatus limit(String tenant) {
+    return new LimitStatus(new Limit(tenant, "r", 1, 1, Mode.HARD, 1, 1, 0, Policy.FREE_CAPACITY, 1),
+        0, 0, 0, 0, 0, 0, 0, 1, 1, 0);
   }
 
   private static RationException unwrap(CompletableFuture<?> f) {

@@ -38,12 +38,12 @@
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
-  (:import (dev.ration.client LimitMode LimitSpec RationClient)
+  (:import (dev.ration.client LimitSpec RationClient)
            (dev.ration.client.limiter Decision Decision$Reason LeaseTransport LimiterOptions LimiterScheduler RateLimiter)
-           (dev.ration.wire Outcome)
+           (dev.ration.wire Mode Outcome)
+           (dev.ration.wire.lease LeaseView LimitStatus)
            (dev.ration.client.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
-                                       Response$LeaseReply Response$ReturnReply
-                                       Response$LimitInfo Response$LeaseInfo)
+                                       Response$LeaseReply Response$ReturnReply)
            (java.time Duration)
            (java.util.concurrent CompletableFuture ScheduledThreadPoolExecutor ThreadFactory TimeUnit)
            (java.util.function BiConsumer)))
@@ -64,15 +64,15 @@
 
 ;; ------------------------------------------------------------------ conversions
 
-(defn lease-info->map [^Response$LeaseInfo l]
+(defn lease-info->map [^LeaseView l]
   {:lease-id (.leaseId l) :tenant (.tenant l) :holder (.holder l) :epoch (.epoch l)
    :version (.version l) :rate (.rateShare l) :burst (.burstShare l)
    :counted-rate (.countedRate l) :counted-burst (.countedBurst l)
    :granted-at-ms (.grantedAtMillis l) :expires-at-ms (.expiresAtMillis l)
    :counted-until-ms (.countedUntilMillis l) :ttl-ms (.leaseDurationMillis l)})
 
-(defn limit-info->map [^Response$LimitInfo l]
-  {:rate (.ratePerSecond l) :burst (.burst l) :version (.version l)
+(defn limit-info->map [^LimitStatus l]
+  {:rate (.ratePerSecond (.limit l)) :burst (.burst (.limit l)) :version (.version (.limit l))
    :counted-rate (.countedRate l) :counted-burst (.countedBurst l)
    :granted-rate (.grantedRate l) :granted-burst (.grantedBurst l)
    :pool (.pool l) :leases (.leases l) :pending-shrinks (.pendingShrinks l)})
@@ -151,7 +151,7 @@
       :resend (assoc op :f (:f last-call) :value (assoc (:value last-call) :resend? true)))))
 
 (defn- lease-id-of [^RateLimiter l]
-  (when l (let [o (.lease l)] (when (.isPresent o) (.leaseId ^Response$LeaseInfo (.get o))))))
+  (when l (let [o (.lease l)] (when (.isPresent o) (.leaseId ^LeaseView (.get o))))))
 
 (defn- daemon-executor [name]
   (doto (ScheduledThreadPoolExecutor.
@@ -170,7 +170,7 @@
   (let [{:keys [rate burst emergency]} (get (:tenants opts) tenant)]
     (-> (LimitSpec/builder tenant resource)
         (.ratePerSecond rate) (.burst burst)
-        (.mode (if (best-effort? opts tenant) LimitMode/BEST_EFFORT LimitMode/HARD))
+        (.mode (if (best-effort? opts tenant) Mode/BEST_EFFORT Mode/HARD))
         (.emergency (long (or emergency 0)))
         (.leaseDuration (Duration/ofMillis (:lease-ms opts)))
         (.grace (Duration/ofMillis (:grace-ms opts)))

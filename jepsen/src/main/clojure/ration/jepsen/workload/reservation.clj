@@ -29,7 +29,8 @@
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
   (:import (dev.ration.client RationClient)
-           (dev.ration.wire Outcome)
+           (dev.ration.wire Outcome Overage QuotaKind Window)
+           (dev.ration.wire.quota QuotaSpec)
            (dev.ration.client.protocol Request$Quota Response$Quota
                                        QuotaRequest$Item QuotaRequest$Reserve QuotaRequest$CompleteReservation
                                        QuotaRequest$CancelReservation QuotaRequest$ListQuotas
@@ -40,9 +41,12 @@
                                        QuotaResponse$QuotaSetReply)
            (java.time Duration)))
 
-(def kind-codes {:concurrent 2 :allocation 3})
-(def code->kind {1 :rate 2 :concurrent 3 :allocation 4 :cumulative})
-(def how-kw {1 :completed 2 :cancelled 3 :expired 4 :ingested 5 :compensation 6 :alert})
+(def kinds {:concurrent QuotaKind/CONCURRENT :allocation QuotaKind/ALLOCATION})
+
+(defn- enum-kw
+  "An enum constant as a keyword (QuotaKind/RATE -> :rate, EventType/ALERT -> :alert); nil stays nil."
+  [^Enum e]
+  (when e (keyword (.toLowerCase (.name e)))))
 
 (def defaults
   {:org "acme"
@@ -147,16 +151,17 @@
 
 (defn settle-completion [op ^QuotaResponse$SettleReply r]
   (if (= Outcome/SUCCESS (.outcome r))
-    (assoc op :type :ok :value (assoc (:value op) :how (how-kw (.howCode r)) :quantities (vec (.quantities r))
+    (assoc op :type :ok :value (assoc (:value op) :how (enum-kw (.how r)) :quantities (vec (.quantities r))
                                       :event-seqs (vec (.eventSequences r)) :already-settled? (.alreadySettled r)))
     (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))])))
 
 (defn quota-info->map [^QuotaResponse$QuotaInfo q]
-  {:scope (.scope q) :resource (.resource q) :kind (code->kind (.kindCode q)) :limit (.limit q)
-   :held (.held q) :allocated (.allocated q) :version (.version q)})
+  (let [^QuotaSpec s (.spec q)]
+    {:scope (.scope s) :resource (.resource s) :kind (enum-kw (.kind s)) :limit (.limit s)
+     :held (.held q) :allocated (.allocated q) :version (.version s)}))
 
 (defn event->map [^QuotaResponse$UsageEventInfo e]
-  {:seq (.sequence e) :event-id (.eventId e) :type (how-kw (.typeCode e)) :scope (.scope e)
+  {:seq (.sequence e) :event-id (.eventId e) :type (enum-kw (.type e)) :scope (.scope e)
    :resource (.resource e) :quantity (.quantity e) :reservation-id (.reservationId e)})
 
 ;; ------------------------------------------------------------------ the client
@@ -196,8 +201,8 @@
   (setup! [_ _]
     ;; expectedVersion 0: unconditional (a retry after an unknown outcome just sets it again).
     (doseq [[scope resource kind limit] (:catalog opts)]
-      (let [req (QuotaRequest$SetQuota. scope resource (int (kind-codes kind)) (int 0) (long limit) "units"
-                                        0 (int 1) 0 0 0 "jepsen" "jepsen setup")]
+      (let [req (QuotaRequest$SetQuota. scope resource (kinds kind) Window/NONE (long limit) "units"
+                                        0 Overage/REJECT 0 0 0 "jepsen" "jepsen setup")]
         (when-not (u/await-fn #(let [^QuotaResponse$QuotaSetReply r (quota-call conn opts nil req)]
                                  (if (= Outcome/SUCCESS (.outcome r))
                                    true

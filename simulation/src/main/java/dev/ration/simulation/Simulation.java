@@ -17,8 +17,8 @@ import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.ReturnLease;
 import dev.ration.statemachine.command.SetLimit;
 import dev.ration.statemachine.command.Tick;
-import dev.ration.statemachine.lease.LeaseView;
-import dev.ration.statemachine.lease.LimitStatus;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.LimitStatus;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
@@ -383,7 +383,7 @@ public final class Simulation {
           return new Response.ReturnReply(Outcome.SUCCESS, "", x.leaseId(), x.credited(), x.alreadyGone());
         }
         Result.Rejected j = (Result.Rejected) result;
-        return new Response.ReturnReply(Outcome.fromCode(j.outcome().code()), j.message(), leaseId, 0, false);
+        return new Response.ReturnReply(j.outcome(), j.message(), leaseId, 0, false);
       });
     }
   }
@@ -392,22 +392,15 @@ public final class Simulation {
   static Response.LeaseReply leaseReply(Result result) {
     if (result instanceof Result.LeaseGranted g) {
       return new Response.LeaseReply(Outcome.SUCCESS, "", 0, g.lease().version(),
-          leaseInfo(g.lease()), g.startBalance());
+          g.lease(), g.startBalance());
     }
     if (result instanceof Result.LeaseRenewed r) {
       return new Response.LeaseReply(Outcome.SUCCESS, "", 0, r.lease().version(),
-          leaseInfo(r.lease()), 0);
+          r.lease(), 0);
     }
     Result.Rejected j = (Result.Rejected) result;
-    return new Response.LeaseReply(Outcome.fromCode(j.outcome().code()), j.message(),
+    return new Response.LeaseReply(j.outcome(), j.message(),
         j.retryAfterMillis(), j.currentVersion(), null, 0);
-  }
-
-  static Response.LeaseInfo leaseInfo(LeaseView v) {
-    return new Response.LeaseInfo(v.leaseId(), v.tenant(), v.resource(), v.holder(), v.epoch(),
-        v.version(), v.rateShare(), v.burstShare(), v.countedRate(), v.countedBurst(),
-        v.grantedAtMillis(), v.expiresAtMillis(), v.countedUntilMillis(), v.mode().code(),
-        v.emergency(), v.leaseDurationMillis());
   }
 
   private static void deleteTree(Path root) {

@@ -9,13 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A growable big-endian byte buffer for the log, result and store formats.
+ * A growable big-endian byte buffer for the client protocol and the log, result and store
+ * formats. The field-named overloads say which field could not be represented (a caller bug,
+ * reported as {@link IllegalArgumentException}).
  *
  * <p>Strings are encoded strictly (malformed UTF-16 is refused, never replaced), so that
  * decode(encode(x)) equals x: a leader that applies the object it encoded and a follower that
  * applies the decoded bytes must see the same value. Thread: confined to its caller.
  */
 public final class ByteWriter {
+  private static final byte[] EMPTY = new byte[0];
+
   private byte[] bytes;
   private int size;
 
@@ -30,8 +34,12 @@ public final class ByteWriter {
   }
 
   public ByteWriter u8(int value) {
+    return u8("u8", value);
+  }
+
+  public ByteWriter u8(String field, int value) {
     if (value < 0 || value > 0xFF) {
-      throw new IllegalArgumentException("u8 out of range: " + value);
+      throw new IllegalArgumentException(field + " = " + value + " does not fit in u8");
     }
     ensure(1);
     bytes[size++] = (byte) value;
@@ -39,8 +47,12 @@ public final class ByteWriter {
   }
 
   public ByteWriter u16(int value) {
+    return u16("u16", value);
+  }
+
+  public ByteWriter u16(String field, int value) {
     if (value < 0 || value > 0xFFFF) {
-      throw new IllegalArgumentException("u16 out of range: " + value);
+      throw new IllegalArgumentException(field + " = " + value + " does not fit in u16");
     }
     ensure(2);
     bytes[size++] = (byte) (value >>> 8);
@@ -54,6 +66,13 @@ public final class ByteWriter {
       bytes[size++] = (byte) (value >>> shift);
     }
     return this;
+  }
+
+  public ByteWriter u32(String field, long value) {
+    if (value < 0 || value > 0xFFFF_FFFFL) {
+      throw new IllegalArgumentException(field + " = " + value + " does not fit in u32");
+    }
+    return i32((int) value);
   }
 
   public ByteWriter i64(long value) {
@@ -73,6 +92,27 @@ public final class ByteWriter {
     byte[] utf8 = utf8(value);
     u16(utf8.length);
     return raw(utf8);
+  }
+
+  /**
+   * u16 byte length, then the UTF-8 bytes; null is sent as empty because the protocol has no
+   * null string. Longer than 65535 bytes is refused naming the field.
+   */
+  public ByteWriter str(String field, String value) {
+    byte[] utf8 = value == null ? EMPTY : utf8(value);
+    if (utf8.length > 0xFFFF) {
+      throw new IllegalArgumentException(
+          field + " is " + utf8.length + " UTF-8 bytes, max " + 0xFFFF);
+    }
+    u16(utf8.length);
+    return raw(utf8);
+  }
+
+  /** u32 length, then the bytes; null is sent as empty. */
+  public ByteWriter bytes(String field, byte[] value) {
+    byte[] v = value == null ? EMPTY : value;
+    u32(field, v.length);
+    return raw(v);
   }
 
   public ByteWriter raw(byte[] value) {

@@ -1,5 +1,8 @@
 package dev.ration.client.limiter;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.lease.LeaseView;
+
 import dev.ration.client.RationException;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
@@ -81,7 +84,7 @@ public final class RateLimiter implements AutoCloseable {
   private int failures;
   private LimiterScheduler.Cancellable actionTimer;
   private LimiterScheduler.Cancellable expiryTimer;
-  private Response.LeaseInfo lease; // the held lease (phase HELD / RENEWING), else stale or null
+  private LeaseView lease; // the held lease (phase HELD / RENEWING), else stale or null
   private long leaseSentAtNanos;
   private long lastEpoch = Long.MIN_VALUE;
   private long lastVersion = Long.MIN_VALUE;
@@ -247,7 +250,7 @@ public final class RateLimiter implements AutoCloseable {
       retryAcquire(now, hint);
       return;
     }
-    Response.LeaseInfo l = reply.lease();
+    LeaseView l = reply.lease();
     if (!newer(l)) {
       retryAcquire(now, 0);
       return;
@@ -284,15 +287,15 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
-  private void scheduleTerm(long sentAt, Response.LeaseInfo l, long validUntil, long now) {
+  private void scheduleTerm(long sentAt, LeaseView l, long validUntil, long now) {
     cancelTimers();
     long renewAt = sentAt + (long) (l.leaseDurationMillis() * NANOS_PER_MILLI * options.renewFraction());
-    Response.LeaseInfo held = l;
+    LeaseView held = l;
     actionTimer = scheduler.schedule(() -> onRenewTimer(held), renewAt - now);
     expiryTimer = scheduler.schedule(() -> onExpiryTimer(held), validUntil - now);
   }
 
-  private synchronized void onRenewTimer(Response.LeaseInfo held) {
+  private synchronized void onRenewTimer(LeaseView held) {
     if (phase == Phase.HELD && lease == held) {
       sendRenew();
     }
@@ -305,7 +308,7 @@ public final class RateLimiter implements AutoCloseable {
     DemandMeter.Demand d = demand.report(sentAt, true);
     long emergencyUsed = emergencyToReport;
     emergencyInFlight = emergencyUsed;
-    Response.LeaseInfo held = lease;
+    LeaseView held = lease;
     CompletableFuture<Response.LeaseReply> f;
     try {
       f = transport.renew(held.leaseId(), held.version(), d.ratePerSecond(), d.burst(),
@@ -316,7 +319,7 @@ public final class RateLimiter implements AutoCloseable {
     f.whenComplete((reply, err) -> scheduler.schedule(() -> onRenewAnswer(seq, sentAt, held, reply, err), 0));
   }
 
-  private synchronized void onRenewAnswer(long seq, long sentAt, Response.LeaseInfo held,
+  private synchronized void onRenewAnswer(long seq, long sentAt, LeaseView held,
       Response.LeaseReply reply, Throwable err) {
     if (seq != requestSeq || phase != Phase.RENEWING || lease != held) {
       return;
@@ -328,7 +331,7 @@ public final class RateLimiter implements AutoCloseable {
     }
     switch (reply.outcome()) {
       case SUCCESS -> {
-        Response.LeaseInfo l = reply.lease();
+        LeaseView l = reply.lease();
         if (l == null || l.leaseId() != held.leaseId() || !newer(l)) {
           retryRenew(now, 0); // a stale or foreign answer: keep the terms we have
           return;
@@ -367,12 +370,12 @@ public final class RateLimiter implements AutoCloseable {
     long delay = Math.max(backoff(failures++), hintNanos);
     // Retries stop at local expiry: the expiry timer takes over from there.
     if (now + delay < bucket.validUntilNanos()) {
-      Response.LeaseInfo held = lease;
+      LeaseView held = lease;
       actionTimer = scheduler.schedule(() -> onRenewTimer(held), delay);
     }
   }
 
-  private synchronized void onExpiryTimer(Response.LeaseInfo held) {
+  private synchronized void onExpiryTimer(LeaseView held) {
     if ((phase == Phase.HELD || phase == Phase.RENEWING) && lease == held
         && clock.getAsLong() >= bucket.validUntilNanos()) {
       onLocalExpiry(held);
@@ -380,9 +383,9 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /** Local expiry without renewal: hard stops; best-effort may spend E once. Then re-acquire. */
-  private void onLocalExpiry(Response.LeaseInfo held) {
+  private void onLocalExpiry(LeaseView held) {
     long now = clock.getAsLong();
-    boolean bestEffort = held.modeCode() == 1 && options.emergencyEnabled() && held.emergency() > 0;
+    boolean bestEffort = held.mode() == Mode.BEST_EFFORT && options.emergencyEnabled() && held.emergency() > 0;
     if (bestEffort && emergencyAvailable) {
       bucket.install(0, held.emergency(), held.emergency(), Long.MAX_VALUE, now);
       emergencyInstalled = held.emergency();
@@ -415,7 +418,7 @@ public final class RateLimiter implements AutoCloseable {
     long unused = bucket.invalidate(now);
     inEmergency = false;
     cancelTimers();
-    Response.LeaseInfo held = lease;
+    LeaseView held = lease;
     boolean live = (phase == Phase.HELD || phase == Phase.RENEWING) && held != null;
     phase = Phase.CLOSED;
     requestSeq++;
@@ -457,7 +460,7 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
-  private boolean newer(Response.LeaseInfo l) {
+  private boolean newer(LeaseView l) {
     return l.epoch() > lastEpoch || (l.epoch() == lastEpoch && l.version() > lastVersion);
   }
 
@@ -519,7 +522,7 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /** The lease currently held, if any. */
-  public synchronized java.util.Optional<Response.LeaseInfo> lease() {
+  public synchronized java.util.Optional<LeaseView> lease() {
     return (phase == Phase.HELD || phase == Phase.RENEWING) ? java.util.Optional.ofNullable(lease) : java.util.Optional.empty();
   }
 

@@ -1,52 +1,102 @@
 package dev.ration.client.protocol;
 
+import static dev.ration.client.protocol.Permission.CLUSTER_READ;
+import static dev.ration.client.protocol.Permission.CONNECT;
+import static dev.ration.client.protocol.Permission.LEASE_USE;
+import static dev.ration.client.protocol.Permission.LIMIT_ADMIN;
+import static dev.ration.client.protocol.Permission.LIMIT_READ;
+import static dev.ration.client.protocol.Permission.QUOTA_ADMIN;
+import static dev.ration.client.protocol.Permission.QUOTA_USE;
+import static dev.ration.client.protocol.Permission.TTL_READ;
+import static dev.ration.client.protocol.Permission.TTL_WRITE;
+import static dev.ration.client.protocol.Permission.USAGE_WRITE;
+
+import dev.ration.wire.shape.Shape;
+
 /**
- * Frame kinds. A request uses the code below; its response uses {@code code | 0x80}.
- * Codes are explicit and append-only; never use {@code ordinal()}.
+ * Frame kinds, each the descriptor of one operation: its code (a response uses {@code code |
+ * 0x80}), whether it changes replicated state (a mutation is idempotent by client id and
+ * request id, and a failed attempt leaves its outcome unknown), the permission it needs, and
+ * its request and reply shapes, through which the codec reads and writes every body. Codes are
+ * explicit and append-only; never use {@code ordinal()}.
+ *
+ * <p>USAGE_RECONCILE changes state only when it repairs; counting the report as a mutation too
+ * only makes a failed report indeterminate, which is harmless for a read.
  */
 public enum Kind {
-  HELLO(0x01),
-  SET_LIMIT(0x02),
-  GET_LIMIT(0x03),
-  LIST_LIMITS(0x04),
-  ACQUIRE_LEASE(0x05),
-  RENEW_LEASE(0x06),
-  RETURN_LEASE(0x07),
-  LIST_LEASES(0x08),
-  CLUSTER_STATUS(0x09),
-  // --- ttl (issue 4): 0x20-0x2F, bodies in TtlMessages
-  TTL_PUT(0x20),
-  TTL_CAS(0x21),
-  TTL_REFRESH(0x22),
-  TTL_DELETE(0x23),
-  TTL_GET(0x24),
-  TTL_LIST(0x25),
-  TTL_NAMESPACE_SET(0x26),
-  TTL_NAMESPACE_GET(0x27),
-  // --- end ttl
-  // --- quota (issue 6): 0x40-0x5F, bodies in QuotaMessages
-  QUOTA_SET(0x40),
-  QUOTA_GET(0x41),
-  QUOTA_LIST(0x42),
-  QUOTA_HISTORY(0x43),
-  RESERVE(0x44),
-  RESERVATION_COMPLETE(0x45),
-  RESERVATION_CANCEL(0x46),
-  RESERVATION_LIST(0x47),
-  USAGE_INGEST(0x48),
-  USAGE_READ(0x49),
-  USAGE_ACK(0x4A),
-  USAGE_AGGREGATE(0x4B),
-  USAGE_RECONCILE(0x4C),
-  AUDIT_READ(0x4D);
-  // --- end quota
+  HELLO(0x01, false, CONNECT, LeaseMessages.HELLO, LeaseMessages.HELLO_REPLY),
+  SET_LIMIT(0x02, true, LIMIT_ADMIN, LeaseMessages.SET_LIMIT, LeaseMessages.SET_LIMIT_REPLY),
+  GET_LIMIT(0x03, false, LIMIT_READ, LeaseMessages.GET_LIMIT, LeaseMessages.GET_LIMIT_REPLY),
+  LIST_LIMITS(0x04, false, LIMIT_READ, LeaseMessages.LIST_LIMITS, LeaseMessages.LIMIT_LIST),
+  ACQUIRE_LEASE(0x05, true, LEASE_USE, LeaseMessages.ACQUIRE_LEASE, LeaseMessages.LEASE_REPLY),
+  RENEW_LEASE(0x06, true, LEASE_USE, LeaseMessages.RENEW_LEASE, LeaseMessages.LEASE_REPLY),
+  RETURN_LEASE(0x07, true, LEASE_USE, LeaseMessages.RETURN_LEASE, LeaseMessages.RETURN_REPLY),
+  LIST_LEASES(0x08, false, LIMIT_READ, LeaseMessages.LIST_LEASES, LeaseMessages.LEASE_LIST),
+  CLUSTER_STATUS(
+      0x09, false, CLUSTER_READ, LeaseMessages.CLUSTER_STATUS, LeaseMessages.CLUSTER_STATUS_REPLY),
+  // TTL entries: 0x20-0x2F, shapes in TtlMessages.
+  TTL_PUT(0x20, true, TTL_WRITE, TtlMessages.PUT, TtlMessages.WRITE_REPLY),
+  TTL_CAS(0x21, true, TTL_WRITE, TtlMessages.CAS, TtlMessages.WRITE_REPLY),
+  TTL_REFRESH(0x22, true, TTL_WRITE, TtlMessages.REFRESH, TtlMessages.WRITE_REPLY),
+  TTL_DELETE(0x23, true, TTL_WRITE, TtlMessages.DELETE, TtlMessages.DELETE_REPLY),
+  TTL_GET(0x24, false, TTL_READ, TtlMessages.GET, TtlMessages.GET_REPLY),
+  TTL_LIST(0x25, false, TTL_READ, TtlMessages.LIST, TtlMessages.LIST_REPLY),
+  TTL_NAMESPACE_SET(
+      0x26, true, TTL_WRITE, TtlMessages.SET_NAMESPACE, TtlMessages.NAMESPACE_REPLY),
+  TTL_NAMESPACE_GET(
+      0x27, false, TTL_READ, TtlMessages.GET_NAMESPACES, TtlMessages.NAMESPACE_LIST),
+  // Quotas, reservations and usage: 0x40-0x5F, shapes in QuotaMessages.
+  QUOTA_SET(0x40, true, QUOTA_ADMIN,
+      QuotaMessages.SET_QUOTA, QuotaMessages.QUOTA_SET_REPLY),
+  QUOTA_GET(0x41, false, QUOTA_USE,
+      QuotaMessages.GET_QUOTA, QuotaMessages.QUOTA_FOUND),
+  QUOTA_LIST(0x42, false, QUOTA_USE,
+      QuotaMessages.LIST_QUOTAS, QuotaMessages.QUOTA_LIST),
+  QUOTA_HISTORY(0x43, false, QUOTA_USE,
+      QuotaMessages.QUOTA_HISTORY, QuotaMessages.QUOTA_LIST),
+  RESERVE(0x44, true, QUOTA_USE,
+      QuotaMessages.RESERVE, QuotaMessages.RESERVE_REPLY),
+  RESERVATION_COMPLETE(0x45, true, QUOTA_USE,
+      QuotaMessages.COMPLETE, QuotaMessages.SETTLE_REPLY),
+  RESERVATION_CANCEL(0x46, true, QUOTA_USE,
+      QuotaMessages.CANCEL, QuotaMessages.SETTLE_REPLY),
+  RESERVATION_LIST(0x47, false, QUOTA_USE,
+      QuotaMessages.LIST_RESERVATIONS, QuotaMessages.RESERVATION_LIST),
+  USAGE_INGEST(0x48, true, USAGE_WRITE,
+      QuotaMessages.INGEST, QuotaMessages.INGEST_REPLY),
+  USAGE_READ(0x49, false, Permission.USAGE_READ,
+      QuotaMessages.READ_USAGE, QuotaMessages.USAGE_BATCH),
+  USAGE_ACK(0x4A, true, Permission.USAGE_READ,
+      QuotaMessages.ACK_USAGE, QuotaMessages.ACK_REPLY),
+  USAGE_AGGREGATE(0x4B, false, Permission.USAGE_READ,
+      QuotaMessages.AGGREGATE_USAGE, QuotaMessages.AGGREGATE_REPLY),
+  USAGE_RECONCILE(0x4C, true, QUOTA_ADMIN,
+      QuotaMessages.RECONCILE, QuotaMessages.RECONCILE_REPLY),
+  AUDIT_READ(0x4D, false, QUOTA_ADMIN,
+      QuotaMessages.READ_AUDIT, QuotaMessages.AUDIT_LIST);
 
   public static final int RESPONSE_BIT = 0x80;
 
-  private final int code;
+  private static final Kind[] BY_CODE = new Kind[RESPONSE_BIT];
 
-  Kind(int code) {
+  static {
+    for (Kind k : values()) {
+      BY_CODE[k.code] = k;
+    }
+  }
+
+  private final int code;
+  private final boolean mutation;
+  private final Permission permission;
+  private final Shape<?> request;
+  private final Shape<?> reply;
+
+  Kind(int code, boolean mutation, Permission permission, Shape<?> request, Shape<?> reply) {
     this.code = code;
+    this.mutation = mutation;
+    this.permission = permission;
+    this.request = request;
+    this.reply = reply;
   }
 
   public int code() {
@@ -57,14 +107,30 @@ public enum Kind {
     return code | RESPONSE_BIT;
   }
 
+  /** Changes replicated state: retried under the same request id, indeterminate on failure. */
+  public boolean mutation() {
+    return mutation;
+  }
+
+  public Permission permission() {
+    return permission;
+  }
+
+  /** The request body's shape. */
+  Shape<?> requestShape() {
+    return request;
+  }
+
+  /** The reply body's shape (several kinds share one). */
+  Shape<?> replyShape() {
+    return reply;
+  }
+
   /** The kind for a request code (response bit cleared), or null if unknown. */
   public static Kind fromCode(int code) {
-    int c = code & ~RESPONSE_BIT;
-    for (Kind k : values()) {
-      if (k.code == c) {
-        return k;
-      }
+    if (code < 0 || code > 0xFF) {
+      return null;
     }
-    return null;
+    return BY_CODE[code & ~RESPONSE_BIT];
   }
 }

@@ -4,9 +4,10 @@ package dev.ration.client.protocol;
  * A payload that does not decode: truncated, trailing bytes, a bad enum code, a declared length
  * larger than what remains, or invalid UTF-8. The message names the field. The frame boundary
  * is intact when this is thrown, so the server answers {@link ErrorCode#MALFORMED} and keeps
- * the connection open.
+ * the connection open. Unchecked so that the shared byte reader can throw it for the
+ * protocol, while the log's readers throw their own format exceptions.
  */
-public final class MalformedMessageException extends Exception {
+public final class MalformedMessageException extends RuntimeException {
   private final String field;
 
   public MalformedMessageException(String field, String message) {
@@ -14,7 +15,7 @@ public final class MalformedMessageException extends Exception {
     this.field = field;
   }
 
-  /** The dotted path of the field that failed, e.g. {@code "LimitList.limits[3].tenant"}. */
+  /** The dotted path of the field that failed, e.g. {@code "LIST_LIMITS_REPLY.limits.limit.tenant"}. */
   public String field() {
     return field;
   }

@@ -1,26 +1,27 @@
 package dev.ration.client.protocol;
 
-import dev.ration.wire.Outcome;
-
-import java.util.ArrayList;
-import java.util.List;
+import dev.ration.wire.ByteReader;
+import dev.ration.wire.ByteWriter;
+import dev.ration.wire.shape.Shape;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * Encodes and decodes frame payloads (the bytes after the 14-byte header). The one place the
- * wire format of every message is written down in code; the server and the client both use it.
- * Stateless and thread-safe: every method is static.
+ * Encodes and decodes frame payloads (the bytes after the 14-byte header); the server and the
+ * client both use it. Stateless and thread-safe: every method is static.
  *
  * <p>Request payload = {@code u32 timeoutMillis | body}; response payload = {@code u16
  * errorCode | body}, where body is {@link Response.Error}'s fields when errorCode != 0, else the
- * kind's reply. Fields are written in record-component order: {@code long} as i64, {@code int}
- * as i32 (two's complement, big-endian), codes (mode, policy, outcome, protocol version) as u8,
- * strings as u16 byte length + UTF-8, byte arrays as u32 length + bytes, booleans as u8 0/1,
- * lists as u32 count + items, and a nested struct that may be absent (a reply's limit or lease)
- * as u8 present + struct. Absent structs decode to {@code null}. See docs/PROTOCOL.md.
+ * kind's reply. Each body is the {@link Shape} its {@link Kind} names, so a message's field list
+ * is declared once (in {@link LeaseMessages}, {@link TtlMessages} and {@link QuotaMessages})
+ * for both directions. The TTL and quota bodies
+ * travel wrapped ({@link Request.Ttl}, {@link Response.Ttl}, ...) so that the client API keeps
+ * one request and one response type. See
+ * docs/PROTOCOL.md.
  *
  * <p>Decoding never trusts a declared length: each is checked against the bytes that remain
  * before anything is allocated for it. Any payload that does not decode exactly (truncated,
- * trailing bytes, bad code, bad UTF-8) throws {@link MalformedMessageException}.
+ * trailing bytes, bad code, bad UTF-8) throws {@link MalformedMessageException} naming the field.
  */
 public final class MessageCodec {
   /** Strings carry a u16 length. */
@@ -29,14 +30,27 @@ public final class MessageCodec {
   public static final int CREDENTIAL_BYTES_MAX = 16 * 1024;
 
   // Smallest encoding of one list item, used to bound a declared count before allocating.
-  static final int LIMIT_INFO_BYTES_MIN =
-      2 + 2 + 8 + 8 + 1 + 8 + 8 + 8 + 1 + 8 + 8 * 4 + 8 + 4 + 4 + 8 * 3 + 8 * 2;
-  static final int LEASE_INFO_BYTES_MIN = 8 + 2 * 3 + 8 * 9 + 1 + 8 + 8;
-  static final int PEER_INFO_BYTES_MIN = 2 * 4;
+  static final int LIMIT_INFO_BYTES_MIN = LeaseMessages.LIMIT_STATUS.minBytes();
+  static final int LEASE_INFO_BYTES_MIN = LeaseMessages.LEASE_VIEW.minBytes();
+  static final int PEER_INFO_BYTES_MIN = LeaseMessages.PEER.minBytes();
+
+  /** Reply shapes by reply type, from the kind table (several kinds share a reply). */
+  private static final Map<Class<?>, Shape<?>> REPLY_SHAPES = new HashMap<>();
+
+  static {
+    for (Kind k : Kind.values()) {
+      if (k.replyShape() != null) {
+        REPLY_SHAPES.put(k.replyShape().type(), k.replyShape());
+      }
+    }
+  }
 
   private MessageCodec() {}
 
-  // ---------------------------------------------------------------- frames
+  /** A reader whose failures are {@link MalformedMessageException}s naming {@code message.field}. */
+  static ByteReader reader(byte[] payload, String message) {
+    return ByteReader.naming(payload, message, MalformedMessageException::new);
+  }
 
   /** A request frame at the current protocol version. */
   public static Frame requestFrame(long requestId, int timeoutMillis, Request request) {
@@ -53,225 +67,54 @@ public final class MessageCodec {
         Frame.PROTOCOL_VERSION, kind.responseCode(), requestId, encodeResponse(response));
   }
 
-  // ---------------------------------------------------------------- requests
-
   public static byte[] encodeRequest(int timeoutMillis, Request request) {
     if (timeoutMillis < 0) {
       throw new IllegalArgumentException("timeoutMillis " + timeoutMillis + " < 0");
     }
-    WireWriter w = new WireWriter(64);
+    ByteWriter w = new ByteWriter(64);
     w.u32("timeoutMillis", timeoutMillis);
-    if (request instanceof Request.Hello h) {
-        w.u8("Hello.protocolVersion", h.protocolVersion());
-        w.i64(h.clientHigh()).i64(h.clientLow());
-        byte[] cred = h.credential() == null ? new byte[0] : h.credential();
-        if (cred.length > CREDENTIAL_BYTES_MAX) {
-          throw new IllegalArgumentException(
-              "Hello.credential is " + cred.length + " bytes, max " + CREDENTIAL_BYTES_MAX);
-        }
-        w.bytes("Hello.credential", cred);
-    } else if (request instanceof Request.SetLimit s) {
-        w.string("SetLimit.tenant", s.tenant()).string("SetLimit.resource", s.resource());
-        w.i64(s.ratePerSecond()).i64(s.burst());
-        w.u8("SetLimit.modeCode", s.modeCode());
-        w.i64(s.leaseDurationMillis()).i64(s.graceMillis()).i64(s.emergency());
-        w.u8("SetLimit.policyCode", s.policyCode());
-        w.i64(s.expectedVersion());
-    } else if (request instanceof Request.GetLimit g) {
-        w.string("GetLimit.tenant", g.tenant())
-              .string("GetLimit.resource", g.resource())
-              .bool(g.stale());
-    } else if (request instanceof Request.ListLimits l) {
-        w.bool(l.stale());
-    } else if (request instanceof Request.AcquireLease a) {
-        w.string("AcquireLease.tenant", a.tenant())
-              .string("AcquireLease.resource", a.resource())
-              .string("AcquireLease.holder", a.holder())
-              .i64(a.demandRatePerSecond())
-              .i64(a.demandBurst());
-    } else if (request instanceof Request.RenewLease r) {
-        w.i64(r.leaseId())
-              .i64(r.presentedVersion())
-              .i64(r.demandRatePerSecond())
-              .i64(r.demandBurst())
-              .i64(r.admittedPerSecond())
-              .i64(r.rejectedPerSecond())
-              .i64(r.emergencyUsed());
-    } else if (request instanceof Request.ReturnLease r) {
-        w.i64(r.leaseId()).i64(r.presentedVersion()).i64(r.unusedBalance());
-    } else if (request instanceof Request.ListLeases l) {
-        w.string("ListLeases.tenant", l.tenant())
-              .string("ListLeases.resource", l.resource())
-              .bool(l.stale());
-    } else if (request instanceof Request.ClusterStatus c) {
-        // No body.
-      // --- ttl (issue 4)
-    } else if (request instanceof Request.Ttl t) {
-      TtlMessages.encodeRequest(w, t.request());
-      // --- end ttl
-      // --- quota (issue 6)
-    } else if (request instanceof Request.Quota q) {
-      QuotaMessages.encodeRequest(w, q.request());
-      // --- end quota
-    } else {
-      throw new IllegalArgumentException("unknown message " + request);
-    }
+    write(w, request.kind().requestShape(), unwrap(request));
     return w.toByteArray();
   }
 
-  public static DecodedRequest decodeRequest(Kind kind, byte[] payload)
-      throws MalformedMessageException {
-    WireReader r = new WireReader(payload, kind.name());
+  public static DecodedRequest decodeRequest(Kind kind, byte[] payload) {
+    ByteReader r = reader(payload, kind.name());
     long timeout = r.u32("timeoutMillis");
     if (timeout > Integer.MAX_VALUE) {
       throw new MalformedMessageException(
           kind.name() + ".timeoutMillis", "value " + timeout + " > " + Integer.MAX_VALUE);
     }
-    Request request =
-        switch (kind) {
-          case HELLO ->
-              new Request.Hello(
-                  r.u8("protocolVersion"),
-                  r.i64("clientHigh"),
-                  r.i64("clientLow"),
-                  r.bytes("credential", CREDENTIAL_BYTES_MAX));
-          case SET_LIMIT ->
-              new Request.SetLimit(
-                  r.string("tenant"),
-                  r.string("resource"),
-                  r.i64("ratePerSecond"),
-                  r.i64("burst"),
-                  r.u8("modeCode"),
-                  r.i64("leaseDurationMillis"),
-                  r.i64("graceMillis"),
-                  r.i64("emergency"),
-                  r.u8("policyCode"),
-                  r.i64("expectedVersion"));
-          case GET_LIMIT ->
-              new Request.GetLimit(r.string("tenant"), r.string("resource"), r.bool("stale"));
-          case LIST_LIMITS -> new Request.ListLimits(r.bool("stale"));
-          case ACQUIRE_LEASE ->
-              new Request.AcquireLease(
-                  r.string("tenant"),
-                  r.string("resource"),
-                  r.string("holder"),
-                  r.i64("demandRatePerSecond"),
-                  r.i64("demandBurst"));
-          case RENEW_LEASE ->
-              new Request.RenewLease(
-                  r.i64("leaseId"),
-                  r.i64("presentedVersion"),
-                  r.i64("demandRatePerSecond"),
-                  r.i64("demandBurst"),
-                  r.i64("admittedPerSecond"),
-                  r.i64("rejectedPerSecond"),
-                  r.i64("emergencyUsed"));
-          case RETURN_LEASE ->
-              new Request.ReturnLease(
-                  r.i64("leaseId"), r.i64("presentedVersion"), r.i64("unusedBalance"));
-          case LIST_LEASES ->
-              new Request.ListLeases(r.string("tenant"), r.string("resource"), r.bool("stale"));
-          case CLUSTER_STATUS -> new Request.ClusterStatus();
-          // --- ttl (issue 4)
-          case TTL_PUT, TTL_CAS, TTL_REFRESH, TTL_DELETE, TTL_GET, TTL_LIST, TTL_NAMESPACE_SET,
-              TTL_NAMESPACE_GET -> new Request.Ttl(TtlMessages.decodeRequest(kind, r));
-          // --- end ttl
-          // --- quota (issue 6)
-          case QUOTA_SET, QUOTA_GET, QUOTA_LIST, QUOTA_HISTORY, RESERVE, RESERVATION_COMPLETE, RESERVATION_CANCEL, RESERVATION_LIST, USAGE_INGEST, USAGE_READ, USAGE_ACK, USAGE_AGGREGATE, USAGE_RECONCILE, AUDIT_READ ->
-              new Request.Quota(QuotaMessages.decodeRequest(kind, r));
-          // --- end quota
-        };
+    Object body = kind.requestShape().read(r);
     r.end();
+    Request request;
+    if (body instanceof TtlRequest ttl) {
+      request = new Request.Ttl(ttl);
+    } else if (body instanceof QuotaRequest quota) {
+      request = new Request.Quota(quota);
+    } else {
+      request = (Request) body;
+    }
     return new DecodedRequest((int) timeout, request);
   }
 
-  // ---------------------------------------------------------------- responses
-
   public static byte[] encodeResponse(Response response) {
-    WireWriter w = new WireWriter(64);
+    ByteWriter w = new ByteWriter(64);
     if (response instanceof Response.Error e) {
-        if (e.code() == null || e.code() == ErrorCode.OK) {
-          throw new IllegalArgumentException("Response.Error needs a non-OK code, got " + e.code());
-        }
-        w.u16("Error.code", e.code().code());
-        w.string("Error.message", e.message()).string("Error.leaderAddress", e.leaderAddress());
-        w.i32(e.retryAfterMillis());
-    } else if (response instanceof Response.HelloReply h) {
-        w.u16("code", 0);
-        w.string("HelloReply.serverId", h.serverId());
-        w.u8("HelloReply.protocolVersion", h.protocolVersion());
-        w.bool(h.leader()).string("HelloReply.leaderAddress", h.leaderAddress());
-    } else if (response instanceof Response.SetLimitReply s) {
-        w.u16("code", 0);
-        outcome(w, "SetLimitReply.outcome", s.outcome());
-        w.string("SetLimitReply.message", s.message()).i64(s.currentVersion());
-        optionalLimit(w, s.limit());
-    } else if (response instanceof Response.GetLimitReply g) {
-        w.u16("code", 0);
-        w.bool(g.found());
-        optionalLimit(w, g.limit());
-    } else if (response instanceof Response.LimitList l) {
-        w.u16("code", 0);
-        List<Response.LimitInfo> limits = l.limits() == null ? List.of() : l.limits();
-        w.u32("LimitList.count", limits.size());
-        for (Response.LimitInfo i : limits) {
-          limit(w, i);
-        }
-    } else if (response instanceof Response.LeaseReply l) {
-        w.u16("code", 0);
-        outcome(w, "LeaseReply.outcome", l.outcome());
-        w.string("LeaseReply.message", l.message()).i64(l.retryAfterMillis()).i64(l.currentVersion());
-        w.bool(l.lease() != null);
-        if (l.lease() != null) {
-          lease(w, l.lease());
-        }
-        w.i64(l.startBalance());
-    } else if (response instanceof Response.ReturnReply r) {
-        w.u16("code", 0);
-        outcome(w, "ReturnReply.outcome", r.outcome());
-        w.string("ReturnReply.message", r.message())
-            .i64(r.leaseId())
-            .i64(r.credited())
-            .bool(r.alreadyGone());
-    } else if (response instanceof Response.LeaseList l) {
-        w.u16("code", 0);
-        List<Response.LeaseInfo> leases = l.leases() == null ? List.of() : l.leases();
-        w.u32("LeaseList.count", leases.size());
-        for (Response.LeaseInfo i : leases) {
-          lease(w, i);
-        }
-    } else if (response instanceof Response.ClusterStatusReply c) {
-        w.u16("code", 0);
-        w.string("ClusterStatusReply.serverId", c.serverId())
-            .string("ClusterStatusReply.role", c.role())
-            .i64(c.term())
-            .i64(c.commitIndex())
-            .i64(c.appliedIndex())
-            .string("ClusterStatusReply.leaderId", c.leaderId())
-            .string("ClusterStatusReply.leaderAddress", c.leaderAddress())
-            .i64(c.ledgerNowMillis())
-            .i64(c.epoch());
-        List<Response.PeerInfo> peers = c.peers() == null ? List.of() : c.peers();
-        w.u32("ClusterStatusReply.peers.count", peers.size());
-        for (Response.PeerInfo p : peers) {
-          w.string("PeerInfo.id", p.id())
-              .string("PeerInfo.raftAddress", p.raftAddress())
-              .string("PeerInfo.clientAddress", p.clientAddress())
-              .string("PeerInfo.role", p.role());
-        }
-      // --- ttl (issue 4)
-    } else if (response instanceof Response.Ttl t) {
-        w.u16("code", 0);
-        TtlMessages.encodeResponse(w, t.response());
-      // --- end ttl
-      // --- quota (issue 6)
-    } else if (response instanceof Response.Quota q) {
-        w.u16("code", 0);
-        QuotaMessages.encodeResponse(w, q.response());
-      // --- end quota
-    } else {
+      if (e.code() == null || e.code() == ErrorCode.OK) {
+        throw new IllegalArgumentException("Response.Error needs a non-OK code, got " + e.code());
+      }
+      w.u16("Error.code", e.code().code());
+      w.str("Error.message", e.message()).str("Error.leaderAddress", e.leaderAddress());
+      w.i32(e.retryAfterMillis());
+      return w.toByteArray();
+    }
+    w.u16("code", 0);
+    Object body = unwrap(response);
+    Shape<?> shape = REPLY_SHAPES.get(body.getClass());
+    if (shape == null) {
       throw new IllegalArgumentException("unknown message " + response);
     }
+    write(w, shape, body);
     return w.toByteArray();
   }
 
@@ -280,14 +123,13 @@ public final class MessageCodec {
    * Response.Error} whatever the kind; an error code this version does not know (a newer
    * server) becomes {@link ErrorCode#INTERNAL} with the number in the message.
    */
-  public static Response decodeResponse(Kind kind, byte[] payload)
-      throws MalformedMessageException {
-    WireReader r = new WireReader(payload, kind.name() + "_REPLY");
+  public static Response decodeResponse(Kind kind, byte[] payload) {
+    ByteReader r = reader(payload, kind.name() + "_REPLY");
     int code = r.u16("errorCode");
     if (code != 0) {
       ErrorCode ec = ErrorCode.fromCode(code);
-      String message = r.string("Error.message");
-      String leader = r.string("Error.leaderAddress");
+      String message = r.str("Error.message");
+      String leader = r.str("Error.leaderAddress");
       int retryAfter = r.i32("Error.retryAfterMillis");
       r.end();
       if (ec == null) {
@@ -296,212 +138,37 @@ public final class MessageCodec {
       }
       return new Response.Error(ec, message, leader, retryAfter);
     }
-    Response response =
-        switch (kind) {
-          case HELLO ->
-              new Response.HelloReply(
-                  r.string("serverId"),
-                  r.u8("protocolVersion"),
-                  r.bool("leader"),
-                  r.string("leaderAddress"));
-          case SET_LIMIT ->
-              new Response.SetLimitReply(
-                  outcome(r, "outcome"),
-                  r.string("message"),
-                  r.i64("currentVersion"),
-                  r.present("limit") ? limit(r, "limit") : null);
-          case GET_LIMIT ->
-              new Response.GetLimitReply(
-                  r.bool("found"), r.present("limit") ? limit(r, "limit") : null);
-          case LIST_LIMITS -> {
-            int n = r.count("limits.count", LIMIT_INFO_BYTES_MIN);
-            List<Response.LimitInfo> list = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-              list.add(limit(r, "limits[" + i + "]"));
-            }
-            yield new Response.LimitList(List.copyOf(list));
-          }
-          case ACQUIRE_LEASE, RENEW_LEASE ->
-              new Response.LeaseReply(
-                  outcome(r, "outcome"),
-                  r.string("message"),
-                  r.i64("retryAfterMillis"),
-                  r.i64("currentVersion"),
-                  r.present("lease") ? lease(r, "lease") : null,
-                  r.i64("startBalance"));
-          case RETURN_LEASE ->
-              new Response.ReturnReply(
-                  outcome(r, "outcome"),
-                  r.string("message"),
-                  r.i64("leaseId"),
-                  r.i64("credited"),
-                  r.bool("alreadyGone"));
-          case LIST_LEASES -> {
-            int n = r.count("leases.count", LEASE_INFO_BYTES_MIN);
-            List<Response.LeaseInfo> list = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-              list.add(lease(r, "leases[" + i + "]"));
-            }
-            yield new Response.LeaseList(List.copyOf(list));
-          }
-          case CLUSTER_STATUS -> {
-            String serverId = r.string("serverId");
-            String role = r.string("role");
-            long term = r.i64("term");
-            long commit = r.i64("commitIndex");
-            long applied = r.i64("appliedIndex");
-            String leaderId = r.string("leaderId");
-            String leaderAddress = r.string("leaderAddress");
-            long ledgerNow = r.i64("ledgerNowMillis");
-            long epoch = r.i64("epoch");
-            int n = r.count("peers.count", PEER_INFO_BYTES_MIN);
-            List<Response.PeerInfo> peers = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-              String p = "peers[" + i + "].";
-              peers.add(
-                  new Response.PeerInfo(
-                      r.string(p + "id"),
-                      r.string(p + "raftAddress"),
-                      r.string(p + "clientAddress"),
-                      r.string(p + "role")));
-            }
-            yield new Response.ClusterStatusReply(
-                serverId,
-                role,
-                term,
-                commit,
-                applied,
-                leaderId,
-                leaderAddress,
-                ledgerNow,
-                epoch,
-                List.copyOf(peers));
-          }
-          // --- ttl (issue 4)
-          case TTL_PUT, TTL_CAS, TTL_REFRESH, TTL_DELETE, TTL_GET, TTL_LIST, TTL_NAMESPACE_SET,
-              TTL_NAMESPACE_GET -> new Response.Ttl(TtlMessages.decodeResponse(kind, r));
-          // --- end ttl
-          // --- quota (issue 6)
-          case QUOTA_SET, QUOTA_GET, QUOTA_LIST, QUOTA_HISTORY, RESERVE, RESERVATION_COMPLETE, RESERVATION_CANCEL, RESERVATION_LIST, USAGE_INGEST, USAGE_READ, USAGE_ACK, USAGE_AGGREGATE, USAGE_RECONCILE, AUDIT_READ ->
-              new Response.Quota(QuotaMessages.decodeResponse(kind, r));
-          // --- end quota
-        };
+    Object body = kind.replyShape().read(r);
     r.end();
+    if (body instanceof TtlResponse ttl) {
+      return new Response.Ttl(ttl);
+    } else if (body instanceof QuotaResponse quota) {
+      return new Response.Quota(quota);
+    }
+    return (Response) body;
+  }
+
+  /** The body a shape describes: the TTL and quota families travel inside a wrapper. */
+  private static Object unwrap(Request request) {
+    if (request instanceof Request.Ttl t) {
+      return t.request();
+    } else if (request instanceof Request.Quota q) {
+      return q.request();
+    }
+    return request;
+  }
+
+  private static Object unwrap(Response response) {
+    if (response instanceof Response.Ttl t) {
+      return t.response();
+    } else if (response instanceof Response.Quota q) {
+      return q.response();
+    }
     return response;
   }
 
-  // ---------------------------------------------------------------- nested structs
-
-  private static void outcome(WireWriter w, String field, Outcome o) {
-    if (o == null) {
-      throw new IllegalArgumentException(field + " is null");
-    }
-    w.u8(field, o.code());
-  }
-
-  private static Outcome outcome(WireReader r, String field) throws MalformedMessageException {
-    int code = r.u8(field);
-    for (Outcome o : Outcome.values()) {
-      if (o.code() == code) {
-        return o;
-      }
-    }
-    throw new MalformedMessageException(r.message() + "." + field, "unknown outcome code " + code);
-  }
-
-  private static void optionalLimit(WireWriter w, Response.LimitInfo l) {
-    w.bool(l != null);
-    if (l != null) {
-      limit(w, l);
-    }
-  }
-
-  private static void limit(WireWriter w, Response.LimitInfo l) {
-    w.string("LimitInfo.tenant", l.tenant()).string("LimitInfo.resource", l.resource());
-    w.i64(l.ratePerSecond()).i64(l.burst());
-    w.u8("LimitInfo.modeCode", l.modeCode());
-    w.i64(l.leaseDurationMillis()).i64(l.graceMillis()).i64(l.emergency());
-    w.u8("LimitInfo.policyCode", l.policyCode());
-    w.i64(l.version())
-        .i64(l.countedRate())
-        .i64(l.countedBurst())
-        .i64(l.grantedRate())
-        .i64(l.grantedBurst())
-        .i64(l.pool())
-        .i32(l.leases())
-        .i32(l.pendingShrinks())
-        .i64(l.rateCeiling())
-        .i64(l.burstCeiling())
-        .i64(l.emergencyReported())
-        .i64(l.demandRate())
-        .i64(l.demandBurst());
-  }
-
-  private static Response.LimitInfo limit(WireReader r, String f)
-      throws MalformedMessageException {
-    String p = f + ".";
-    return new Response.LimitInfo(
-        r.string(p + "tenant"),
-        r.string(p + "resource"),
-        r.i64(p + "ratePerSecond"),
-        r.i64(p + "burst"),
-        r.u8(p + "modeCode"),
-        r.i64(p + "leaseDurationMillis"),
-        r.i64(p + "graceMillis"),
-        r.i64(p + "emergency"),
-        r.u8(p + "policyCode"),
-        r.i64(p + "version"),
-        r.i64(p + "countedRate"),
-        r.i64(p + "countedBurst"),
-        r.i64(p + "grantedRate"),
-        r.i64(p + "grantedBurst"),
-        r.i64(p + "pool"),
-        r.i32(p + "leases"),
-        r.i32(p + "pendingShrinks"),
-        r.i64(p + "rateCeiling"),
-        r.i64(p + "burstCeiling"),
-        r.i64(p + "emergencyReported"),
-        r.i64(p + "demandRate"),
-        r.i64(p + "demandBurst"));
-  }
-
-  private static void lease(WireWriter w, Response.LeaseInfo l) {
-    w.i64(l.leaseId());
-    w.string("LeaseInfo.tenant", l.tenant())
-        .string("LeaseInfo.resource", l.resource())
-        .string("LeaseInfo.holder", l.holder());
-    w.i64(l.epoch())
-        .i64(l.version())
-        .i64(l.rateShare())
-        .i64(l.burstShare())
-        .i64(l.countedRate())
-        .i64(l.countedBurst())
-        .i64(l.grantedAtMillis())
-        .i64(l.expiresAtMillis())
-        .i64(l.countedUntilMillis());
-    w.u8("LeaseInfo.modeCode", l.modeCode());
-    w.i64(l.emergency()).i64(l.leaseDurationMillis());
-  }
-
-  private static Response.LeaseInfo lease(WireReader r, String f)
-      throws MalformedMessageException {
-    String p = f + ".";
-    return new Response.LeaseInfo(
-        r.i64(p + "leaseId"),
-        r.string(p + "tenant"),
-        r.string(p + "resource"),
-        r.string(p + "holder"),
-        r.i64(p + "epoch"),
-        r.i64(p + "version"),
-        r.i64(p + "rateShare"),
-        r.i64(p + "burstShare"),
-        r.i64(p + "countedRate"),
-        r.i64(p + "countedBurst"),
-        r.i64(p + "grantedAtMillis"),
-        r.i64(p + "expiresAtMillis"),
-        r.i64(p + "countedUntilMillis"),
-        r.u8(p + "modeCode"),
-        r.i64(p + "emergency"),
-        r.i64(p + "leaseDurationMillis"));
+  @SuppressWarnings("unchecked")
+  private static <T extends Record> void write(ByteWriter w, Shape<T> shape, Object value) {
+    shape.write(w, (T) value);
   }
 }

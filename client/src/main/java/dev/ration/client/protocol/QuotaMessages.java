@@ -1,356 +1,331 @@
 package dev.ration.client.protocol;
 
-import dev.ration.wire.Outcome;
+import static dev.ration.wire.shape.Fields.bool;
+import static dev.ration.wire.shape.Fields.code;
+import static dev.ration.wire.shape.Fields.i32;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list;
+import static dev.ration.wire.shape.Fields.longs;
+import static dev.ration.wire.shape.Fields.optionalCode;
+import static dev.ration.wire.shape.Fields.optionalOf;
+import static dev.ration.wire.shape.Fields.str;
+import static dev.ration.wire.shape.Fields.struct;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
+import dev.ration.wire.EventType;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.shape.Shape;
 
 /**
- * Bodies of the quota kinds (0x40–0x5F); MessageCodec frames them (request: u32 timeoutMillis
- * first; response: u16 errorCode first) and delegates here. Big-endian; str = u16 length +
- * UTF-8; list = u32 count + items; optional = u8 present + struct. Field order is exactly the
- * record component order of {@link QuotaRequest} and {@link QuotaResponse}, listed in
- * docs/PROTOCOL.md; pinned by golden tests. Stateless.
+ * The shapes of the quota, reservation and usage kinds (0x40–0x5F): each field list is written
+ * once here and serves both directions. The order is the wire order, pinned by the golden tests
+ * and listed in docs/PROTOCOL.md.
  */
 final class QuotaMessages {
   private QuotaMessages() {}
 
-  static boolean isQuota(Kind kind) {
-    return kind.code() >= 0x40 && kind.code() <= 0x5F;
-  }
+  static final Shape<QuotaRequest.SetQuota> SET_QUOTA =
+      Shape.of(
+          QuotaRequest.SetQuota.class,
+          str("scope", QuotaRequest.SetQuota::scope),
+          str("resource", QuotaRequest.SetQuota::resource),
+          code("quotaKind", QuotaRequest.SetQuota::quotaKind, QuotaKind::fromCode, QuotaKind::code),
+          code("window", QuotaRequest.SetQuota::window, Window::fromCode, Window::code),
+          i64("limit", QuotaRequest.SetQuota::limit),
+          str("unit", QuotaRequest.SetQuota::unit),
+          i64("softLimit", QuotaRequest.SetQuota::softLimit),
+          code("overage", QuotaRequest.SetQuota::overage, Overage::fromCode, Overage::code),
+          i64("overageMax", QuotaRequest.SetQuota::overageMax),
+          i64("periodStartMillis", QuotaRequest.SetQuota::periodStartMillis),
+          i64("expectedVersion", QuotaRequest.SetQuota::expectedVersion),
+          str("actor", QuotaRequest.SetQuota::actor),
+          str("reason", QuotaRequest.SetQuota::reason));
 
-  // ---------------------------------------------------------------- requests
+  static final Shape<QuotaRequest.GetQuota> GET_QUOTA =
+      Shape.of(
+          QuotaRequest.GetQuota.class,
+          str("scope", QuotaRequest.GetQuota::scope),
+          str("resource", QuotaRequest.GetQuota::resource),
+          bool("stale", QuotaRequest.GetQuota::stale));
 
-  static void encodeRequest(WireWriter w, QuotaRequest request) {
-    if (request instanceof QuotaRequest.SetQuota s) {
-      w.string("scope", s.scope()).string("resource", s.resource()).u8("kindCode", s.kindCode())
-          .u8("windowCode", s.windowCode()).i64(s.limit()).string("unit", s.unit())
-          .i64(s.softLimit()).u8("overageCode", s.overageCode()).i64(s.overageMax())
-          .i64(s.periodStartMillis()).i64(s.expectedVersion()).string("actor", s.actor())
-          .string("reason", s.reason());
-    } else if (request instanceof QuotaRequest.GetQuota g) {
-      w.string("scope", g.scope()).string("resource", g.resource()).bool(g.stale());
-    } else if (request instanceof QuotaRequest.ListQuotas l) {
-      w.string("scopePrefix", l.scopePrefix()).bool(l.stale());
-    } else if (request instanceof QuotaRequest.QuotaHistory h) {
-      w.string("scope", h.scope()).string("resource", h.resource());
-    } else if (request instanceof QuotaRequest.Reserve r) {
-      w.string("scope", r.scope()).u32("items.count", r.items().size());
-      for (QuotaRequest.Item item : r.items()) {
-        w.string("resource", item.resource()).i64(item.amount());
-      }
-      w.i64(r.configVersion()).i64(r.ttlMillis());
-    } else if (request instanceof QuotaRequest.CompleteReservation c) {
-      w.i64(c.reservationId());
-      longs(w, "actuals", c.actuals());
-    } else if (request instanceof QuotaRequest.CancelReservation c) {
-      w.i64(c.reservationId());
-    } else if (request instanceof QuotaRequest.ListReservations l) {
-      w.string("scopePrefix", l.scopePrefix());
-    } else if (request instanceof QuotaRequest.IngestUsage i) {
-      w.string("eventId", i.eventId()).i64(i.eventTimeMillis()).string("scope", i.scope())
-          .string("resource", i.resource()).i64(i.quantity()).string("unit", i.unit())
-          .i64(i.reservationId());
-    } else if (request instanceof QuotaRequest.ReadUsage r) {
-      w.string("consumer", r.consumer()).i64(r.fromSequence()).i32(r.max());
-    } else if (request instanceof QuotaRequest.AckUsage a) {
-      w.string("consumer", a.consumer()).i64(a.sequence());
-    } else if (request instanceof QuotaRequest.AggregateUsage a) {
-      w.string("scope", a.scope()).string("resource", a.resource()).i64(a.fromMillis())
-          .i64(a.toMillis());
-    } else if (request instanceof QuotaRequest.Reconcile r) {
-      w.string("scope", r.scope()).string("resource", r.resource()).i64(r.fromMillis())
-          .i64(r.toMillis()).bool(r.repair()).string("actor", r.actor())
-          .string("reason", r.reason());
-    } else if (request instanceof QuotaRequest.ReadAudit a) {
-      w.i64(a.fromSequence()).i32(a.max());
-    } else {
-      throw new IllegalArgumentException("unknown quota request " + request);
-    }
-  }
+  static final Shape<QuotaRequest.ListQuotas> LIST_QUOTAS =
+      Shape.of(
+          QuotaRequest.ListQuotas.class,
+          str("scopePrefix", QuotaRequest.ListQuotas::scopePrefix),
+          bool("stale", QuotaRequest.ListQuotas::stale));
 
-  static QuotaRequest decodeRequest(Kind kind, WireReader r) throws MalformedMessageException {
-    switch (kind) {
-      case QUOTA_SET:
-        return new QuotaRequest.SetQuota(r.string("scope"), r.string("resource"),
-            r.u8("kindCode"), r.u8("windowCode"), r.i64("limit"), r.string("unit"),
-            r.i64("softLimit"), r.u8("overageCode"), r.i64("overageMax"),
-            r.i64("periodStartMillis"), r.i64("expectedVersion"), r.string("actor"),
-            r.string("reason"));
-      case QUOTA_GET:
-        return new QuotaRequest.GetQuota(r.string("scope"), r.string("resource"), r.bool("stale"));
-      case QUOTA_LIST:
-        return new QuotaRequest.ListQuotas(r.string("scopePrefix"), r.bool("stale"));
-      case QUOTA_HISTORY:
-        return new QuotaRequest.QuotaHistory(r.string("scope"), r.string("resource"));
-      case RESERVE: {
-        String scope = r.string("scope");
-        int n = r.count("items.count", 10);
-        List<QuotaRequest.Item> items = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          items.add(new QuotaRequest.Item(r.string("items[" + i + "].resource"),
-              r.i64("items[" + i + "].amount")));
-        }
-        return new QuotaRequest.Reserve(scope, items, r.i64("configVersion"), r.i64("ttlMillis"));
-      }
-      case RESERVATION_COMPLETE:
-        return new QuotaRequest.CompleteReservation(r.i64("reservationId"), longs(r, "actuals"));
-      case RESERVATION_CANCEL:
-        return new QuotaRequest.CancelReservation(r.i64("reservationId"));
-      case RESERVATION_LIST:
-        return new QuotaRequest.ListReservations(r.string("scopePrefix"));
-      case USAGE_INGEST:
-        return new QuotaRequest.IngestUsage(r.string("eventId"), r.i64("eventTimeMillis"),
-            r.string("scope"), r.string("resource"), r.i64("quantity"), r.string("unit"),
-            r.i64("reservationId"));
-      case USAGE_READ:
-        return new QuotaRequest.ReadUsage(r.string("consumer"), r.i64("fromSequence"), r.i32("max"));
-      case USAGE_ACK:
-        return new QuotaRequest.AckUsage(r.string("consumer"), r.i64("sequence"));
-      case USAGE_AGGREGATE:
-        return new QuotaRequest.AggregateUsage(r.string("scope"), r.string("resource"),
-            r.i64("fromMillis"), r.i64("toMillis"));
-      case USAGE_RECONCILE:
-        return new QuotaRequest.Reconcile(r.string("scope"), r.string("resource"),
-            r.i64("fromMillis"), r.i64("toMillis"), r.bool("repair"), r.string("actor"),
-            r.string("reason"));
-      case AUDIT_READ:
-        return new QuotaRequest.ReadAudit(r.i64("fromSequence"), r.i32("max"));
-      default:
-        throw new MalformedMessageException(kind.name(), "not a quota kind");
-    }
-  }
+  static final Shape<QuotaRequest.QuotaHistory> QUOTA_HISTORY =
+      Shape.of(
+          QuotaRequest.QuotaHistory.class,
+          str("scope", QuotaRequest.QuotaHistory::scope),
+          str("resource", QuotaRequest.QuotaHistory::resource));
 
-  // ---------------------------------------------------------------- responses
+  static final Shape<QuotaRequest.Item> ITEM =
+      Shape.of(
+          QuotaRequest.Item.class,
+          str("resource", QuotaRequest.Item::resource),
+          i64("amount", QuotaRequest.Item::amount));
 
-  static void encodeResponse(WireWriter w, QuotaResponse response) {
-    if (response instanceof QuotaResponse.QuotaSetReply s) {
-      outcome(w, s.outcome()).string("message", s.message()).i64(s.currentVersion());
-      optionalQuota(w, s.quota());
-    } else if (response instanceof QuotaResponse.QuotaFound f) {
-      optionalQuota(w, f.quota());
-    } else if (response instanceof QuotaResponse.QuotaList l) {
-      w.u32("quotas.count", l.quotas().size());
-      l.quotas().forEach(q -> quota(w, q));
-    } else if (response instanceof QuotaResponse.ReserveReply r) {
-      outcome(w, r.outcome()).string("message", r.message()).string("levelScope", r.levelScope())
-          .string("resource", r.resource()).i64(r.retryAfterMillis()).i64(r.currentVersion())
-          .i64(r.reservationId()).i64(r.expiresAtMillis()).i64(r.configVersion());
-      items(w, r.items());
-    } else if (response instanceof QuotaResponse.SettleReply s) {
-      outcome(w, s.outcome()).string("message", s.message()).i64(s.reservationId())
-          .u8("howCode", s.howCode());
-      longs(w, "quantities", s.quantities());
-      longs(w, "eventSequences", s.eventSequences());
-      w.bool(s.alreadySettled());
-    } else if (response instanceof QuotaResponse.ReservationList l) {
-      w.u32("reservations.count", l.reservations().size());
-      for (QuotaResponse.ReservationInfo r : l.reservations()) {
-        w.i64(r.reservationId()).string("scope", r.scope()).i64(r.configVersion())
-            .i64(r.createdAtMillis()).i64(r.expiresAtMillis());
-        items(w, r.items());
-      }
-    } else if (response instanceof QuotaResponse.IngestReply i) {
-      outcome(w, i.outcome()).string("message", i.message()).i64(i.sequence()).bool(i.duplicate());
-    } else if (response instanceof QuotaResponse.UsageBatch b) {
-      w.u32("events.count", b.events().size());
-      for (QuotaResponse.UsageEventInfo e : b.events()) {
-        w.i64(e.sequence()).string("eventId", e.eventId()).u8("typeCode", e.typeCode())
-            .i64(e.eventTimeMillis()).i64(e.recordedAtMillis()).string("scope", e.scope())
-            .string("resource", e.resource()).i64(e.quantity()).string("unit", e.unit())
-            .i64(e.reservationId()).i64(e.overage());
-      }
-      w.i64(b.cursor()).i64(b.lastSequence());
-    } else if (response instanceof QuotaResponse.AckReply a) {
-      outcome(w, a.outcome()).string("message", a.message()).i64(a.cursor());
-    } else if (response instanceof QuotaResponse.AggregateReply a) {
-      w.u32("buckets.count", a.buckets().size());
-      for (QuotaResponse.AggregateInfo b : a.buckets()) {
-        w.string("scope", b.scope()).string("resource", b.resource()).i64(b.bucketStartMillis())
-            .i64(b.quantity()).i64(b.events());
-      }
-      w.i64(a.total());
-    } else if (response instanceof QuotaResponse.ReconcileReply r) {
-      outcome(w, r.outcome()).string("message", r.message()).u32("drifts.count", r.drifts().size());
-      for (QuotaResponse.DriftInfo d : r.drifts()) {
-        w.string("kind", d.kind()).string("scope", d.scope()).string("resource", d.resource())
-            .i64(d.reservationId()).i64(d.bucketStartMillis()).i64(d.expected())
-            .i64(d.recorded()).i64(d.compensationSequence());
-      }
-    } else if (response instanceof QuotaResponse.AuditList a) {
-      w.u32("records.count", a.records().size());
-      for (QuotaResponse.AuditInfo x : a.records()) {
-        w.i64(x.sequence()).i64(x.atMillis()).string("actor", x.actor())
-            .string("action", x.action()).string("scope", x.scope())
-            .string("resource", x.resource()).i64(x.version()).string("reason", x.reason())
-            .string("detail", x.detail());
-      }
-    } else {
-      throw new IllegalArgumentException("unknown quota response " + response);
-    }
-  }
+  static final Shape<QuotaRequest.Reserve> RESERVE =
+      Shape.of(
+          QuotaRequest.Reserve.class,
+          str("scope", QuotaRequest.Reserve::scope),
+          list("items", QuotaRequest.Reserve::items, ITEM),
+          i64("configVersion", QuotaRequest.Reserve::configVersion),
+          i64("ttlMillis", QuotaRequest.Reserve::ttlMillis));
 
-  static QuotaResponse decodeResponse(Kind kind, WireReader r) throws MalformedMessageException {
-    switch (kind) {
-      case QUOTA_SET:
-        return new QuotaResponse.QuotaSetReply(outcome(r), r.string("message"),
-            r.i64("currentVersion"), optionalQuota(r));
-      case QUOTA_GET:
-        return new QuotaResponse.QuotaFound(optionalQuota(r));
-      case QUOTA_LIST:
-      case QUOTA_HISTORY: {
-        int n = r.count("quotas.count", 40);
-        List<QuotaResponse.QuotaInfo> list = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          list.add(quota(r));
-        }
-        return new QuotaResponse.QuotaList(list);
-      }
-      case RESERVE:
-        return new QuotaResponse.ReserveReply(outcome(r), r.string("message"),
-            r.string("levelScope"), r.string("resource"), r.i64("retryAfterMillis"),
-            r.i64("currentVersion"), r.i64("reservationId"), r.i64("expiresAtMillis"),
-            r.i64("configVersion"), items(r));
-      case RESERVATION_COMPLETE:
-      case RESERVATION_CANCEL:
-        return new QuotaResponse.SettleReply(outcome(r), r.string("message"),
-            r.i64("reservationId"), r.u8("howCode"), longs(r, "quantities"),
-            longs(r, "eventSequences"), r.bool("alreadySettled"));
-      case RESERVATION_LIST: {
-        int n = r.count("reservations.count", 30);
-        List<QuotaResponse.ReservationInfo> list = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          list.add(new QuotaResponse.ReservationInfo(r.i64("reservationId"), r.string("scope"),
-              r.i64("configVersion"), r.i64("createdAtMillis"), r.i64("expiresAtMillis"), items(r)));
-        }
-        return new QuotaResponse.ReservationList(list);
-      }
-      case USAGE_INGEST:
-        return new QuotaResponse.IngestReply(outcome(r), r.string("message"), r.i64("sequence"),
-            r.bool("duplicate"));
-      case USAGE_READ: {
-        int n = r.count("events.count", 60);
-        List<QuotaResponse.UsageEventInfo> list = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          list.add(new QuotaResponse.UsageEventInfo(r.i64("sequence"), r.string("eventId"),
-              r.u8("typeCode"), r.i64("eventTimeMillis"), r.i64("recordedAtMillis"),
-              r.string("scope"), r.string("resource"), r.i64("quantity"), r.string("unit"),
-              r.i64("reservationId"), r.i64("overage")));
-        }
-        return new QuotaResponse.UsageBatch(list, r.i64("cursor"), r.i64("lastSequence"));
-      }
-      case USAGE_ACK:
-        return new QuotaResponse.AckReply(outcome(r), r.string("message"), r.i64("cursor"));
-      case USAGE_AGGREGATE: {
-        int n = r.count("buckets.count", 28);
-        List<QuotaResponse.AggregateInfo> list = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          list.add(new QuotaResponse.AggregateInfo(r.string("scope"), r.string("resource"),
-              r.i64("bucketStartMillis"), r.i64("quantity"), r.i64("events")));
-        }
-        return new QuotaResponse.AggregateReply(list, r.i64("total"));
-      }
-      case USAGE_RECONCILE: {
-        Outcome outcome = outcome(r);
-        String message = r.string("message");
-        int n = r.count("drifts.count", 46);
-        List<QuotaResponse.DriftInfo> list = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          list.add(new QuotaResponse.DriftInfo(r.string("kind"), r.string("scope"),
-              r.string("resource"), r.i64("reservationId"), r.i64("bucketStartMillis"),
-              r.i64("expected"), r.i64("recorded"), r.i64("compensationSequence")));
-        }
-        return new QuotaResponse.ReconcileReply(outcome, message, list);
-      }
-      case AUDIT_READ: {
-        int n = r.count("records.count", 38);
-        List<QuotaResponse.AuditInfo> list = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          list.add(new QuotaResponse.AuditInfo(r.i64("sequence"), r.i64("atMillis"),
-              r.string("actor"), r.string("action"), r.string("scope"), r.string("resource"),
-              r.i64("version"), r.string("reason"), r.string("detail")));
-        }
-        return new QuotaResponse.AuditList(list);
-      }
-      default:
-        throw new MalformedMessageException(kind.name(), "not a quota kind");
-    }
-  }
+  static final Shape<QuotaRequest.CompleteReservation> COMPLETE =
+      Shape.of(
+          QuotaRequest.CompleteReservation.class,
+          i64("reservationId", QuotaRequest.CompleteReservation::reservationId),
+          longs("actuals", QuotaRequest.CompleteReservation::actuals));
 
-  // ---------------------------------------------------------------- structs
+  static final Shape<QuotaRequest.CancelReservation> CANCEL =
+      Shape.of(
+          QuotaRequest.CancelReservation.class,
+          i64("reservationId", QuotaRequest.CancelReservation::reservationId));
 
-  private static WireWriter outcome(WireWriter w, Outcome o) {
-    return w.u8("outcome", o.code());
-  }
+  static final Shape<QuotaRequest.ListReservations> LIST_RESERVATIONS =
+      Shape.of(
+          QuotaRequest.ListReservations.class,
+          str("scopePrefix", QuotaRequest.ListReservations::scopePrefix));
 
-  private static Outcome outcome(WireReader r) throws MalformedMessageException {
-    int code = r.u8("outcome");
-    for (Outcome o : Outcome.values()) {
-      if (o.code() == code) {
-        return o;
-      }
-    }
-    throw new MalformedMessageException(r.message() + ".outcome", "unknown outcome code " + code);
-  }
+  static final Shape<QuotaRequest.IngestUsage> INGEST =
+      Shape.of(
+          QuotaRequest.IngestUsage.class,
+          str("eventId", QuotaRequest.IngestUsage::eventId),
+          i64("eventTimeMillis", QuotaRequest.IngestUsage::eventTimeMillis),
+          str("scope", QuotaRequest.IngestUsage::scope),
+          str("resource", QuotaRequest.IngestUsage::resource),
+          i64("quantity", QuotaRequest.IngestUsage::quantity),
+          str("unit", QuotaRequest.IngestUsage::unit),
+          i64("reservationId", QuotaRequest.IngestUsage::reservationId));
 
-  private static void longs(WireWriter w, String field, List<Long> values) {
-    w.u32(field + ".count", values.size());
-    values.forEach(w::i64);
-  }
+  static final Shape<QuotaRequest.ReadUsage> READ_USAGE =
+      Shape.of(
+          QuotaRequest.ReadUsage.class,
+          str("consumer", QuotaRequest.ReadUsage::consumer),
+          i64("fromSequence", QuotaRequest.ReadUsage::fromSequence),
+          i32("max", QuotaRequest.ReadUsage::max));
 
-  private static List<Long> longs(WireReader r, String field) throws MalformedMessageException {
-    int n = r.count(field + ".count", 8);
-    List<Long> out = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      out.add(r.i64(field + "[" + i + "]"));
-    }
-    return out;
-  }
+  static final Shape<QuotaRequest.AckUsage> ACK_USAGE =
+      Shape.of(
+          QuotaRequest.AckUsage.class,
+          str("consumer", QuotaRequest.AckUsage::consumer),
+          i64("sequence", QuotaRequest.AckUsage::sequence));
 
-  private static void items(WireWriter w, List<QuotaResponse.ReservedItem> items) {
-    w.u32("items.count", items.size());
-    for (QuotaResponse.ReservedItem i : items) {
-      w.string("resource", i.resource()).i64(i.amount()).i64(i.overage()).string("unit", i.unit());
-    }
-  }
+  static final Shape<QuotaRequest.AggregateUsage> AGGREGATE_USAGE =
+      Shape.of(
+          QuotaRequest.AggregateUsage.class,
+          str("scope", QuotaRequest.AggregateUsage::scope),
+          str("resource", QuotaRequest.AggregateUsage::resource),
+          i64("fromMillis", QuotaRequest.AggregateUsage::fromMillis),
+          i64("toMillis", QuotaRequest.AggregateUsage::toMillis));
 
-  private static List<QuotaResponse.ReservedItem> items(WireReader r)
-      throws MalformedMessageException {
-    int n = r.count("items.count", 20);
-    List<QuotaResponse.ReservedItem> out = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      out.add(new QuotaResponse.ReservedItem(r.string("resource"), r.i64("amount"),
-          r.i64("overage"), r.string("unit")));
-    }
-    return out;
-  }
+  static final Shape<QuotaRequest.Reconcile> RECONCILE =
+      Shape.of(
+          QuotaRequest.Reconcile.class,
+          str("scope", QuotaRequest.Reconcile::scope),
+          str("resource", QuotaRequest.Reconcile::resource),
+          i64("fromMillis", QuotaRequest.Reconcile::fromMillis),
+          i64("toMillis", QuotaRequest.Reconcile::toMillis),
+          bool("repair", QuotaRequest.Reconcile::repair),
+          str("actor", QuotaRequest.Reconcile::actor),
+          str("reason", QuotaRequest.Reconcile::reason));
 
-  private static void optionalQuota(WireWriter w, Optional<QuotaResponse.QuotaInfo> q) {
-    w.bool(q.isPresent());
-    q.ifPresent(info -> quota(w, info));
-  }
+  static final Shape<QuotaRequest.ReadAudit> READ_AUDIT =
+      Shape.of(
+          QuotaRequest.ReadAudit.class,
+          i64("fromSequence", QuotaRequest.ReadAudit::fromSequence),
+          i32("max", QuotaRequest.ReadAudit::max));
 
-  private static Optional<QuotaResponse.QuotaInfo> optionalQuota(WireReader r)
-      throws MalformedMessageException {
-    return r.present("quota") ? Optional.of(quota(r)) : Optional.empty();
-  }
+  // Replies.
 
-  private static void quota(WireWriter w, QuotaResponse.QuotaInfo q) {
-    w.string("scope", q.scope()).string("resource", q.resource()).u8("kindCode", q.kindCode())
-        .u8("windowCode", q.windowCode()).i64(q.limit()).string("unit", q.unit())
-        .i64(q.softLimit()).u8("overageCode", q.overageCode()).i64(q.overageMax())
-        .i64(q.periodStartMillis()).i64(q.version()).string("actor", q.actor())
-        .i64(q.changedAtMillis()).string("reason", q.reason()).i64(q.windowStartMillis())
-        .i64(q.windowUsed()).i64(q.held()).i64(q.allocated()).bool(q.alerted());
-  }
+  static final Shape<QuotaSpec> SPEC =
+      Shape.of(
+          QuotaSpec.class,
+          str("scope", QuotaSpec::scope),
+          str("resource", QuotaSpec::resource),
+          code("kind", QuotaSpec::kind, QuotaKind::fromCode, QuotaKind::code),
+          code("window", QuotaSpec::window, Window::fromCode, Window::code),
+          i64("limit", QuotaSpec::limit),
+          str("unit", QuotaSpec::unit),
+          i64("softLimit", QuotaSpec::softLimit),
+          code("overage", QuotaSpec::overage, Overage::fromCode, Overage::code),
+          i64("overageMax", QuotaSpec::overageMax),
+          i64("periodStartMillis", QuotaSpec::periodStartMillis),
+          i64("version", QuotaSpec::version),
+          str("actor", QuotaSpec::actor),
+          i64("changedAtMillis", QuotaSpec::changedAtMillis),
+          str("reason", QuotaSpec::reason));
 
-  private static QuotaResponse.QuotaInfo quota(WireReader r) throws MalformedMessageException {
-    return new QuotaResponse.QuotaInfo(r.string("scope"), r.string("resource"), r.u8("kindCode"),
-        r.u8("windowCode"), r.i64("limit"), r.string("unit"), r.i64("softLimit"),
-        r.u8("overageCode"), r.i64("overageMax"), r.i64("periodStartMillis"), r.i64("version"),
-        r.string("actor"), r.i64("changedAtMillis"), r.string("reason"),
-        r.i64("windowStartMillis"), r.i64("windowUsed"), r.i64("held"), r.i64("allocated"),
-        r.bool("alerted"));
-  }
+  /** The spec's fields flat, then the usage figures. */
+  static final Shape<QuotaResponse.QuotaInfo> QUOTA_INFO =
+      Shape.of(
+          QuotaResponse.QuotaInfo.class,
+          struct("spec", QuotaResponse.QuotaInfo::spec, SPEC),
+          i64("windowStartMillis", QuotaResponse.QuotaInfo::windowStartMillis),
+          i64("windowUsed", QuotaResponse.QuotaInfo::windowUsed),
+          i64("held", QuotaResponse.QuotaInfo::held),
+          i64("allocated", QuotaResponse.QuotaInfo::allocated),
+          bool("alerted", QuotaResponse.QuotaInfo::alerted));
+
+  static final Shape<QuotaResponse.ReservedItem> RESERVED_ITEM =
+      Shape.of(
+          QuotaResponse.ReservedItem.class,
+          str("resource", QuotaResponse.ReservedItem::resource),
+          i64("amount", QuotaResponse.ReservedItem::amount),
+          i64("overage", QuotaResponse.ReservedItem::overage),
+          str("unit", QuotaResponse.ReservedItem::unit));
+
+  static final Shape<QuotaResponse.ReservationInfo> RESERVATION_INFO =
+      Shape.of(
+          QuotaResponse.ReservationInfo.class,
+          i64("reservationId", QuotaResponse.ReservationInfo::reservationId),
+          str("scope", QuotaResponse.ReservationInfo::scope),
+          i64("configVersion", QuotaResponse.ReservationInfo::configVersion),
+          i64("createdAtMillis", QuotaResponse.ReservationInfo::createdAtMillis),
+          i64("expiresAtMillis", QuotaResponse.ReservationInfo::expiresAtMillis),
+          list("items", QuotaResponse.ReservationInfo::items, RESERVED_ITEM));
+
+  static final Shape<QuotaResponse.UsageEventInfo> USAGE_EVENT =
+      Shape.of(
+          QuotaResponse.UsageEventInfo.class,
+          i64("sequence", QuotaResponse.UsageEventInfo::sequence),
+          str("eventId", QuotaResponse.UsageEventInfo::eventId),
+          code("type", QuotaResponse.UsageEventInfo::type, EventType::fromCode, EventType::code),
+          i64("eventTimeMillis", QuotaResponse.UsageEventInfo::eventTimeMillis),
+          i64("recordedAtMillis", QuotaResponse.UsageEventInfo::recordedAtMillis),
+          str("scope", QuotaResponse.UsageEventInfo::scope),
+          str("resource", QuotaResponse.UsageEventInfo::resource),
+          i64("quantity", QuotaResponse.UsageEventInfo::quantity),
+          str("unit", QuotaResponse.UsageEventInfo::unit),
+          i64("reservationId", QuotaResponse.UsageEventInfo::reservationId),
+          i64("overage", QuotaResponse.UsageEventInfo::overage));
+
+  static final Shape<QuotaResponse.AggregateInfo> AGGREGATE =
+      Shape.of(
+          QuotaResponse.AggregateInfo.class,
+          str("scope", QuotaResponse.AggregateInfo::scope),
+          str("resource", QuotaResponse.AggregateInfo::resource),
+          i64("bucketStartMillis", QuotaResponse.AggregateInfo::bucketStartMillis),
+          i64("quantity", QuotaResponse.AggregateInfo::quantity),
+          i64("events", QuotaResponse.AggregateInfo::events));
+
+  static final Shape<QuotaResponse.DriftInfo> DRIFT =
+      Shape.of(
+          QuotaResponse.DriftInfo.class,
+          str("kind", QuotaResponse.DriftInfo::kind),
+          str("scope", QuotaResponse.DriftInfo::scope),
+          str("resource", QuotaResponse.DriftInfo::resource),
+          i64("reservationId", QuotaResponse.DriftInfo::reservationId),
+          i64("bucketStartMillis", QuotaResponse.DriftInfo::bucketStartMillis),
+          i64("expected", QuotaResponse.DriftInfo::expected),
+          i64("recorded", QuotaResponse.DriftInfo::recorded),
+          i64("compensationSequence", QuotaResponse.DriftInfo::compensationSequence));
+
+  static final Shape<QuotaResponse.AuditInfo> AUDIT =
+      Shape.of(
+          QuotaResponse.AuditInfo.class,
+          i64("sequence", QuotaResponse.AuditInfo::sequence),
+          i64("atMillis", QuotaResponse.AuditInfo::atMillis),
+          str("actor", QuotaResponse.AuditInfo::actor),
+          str("action", QuotaResponse.AuditInfo::action),
+          str("scope", QuotaResponse.AuditInfo::scope),
+          str("resource", QuotaResponse.AuditInfo::resource),
+          i64("version", QuotaResponse.AuditInfo::version),
+          str("reason", QuotaResponse.AuditInfo::reason),
+          str("detail", QuotaResponse.AuditInfo::detail));
+
+  static final Shape<QuotaResponse.QuotaSetReply> QUOTA_SET_REPLY =
+      Shape.of(
+          QuotaResponse.QuotaSetReply.class,
+          code("outcome", QuotaResponse.QuotaSetReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.QuotaSetReply::message),
+          i64("currentVersion", QuotaResponse.QuotaSetReply::currentVersion),
+          optionalOf("quota", QuotaResponse.QuotaSetReply::quota, QUOTA_INFO));
+
+  static final Shape<QuotaResponse.QuotaFound> QUOTA_FOUND =
+      Shape.of(
+          QuotaResponse.QuotaFound.class,
+          optionalOf("quota", QuotaResponse.QuotaFound::quota, QUOTA_INFO));
+
+  static final Shape<QuotaResponse.QuotaList> QUOTA_LIST =
+      Shape.of(
+          QuotaResponse.QuotaList.class,
+          list("quotas", QuotaResponse.QuotaList::quotas, QUOTA_INFO));
+
+  static final Shape<QuotaResponse.ReserveReply> RESERVE_REPLY =
+      Shape.of(
+          QuotaResponse.ReserveReply.class,
+          code("outcome", QuotaResponse.ReserveReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.ReserveReply::message),
+          str("levelScope", QuotaResponse.ReserveReply::levelScope),
+          str("resource", QuotaResponse.ReserveReply::resource),
+          i64("retryAfterMillis", QuotaResponse.ReserveReply::retryAfterMillis),
+          i64("currentVersion", QuotaResponse.ReserveReply::currentVersion),
+          i64("reservationId", QuotaResponse.ReserveReply::reservationId),
+          i64("expiresAtMillis", QuotaResponse.ReserveReply::expiresAtMillis),
+          i64("configVersion", QuotaResponse.ReserveReply::configVersion),
+          list("items", QuotaResponse.ReserveReply::items, RESERVED_ITEM));
+
+  /** A refused settlement names no event type: {@code how} is sent as 0. */
+  static final Shape<QuotaResponse.SettleReply> SETTLE_REPLY =
+      Shape.of(
+          QuotaResponse.SettleReply.class,
+          code("outcome", QuotaResponse.SettleReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.SettleReply::message),
+          i64("reservationId", QuotaResponse.SettleReply::reservationId),
+          optionalCode("how", QuotaResponse.SettleReply::how, EventType::fromCode, EventType::code),
+          longs("quantities", QuotaResponse.SettleReply::quantities),
+          longs("eventSequences", QuotaResponse.SettleReply::eventSequences),
+          bool("alreadySettled", QuotaResponse.SettleReply::alreadySettled));
+
+  static final Shape<QuotaResponse.ReservationList> RESERVATION_LIST =
+      Shape.of(
+          QuotaResponse.ReservationList.class,
+          list("reservations", QuotaResponse.ReservationList::reservations, RESERVATION_INFO));
+
+  static final Shape<QuotaResponse.IngestReply> INGEST_REPLY =
+      Shape.of(
+          QuotaResponse.IngestReply.class,
+          code("outcome", QuotaResponse.IngestReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.IngestReply::message),
+          i64("sequence", QuotaResponse.IngestReply::sequence),
+          bool("duplicate", QuotaResponse.IngestReply::duplicate));
+
+  static final Shape<QuotaResponse.UsageBatch> USAGE_BATCH =
+      Shape.of(
+          QuotaResponse.UsageBatch.class,
+          list("events", QuotaResponse.UsageBatch::events, USAGE_EVENT),
+          i64("cursor", QuotaResponse.UsageBatch::cursor),
+          i64("lastSequence", QuotaResponse.UsageBatch::lastSequence));
+
+  static final Shape<QuotaResponse.AckReply> ACK_REPLY =
+      Shape.of(
+          QuotaResponse.AckReply.class,
+          code("outcome", QuotaResponse.AckReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.AckReply::message),
+          i64("cursor", QuotaResponse.AckReply::cursor));
+
+  static final Shape<QuotaResponse.AggregateReply> AGGREGATE_REPLY =
+      Shape.of(
+          QuotaResponse.AggregateReply.class,
+          list("buckets", QuotaResponse.AggregateReply::buckets, AGGREGATE),
+          i64("total", QuotaResponse.AggregateReply::total));
+
+  static final Shape<QuotaResponse.ReconcileReply> RECONCILE_REPLY =
+      Shape.of(
+          QuotaResponse.ReconcileReply.class,
+          code("outcome", QuotaResponse.ReconcileReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.ReconcileReply::message),
+          list("drifts", QuotaResponse.ReconcileReply::drifts, DRIFT));
+
+  static final Shape<QuotaResponse.AuditList> AUDIT_LIST =
+      Shape.of(
+          QuotaResponse.AuditList.class,
+          list("records", QuotaResponse.AuditList::records, AUDIT));
 }

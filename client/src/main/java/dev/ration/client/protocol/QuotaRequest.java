@@ -1,5 +1,9 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+
 import java.util.List;
 
 /**
@@ -7,15 +11,14 @@ import java.util.List;
  * Encodings in {@link QuotaMessages} and docs/PROTOCOL.md. Mutations (QUOTA_SET, RESERVE,
  * RESERVATION_COMPLETE, RESERVATION_CANCEL, USAGE_INGEST, USAGE_ACK, USAGE_RECONCILE with
  * repair) are idempotent by (client id, frame request id), like every mutation.
- * Enum-like fields travel as the state machine's explicit codes (kind: 1 rate, 2 concurrent,
- * 3 allocation, 4 cumulative; window: 0 none, 1 second, 2 minute, 3 hour, 4 day, 5 week,
- * 6 month; overage: 1 reject, 2 allow).
+ * Enumerations travel as their explicit one-byte codes ({@link QuotaKind}, {@link Window},
+ * {@link Overage}).
  */
 public sealed interface QuotaRequest {
   Kind kind();
 
-  record SetQuota(String scope, String resource, int kindCode, int windowCode, long limit,
-      String unit, long softLimit, int overageCode, long overageMax, long periodStartMillis,
+  record SetQuota(String scope, String resource, QuotaKind quotaKind, Window window,
+      long limit, String unit, long softLimit, Overage overage, long overageMax, long periodStartMillis,
       long expectedVersion, String actor, String reason) implements QuotaRequest {
     public Kind kind() {
       return Kind.QUOTA_SET;

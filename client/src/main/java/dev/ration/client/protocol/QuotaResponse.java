@@ -1,6 +1,8 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.quota.QuotaSpec;
 
 import java.util.List;
 import java.util.Optional;
@@ -11,11 +13,12 @@ import java.util.Optional;
  */
 public sealed interface QuotaResponse {
 
-  /** A catalog entry with its usage as of the read (windows rolled). */
-  record QuotaInfo(String scope, String resource, int kindCode, int windowCode, long limit,
-      String unit, long softLimit, int overageCode, long overageMax, long periodStartMillis,
-      long version, String actor, long changedAtMillis, String reason, long windowStartMillis,
-      long windowUsed, long held, long allocated, boolean alerted) {}
+  /**
+   * A catalog entry with its usage as of the read (windows rolled). On the wire the spec's
+   * fields come first, flat, then the usage figures.
+   */
+  record QuotaInfo(QuotaSpec spec, long windowStartMillis, long windowUsed, long held,
+      long allocated, boolean alerted) {}
 
   /** {@code overage}: the billable part of {@code amount}. */
   record ReservedItem(String resource, long amount, long overage, String unit) {}
@@ -27,8 +30,7 @@ public sealed interface QuotaResponse {
     }
   }
 
-  /** typeCode: 1 completed, 2 cancelled, 3 expired, 4 ingested, 5 compensation, 6 alert. */
-  record UsageEventInfo(long sequence, String eventId, int typeCode, long eventTimeMillis,
+  record UsageEventInfo(long sequence, String eventId, EventType type, long eventTimeMillis,
       long recordedAtMillis, String scope, String resource, long quantity, String unit,
       long reservationId, long overage) {}
 
@@ -43,7 +45,7 @@ public sealed interface QuotaResponse {
 
   /** QUOTA_SET: on SUCCESS the new version; on STALE_CONFIG {@code currentVersion}. */
   record QuotaSetReply(Outcome outcome, String message, long currentVersion,
-      Optional<QuotaInfo> quota) implements QuotaResponse {}
+      Optional<QuotaInfo> quota) implements QuotaResponse, OutcomeReply {}
 
   record QuotaFound(Optional<QuotaInfo> quota) implements QuotaResponse {}
 
@@ -61,16 +63,19 @@ public sealed interface QuotaResponse {
    */
   record ReserveReply(Outcome outcome, String message, String levelScope, String resource,
       long retryAfterMillis, long currentVersion, long reservationId, long expiresAtMillis,
-      long configVersion, List<ReservedItem> items) implements QuotaResponse {
+      long configVersion, List<ReservedItem> items) implements QuotaResponse, OutcomeReply {
     public ReserveReply {
       items = List.copyOf(items);
     }
   }
 
-  /** RESERVATION_COMPLETE and RESERVATION_CANCEL; {@code howCode} as UsageEventInfo.typeCode. */
-  record SettleReply(Outcome outcome, String message, long reservationId, int howCode,
+  /**
+   * RESERVATION_COMPLETE and RESERVATION_CANCEL; {@code how} is COMPLETED or CANCELLED, null
+   * when the settlement was refused.
+   */
+  record SettleReply(Outcome outcome, String message, long reservationId, EventType how,
       List<Long> quantities, List<Long> eventSequences, boolean alreadySettled)
-      implements QuotaResponse {
+      implements QuotaResponse, OutcomeReply {
     public SettleReply {
       quantities = List.copyOf(quantities);
       eventSequences = List.copyOf(eventSequences);
@@ -84,7 +89,7 @@ public sealed interface QuotaResponse {
   }
 
   record IngestReply(Outcome outcome, String message, long sequence, boolean duplicate)
-      implements QuotaResponse {}
+      implements QuotaResponse, OutcomeReply {}
 
   record UsageBatch(List<UsageEventInfo> events, long cursor, long lastSequence)
       implements QuotaResponse {
@@ -93,7 +98,8 @@ public sealed interface QuotaResponse {
     }
   }
 
-  record AckReply(Outcome outcome, String message, long cursor) implements QuotaResponse {}
+  record AckReply(Outcome outcome, String message, long cursor)
+      implements QuotaResponse, OutcomeReply {}
 
   record AggregateReply(List<AggregateInfo> buckets, long total) implements QuotaResponse {
     public AggregateReply {
@@ -102,7 +108,7 @@ public sealed interface QuotaResponse {
   }
 
   record ReconcileReply(Outcome outcome, String message, List<DriftInfo> drifts)
-      implements QuotaResponse {
+      implements QuotaResponse, OutcomeReply {
     public ReconcileReply {
       drifts = List.copyOf(drifts);
     }

@@ -1,5 +1,8 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+
 /**
  * Request messages, one per {@link Kind}. On the wire a request payload is
  * {@code u32 timeoutMillis | body}; see docs/PROTOCOL.md for every field's encoding.
@@ -22,11 +25,11 @@ public sealed interface Request {
       String resource,
       long ratePerSecond,
       long burst,
-      int modeCode,
+      Mode mode,
       long leaseDurationMillis,
       long graceMillis,
       long emergency,
-      int policyCode,
+      Policy policy,
       long expectedVersion)
       implements Request {
     public Kind kind() {
@@ -88,21 +91,17 @@ public sealed interface Request {
     }
   }
 
-  // --- ttl (issue 4)
   /** A TTL entry request (kinds 0x20–0x2F). */
   record Ttl(TtlRequest request) implements Request {
     public Kind kind() {
       return request.kind();
     }
   }
-  // --- end ttl
 
-  // --- quota (issue 6)
   /** A quota, reservation or usage request (kinds 0x40–0x5F). */
   record Quota(QuotaRequest request) implements Request {
     public Kind kind() {
       return request.kind();
     }
   }
-  // --- end quota
 }

@@ -1,14 +1,33 @@
 package dev.ration.client.protocol;
 
 import dev.ration.wire.Outcome;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.LimitStatus;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Response messages. On the wire a response payload is {@code u16 errorCode | body}: when the
- * code is not OK the body is an {@link Error}; otherwise it is the kind's reply below.
+ * code is not OK the body is an {@link Error}; otherwise it is the kind's reply below. Limits
+ * and leases travel as the state machine's own values ({@link LimitStatus}, with its limit's
+ * fields written flat before the figures, and {@link LeaseView}), so nothing translates them.
  */
 public sealed interface Response {
+
+  /**
+   * The domain outcome this reply carries, looking inside the TTL and quota wrappers; empty for
+   * errors, reads and lists.
+   */
+  default Optional<Outcome> domainOutcome() {
+    Object reply = this;
+    if (this instanceof Ttl t) {
+      reply = t.response();
+    } else if (this instanceof Quota q) {
+      reply = q.response();
+    }
+    return reply instanceof OutcomeReply o ? Optional.ofNullable(o.outcome()) : Optional.empty();
+  }
 
   /**
    * A protocol-level failure. {@code leaderAddress} (host:port of the leader's client endpoint,
@@ -22,76 +41,16 @@ public sealed interface Response {
       implements Response {}
 
   /**
-   * A limit with its ledger figures (see the state machine's LimitStatus). {@code demandRate}
-   * and {@code demandBurst} (appended for the regional limiter, issue 3) are the sums of the
-   * demand last reported by the live holders; counted − granted is what unacknowledged shrinks
-   * still hold.
-   */
-  record LimitInfo(
-      String tenant,
-      String resource,
-      long ratePerSecond,
-      long burst,
-      int modeCode,
-      long leaseDurationMillis,
-      long graceMillis,
-      long emergency,
-      int policyCode,
-      long version,
-      long countedRate,
-      long countedBurst,
-      long grantedRate,
-      long grantedBurst,
-      long pool,
-      int leases,
-      int pendingShrinks,
-      long rateCeiling,
-      long burstCeiling,
-      long emergencyReported,
-      long demandRate,
-      long demandBurst) {
-
-    /** Without the demand figures (both 0): the form before issue 3. */
-    public LimitInfo(String tenant, String resource, long ratePerSecond, long burst, int modeCode,
-        long leaseDurationMillis, long graceMillis, long emergency, int policyCode, long version,
-        long countedRate, long countedBurst, long grantedRate, long grantedBurst, long pool,
-        int leases, int pendingShrinks, long rateCeiling, long burstCeiling,
-        long emergencyReported) {
-      this(tenant, resource, ratePerSecond, burst, modeCode, leaseDurationMillis, graceMillis,
-          emergency, policyCode, version, countedRate, countedBurst, grantedRate, grantedBurst,
-          pool, leases, pendingShrinks, rateCeiling, burstCeiling, emergencyReported, 0, 0);
-    }
-  }
-
-  record LeaseInfo(
-      long leaseId,
-      String tenant,
-      String resource,
-      String holder,
-      long epoch,
-      long version,
-      long rateShare,
-      long burstShare,
-      long countedRate,
-      long countedBurst,
-      long grantedAtMillis,
-      long expiresAtMillis,
-      long countedUntilMillis,
-      int modeCode,
-      long emergency,
-      long leaseDurationMillis) {}
-
-  /**
    * Answer to SET_LIMIT. On SUCCESS {@code limit} is the new configuration; on STALE_CONFIG
    * {@code currentVersion} names the version in force.
    */
-  record SetLimitReply(Outcome outcome, String message, long currentVersion, LimitInfo limit)
-      implements Response {}
+  record SetLimitReply(Outcome outcome, String message, long currentVersion, LimitStatus limit)
+      implements Response, OutcomeReply {}
 
   /** Answer to GET_LIMIT; {@code found} false for an unknown (tenant, resource). */
-  record GetLimitReply(boolean found, LimitInfo limit) implements Response {}
+  record GetLimitReply(boolean found, LimitStatus limit) implements Response {}
 
-  record LimitList(List<LimitInfo> limits) implements Response {}
+  record LimitList(List<LimitStatus> limits) implements Response {}
 
   /**
    * Answer to ACQUIRE_LEASE and RENEW_LEASE. On SUCCESS {@code lease} is the granted version and
@@ -103,15 +62,15 @@ public sealed interface Response {
       String message,
       long retryAfterMillis,
       long currentVersion,
-      LeaseInfo lease,
+      LeaseView lease,
       long startBalance)
-      implements Response {}
+      implements Response, OutcomeReply {}
 
   record ReturnReply(
       Outcome outcome, String message, long leaseId, long credited, boolean alreadyGone)
-      implements Response {}
+      implements Response, OutcomeReply {}
 
-  record LeaseList(List<LeaseInfo> leases) implements Response {}
+  record LeaseList(List<LeaseView> leases) implements Response {}
 
   record PeerInfo(String id, String raftAddress, String clientAddress, String role) {}
 
@@ -128,13 +87,9 @@ public sealed interface Response {
       List<PeerInfo> peers)
       implements Response {}
 
-  // --- ttl (issue 4)
   /** The reply to a {@link Request.Ttl}. */
   record Ttl(TtlResponse response) implements Response {}
-  // --- end ttl
 
-  // --- quota (issue 6)
   /** The reply to a {@link Request.Quota}. */
   record Quota(QuotaResponse response) implements Response {}
-  // --- end quota
 }

@@ -1,17 +1,24 @@
 package dev.ration.client.protocol;
 
-import dev.ration.wire.Outcome;
+import static dev.ration.wire.shape.Fields.bool;
+import static dev.ration.wire.shape.Fields.bytes;
+import static dev.ration.wire.shape.Fields.code;
+import static dev.ration.wire.shape.Fields.i32;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list;
+import static dev.ration.wire.shape.Fields.optional;
+import static dev.ration.wire.shape.Fields.presentIf;
+import static dev.ration.wire.shape.Fields.str;
 
-import java.util.ArrayList;
-import java.util.List;
+import dev.ration.wire.CapacityPolicy;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.shape.Shape;
+import dev.ration.wire.ttl.NamespaceView;
 
 /**
- * Bodies of the TTL kinds (0x20–0x2F); MessageCodec frames them (request: u32 timeoutMillis
- * first; response: u16 errorCode first) and delegates here. Big-endian; str = u16 length +
- * UTF-8; bytes = u32 length + bytes (value at most {@link #VALUE_BYTES_MAX}); list = u32 count
- * + items; optional = u8 present + struct. Field order is the record component order of
- * {@link TtlRequest} and {@link TtlResponse}, listed in docs/PROTOCOL.md; pinned by golden
- * tests. Stateless.
+ * The shapes of the TTL kinds (0x20–0x2F): each field list is written once here and serves
+ * both directions. Values are at most {@link #VALUE_BYTES_MAX} bytes. The order is the wire
+ * order, pinned by the golden tests and listed in docs/PROTOCOL.md.
  */
 final class TtlMessages {
   /** The state machine refuses values above 64 KiB; the codec refuses anything larger still. */
@@ -19,170 +26,136 @@ final class TtlMessages {
 
   private TtlMessages() {}
 
-  static boolean isTtl(Kind kind) {
-    return kind.code() >= 0x20 && kind.code() <= 0x2F;
-  }
+  static final Shape<TtlRequest.Put> PUT =
+      Shape.of(
+          TtlRequest.Put.class,
+          str("namespace", TtlRequest.Put::namespace),
+          str("key", TtlRequest.Put::key),
+          bytes("value", TtlRequest.Put::value, VALUE_BYTES_MAX),
+          i64("ttlMillis", TtlRequest.Put::ttlMillis));
 
-  // ---------------------------------------------------------------- requests
+  static final Shape<TtlRequest.CompareAndSet> CAS =
+      Shape.of(
+          TtlRequest.CompareAndSet.class,
+          str("namespace", TtlRequest.CompareAndSet::namespace),
+          str("key", TtlRequest.CompareAndSet::key),
+          i64("expectedVersion", TtlRequest.CompareAndSet::expectedVersion),
+          bytes("value", TtlRequest.CompareAndSet::value, VALUE_BYTES_MAX),
+          i64("ttlMillis", TtlRequest.CompareAndSet::ttlMillis));
 
-  static void encodeRequest(WireWriter w, TtlRequest request) {
-    if (request instanceof TtlRequest.Put p) {
-      w.string("namespace", p.namespace()).string("key", p.key()).bytes("value", p.value())
-          .i64(p.ttlMillis());
-    } else if (request instanceof TtlRequest.CompareAndSet c) {
-      w.string("namespace", c.namespace()).string("key", c.key()).i64(c.expectedVersion())
-          .bytes("value", c.value()).i64(c.ttlMillis());
-    } else if (request instanceof TtlRequest.Refresh r) {
-      w.string("namespace", r.namespace()).string("key", r.key()).i64(r.ttlMillis())
-          .i64(r.expectedVersion());
-    } else if (request instanceof TtlRequest.Delete d) {
-      w.string("namespace", d.namespace()).string("key", d.key()).i64(d.expectedVersion());
-    } else if (request instanceof TtlRequest.Get g) {
-      w.string("namespace", g.namespace()).string("key", g.key()).bool(g.stale());
-    } else if (request instanceof TtlRequest.List l) {
-      w.string("namespace", l.namespace()).string("prefix", l.prefix()).i32(l.limit())
-          .bool(l.stale());
-    } else if (request instanceof TtlRequest.SetNamespace s) {
-      w.string("namespace", s.namespace()).i64(s.maxEntries()).i64(s.maxBytes())
-          .u8("policyCode", s.policyCode());
-    } else if (request instanceof TtlRequest.GetNamespaces g) {
-      w.string("namespace", g.namespace()).bool(g.stale());
-    } else {
-      throw new IllegalArgumentException("unknown ttl request " + request);
-    }
-  }
+  static final Shape<TtlRequest.Refresh> REFRESH =
+      Shape.of(
+          TtlRequest.Refresh.class,
+          str("namespace", TtlRequest.Refresh::namespace),
+          str("key", TtlRequest.Refresh::key),
+          i64("ttlMillis", TtlRequest.Refresh::ttlMillis),
+          i64("expectedVersion", TtlRequest.Refresh::expectedVersion));
 
-  static TtlRequest decodeRequest(Kind kind, WireReader r) throws MalformedMessageException {
-    return switch (kind) {
-      case TTL_PUT -> new TtlRequest.Put(r.string("namespace"), r.string("key"),
-          r.bytes("value", VALUE_BYTES_MAX), r.i64("ttlMillis"));
-      case TTL_CAS -> new TtlRequest.CompareAndSet(r.string("namespace"), r.string("key"),
-          r.i64("expectedVersion"), r.bytes("value", VALUE_BYTES_MAX), r.i64("ttlMillis"));
-      case TTL_REFRESH -> new TtlRequest.Refresh(r.string("namespace"), r.string("key"),
-          r.i64("ttlMillis"), r.i64("expectedVersion"));
-      case TTL_DELETE -> new TtlRequest.Delete(r.string("namespace"), r.string("key"),
-          r.i64("expectedVersion"));
-      case TTL_GET -> new TtlRequest.Get(r.string("namespace"), r.string("key"), r.bool("stale"));
-      case TTL_LIST -> new TtlRequest.List(r.string("namespace"), r.string("prefix"),
-          r.i32("limit"), r.bool("stale"));
-      case TTL_NAMESPACE_SET -> new TtlRequest.SetNamespace(r.string("namespace"),
-          r.i64("maxEntries"), r.i64("maxBytes"), r.u8("policyCode"));
-      case TTL_NAMESPACE_GET -> new TtlRequest.GetNamespaces(r.string("namespace"), r.bool("stale"));
-      default -> throw new IllegalArgumentException("not a ttl kind " + kind);
-    };
-  }
+  static final Shape<TtlRequest.Delete> DELETE =
+      Shape.of(
+          TtlRequest.Delete.class,
+          str("namespace", TtlRequest.Delete::namespace),
+          str("key", TtlRequest.Delete::key),
+          i64("expectedVersion", TtlRequest.Delete::expectedVersion));
 
-  // ---------------------------------------------------------------- responses
+  static final Shape<TtlRequest.Get> GET =
+      Shape.of(
+          TtlRequest.Get.class,
+          str("namespace", TtlRequest.Get::namespace),
+          str("key", TtlRequest.Get::key),
+          bool("stale", TtlRequest.Get::stale));
 
-  static void encodeResponse(WireWriter w, TtlResponse response) {
-    if (response instanceof TtlResponse.WriteReply x) {
-      outcome(w, x.outcome());
-      w.string("message", x.message()).i64(x.currentVersion()).i64(x.version())
-          .i64(x.expiresAtMillis());
-    } else if (response instanceof TtlResponse.DeleteReply x) {
-      outcome(w, x.outcome());
-      w.string("message", x.message()).i64(x.currentVersion()).i64(x.version())
-          .bool(x.existed());
-    } else if (response instanceof TtlResponse.GetReply x) {
-      w.bool(x.found());
-      if (x.found()) {
-        entry(w, x.entry());
-      }
-      w.i64(x.readAtMillis());
-    } else if (response instanceof TtlResponse.ListReply x) {
-      w.u32("entries.count", x.entries().size());
-      for (TtlResponse.EntryInfo e : x.entries()) {
-        entry(w, e);
-      }
-      w.bool(x.truncated()).i64(x.readAtMillis());
-    } else if (response instanceof TtlResponse.NamespaceReply x) {
-      outcome(w, x.outcome());
-      w.string("message", x.message()).bool(x.namespace() != null);
-      if (x.namespace() != null) {
-        namespace(w, x.namespace());
-      }
-    } else if (response instanceof TtlResponse.NamespaceList x) {
-      w.u32("namespaces.count", x.namespaces().size());
-      for (TtlResponse.NamespaceInfo n : x.namespaces()) {
-        namespace(w, n);
-      }
-    } else {
-      throw new IllegalArgumentException("unknown ttl response " + response);
-    }
-  }
+  static final Shape<TtlRequest.List> LIST =
+      Shape.of(
+          TtlRequest.List.class,
+          str("namespace", TtlRequest.List::namespace),
+          str("prefix", TtlRequest.List::prefix),
+          i32("limit", TtlRequest.List::limit),
+          bool("stale", TtlRequest.List::stale));
 
-  static TtlResponse decodeResponse(Kind kind, WireReader r) throws MalformedMessageException {
-    return switch (kind) {
-      case TTL_PUT, TTL_CAS, TTL_REFRESH -> new TtlResponse.WriteReply(outcome(r),
-          r.string("message"), r.i64("currentVersion"), r.i64("version"),
-          r.i64("expiresAtMillis"));
-      case TTL_DELETE -> new TtlResponse.DeleteReply(outcome(r), r.string("message"),
-          r.i64("currentVersion"), r.i64("version"), r.bool("existed"));
-      case TTL_GET -> {
-        boolean found = r.present("entry");
-        TtlResponse.EntryInfo entry = found ? entry(r) : null;
-        yield new TtlResponse.GetReply(found, entry, r.i64("readAtMillis"));
-      }
-      case TTL_LIST -> {
-        // namespace, key (2 + 2), value length 4, version and expiry 16: at least 24 bytes each
-        int n = r.count("entries.count", 24);
-        List<TtlResponse.EntryInfo> entries = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          entries.add(entry(r));
-        }
-        yield new TtlResponse.ListReply(List.copyOf(entries), r.bool("truncated"),
-            r.i64("readAtMillis"));
-      }
-      case TTL_NAMESPACE_SET -> {
-        Outcome outcome = outcome(r);
-        String message = r.string("message");
-        TtlResponse.NamespaceInfo ns = r.present("namespace") ? namespace(r) : null;
-        yield new TtlResponse.NamespaceReply(outcome, message, ns);
-      }
-      case TTL_NAMESPACE_GET -> {
-        // name 2, five i64 counters and limits 40 + policy 1 + max fields 8: at least 51 bytes
-        int n = r.count("namespaces.count", 51);
-        List<TtlResponse.NamespaceInfo> all = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          all.add(namespace(r));
-        }
-        yield new TtlResponse.NamespaceList(List.copyOf(all));
-      }
-      default -> throw new IllegalArgumentException("not a ttl kind " + kind);
-    };
-  }
+  static final Shape<TtlRequest.SetNamespace> SET_NAMESPACE =
+      Shape.of(
+          TtlRequest.SetNamespace.class,
+          str("namespace", TtlRequest.SetNamespace::namespace),
+          i64("maxEntries", TtlRequest.SetNamespace::maxEntries),
+          i64("maxBytes", TtlRequest.SetNamespace::maxBytes),
+          code(
+              "policy",
+              TtlRequest.SetNamespace::policy,
+              CapacityPolicy::fromCode,
+              CapacityPolicy::code));
 
-  private static void outcome(WireWriter w, Outcome o) {
-    w.u8("outcome", o.code());
-  }
+  static final Shape<TtlRequest.GetNamespaces> GET_NAMESPACES =
+      Shape.of(
+          TtlRequest.GetNamespaces.class,
+          str("namespace", TtlRequest.GetNamespaces::namespace),
+          bool("stale", TtlRequest.GetNamespaces::stale));
 
-  private static Outcome outcome(WireReader r) throws MalformedMessageException {
-    int code = r.u8("outcome");
-    try {
-      return Outcome.fromCode(code);
-    } catch (IllegalArgumentException e) {
-      throw new MalformedMessageException(r.message() + ".outcome", "unknown outcome " + code);
-    }
-  }
+  // Replies.
 
-  private static void entry(WireWriter w, TtlResponse.EntryInfo e) {
-    w.string("namespace", e.namespace()).string("key", e.key()).bytes("value", e.value())
-        .i64(e.version()).i64(e.expiresAtMillis());
-  }
+  static final Shape<TtlResponse.EntryInfo> ENTRY =
+      Shape.of(
+          TtlResponse.EntryInfo.class,
+          str("namespace", TtlResponse.EntryInfo::namespace),
+          str("key", TtlResponse.EntryInfo::key),
+          bytes("value", TtlResponse.EntryInfo::value, VALUE_BYTES_MAX),
+          i64("version", TtlResponse.EntryInfo::version),
+          i64("expiresAtMillis", TtlResponse.EntryInfo::expiresAtMillis));
 
-  private static TtlResponse.EntryInfo entry(WireReader r) throws MalformedMessageException {
-    return new TtlResponse.EntryInfo(r.string("namespace"), r.string("key"),
-        r.bytes("value", VALUE_BYTES_MAX), r.i64("version"), r.i64("expiresAtMillis"));
-  }
+  static final Shape<NamespaceView> NAMESPACE =
+      Shape.of(
+          NamespaceView.class,
+          str("name", NamespaceView::name),
+          i64("maxEntries", NamespaceView::maxEntries),
+          i64("maxBytes", NamespaceView::maxBytes),
+          code("policy", NamespaceView::policy, CapacityPolicy::fromCode, CapacityPolicy::code),
+          i64("entries", NamespaceView::entries),
+          i64("bytes", NamespaceView::bytes),
+          i64("evictedExpired", NamespaceView::evictedExpired),
+          i64("evictedCapacity", NamespaceView::evictedCapacity));
 
-  private static void namespace(WireWriter w, TtlResponse.NamespaceInfo n) {
-    w.string("name", n.name()).i64(n.maxEntries()).i64(n.maxBytes()).u8("policyCode", n.policyCode())
-        .i64(n.entries()).i64(n.bytes()).i64(n.evictedExpired()).i64(n.evictedCapacity());
-  }
+  static final Shape<TtlResponse.WriteReply> WRITE_REPLY =
+      Shape.of(
+          TtlResponse.WriteReply.class,
+          code("outcome", TtlResponse.WriteReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", TtlResponse.WriteReply::message),
+          i64("currentVersion", TtlResponse.WriteReply::currentVersion),
+          i64("version", TtlResponse.WriteReply::version),
+          i64("expiresAtMillis", TtlResponse.WriteReply::expiresAtMillis));
 
-  private static TtlResponse.NamespaceInfo namespace(WireReader r) throws MalformedMessageException {
-    return new TtlResponse.NamespaceInfo(r.string("name"), r.i64("maxEntries"), r.i64("maxBytes"),
-        r.u8("policyCode"), r.i64("entries"), r.i64("bytes"), r.i64("evictedExpired"),
-        r.i64("evictedCapacity"));
-  }
+  static final Shape<TtlResponse.DeleteReply> DELETE_REPLY =
+      Shape.of(
+          TtlResponse.DeleteReply.class,
+          code("outcome", TtlResponse.DeleteReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", TtlResponse.DeleteReply::message),
+          i64("currentVersion", TtlResponse.DeleteReply::currentVersion),
+          i64("version", TtlResponse.DeleteReply::version),
+          bool("existed", TtlResponse.DeleteReply::existed));
+
+  /** {@code found} doubles as the entry's presence byte. */
+  static final Shape<TtlResponse.GetReply> GET_REPLY =
+      Shape.of(
+          TtlResponse.GetReply.class,
+          bool("found", TtlResponse.GetReply::found),
+          presentIf("entry", TtlResponse.GetReply::entry, ENTRY, "found"),
+          i64("readAtMillis", TtlResponse.GetReply::readAtMillis));
+
+  static final Shape<TtlResponse.ListReply> LIST_REPLY =
+      Shape.of(
+          TtlResponse.ListReply.class,
+          list("entries", TtlResponse.ListReply::entries, ENTRY),
+          bool("truncated", TtlResponse.ListReply::truncated),
+          i64("readAtMillis", TtlResponse.ListReply::readAtMillis));
+
+  static final Shape<TtlResponse.NamespaceReply> NAMESPACE_REPLY =
+      Shape.of(
+          TtlResponse.NamespaceReply.class,
+          code("outcome", TtlResponse.NamespaceReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", TtlResponse.NamespaceReply::message),
+          optional("namespace", TtlResponse.NamespaceReply::namespace, NAMESPACE));
+
+  static final Shape<TtlResponse.NamespaceList> NAMESPACE_LIST =
+      Shape.of(
+          TtlResponse.NamespaceList.class,
+          list("namespaces", TtlResponse.NamespaceList::namespaces, NAMESPACE));
 }

@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.CapacityPolicy;
+
 /**
  * TTL entry requests (kinds 0x20–0x2F), carried as {@link Request.Ttl}. Encodings in
  * {@link TtlMessages} and docs/PROTOCOL.md. Mutations (TTL_PUT, TTL_CAS, TTL_REFRESH,
@@ -52,8 +54,8 @@ public sealed interface TtlRequest {
     }
   }
 
-  /** policyCode: 1 reject (default), 2 evict soonest-expiring. */
-  record SetNamespace(String namespace, long maxEntries, long maxBytes, int policyCode)
+  /** What a full namespace does with a new entry: refuse it (the default) or evict. */
+  record SetNamespace(String namespace, long maxEntries, long maxBytes, CapacityPolicy policy)
       implements TtlRequest {
     public Kind kind() {
       return Kind.TTL_NAMESPACE_SET;

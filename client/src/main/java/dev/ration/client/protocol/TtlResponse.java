@@ -1,6 +1,7 @@
 package dev.ration.client.protocol;
 
 import dev.ration.wire.Outcome;
+import dev.ration.wire.ttl.NamespaceView;
 
 /**
  * Replies to {@link TtlRequest}s, carried as {@link Response.Ttl}. Domain outcomes
@@ -13,16 +14,13 @@ public sealed interface TtlResponse {
   record EntryInfo(String namespace, String key, byte[] value, long version,
       long expiresAtMillis) {}
 
-  record NamespaceInfo(String name, long maxEntries, long maxBytes, int policyCode,
-      long entries, long bytes, long evictedExpired, long evictedCapacity) {}
-
   /** Answer to TTL_PUT, TTL_CAS and TTL_REFRESH: on SUCCESS the entry's version and expiry. */
   record WriteReply(Outcome outcome, String message, long currentVersion, long version,
-      long expiresAtMillis) implements TtlResponse {}
+      long expiresAtMillis) implements TtlResponse, OutcomeReply {}
 
   /** Answer to TTL_DELETE: {@code existed} false when no live entry was there. */
   record DeleteReply(Outcome outcome, String message, long currentVersion, long version,
-      boolean existed) implements TtlResponse {}
+      boolean existed) implements TtlResponse, OutcomeReply {}
 
   /**
    * Answer to TTL_GET. {@code readAtMillis} is the ledger time the read was judged at
@@ -35,9 +33,9 @@ public sealed interface TtlResponse {
       implements TtlResponse {}
 
   /** Answer to TTL_NAMESPACE_SET: on SUCCESS the namespace as now configured. */
-  record NamespaceReply(Outcome outcome, String message, NamespaceInfo namespace)
-      implements TtlResponse {}
+  record NamespaceReply(Outcome outcome, String message, NamespaceView namespace)
+      implements TtlResponse, OutcomeReply {}
 
   /** Answer to TTL_NAMESPACE_GET. */
-  record NamespaceList(java.util.List<NamespaceInfo> namespaces) implements TtlResponse {}
+  record NamespaceList(java.util.List<NamespaceView> namespaces) implements TtlResponse {}
 }

@@ -1,5 +1,9 @@
 package dev.ration.client.ttl;
 
+import dev.ration.wire.ttl.NamespaceView;
+
+import dev.ration.wire.CapacityPolicy;
+
 import dev.ration.client.RationClient;
 import dev.ration.client.RationException;
 import dev.ration.wire.Outcome;
@@ -116,24 +120,24 @@ public final class TtlEntries {
   }
 
   public CompletableFuture<TtlResponse.NamespaceReply> setNamespaceAsync(String namespace,
-      long maxEntries, long maxBytes, int policyCode) {
-    return call(new TtlRequest.SetNamespace(namespace, maxEntries, maxBytes, policyCode),
+      long maxEntries, long maxBytes, CapacityPolicy policy) {
+    return call(new TtlRequest.SetNamespace(namespace, maxEntries, maxBytes, policy),
         TtlResponse.NamespaceReply.class);
   }
 
-  /** Capacity of a namespace; policyCode 1 = reject writes when full, 2 = evict soonest-expiring. */
+  /** Capacity of a namespace, and whether a full one refuses writes or evicts. */
   public TtlResponse.NamespaceReply setNamespace(String namespace, long maxEntries, long maxBytes,
-      int policyCode) {
-    return join(setNamespaceAsync(namespace, maxEntries, maxBytes, policyCode));
+      CapacityPolicy policy) {
+    return join(setNamespaceAsync(namespace, maxEntries, maxBytes, policy));
   }
 
-  public CompletableFuture<List<TtlResponse.NamespaceInfo>> namespacesAsync(String namespace) {
+  public CompletableFuture<List<NamespaceView>> namespacesAsync(String namespace) {
     return call(new TtlRequest.GetNamespaces(namespace, false), TtlResponse.NamespaceList.class)
         .thenApply(TtlResponse.NamespaceList::namespaces);
   }
 
   /** One namespace ({@code namespace} non-empty) or all of them (""). */
-  public List<TtlResponse.NamespaceInfo> namespaces(String namespace) {
+  public List<NamespaceView> namespaces(String namespace) {
     return join(namespacesAsync(namespace));
   }
 

@@ -1,5 +1,9 @@
 package dev.ration.client.limiter;
 
+import dev.ration.wire.Mode;
+
+import dev.ration.wire.lease.LeaseView;
+
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import java.util.ArrayList;
@@ -58,13 +62,13 @@ final class FakeLeaseTransport implements LeaseTransport {
     return l.get(l.size() - 1);
   }
 
-  static Response.LeaseInfo lease(long leaseId, long epoch, long version, long rate, long burst,
-      long durationMillis, int modeCode, long emergency) {
-    return new Response.LeaseInfo(leaseId, "t", "r", "h", epoch, version, rate, burst, rate, burst,
-        0, durationMillis, durationMillis + 100, modeCode, emergency, durationMillis);
+  static LeaseView lease(long leaseId, long epoch, long version, long rate, long burst,
+      long durationMillis, Mode mode, long emergency) {
+    return new LeaseView(leaseId, "t", "r", "h", epoch, version, rate, burst, rate, burst,
+        0, durationMillis, durationMillis + 100, mode, emergency, durationMillis);
   }
 
-  static Response.LeaseReply granted(Response.LeaseInfo lease, long startBalance) {
+  static Response.LeaseReply granted(LeaseView lease, long startBalance) {
     return new Response.LeaseReply(Outcome.SUCCESS, "", 0, lease.version(), lease, startBalance);
   }
 

@@ -1,5 +1,7 @@
 package dev.ration.client.limiter;
 
+import static dev.ration.wire.Mode.BEST_EFFORT;
+import static dev.ration.wire.Mode.HARD;
 import static dev.ration.client.limiter.FakeLeaseTransport.granted;
 import static dev.ration.client.limiter.FakeLeaseTransport.lease;
 import static dev.ration.client.limiter.FakeLeaseTransport.rejected;
@@ -47,7 +49,7 @@ class RateLimiterLifecycleTest {
     assertEquals(1, fake.of("acquire").size());
     assertEquals(10, fake.last("acquire").demandRate());
     assertEquals(5, fake.last("acquire").demandBurst());
-    fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, 0, 0), 0));
+    fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, HARD, 0), 0));
     sched.runDue();
     Decision empty = l.decide(1);
     assertEquals(Decision.Reason.NO_TOKENS, empty.reason());
@@ -66,7 +68,7 @@ class RateLimiterLifecycleTest {
     l.tryAcquire(1);
     sched.runDue(); // acquire sent at T0
     sched.advance(200 * MS); // the answer takes 200 ms
-    fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, 0, 0), 10));
+    fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, HARD, 0), 10));
     sched.runDue();
     sched.advanceTo(T0 + 499 * MS);
     assertEquals(0, fake.of("renew").size(), "not before sent + 500 ms");
@@ -79,7 +81,7 @@ class RateLimiterLifecycleTest {
   @Test
   void hardModeAdmitsNothingAtLocalExpiryAndReacquires() {
     RateLimiter l = limiter(1, 1);
-    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, 0, 0), 10));
+    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 10));
     sched.advanceTo(T0 + 974 * MS);
     assertEquals(1, fake.of("renew").size(), "renew sent, never answered");
     assertTrue(l.tryAcquire(1), "valid just before local expiry");
@@ -91,7 +93,7 @@ class RateLimiterLifecycleTest {
     assertEquals(0, fake.last("return").unused());
     assertEquals(2, fake.of("acquire").size(), "a fresh lease is acquired");
     // A late answer to the old renewal is ignored (superseded request).
-    fake.last("renew").reply().complete(granted(lease(1, 1, 6, 10, 10, 1000, 0, 0), 0));
+    fake.last("renew").reply().complete(granted(lease(1, 1, 6, 10, 10, 1000, HARD, 0), 0));
     sched.runDue();
     assertFalse(l.tryAcquire(1));
   }
@@ -99,21 +101,21 @@ class RateLimiterLifecycleTest {
   @Test
   void staleAnswersAreIgnored() {
     RateLimiter l = limiter(1, 1);
-    startWith(l, granted(lease(1, 2, 5, 10, 10, 1000, 0, 0), 0));
+    startWith(l, granted(lease(1, 2, 5, 10, 10, 1000, HARD, 0), 0));
     sched.advanceTo(T0 + 500 * MS);
     // Older version, same epoch: ignored.
-    fake.last("renew").reply().complete(granted(lease(1, 2, 4, 1000, 1000, 1000, 0, 0), 0));
+    fake.last("renew").reply().complete(granted(lease(1, 2, 4, 1000, 1000, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(10, l.bucket().ratePerSecond(), "stale version not applied");
     sched.advance(50 * MS); // backoff, then renew again
     assertEquals(2, fake.of("renew").size());
     // Newer version but older epoch: ignored.
-    fake.last("renew").reply().complete(granted(lease(1, 1, 9, 1000, 1000, 1000, 0, 0), 0));
+    fake.last("renew").reply().complete(granted(lease(1, 1, 9, 1000, 1000, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(10, l.bucket().ratePerSecond(), "older epoch not applied");
     sched.advance(100 * MS);
     assertEquals(3, fake.of("renew").size());
-    fake.last("renew").reply().complete(granted(lease(1, 2, 7, 20, 4, 1000, 0, 0), 0));
+    fake.last("renew").reply().complete(granted(lease(1, 2, 7, 20, 4, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(20, l.bucket().ratePerSecond(), "newer (epoch, version) applied");
     assertEquals(4, l.bucket().burst());
@@ -122,14 +124,14 @@ class RateLimiterLifecycleTest {
   @Test
   void renewalKeepsBalanceAndTruncatesToNewBurst() {
     RateLimiter l = limiter(1, 1);
-    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, 0, 0), 8));
+    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 8));
     assertEquals(8, l.bucket().balance(sched.nanoTime()));
     sched.advanceTo(T0 + 500 * MS);
-    fake.last("renew").reply().complete(granted(lease(1, 1, 6, 0, 20, 1000, 0, 0), 0));
+    fake.last("renew").reply().complete(granted(lease(1, 1, 6, 0, 20, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(8, l.bucket().balance(sched.nanoTime()), "growth never refills");
     sched.advanceTo(T0 + 1000 * MS);
-    fake.last("renew").reply().complete(granted(lease(1, 1, 7, 0, 3, 1000, 0, 0), 0));
+    fake.last("renew").reply().complete(granted(lease(1, 1, 7, 0, 3, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(3, l.bucket().balance(sched.nanoTime()), "shrink truncates");
   }
@@ -137,13 +139,13 @@ class RateLimiterLifecycleTest {
   @Test
   void leaseExpiredOnRenewAcquiresAFreshLeaseAtZero() {
     RateLimiter l = limiter(1, 1);
-    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, 0, 0), 10));
+    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 10));
     sched.advanceTo(T0 + 500 * MS);
     fake.last("renew").reply().complete(rejected(Outcome.LEASE_EXPIRED, 0));
     sched.runDue();
     assertFalse(l.tryAcquire(1), "the old balance is gone");
     assertEquals(2, fake.of("acquire").size());
-    fake.last("acquire").reply().complete(granted(lease(2, 1, 9, 10, 10, 1000, 0, 0), 0));
+    fake.last("acquire").reply().complete(granted(lease(2, 1, 9, 10, 10, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(0, l.bucket().balance(sched.nanoTime()), "a fresh lease starts at zero");
     assertEquals(2, l.lease().orElseThrow().leaseId());
@@ -152,7 +154,7 @@ class RateLimiterLifecycleTest {
   @Test
   void bestEffortSpendsEmergencyOncePerDisconnectionAndReportsIt() {
     RateLimiter l = limiter(1, 1);
-    startWith(l, granted(lease(1, 1, 5, 10, 10, 1000, 1, 5), 0));
+    startWith(l, granted(lease(1, 1, 5, 10, 10, 1000, BEST_EFFORT, 5), 0));
     sched.advanceTo(T0 + 975 * MS); // renew sent at 500, never answered: local expiry
     assertTrue(l.inEmergency());
     assertEquals(Decision.Reason.ADMITTED_EMERGENCY, l.decide(3).reason());
@@ -169,13 +171,13 @@ class RateLimiterLifecycleTest {
     sched.advance(100 * MS); // second backoff
     assertEquals(4, fake.of("acquire").size());
     long sentAt = sched.nanoTime();
-    fake.last("acquire").reply().complete(granted(lease(2, 1, 10, 10, 10, 1000, 1, 5), 0));
+    fake.last("acquire").reply().complete(granted(lease(2, 1, 10, 10, 10, 1000, BEST_EFFORT, 5), 0));
     sched.runDue();
     assertFalse(l.inEmergency());
     assertEquals(5, l.emergencyUnreported());
     sched.advanceTo(sentAt + 500 * MS);
     assertEquals(5, fake.last("renew").emergencyUsed(), "reported on the new lease's first renewal");
-    fake.last("renew").reply().complete(granted(lease(2, 1, 11, 10, 10, 1000, 1, 5), 0));
+    fake.last("renew").reply().complete(granted(lease(2, 1, 11, 10, 10, 1000, BEST_EFFORT, 5), 0));
     sched.runDue();
     assertEquals(0, l.emergencyUnreported());
     sched.advanceTo(sentAt + 1000 * MS);
@@ -189,7 +191,7 @@ class RateLimiterLifecycleTest {
   @Test
   void closeInvalidatesFirstThenReturnsUnusedOnce() {
     RateLimiter l = limiter(1, 1);
-    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, 0, 0), 7));
+    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 7));
     AtomicBoolean invalidBeforeReturn = new AtomicBoolean();
     fake.onReturn = c -> invalidBeforeReturn.set(!l.bucket().installed() && !l.tryAcquire(1));
     l.closeAsync();
@@ -213,7 +215,7 @@ class RateLimiterLifecycleTest {
     l.tryAcquire(1);
     sched.runDue();
     l.closeAsync();
-    fake.last("acquire").reply().complete(granted(lease(3, 1, 5, 10, 10, 1000, 0, 0), 4));
+    fake.last("acquire").reply().complete(granted(lease(3, 1, 5, 10, 10, 1000, HARD, 0), 4));
     sched.runDue();
     assertEquals(3, fake.last("return").leaseId());
     assertEquals(4, fake.last("return").unused());
@@ -240,7 +242,7 @@ class RateLimiterLifecycleTest {
   @Test
   void reportsSmoothedDemandAndPeakBurst() {
     RateLimiter l = limiter(1, 1);
-    startWith(l, granted(lease(1, 1, 5, 100, 100, 1000, 0, 0), 100)); // 1 rejected at T0
+    startWith(l, granted(lease(1, 1, 5, 100, 100, 1000, HARD, 0), 100)); // 1 rejected at T0
     sched.advance(100 * MS);
     for (int i = 0; i < 20; i++) {
       assertTrue(l.tryAcquire(1));

@@ -1,6 +1,11 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.Mode;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.lease.LimitStatus;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,27 +40,28 @@ class MessageCodecPropertyTest {
     return r.between(0, 255);
   }
 
-  static Response.LimitInfo limitInfo(Rng r) {
-    return new Response.LimitInfo(string(r), string(r), anyLong(r), anyLong(r), u8(r), anyLong(r),
-        anyLong(r), anyLong(r), u8(r), anyLong(r), anyLong(r), anyLong(r), anyLong(r), anyLong(r),
+  static LimitStatus limitInfo(Rng r) {
+    return new LimitStatus(new Limit(string(r), string(r), anyLong(r), anyLong(r),
+        r.oneOf(Mode.class), anyLong(r), anyLong(r), anyLong(r), r.oneOf(Policy.class),
+        anyLong(r)), anyLong(r), anyLong(r), anyLong(r), anyLong(r),
         anyLong(r), r.anyInt(), r.anyInt(), anyLong(r), anyLong(r), anyLong(r), anyLong(r),
         anyLong(r));
   }
 
-  static Response.LeaseInfo leaseInfo(Rng r) {
-    return new Response.LeaseInfo(anyLong(r), string(r), string(r), string(r), anyLong(r),
+  static LeaseView leaseInfo(Rng r) {
+    return new LeaseView(anyLong(r), string(r), string(r), string(r), anyLong(r),
         anyLong(r), anyLong(r), anyLong(r), anyLong(r), anyLong(r), anyLong(r), anyLong(r),
-        anyLong(r), u8(r), anyLong(r), anyLong(r));
+        anyLong(r), r.oneOf(Mode.class), anyLong(r), anyLong(r));
   }
 
-  static final Gen<Response.LimitInfo> LIMIT_INFO = MessageCodecPropertyTest::limitInfo;
-  static final Gen<Response.LeaseInfo> LEASE_INFO = MessageCodecPropertyTest::leaseInfo;
+  static final Gen<LimitStatus> LIMIT_INFO = MessageCodecPropertyTest::limitInfo;
+  static final Gen<LeaseView> LEASE_INFO = MessageCodecPropertyTest::leaseInfo;
 
   /** One of the nine request kinds of the lease protocol, each equally likely. */
   static final Gen<Request> REQUESTS = Gen.oneOf(
       r -> new Request.Hello(u8(r), anyLong(r), anyLong(r), r.bytes(64)),
-      r -> new Request.SetLimit(string(r), string(r), anyLong(r), anyLong(r), u8(r), anyLong(r),
-          anyLong(r), anyLong(r), u8(r), anyLong(r)),
+      r -> new Request.SetLimit(string(r), string(r), anyLong(r), anyLong(r), r.oneOf(Mode.class),
+          anyLong(r), anyLong(r), anyLong(r), r.oneOf(Policy.class), anyLong(r)),
       r -> new Request.GetLimit(string(r), string(r), r.bool()),
       r -> new Request.ListLimits(r.bool()),
       r -> new Request.AcquireLease(string(r), string(r), string(r), anyLong(r), anyLong(r)),

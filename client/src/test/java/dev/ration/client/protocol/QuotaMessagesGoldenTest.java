@@ -1,5 +1,11 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.EventType;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+import dev.ration.wire.Overage;
+import dev.ration.wire.quota.QuotaSpec;
+
 import dev.ration.wire.Outcome;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -66,7 +72,7 @@ class QuotaMessagesGoldenTest {
   void settleGolden() throws Exception {
     request(new QuotaRequest.CompleteReservation(42, List.of(3L)),
         "000003e8" + "000000000000002a" + "00000001" + "0000000000000003");
-    response(Kind.RESERVATION_COMPLETE, new QuotaResponse.SettleReply(Outcome.SUCCESS, "", 42, 1,
+    response(Kind.RESERVATION_COMPLETE, new QuotaResponse.SettleReply(Outcome.SUCCESS, "", 42, EventType.COMPLETED,
             List.of(3L), List.of(9L), false),
         "0000" + "00" + "0000" + "000000000000002a" + "01" + "00000001" + "0000000000000003"
             + "00000001" + "0000000000000009" + "00");
@@ -74,9 +80,11 @@ class QuotaMessagesGoldenTest {
 
   @Test
   void everyQuotaMessageRoundTrips() throws Exception {
-    QuotaResponse.QuotaInfo info = new QuotaResponse.QuotaInfo("acme/t1", "jobs", 2, 0, 10, "jobs",
-        8, 2, 5, 0, 3, "alice", 1000, "why", 0, 0, 4, 0, true);
-    request(new QuotaRequest.SetQuota("acme", "jobs", 2, 0, 10, "jobs", 8, 2, 5, 0, 3, "alice",
+    QuotaResponse.QuotaInfo info = new QuotaResponse.QuotaInfo(new QuotaSpec("acme/t1", "jobs",
+        QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.ALLOW, 5, 0, 3, "alice", 1000,
+        "why"), 0, 0, 4, 0, true);
+    request(new QuotaRequest.SetQuota("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 10,
+        "jobs", 8, Overage.ALLOW, 5, 0, 3, "alice",
         "why"), "");
     request(new QuotaRequest.GetQuota("acme", "jobs", true), "");
     request(new QuotaRequest.ListQuotas("", false), "");
@@ -99,7 +107,7 @@ class QuotaMessagesGoldenTest {
             List.of(new QuotaResponse.ReservedItem("jobs", 2, 1, "jobs"))))), "");
     response(Kind.USAGE_INGEST, new QuotaResponse.IngestReply(Outcome.SUCCESS, "", 5, true), "");
     response(Kind.USAGE_READ, new QuotaResponse.UsageBatch(List.of(new QuotaResponse.UsageEventInfo(
-        1, "res:1:jobs", 1, 10, 11, "acme", "jobs", 2, "jobs", 1, 0)), 0, 1), "");
+        1, "res:1:jobs", EventType.COMPLETED, 10, 11, "acme", "jobs", 2, "jobs", 1, 0)), 0, 1), "");
     response(Kind.USAGE_ACK, new QuotaResponse.AckReply(Outcome.SUCCESS, "", 7), "");
     response(Kind.USAGE_AGGREGATE, new QuotaResponse.AggregateReply(List.of(
         new QuotaResponse.AggregateInfo("acme", "jobs", 0, 5, 2)), 5), "");

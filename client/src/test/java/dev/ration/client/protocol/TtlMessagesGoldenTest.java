@@ -1,5 +1,9 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.CapacityPolicy;
+
+import dev.ration.wire.ttl.NamespaceView;
+
 import dev.ration.wire.Outcome;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -78,8 +82,8 @@ class TtlMessagesGoldenTest {
     assertEquals(new Request.Ttl(new TtlRequest.List("n", "a/", 100, false)),
         request(new TtlRequest.List("n", "a/", 100, false), 6,
             "00000006" + "00016e" + "0002612f" + "00000064" + "00"));
-    assertEquals(new Request.Ttl(new TtlRequest.SetNamespace("n", 10, 4096, 2)),
-        request(new TtlRequest.SetNamespace("n", 10, 4096, 2), 7,
+    assertEquals(new Request.Ttl(new TtlRequest.SetNamespace("n", 10, 4096, CapacityPolicy.EVICT_SOONEST_EXPIRING)),
+        request(new TtlRequest.SetNamespace("n", 10, 4096, CapacityPolicy.EVICT_SOONEST_EXPIRING), 7,
             "00000007" + "00016e" + "000000000000000a" + "0000000000001000" + "02"));
     assertEquals(new Request.Ttl(new TtlRequest.GetNamespaces("", false)),
         request(new TtlRequest.GetNamespaces("", false), 8, "00000008" + "0000" + "00"));
@@ -120,7 +124,7 @@ class TtlMessagesGoldenTest {
 
   @Test
   void namespaceReplies() throws Exception {
-    TtlResponse.NamespaceInfo n = new TtlResponse.NamespaceInfo("n", 10, 4096, 1, 2, 30, 3, 4);
+    NamespaceView n = new NamespaceView("n", 10, 4096, CapacityPolicy.REJECT, 2, 30, 3, 4);
     String info = "00016e" + "000000000000000a" + "0000000000001000" + "01" + "0000000000000002"
         + "000000000000001e" + "0000000000000003" + "0000000000000004";
     assertEquals(new Response.Ttl(new TtlResponse.NamespaceReply(Outcome.SUCCESS, "", n)),

@@ -1,5 +1,7 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.lease.LeaseView;
+
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.cli.ClusterGateway.ClientIdentity;
@@ -84,7 +86,7 @@ final class LeaseCommand {
         demandBurst = burst;
       } else {
         Response.LeaseList all = send(g, new Request.ListLeases("", "", false), Optional.empty(), Response.LeaseList.class);
-        Optional<Response.LeaseInfo> current = all.leases().stream().filter(l -> l.leaseId() == leaseId).findFirst();
+        Optional<LeaseView> current = all.leases().stream().filter(l -> l.leaseId() == leaseId).findFirst();
         if (current.isEmpty()) {
           throw new CliFailure(Exit.FAILED, "LEASE_UNKNOWN: no live lease " + leaseId
               + " (give --rate and --burst to send the renewal anyway)");

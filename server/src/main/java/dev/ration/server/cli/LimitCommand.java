@@ -64,8 +64,8 @@ final class LimitCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      Request.SetLimit request = new Request.SetLimit(tenant, resource, ratePerSecond, burst, mode.code(),
-          millis("--lease-duration", leaseDuration), millis("--grace", grace), emergency, policy.code(),
+      Request.SetLimit request = new Request.SetLimit(tenant, resource, ratePerSecond, burst, mode,
+          millis("--lease-duration", leaseDuration), millis("--grace", grace), emergency, policy,
           expectedVersion);
       Response.SetLimitReply reply = send(g, request, mutation.requestId(), Response.SetLimitReply.class);
       return printOutcome(reply.outcome(), reply.message(), 0, Views.setLimitReply(reply));

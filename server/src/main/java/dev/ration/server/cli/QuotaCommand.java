@@ -1,5 +1,9 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.client.protocol.Request;
@@ -86,7 +90,8 @@ final class QuotaCommand {
       int w = code(QuotaViews.WINDOWS, "--window", window);
       int o = code(QuotaViews.OVERAGES, "--overage", overage);
       QuotaResponse.QuotaSetReply reply = quotaCall(this, g, new QuotaRequest.SetQuota(scope,
-          resource, k, w, limit, unit, soft, o, overageMax, periodStart, expectedVersion, actor,
+          resource, QuotaKind.fromCode(k), Window.fromCode(w), limit, unit, soft,
+          Overage.fromCode(o), overageMax, periodStart, expectedVersion, actor,
           reason), mutation.requestId(), QuotaResponse.QuotaSetReply.class);
       Fields f = new Fields().put("outcome", reply.outcome().name()).put("message", reply.message())
           .put("currentVersion", reply.currentVersion());

@@ -1,5 +1,7 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.quota.QuotaSpec;
+
 import dev.ration.client.protocol.QuotaResponse;
 import java.util.List;
 
@@ -28,21 +30,22 @@ final class QuotaViews {
   }
 
   static Fields quota(QuotaResponse.QuotaInfo q) {
+    QuotaSpec s = q.spec();
     return new Fields()
-        .put("scope", q.scope())
-        .put("resource", q.resource())
-        .put("kind", name(KINDS, q.kindCode()))
-        .put("window", name(WINDOWS, q.windowCode()))
-        .put("limit", q.limit())
-        .put("unit", q.unit())
-        .put("softLimit", q.softLimit())
-        .put("overage", name(OVERAGES, q.overageCode()))
-        .put("overageMax", q.overageMax())
-        .put("periodStartMillis", q.periodStartMillis())
-        .put("version", q.version())
-        .put("actor", q.actor())
-        .put("changedAtMillis", q.changedAtMillis())
-        .put("reason", q.reason())
+        .put("scope", s.scope())
+        .put("resource", s.resource())
+        .put("kind", name(KINDS, s.kind().code()))
+        .put("window", name(WINDOWS, s.window().code()))
+        .put("limit", s.limit())
+        .put("unit", s.unit())
+        .put("softLimit", s.softLimit())
+        .put("overage", name(OVERAGES, s.overage().code()))
+        .put("overageMax", s.overageMax())
+        .put("periodStartMillis", s.periodStartMillis())
+        .put("version", s.version())
+        .put("actor", s.actor())
+        .put("changedAtMillis", s.changedAtMillis())
+        .put("reason", s.reason())
         .put("windowStartMillis", q.windowStartMillis())
         .put("windowUsed", q.windowUsed())
         .put("held", q.held())
@@ -95,7 +98,7 @@ final class QuotaViews {
         .put("outcome", r.outcome().name())
         .put("message", r.message())
         .put("reservationId", r.reservationId())
-        .put("how", name(EVENTS, r.howCode()))
+        .put("how", name(EVENTS, r.how().code()))
         .put("quantities", r.quantities())
         .put("eventSequences", r.eventSequences())
         .put("alreadySettled", r.alreadySettled());
@@ -105,7 +108,7 @@ final class QuotaViews {
     return new Fields()
         .put("sequence", e.sequence())
         .put("eventId", e.eventId())
-        .put("type", name(EVENTS, e.typeCode()))
+        .put("type", name(EVENTS, e.type().code()))
         .put("eventTimeMillis", e.eventTimeMillis())
         .put("recordedAtMillis", e.recordedAtMillis())
         .put("scope", e.scope())

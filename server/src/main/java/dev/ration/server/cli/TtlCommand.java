@@ -1,5 +1,9 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.CapacityPolicy;
+
+import dev.ration.wire.ttl.NamespaceView;
+
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
@@ -167,9 +171,9 @@ final class TtlCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      int code = switch (policy) {
-        case "reject" -> 1;
-        case "evict-soonest-expiring" -> 2;
+      CapacityPolicy code = switch (policy) {
+        case "reject" -> CapacityPolicy.REJECT;
+        case "evict-soonest-expiring" -> CapacityPolicy.EVICT_SOONEST_EXPIRING;
         default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
             "--policy: " + policy + " is not reject or evict-soonest-expiring");
       };
@@ -229,10 +233,10 @@ final class TtlCommand {
           .put("expiresAtMillis", e.expiresAtMillis());
     }
 
-    static Fields namespace(TtlResponse.NamespaceInfo n) {
+    static Fields namespace(NamespaceView n) {
       return new Fields().put("namespace", n.name()).put("maxEntries", n.maxEntries())
           .put("maxBytes", n.maxBytes())
-          .put("policy", n.policyCode() == 2 ? "EVICT_SOONEST_EXPIRING" : "REJECT")
+          .put("policy", n.policy().name())
           .put("entries", n.entries()).put("bytes", n.bytes())
           .put("evictedExpired", n.evictedExpired()).put("evictedCapacity", n.evictedCapacity());
     }

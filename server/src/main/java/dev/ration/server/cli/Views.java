@@ -1,5 +1,10 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.lease.Limit;
+
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.LimitStatus;
+
 import dev.ration.client.protocol.Response;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
@@ -15,34 +20,35 @@ import java.util.Locale;
 final class Views {
   private Views() {}
 
-  static Fields limit(Response.LimitInfo l) {
+  static Fields limit(LimitStatus status) {
+    Limit l = status.limit();
     return new Fields()
         .put("tenant", l.tenant())
         .put("resource", l.resource())
         .put("ratePerSecond", l.ratePerSecond())
         .put("burst", l.burst())
-        .put("mode", modeName(l.modeCode()))
+        .put("mode", modeName(l.mode()))
         .put("leaseDurationMillis", l.leaseDurationMillis())
         .put("graceMillis", l.graceMillis())
         .put("emergency", l.emergency())
-        .put("policy", policyName(l.policyCode()))
+        .put("policy", policyName(l.policy()))
         .put("version", l.version())
-        .put("countedRate", l.countedRate())
-        .put("countedBurst", l.countedBurst())
-        .put("grantedRate", l.grantedRate())
-        .put("grantedBurst", l.grantedBurst())
-        .put("pool", l.pool())
-        .put("leases", l.leases())
-        .put("pendingShrinks", l.pendingShrinks())
-        .put("rateCeiling", l.rateCeiling())
-        .put("burstCeiling", l.burstCeiling())
-        .put("emergencyReported", l.emergencyReported())
-        // issue 3: what unacknowledged shrinks still hold (counted − granted), and the demand
-        // the live holders last reported (what the demand-driven policies split).
-        .put("pendingRate", l.countedRate() - l.grantedRate())
-        .put("pendingBurst", l.countedBurst() - l.grantedBurst())
-        .put("demandRate", l.demandRate())
-        .put("demandBurst", l.demandBurst());
+        .put("countedRate", status.countedRate())
+        .put("countedBurst", status.countedBurst())
+        .put("grantedRate", status.grantedRate())
+        .put("grantedBurst", status.grantedBurst())
+        .put("pool", status.pool())
+        .put("leases", status.leases())
+        .put("pendingShrinks", status.pendingShrinks())
+        .put("rateCeiling", status.rateCeiling())
+        .put("burstCeiling", status.burstCeiling())
+        .put("emergencyReported", status.emergencyReported())
+        // What unacknowledged shrinks still hold (counted − granted), and the demand the live
+        // holders last reported (what the demand-driven policies split).
+        .put("pendingRate", status.countedRate() - status.grantedRate())
+        .put("pendingBurst", status.countedBurst() - status.grantedBurst())
+        .put("demandRate", status.demandRate())
+        .put("demandBurst", status.demandBurst());
   }
 
   static final List<String> LIMIT_COLUMNS = List.of(
@@ -50,7 +56,7 @@ final class Views {
       "version", "leases", "countedRate", "grantedRate", "countedBurst", "grantedBurst",
       "pendingShrinks", "demandRate", "pool");
 
-  static Fields lease(Response.LeaseInfo l) {
+  static Fields lease(LeaseView l) {
     return new Fields()
         .put("leaseId", l.leaseId())
         .put("tenant", l.tenant())
@@ -65,10 +71,10 @@ final class Views {
         .put("grantedAtMillis", l.grantedAtMillis())
         .put("expiresAtMillis", l.expiresAtMillis())
         .put("countedUntilMillis", l.countedUntilMillis())
-        .put("mode", modeName(l.modeCode()))
+        .put("mode", modeName(l.mode()))
         .put("emergency", l.emergency())
         .put("leaseDurationMillis", l.leaseDurationMillis())
-        // issue 3: the part of the counted share an unacknowledged shrink still holds.
+        // The part of the counted share an unacknowledged shrink still holds.
         .put("pendingRate", l.countedRate() - l.rateShare())
         .put("pendingBurst", l.countedBurst() - l.burstShare());
   }
@@ -143,22 +149,12 @@ final class Views {
   static final List<String> STATUS_COLUMNS = List.of(
       "id", "address", "role", "term", "commitIndex", "appliedIndex", "leaderId", "error");
 
-  static String modeName(int code) {
-    for (Mode m : Mode.values()) {
-      if (m.code() == code) {
-        return enumName(m.name());
-      }
-    }
-    return "unknown-" + code;
+  static String modeName(Mode mode) {
+    return enumName(mode.name());
   }
 
-  static String policyName(int code) {
-    for (Policy p : Policy.values()) {
-      if (p.code() == code) {
-        return enumName(p.name());
-      }
-    }
-    return "unknown-" + code;
+  static String policyName(Policy policy) {
+    return enumName(policy.name());
   }
 
   /** HARD_LIMIT -> hard-limit: how modes and policies are spelt on the command line. */

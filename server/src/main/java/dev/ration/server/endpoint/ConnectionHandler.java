@@ -526,13 +526,6 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   static String outcomeOf(Response r) {
-    if (r instanceof Response.SetLimitReply s) {
-      return s.outcome().name();
-    } else if (r instanceof Response.LeaseReply l) {
-      return l.outcome().name();
-    } else if (r instanceof Response.ReturnReply rr) {
-      return rr.outcome().name();
-    }
-    return "NONE";
+    return r.domainOutcome().map(Enum::name).orElse("NONE");
   }
 }

@@ -44,14 +44,14 @@ final class QuotaTranslation {
 
   static Translation.Action toAction(QuotaRequest request) {
     if (request instanceof QuotaRequest.SetQuota r) {
-      Optional<String> p = codes(r.kindCode(), r.windowCode(), r.overageCode())
-          .or(() -> Scope.problem(r.scope()));
+      Optional<String> p = r.quotaKind() == null || r.window() == null || r.overage() == null
+          ? Optional.of("quotaKind, window and overage must be set")
+          : Scope.problem(r.scope());
       if (p.isPresent()) {
         return new Translation.Invalid(p.get());
       }
       return new Translation.Mutation(new SetQuota(r.scope(), r.resource(),
-          QuotaKind.fromCode(r.kindCode()), Window.fromCode(r.windowCode()), r.limit(), r.unit(),
-          r.softLimit(), Overage.fromCode(r.overageCode()), r.overageMax(),
+          r.quotaKind(), r.window(), r.limit(), r.unit(), r.softLimit(), r.overage(), r.overageMax(),
           r.periodStartMillis(), r.expectedVersion(), r.actor(), r.reason()));
     } else if (request instanceof QuotaRequest.GetQuota r) {
       return read(new QuotaQuery.GetQuota(r.scope(), r.resource()), r.stale());
@@ -109,17 +109,6 @@ final class QuotaTranslation {
     return new Translation.Read(new Query.Quota(query), stale);
   }
 
-  private static Optional<String> codes(int kind, int window, int overage) {
-    try {
-      QuotaKind.fromCode(kind);
-      Window.fromCode(window);
-      Overage.fromCode(overage);
-      return Optional.empty();
-    } catch (IllegalArgumentException e) {
-      return Optional.of(e.getMessage());
-    }
-  }
-
   // ---------------------------------------------------------------- mutation answers
 
   static QuotaResponse toResponse(QuotaRequest request, QuotaResult result) {
@@ -139,7 +128,7 @@ final class QuotaTranslation {
               .toList());
     }
     if (result instanceof QuotaResult.ReservationSettled s) {
-      return new QuotaResponse.SettleReply(Outcome.SUCCESS, "", s.reservationId(), s.how().code(),
+      return new QuotaResponse.SettleReply(Outcome.SUCCESS, "", s.reservationId(), s.how(),
           s.quantities(), s.eventSequences(), s.alreadySettled());
     }
     if (result instanceof QuotaResult.UsageIngested i) {
@@ -165,7 +154,7 @@ final class QuotaTranslation {
       case RESERVATION_COMPLETE, RESERVATION_CANCEL -> new QuotaResponse.SettleReply(outcome,
           message, request instanceof QuotaRequest.CompleteReservation c ? c.reservationId()
               : ((QuotaRequest.CancelReservation) request).reservationId(),
-          0, List.of(), List.of(), false);
+          null, List.of(), List.of(), false);
       case USAGE_INGEST -> new QuotaResponse.IngestReply(outcome, message, 0, false);
       case USAGE_ACK -> new QuotaResponse.AckReply(outcome, message, 0);
       case USAGE_RECONCILE -> new QuotaResponse.ReconcileReply(outcome, message, List.of());
@@ -206,10 +195,8 @@ final class QuotaTranslation {
   static QuotaResponse.QuotaInfo quotaInfo(QuotaAnswer.QuotaRow row) {
     var s = row.spec();
     var u = row.usage();
-    return new QuotaResponse.QuotaInfo(s.scope(), s.resource(), s.kind().code(),
-        s.window().code(), s.limit(), s.unit(), s.softLimit(), s.overage().code(),
-        s.overageMax(), s.periodStartMillis(), s.version(), s.actor(), s.changedAtMillis(),
-        s.reason(), u.windowStartMillis(), u.windowUsed(), u.held(), u.allocated(), u.alerted());
+    return new QuotaResponse.QuotaInfo(s, u.windowStartMillis(), u.windowUsed(), u.held(),
+        u.allocated(), u.alerted());
   }
 
   static QuotaResponse.ReservationInfo reservationInfo(Reservation r) {
@@ -221,7 +208,7 @@ final class QuotaTranslation {
   }
 
   static QuotaResponse.UsageEventInfo eventInfo(UsageEvent e) {
-    return new QuotaResponse.UsageEventInfo(e.sequence(), e.eventId(), e.type().code(),
+    return new QuotaResponse.UsageEventInfo(e.sequence(), e.eventId(), e.type(),
         e.eventTimeMillis(), e.recordedAtMillis(), e.scope(), e.resource(), e.quantity(), e.unit(),
         e.reservationId(), e.overage());
   }

@@ -12,9 +12,9 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.RenewLease;
 import dev.ration.statemachine.command.ReturnLease;
 import dev.ration.statemachine.command.SetLimit;
-import dev.ration.statemachine.lease.LeaseView;
-import dev.ration.statemachine.lease.Limit;
-import dev.ration.statemachine.lease.LimitStatus;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.lease.LimitStatus;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.statemachine.query.Query;
@@ -132,14 +132,10 @@ public final class Translation {
           .orElseGet(() -> new Read(new Query.ListLeases(r.tenant(), r.resource()), r.stale()));
     } else if (request instanceof Request.ClusterStatus) {
       return new LocalStatus();
-      // --- ttl (issue 4)
     } else if (request instanceof Request.Ttl t) {
       return TtlTranslation.toAction(t.request());
-      // --- end ttl
-      // --- quota (issue 6)
     } else if (request instanceof Request.Quota q) {
       return QuotaTranslation.toAction(q.request());
-      // --- end quota
     }
     return new Invalid("request kind " + request.kind() + " is not served here");
   }
@@ -155,8 +151,8 @@ public final class Translation {
             nonNegative("graceMillis", r.graceMillis()),
             nonNegative("emergency", r.emergency()),
             nonNegative("expectedVersion", r.expectedVersion()),
-            knownMode(r.modeCode()),
-            knownPolicy(r.policyCode()));
+            known("mode", r.mode()),
+            known("policy", r.policy()));
     if (p.isPresent()) {
       return new Invalid(p.get());
     }
@@ -166,11 +162,11 @@ public final class Translation {
             r.resource(),
             r.ratePerSecond(),
             r.burst(),
-            Mode.fromCode(r.modeCode()),
+            r.mode(),
             r.leaseDurationMillis(),
             r.graceMillis(),
             r.emergency(),
-            Policy.fromCode(r.policyCode()),
+            r.policy(),
             r.expectedVersion()));
   }
 
@@ -182,12 +178,9 @@ public final class Translation {
    */
   public Response toResponse(Request request, Result result) {
     Kind kind = request.kind();
-    // --- ttl (issue 4)
     if (request instanceof Request.Ttl t) {
       return new Response.Ttl(TtlTranslation.toResponse(t.request(), result));
     }
-    // --- end ttl
-    // --- quota (issue 6)
     if (request instanceof Request.Quota q && result instanceof Result.Quota r) {
       return new Response.Quota(QuotaTranslation.toResponse(q.request(), r.result()));
     }
@@ -195,7 +188,6 @@ public final class Translation {
       return new Response.Quota(QuotaTranslation.rejected(q.request(), wireOutcome(rej.outcome()),
           rej.message(), "", "", rej.retryAfterMillis(), rej.currentVersion()));
     }
-    // --- end quota
     if (result instanceof Result.Rejected rej) {
       dev.ration.wire.Outcome outcome = wireOutcome(rej.outcome());
       return switch (kind) {
@@ -211,7 +203,7 @@ public final class Translation {
     }
     if (kind == Kind.SET_LIMIT && result instanceof Result.LimitSet s) {
       return new Response.SetLimitReply(
-          dev.ration.wire.Outcome.SUCCESS, "", s.limit().version(), limitInfo(s.limit()));
+          dev.ration.wire.Outcome.SUCCESS, "", s.limit().version(), configured(s.limit()));
     }
     if (kind == Kind.ACQUIRE_LEASE && result instanceof Result.LeaseGranted g) {
       return new Response.LeaseReply(
@@ -219,7 +211,7 @@ public final class Translation {
           "",
           0,
           g.lease().version(),
-          leaseInfo(g.lease()),
+          g.lease(),
           g.startBalance());
     }
     if (kind == Kind.RENEW_LEASE && result instanceof Result.LeaseRenewed r) {
@@ -228,7 +220,7 @@ public final class Translation {
           "",
           0,
           r.lease().version(),
-          leaseInfo(r.lease()),
+          r.lease(),
           0);
     }
     if (kind == Kind.RETURN_LEASE && result instanceof Result.LeaseReturned r) {
@@ -240,35 +232,23 @@ public final class Translation {
 
   /** The wire reply to a read of {@code kind}. */
   public Response toResponse(Kind kind, QueryResult result) {
-    // --- ttl (issue 4)
     dev.ration.client.protocol.TtlResponse ttl = TtlTranslation.toResponse(result);
     if (ttl != null) {
       return new Response.Ttl(ttl);
     }
-    // --- end ttl
-    // --- quota (issue 6)
     if (result instanceof QueryResult.Quota q) {
       return new Response.Quota(QuotaTranslation.toResponse(q.answer()));
     }
-    // --- end quota
     if (kind == Kind.GET_LIMIT && result instanceof QueryResult.LimitAnswer a) {
       return a.limit()
-          .<Response>map(s -> new Response.GetLimitReply(true, limitInfo(s)))
+          .<Response>map(s -> new Response.GetLimitReply(true, s))
           .orElseGet(() -> new Response.GetLimitReply(false, null));
     }
     if (kind == Kind.LIST_LIMITS && result instanceof QueryResult.LimitList l) {
-      List<Response.LimitInfo> out = new ArrayList<>(l.limits().size());
-      for (LimitStatus s : l.limits()) {
-        out.add(limitInfo(s));
-      }
-      return new Response.LimitList(out);
+      return new Response.LimitList(l.limits());
     }
     if (kind == Kind.LIST_LEASES && result instanceof QueryResult.LeaseList l) {
-      List<Response.LeaseInfo> out = new ArrayList<>(l.leases().size());
-      for (LeaseView v : l.leases()) {
-        out.add(leaseInfo(v));
-      }
-      return new Response.LeaseList(out);
+      return new Response.LeaseList(l.leases());
     }
     return unexpected(kind, result);
   }
@@ -306,59 +286,12 @@ public final class Translation {
     return dev.ration.wire.Outcome.fromCode(outcome.code());
   }
 
-  public static Response.LimitInfo limitInfo(LimitStatus s) {
-    Limit l = s.limit();
-    return new Response.LimitInfo(
-        l.tenant(),
-        l.resource(),
-        l.ratePerSecond(),
-        l.burst(),
-        l.mode().code(),
-        l.leaseDurationMillis(),
-        l.graceMillis(),
-        l.emergency(),
-        l.policy().code(),
-        l.version(),
-        s.countedRate(),
-        s.countedBurst(),
-        s.grantedRate(),
-        s.grantedBurst(),
-        s.pool(),
-        s.leases(),
-        s.pendingShrinks(),
-        s.rateCeiling(),
-        s.burstCeiling(),
-        s.emergencyReported(),
-        s.demandRate(),
-        s.demandBurst());
-  }
-
   /**
    * A SET_LIMIT answer carries the new configuration only: its ledger figures are zero and its
    * ceilings equal R and B (GET_LIMIT reports the live ledger).
    */
-  public static Response.LimitInfo limitInfo(Limit l) {
-    return limitInfo(new LimitStatus(l, 0, 0, 0, 0, 0, 0, 0, l.ratePerSecond(), l.burst(), 0));
-  }
-
-  public static Response.LeaseInfo leaseInfo(LeaseView v) {
-    return new Response.LeaseInfo(
-        v.leaseId(),
-        v.tenant(),
-        v.resource(),
-        v.holder(),
-        v.epoch(),
-        v.version(),
-        v.rateShare(),
-        v.burstShare(),
-        v.countedRate(),
-        v.countedBurst(),
-        v.grantedAtMillis(),
-        v.expiresAtMillis(),
-        v.countedUntilMillis(),
-        v.mode().code(),
-        v.emergency(),
-        v.leaseDurationMillis());
+  public static LimitStatus configured(Limit l) {
+    return new LimitStatus(l, 0, 0, 0, 0, 0, 0, 0, l.ratePerSecond(), l.burst(), 0);
   }
 
   /** A result that does not answer the request's kind is a bug between layers. */
@@ -392,22 +325,9 @@ public final class Translation {
     return value <= 0 ? Optional.of(field + " " + value + " <= 0") : Optional.empty();
   }
 
-  private static Optional<String> knownMode(int code) {
-    for (Mode m : Mode.values()) {
-      if (m.code() == code) {
-        return Optional.empty();
-      }
-    }
-    return Optional.of("modeCode " + code + " is unknown");
-  }
-
-  private static Optional<String> knownPolicy(int code) {
-    for (Policy p : Policy.values()) {
-      if (p.code() == code) {
-        return Optional.empty();
-      }
-    }
-    return Optional.of("policyCode " + code + " is unknown");
+  /** The codec refuses unknown codes, so only a value built in process can be missing. */
+  private static Optional<String> known(String field, Enum<?> value) {
+    return value == null ? Optional.of(field + " is not set") : Optional.empty();
   }
 
   @SafeVarargs

@@ -18,7 +18,7 @@ import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.ttl.Bytes;
 import dev.ration.wire.CapacityPolicy;
 import dev.ration.statemachine.ttl.EntryView;
-import dev.ration.statemachine.ttl.NamespaceView;
+import dev.ration.wire.ttl.NamespaceView;
 import dev.ration.statemachine.ttl.TtlLedger;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,16 +61,11 @@ final class TtlTranslation {
       }
       return new Read(new Query.ListEntries(r.namespace(), r.prefix(), r.limit()), r.stale());
     } else if (request instanceof TtlRequest.SetNamespace r) {
-      CapacityPolicy policy = null;
-      for (CapacityPolicy c : CapacityPolicy.values()) {
-        if (c.code() == r.policyCode()) {
-          policy = c;
-        }
+      if (r.policy() == null) {
+        return new Invalid("policy is not set");
       }
-      if (policy == null) {
-        return new Invalid("policyCode " + r.policyCode() + " is unknown (1 reject, 2 evict)");
-      }
-      return new Mutation(new SetNamespace(r.namespace(), r.maxEntries(), r.maxBytes(), policy));
+      return new Mutation(
+          new SetNamespace(r.namespace(), r.maxEntries(), r.maxBytes(), r.policy()));
     } else if (request instanceof TtlRequest.GetNamespaces r) {
       return new Read(r.namespace().isEmpty() ? new Query.ListNamespaces()
           : new Query.GetNamespace(r.namespace()), r.stale());
@@ -113,7 +108,7 @@ final class TtlTranslation {
       return new TtlResponse.DeleteReply(Outcome.SUCCESS, "", d.version(), d.version(), d.existed());
     }
     if (result instanceof Result.NamespaceSet n) {
-      return new TtlResponse.NamespaceReply(Outcome.SUCCESS, "", namespaceInfo(n.namespace()));
+      return new TtlResponse.NamespaceReply(Outcome.SUCCESS, "", n.namespace());
     }
     throw new IllegalStateException("ttl request " + request.kind() + " answered by " + result);
   }
@@ -132,15 +127,11 @@ final class TtlTranslation {
       return new TtlResponse.ListReply(out, l.truncated(), l.readAtMillis());
     }
     if (result instanceof QueryResult.NamespaceAnswer a) {
-      return new TtlResponse.NamespaceList(a.namespace().map(n -> List.of(namespaceInfo(n)))
+      return new TtlResponse.NamespaceList(a.namespace().map(n -> List.of(n))
           .orElse(List.of()));
     }
     if (result instanceof QueryResult.NamespaceList l) {
-      List<TtlResponse.NamespaceInfo> out = new ArrayList<>(l.namespaces().size());
-      for (NamespaceView n : l.namespaces()) {
-        out.add(namespaceInfo(n));
-      }
-      return new TtlResponse.NamespaceList(out);
+      return new TtlResponse.NamespaceList(l.namespaces());
     }
     return null;
   }
@@ -148,10 +139,5 @@ final class TtlTranslation {
   static TtlResponse.EntryInfo entryInfo(EntryView e) {
     return new TtlResponse.EntryInfo(e.namespace(), e.key(), e.value().array(), e.version(),
         e.expiresAtMillis());
-  }
-
-  static TtlResponse.NamespaceInfo namespaceInfo(NamespaceView n) {
-    return new TtlResponse.NamespaceInfo(n.name(), n.maxEntries(), n.maxBytes(), n.policy().code(),
-        n.entries(), n.bytes(), n.evictedExpired(), n.evictedCapacity());
   }
 }

@@ -1,6 +1,6 @@
 package dev.ration.server.loadgen;
 
-import dev.ration.client.LimitMode;
+import dev.ration.wire.Mode;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
@@ -227,7 +227,7 @@ public final class BenchCommand implements Callable<Integer> {
   private int createLimits(RationClient client, List<String> resources, Duration leaseDuration, Duration grace,
       PrintWriter err) {
     for (String resource : resources) {
-      LimitSpec spec = LimitSpec.builder(tenant, resource).ratePerSecond(HUGE).burst(HUGE).mode(LimitMode.HARD)
+      LimitSpec spec = LimitSpec.builder(tenant, resource).ratePerSecond(HUGE).burst(HUGE).mode(Mode.HARD)
           .leaseDuration(leaseDuration).grace(grace).build();
       try {
         Response.SetLimitReply reply = client.setLimit(spec);

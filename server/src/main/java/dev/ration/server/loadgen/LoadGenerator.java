@@ -1,5 +1,7 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.wire.lease.LeaseView;
+
 import dev.ration.client.RationException;
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.wire.Outcome;
@@ -204,7 +206,7 @@ public final class LoadGenerator {
       });
     }
 
-    void take(Response.LeaseInfo lease) {
+    void take(LeaseView lease) {
       leaseId = lease.leaseId();
       version = lease.version();
       hasLease = true;

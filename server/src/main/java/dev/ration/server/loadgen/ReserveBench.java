@@ -1,5 +1,9 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+
 import dev.ration.client.RationClient;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.QuotaRequest;
@@ -82,8 +86,9 @@ final class ReserveBench {
   }
 
   private static void set(QuotaClient q, String scope) {
-    QuotaResponse.QuotaSetReply r = q.setQuota(new QuotaRequest.SetQuota(scope, "jobs", 2, 0,
-        1_000_000_000L, "jobs", 0, 1, 0, 0, 0, "bench", "benchmark"));
+    QuotaResponse.QuotaSetReply r = q.setQuota(new QuotaRequest.SetQuota(scope, "jobs",
+        QuotaKind.CONCURRENT, Window.NONE, 1_000_000_000L, "jobs", 0, Overage.REJECT, 0, 0, 0,
+        "bench", "benchmark"));
     if (r.outcome() != Outcome.SUCCESS) {
       throw new IllegalStateException("bench: quota " + scope + ": " + r.outcome() + " " + r.message());
     }

@@ -1,5 +1,7 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.wire.CapacityPolicy;
+
 import dev.ration.client.RationClient;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.TtlResponse;
@@ -70,7 +72,7 @@ final class TtlBench {
       throws InterruptedException {
     TtlEntries setup = clients.get(0).ttl();
     TtlResponse.NamespaceReply ns = setup.setNamespace(namespace, Math.max(keys, 1) * 2L,
-        (long) Math.max(keys, 1) * (value.length + 64) * 2, 1);
+        (long) Math.max(keys, 1) * (value.length + 64) * 2, CapacityPolicy.REJECT);
     if (ns.outcome() != Outcome.SUCCESS) {
       throw new IllegalStateException("bench: namespace " + namespace + ": " + ns.outcome() + " " + ns.message());
     }

@@ -5,7 +5,7 @@ import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.GroupCommitStats;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.endpoint.EndpointListener;
-import dev.ration.statemachine.lease.LimitStatus;
+import dev.ration.wire.lease.LimitStatus;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import io.micrometer.core.instrument.Counter;
@@ -260,8 +260,8 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
    * gauges {@code ration_ttl_entries} and {@code ration_ttl_bytes}. Namespaces are never
    * deleted and at most 1024 exist, so the series are bounded.
    */
-  public void updateNamespaces(List<dev.ration.statemachine.ttl.NamespaceView> namespaces) {
-    for (dev.ration.statemachine.ttl.NamespaceView n : namespaces) {
+  public void updateNamespaces(List<dev.ration.wire.ttl.NamespaceView> namespaces) {
+    for (dev.ration.wire.ttl.NamespaceView n : namespaces) {
       ttlFigure(n.name(), "expired", n.evictedExpired(), true);
       ttlFigure(n.name(), "capacity", n.evictedCapacity(), true);
       ttlFigure(n.name(), "entries", n.entries(), false);

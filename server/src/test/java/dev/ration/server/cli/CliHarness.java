@@ -1,5 +1,12 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.Limit;
+
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.LimitStatus;
+
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import java.io.PrintWriter;
@@ -90,13 +97,15 @@ final class CliHarness {
     return new Run(code, out.toString(), err.toString());
   }
 
-  static Response.LimitInfo limit(String tenant, String resource, long rate, long burst, long version) {
-    return new Response.LimitInfo(tenant, resource, rate, burst, 0, 10_000, 1_000, 0, 0, version,
+  static LimitStatus limit(String tenant, String resource, long rate, long burst, long version) {
+    return new LimitStatus(
+        new Limit(tenant, resource, rate, burst, Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY,
+            version),
         0, 0, 0, 0, 0, 0, 0, rate, burst, 0);
   }
 
-  static Response.LeaseInfo lease(long id, String holder, long rate, long burst, long version) {
-    return new Response.LeaseInfo(id, "acme", "api", holder, 1, version, rate, burst, rate, burst,
-        1_000, 11_000, 12_000, 0, 0, 10_000);
+  static LeaseView lease(long id, String holder, long rate, long burst, long version) {
+    return new LeaseView(id, "acme", "api", holder, 1, version, rate, burst, rate, burst,
+        1_000, 11_000, 12_000, Mode.HARD, 0, 10_000);
   }
 }

@@ -1,5 +1,10 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.EventType;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,10 +93,11 @@ class QuotaEndToEndTest {
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .address(c.clientAddress()).requestDeadline(Duration.ofSeconds(20)).build())) {
       QuotaClient quotas = client.quotas();
-      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme", "jobs", 2, 0,
-          10, "jobs", 8, 1, 0, 0, 0, "alice", "plan")).outcome());
-      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme/shop", "jobs", 2,
-          0, 4, "jobs", 0, 1, 0, 0, 0, "alice", "tenant share")).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme", "jobs",
+          QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.REJECT, 0, 0, 0, "alice", "plan")).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme/shop", "jobs",
+          QuotaKind.CONCURRENT, Window.NONE, 4, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice",
+          "tenant share")).outcome());
 
       long completedId;
       try (Reservation r = quotas.reserve("acme/shop/web", "jobs", 3, Duration.ofMinutes(1))) {
@@ -108,7 +114,7 @@ class QuotaEndToEndTest {
       });
       assertEquals("work failed", boom.getMessage());
       cancelledId = held[0].reservationId();
-      assertEquals(2, held[0].settlement().orElseThrow().howCode(), "close() after an exception cancels (2 = cancelled)");
+      assertEquals(EventType.CANCELLED, held[0].settlement().orElseThrow().how(), "close() after an exception cancels");
 
       try (Reservation a = quotas.reserve("acme/shop/web", "jobs", 4, Duration.ofMinutes(1))) {
         QuotaRefusedException no = assertThrows(QuotaRefusedException.class,
@@ -129,7 +135,7 @@ class QuotaEndToEndTest {
       // A soft-threshold crossing at the org (soft 8): one ALERT record, and the metric shows it.
       quotas.reserve("acme/other", "jobs", 8, Duration.ofMinutes(1)).cancel();
       assertEquals(1, quotas.readUsage("", 1, 100).events().stream()
-          .filter(e -> e.typeCode() == 6).count());
+          .filter(e -> e.type() == EventType.ALERT).count());
       java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       String metrics = "";

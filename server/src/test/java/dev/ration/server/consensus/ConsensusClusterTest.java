@@ -12,7 +12,7 @@ import dev.ration.statemachine.CoordinatorState;
 import dev.ration.statemachine.command.AcquireLease;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.SetLimit;
-import dev.ration.statemachine.lease.LimitStatus;
+import dev.ration.wire.lease.LimitStatus;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.statemachine.query.Query;

@@ -1,5 +1,17 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.client.protocol.QuotaRequest;
+import dev.ration.client.protocol.QuotaResponse;
+import dev.ration.client.protocol.TtlRequest;
+import dev.ration.client.protocol.TtlResponse;
+import dev.ration.wire.CapacityPolicy;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -107,7 +119,7 @@ class EndpointNodeTest {
         // The first write may meet a leader still starting its epoch: retry briefly.
         Response.SetLimitReply set = null;
         for (long id = 10; id < 200 && set == null; id++) {
-          conn.send(id, new Request.SetLimit("acme", "api", 100, 50, 0, 10_000, 1_000, 0, 0, 0));
+          conn.send(id, new Request.SetLimit("acme", "api", 100, 50, Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY, 0));
           Response r = conn.read(Kind.SET_LIMIT);
           if (r instanceof Response.SetLimitReply s) {
             set = s;
@@ -134,7 +146,34 @@ class EndpointNodeTest {
         assertTrue(got.found());
         assertEquals(lease.lease().rateShare(), got.limit().countedRate());
 
+        // TTL and quota replies reach the per-operation metrics with their real outcome.
+        conn.send(502, new Request.Ttl(new TtlRequest.SetNamespace("locks", 10, 4096, CapacityPolicy.REJECT)));
+        TtlResponse.NamespaceReply ns = assertInstanceOf(TtlResponse.NamespaceReply.class,
+            assertInstanceOf(Response.Ttl.class, conn.read(Kind.TTL_NAMESPACE_SET)).response());
+        assertEquals(Outcome.SUCCESS, ns.outcome(), ns.message());
+        conn.send(503, new Request.Ttl(new TtlRequest.CompareAndSet("locks", "a", 99, new byte[1], 60_000)));
+        TtlResponse.WriteReply cas = assertInstanceOf(TtlResponse.WriteReply.class,
+            assertInstanceOf(Response.Ttl.class, conn.read(Kind.TTL_CAS)).response());
+        assertEquals(Outcome.VERSION_MISMATCH, cas.outcome(), cas.message());
+        conn.send(504, new Request.Quota(new QuotaRequest.SetQuota("acme", "jobs", QuotaKind.CONCURRENT,
+            Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "ops", "test")));
+        QuotaResponse.QuotaSetReply quota = assertInstanceOf(QuotaResponse.QuotaSetReply.class,
+            assertInstanceOf(Response.Quota.class, conn.read(Kind.QUOTA_SET)).response());
+        assertEquals(Outcome.SUCCESS, quota.outcome(), quota.message());
+        conn.send(505, new Request.Quota(new QuotaRequest.CancelReservation(12_345)));
+        QuotaResponse.SettleReply cancel = assertInstanceOf(QuotaResponse.SettleReply.class,
+            assertInstanceOf(Response.Quota.class, conn.read(Kind.RESERVATION_CANCEL)).response());
+        assertEquals(Outcome.RESERVATION_UNKNOWN, cancel.outcome(), cancel.message());
+
         String metrics = httpBody(c, "/metrics");
+        for (String line : List.of(
+            "ration_requests_total{code=\"OK\",kind=\"TTL_NAMESPACE_SET\",outcome=\"SUCCESS\"} 1.0",
+            "ration_requests_total{code=\"OK\",kind=\"TTL_CAS\",outcome=\"VERSION_MISMATCH\"} 1.0",
+            "ration_requests_total{code=\"OK\",kind=\"QUOTA_SET\",outcome=\"SUCCESS\"} 1.0",
+            "ration_requests_total{code=\"OK\",kind=\"RESERVATION_CANCEL\",outcome=\"RESERVATION_UNKNOWN\"} 1.0",
+            "ration_requests_total{code=\"OK\",kind=\"GET_LIMIT\",outcome=\"NONE\"} 1.0")) {
+          assertTrue(metrics.contains(line), line + " in\n" + metrics);
+        }
         assertTrue(metrics.contains("ration_raft_role{role=\"leader\"} 1.0"), metrics);
         assertTrue(metrics.contains("ration_requests_total{code=\"OK\",kind=\"ACQUIRE_LEASE\",outcome=\"SUCCESS\"} 2.0"), metrics);
         assertTrue(httpBody(c, "/status").contains("\"role\":\"LEADER\""));

@@ -25,9 +25,9 @@ import dev.ration.statemachine.command.RenewLease;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.ReturnLease;
 import dev.ration.statemachine.command.SetLimit;
-import dev.ration.statemachine.lease.LeaseView;
-import dev.ration.statemachine.lease.Limit;
-import dev.ration.statemachine.lease.LimitStatus;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.lease.LimitStatus;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.statemachine.query.Query;
@@ -240,7 +240,7 @@ class EndpointPipelineTest {
   @Test
   void setLimitIsProposedUnderTheConnectionKeyAndAnswered() {
     hello();
-    send(42, 0, new Request.SetLimit("acme", "api", 100, 50, Mode.BEST_EFFORT.code(), 10_000, 2_000, 7, 0, 3));
+    send(42, 0, new Request.SetLimit("acme", "api", 100, 50, Mode.BEST_EFFORT, 10_000, 2_000, 7, Policy.FREE_CAPACITY, 3));
     assertEquals(1, coordinator.submitted.size());
     FakeCoordinator.Submitted s = coordinator.submitted.get(0);
     assertEquals(new RequestKey(CLIENT_HIGH, CLIENT_LOW, 42), s.key());
@@ -254,9 +254,9 @@ class EndpointPipelineTest {
     Response.SetLimitReply r = assertInstanceOf(Response.SetLimitReply.class, read(42));
     assertEquals(Outcome.SUCCESS, r.outcome());
     assertEquals(4, r.currentVersion());
-    assertEquals("acme", r.limit().tenant());
-    assertEquals(100, r.limit().ratePerSecond());
-    assertEquals(4, r.limit().version());
+    assertEquals("acme", r.limit().limit().tenant());
+    assertEquals(100, r.limit().limit().ratePerSecond());
+    assertEquals(4, r.limit().limit().version());
     assertEquals(0, handler.pendingCount());
     assertEquals(0, gate.inFlight());
   }
@@ -300,7 +300,7 @@ class EndpointPipelineTest {
     assertEquals(250, l.retryAfterMillis());
     assertNull(l.lease());
 
-    send(21, 0, new Request.SetLimit("acme", "api", 1, 1, 0, 1_000, 0, 0, 0, 2));
+    send(21, 0, new Request.SetLimit("acme", "api", 1, 1, Mode.HARD, 1_000, 0, 0, Policy.FREE_CAPACITY, 2));
     coordinator.submitted.get(1).answer().complete(
         new Result.Rejected(dev.ration.wire.Outcome.STALE_CONFIG, "stale", 0, 9));
     Response.SetLimitReply s = assertInstanceOf(Response.SetLimitReply.class, read(21));
@@ -353,7 +353,7 @@ class EndpointPipelineTest {
     assertEquals(new Query.ListLeases("", ""), coordinator.asked.get(3).query());
     coordinator.asked.get(3).answer().complete(new QueryResult.LeaseList(List.of(lease(1, 1), lease(2, 1))));
     Response.LeaseList leases = assertInstanceOf(Response.LeaseList.class, read(33));
-    assertEquals(List.of(1L, 2L), leases.leases().stream().map(Response.LeaseInfo::leaseId).toList());
+    assertEquals(List.of(1L, 2L), leases.leases().stream().map(LeaseView::leaseId).toList());
   }
 
   @Test
@@ -391,8 +391,8 @@ class EndpointPipelineTest {
     hello();
     send(60, 0, new Request.AcquireLease("", "api", "eu-1", 1, 1));
     assertTrue(readError(60, ErrorCode.INVALID_ARGUMENT).message().contains("tenant"));
-    send(61, 0, new Request.SetLimit("acme", "api", 1, 1, 7, 1_000, 0, 0, 0, 0));
-    assertTrue(readError(61, ErrorCode.INVALID_ARGUMENT).message().contains("modeCode 7"));
+    send(61, 0, new Request.SetLimit("acme", "api", -1, 1, Mode.HARD, 1_000, 0, 0, Policy.FREE_CAPACITY, 0));
+    assertTrue(readError(61, ErrorCode.INVALID_ARGUMENT).message().contains("ratePerSecond -1"));
     send(62, 0, new Request.RenewLease(1, 1, -5, 0, 0, 0, 0));
     assertTrue(readError(62, ErrorCode.INVALID_ARGUMENT).message().contains("demandRatePerSecond -5"));
     send(63, 0, new Request.AcquireLease("acme", "x".repeat(129), "eu-1", 1, 1));

@@ -13,7 +13,7 @@ import dev.ration.client.protocol.MessageCodec;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.config.EndpointOptions;
-import dev.ration.statemachine.lease.LeaseView;
+import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.Mode;
 import dev.ration.statemachine.result.Result;
 import io.netty.buffer.ByteBuf;

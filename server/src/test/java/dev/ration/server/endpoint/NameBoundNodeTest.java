@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.client.protocol.Kind;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Overage;
+import dev.ration.wire.Policy;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.client.protocol.Request;
@@ -61,7 +66,7 @@ class NameBoundNodeTest {
     // Bounded wait: the single node elects itself and starts its epoch within a few seconds.
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     for (long id = 10; ; id++) {
-      conn.send(id, new Request.SetLimit("warm", "up", 10, 10, 0, 10_000, 1_000, 0, 0, 0));
+      conn.send(id, new Request.SetLimit("warm", "up", 10, 10, Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY, 0));
       Response r = conn.read(Kind.SET_LIMIT);
       if (r instanceof Response.SetLimitReply s) {
         assertEquals(Outcome.SUCCESS, s.outcome(), s.message());
@@ -84,7 +89,7 @@ class NameBoundNodeTest {
   }
 
   private static Request setQuota(String resource) {
-    return new Request.Quota(new QuotaRequest.SetQuota("acme", resource, 2, 0, 10, "jobs", 8, 1,
+    return new Request.Quota(new QuotaRequest.SetQuota("acme", resource, QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.REJECT,
         0, 0, 0, "alice", "plan"));
   }
 

@@ -1,5 +1,7 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.wire.CapacityPolicy;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -94,11 +96,11 @@ class TtlEndToEndTest {
       assertFalse(first.refresh(60_000), "the old holder cannot extend the new holder's lock");
 
       // Capacity: a full REJECT namespace refuses; an EVICT one evicts and counts it.
-      assertEquals(Outcome.SUCCESS, ttl.setNamespace("small", 1, 1_000, 2).outcome());
+      assertEquals(Outcome.SUCCESS, ttl.setNamespace("small", 1, 1_000, CapacityPolicy.EVICT_SOONEST_EXPIRING).outcome());
       ttl.put("small", "a", new byte[1], 60_000);
       ttl.put("small", "b", new byte[1], 60_000);
       assertEquals(1, ttl.namespaces("small").get(0).evictedCapacity());
-      assertEquals(Outcome.SUCCESS, ttl.setNamespace("strict", 1, 1_000, 1).outcome());
+      assertEquals(Outcome.SUCCESS, ttl.setNamespace("strict", 1, 1_000, CapacityPolicy.REJECT).outcome());
       ttl.put("strict", "a", new byte[1], 60_000);
       assertEquals(Outcome.NAMESPACE_FULL, ttl.put("strict", "b", new byte[1], 60_000).outcome());
 

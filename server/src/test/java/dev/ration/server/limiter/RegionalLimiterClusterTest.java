@@ -1,5 +1,7 @@
 package dev.ration.server.limiter;
 
+import dev.ration.wire.lease.LimitStatus;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -106,7 +108,7 @@ class RegionalLimiterClusterTest {
       clients.add(admin);
       Response.SetLimitReply set = awaitSetLimit(admin, LimitSpec.builder("acme", "api")
           .ratePerSecond(R).burst(B).leaseDuration(Duration.ofMillis(1_000))
-          .grace(Duration.ofMillis(200)).policyCode(Policy.FAIR_SHARE.code()).build());
+          .grace(Duration.ofMillis(200)).policy(Policy.FAIR_SHARE).build());
       assertEquals(Outcome.SUCCESS, set.outcome(), set.message());
 
       for (int i = 0; i < 3; i++) {
@@ -212,7 +214,7 @@ class RegionalLimiterClusterTest {
       assertTrue(total <= R * RUN_MILLIS / 1000 + B, "total " + total);
       Response.ClusterStatusReply after = admin.clusterStatus();
       assertNotEquals(killed, after.leaderId(), "a new leader took over");
-      Optional<Response.LimitInfo> info = admin.getLimit("acme", "api");
+      Optional<LimitStatus> info = admin.getLimit("acme", "api");
       assertTrue(info.isPresent());
       assertTrue(info.get().countedRate() <= info.get().rateCeiling(), info.get().toString());
       System.out.printf("RegionalLimiterClusterTest: admitted %d (per region %s), R·T + B = %d, "

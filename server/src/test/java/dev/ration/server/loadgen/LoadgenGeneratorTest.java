@@ -1,5 +1,9 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.wire.Mode;
+
+import dev.ration.wire.lease.LeaseView;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -124,8 +128,8 @@ class LoadgenGeneratorTest {
       return f;
     }
 
-    Response.LeaseInfo lease(long id, long v, String resource, String holder) {
-      return new Response.LeaseInfo(id, "t", resource, holder, 1, v, 1, 1, 1, 1, 0, 2000, 2500, 0, 0, 2000);
+    LeaseView lease(long id, long v, String resource, String holder) {
+      return new LeaseView(id, "t", resource, holder, 1, v, 1, 1, 1, 1, 0, 2000, 2500, Mode.HARD, 0, 2000);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.lease.Limit;
+
 import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.wire.ByteReader;

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.lease.Limit;
+
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.replica.ExpiryKey;
 import java.util.Collection;

@@ -1,5 +1,8 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.lease.LimitStatus;
+
 import dev.ration.statemachine.InvariantViolation;
 import java.util.TreeMap;
 import java.util.TreeSet;

@@ -1,7 +1,7 @@
 package dev.ration.statemachine.query;
 
-import dev.ration.statemachine.lease.LeaseView;
-import dev.ration.statemachine.lease.LimitStatus;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.LimitStatus;
 import java.util.List;
 import java.util.Optional;
 
@@ -33,10 +33,10 @@ public sealed interface QueryResult {
   record EntryList(List<dev.ration.statemachine.ttl.EntryView> entries, boolean truncated,
       long readAtMillis) implements QueryResult {}
 
-  record NamespaceAnswer(Optional<dev.ration.statemachine.ttl.NamespaceView> namespace)
+  record NamespaceAnswer(Optional<dev.ration.wire.ttl.NamespaceView> namespace)
       implements QueryResult {}
 
-  record NamespaceList(List<dev.ration.statemachine.ttl.NamespaceView> namespaces)
+  record NamespaceList(List<dev.ration.wire.ttl.NamespaceView> namespaces)
       implements QueryResult {}
   // --- end ttl
 

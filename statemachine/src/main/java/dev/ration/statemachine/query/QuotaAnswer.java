@@ -4,7 +4,7 @@ import dev.ration.statemachine.quota.Aggregate;
 import dev.ration.statemachine.quota.AuditRecord;
 import dev.ration.statemachine.quota.Drift;
 import dev.ration.statemachine.quota.LevelUsage;
-import dev.ration.statemachine.quota.QuotaSpec;
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.statemachine.quota.Reservation;
 import dev.ration.statemachine.quota.UsageEvent;
 import java.util.List;

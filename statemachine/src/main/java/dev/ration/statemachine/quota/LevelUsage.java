@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.QuotaSpec;
+
 import dev.ration.wire.QuotaKind;
 
 /**

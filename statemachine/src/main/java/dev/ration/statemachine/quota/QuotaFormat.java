@@ -2,6 +2,8 @@ package dev.ration.statemachine.quota;
 
 import dev.ration.wire.EventType;
 import dev.ration.wire.Overage;
+import dev.ration.wire.quota.QuotaSpec;
+
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 

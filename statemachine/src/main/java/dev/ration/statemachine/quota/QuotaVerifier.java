@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.QuotaSpec;
+
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.replica.ExpiryKey;
 import java.util.HashMap;

@@ -4,7 +4,7 @@ import dev.ration.wire.Outcome;
 
 import dev.ration.statemachine.quota.Drift;
 import dev.ration.wire.EventType;
-import dev.ration.statemachine.quota.QuotaSpec;
+import dev.ration.wire.quota.QuotaSpec;
 import java.util.List;
 
 /**

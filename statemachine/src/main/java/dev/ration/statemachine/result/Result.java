@@ -2,8 +2,8 @@ package dev.ration.statemachine.result;
 
 import dev.ration.wire.Outcome;
 
-import dev.ration.statemachine.lease.Limit;
-import dev.ration.statemachine.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.lease.LeaseView;
 
 /**
  * The outcome of applying one proposal. Results are replicated data: a retried request gets the
@@ -67,7 +67,7 @@ public sealed interface Result {
     }
   }
 
-  record NamespaceSet(dev.ration.statemachine.ttl.NamespaceView namespace) implements Result {
+  record NamespaceSet(dev.ration.wire.ttl.NamespaceView namespace) implements Result {
     public int code() {
       return 22;
     }

@@ -2,12 +2,12 @@ package dev.ration.statemachine.result;
 
 import dev.ration.wire.Outcome;
 
-import dev.ration.statemachine.lease.LeaseView;
-import dev.ration.statemachine.lease.Limit;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.wire.CapacityPolicy;
-import dev.ration.statemachine.ttl.NamespaceView;
+import dev.ration.wire.ttl.NamespaceView;
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
 

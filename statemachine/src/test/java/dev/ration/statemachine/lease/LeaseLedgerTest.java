@@ -1,5 +1,9 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.lease.LimitStatus;
+
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 

@@ -1,6 +1,7 @@
 package dev.ration.statemachine.lease;
 
 import dev.ration.statemachine.replica.ExpiryKey;
+import dev.ration.wire.lease.LeaseView;
 
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;

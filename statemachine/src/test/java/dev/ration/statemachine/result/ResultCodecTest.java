@@ -5,8 +5,8 @@ import dev.ration.wire.Outcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.ration.statemachine.lease.LeaseView;
-import dev.ration.statemachine.lease.Limit;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import java.util.Arrays;

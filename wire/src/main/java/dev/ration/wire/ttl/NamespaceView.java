@@ -1,4 +1,4 @@
-package dev.ration.statemachine.ttl;
+package dev.ration.wire.ttl;
 
 import dev.ration.wire.CapacityPolicy;
 

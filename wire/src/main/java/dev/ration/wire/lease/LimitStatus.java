@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.wire.lease;
 
 /**
  * A limit with its ledger: Σ counted and Σ granted shares over live leases, the returned-token

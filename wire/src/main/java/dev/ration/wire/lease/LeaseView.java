@@ -1,4 +1,4 @@
-package dev.ration.statemachine.lease;
+package dev.ration.wire.lease;
 
 import dev.ration.wire.Mode;
 
