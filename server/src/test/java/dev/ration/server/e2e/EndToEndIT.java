@@ -171,7 +171,6 @@ class EndToEndIT {
     }
   }
 
-  /** `limit get` counts exactly the granted shares, and `lease list` lists every granted lease. */
   /**
    * A port of the config already taken (another cluster on the same ports, say): start must
    * refuse before launching anything, or its health checks would pass against the other
@@ -198,6 +197,7 @@ class EndToEndIT {
     }
   }
 
+  /** `limit get` counts exactly the granted shares, and `lease list` lists every granted lease. */
   void assertLedgerHolds(List<Map<String, Object>> granted, long rateSum, long burstSum) throws Exception {
     Cli get = cli(0, "limit", "get", "--tenant", TENANT, "--resource", RESOURCE);
     Map<String, Object> limit = map(get.json().get("limit"));
