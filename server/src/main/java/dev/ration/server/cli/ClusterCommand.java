@@ -4,12 +4,10 @@ import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ParentCommand;
 
 /** `ration cluster ...`: the cluster as a whole. */
 @Command(name = "cluster", description = "Cluster-wide views.", subcommands = {ClusterCommand.Status.class})
 final class ClusterCommand {
-  @ParentCommand RationCli root;
   @picocli.CommandLine.Mixin HelpOption help;
 
   /**
@@ -19,13 +17,6 @@ final class ClusterCommand {
    */
   @Command(name = "status", description = "Show each server's role, term, commit/applied index and leader.")
   static final class Status extends AdminCommand {
-    @ParentCommand ClusterCommand group;
-
-    @Override
-    RationCli root() {
-      return group.root;
-    }
-
     @Override
     int run(ClusterGateway g) {
       List<Fields> rows = new ArrayList<>();

@@ -4,13 +4,11 @@ import dev.ration.wire.lease.LeaseView;
 
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
-import dev.ration.server.cli.ClusterGateway.ClientIdentity;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * `ration lease ...`: the lease protocol by hand, for operators inspecting the ledger and for
@@ -20,27 +18,10 @@ import picocli.CommandLine.ParentCommand;
     subcommands = {LeaseCommand.Acquire.class, LeaseCommand.Renew.class, LeaseCommand.Return.class,
         LeaseCommand.ListLeases.class})
 final class LeaseCommand {
-  @ParentCommand RationCli root;
-  @picocli.CommandLine.Mixin HelpOption help;
-
-  /** A mutation of the lease ledger: may choose its client id and request id. */
-  abstract static class LeaseMutation extends AdminCommand {
-    @ParentCommand LeaseCommand group;
-    @Mixin MutationOptions mutation;
-
-    @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
-    Optional<ClientIdentity> clientId() {
-      return mutation.clientId();
-    }
-  }
+  @Mixin HelpOption help;
 
   @Command(name = "acquire", description = "Acquire a new lease for a holder (exit 2 on LIMIT_EXHAUSTED etc.).")
-  static final class Acquire extends LeaseMutation {
+  static final class Acquire extends MutationCommand {
     @Option(names = "--tenant", required = true) String tenant;
     @Option(names = "--resource", required = true) String resource;
     @Option(names = "--holder", required = true, description = "Region or replica that will hold the lease.") String holder;
@@ -52,7 +33,7 @@ final class LeaseCommand {
     @Override
     int run(ClusterGateway g) throws GatewayException {
       Response.LeaseReply r = send(g, new Request.AcquireLease(tenant, resource, holder, rate, burst),
-          mutation.requestId(), Response.LeaseReply.class);
+          Response.LeaseReply.class);
       return printOutcome(r.outcome(), r.message(), r.retryAfterMillis(), Views.leaseReply(r));
     }
   }
@@ -62,7 +43,7 @@ final class LeaseCommand {
    * first with a linearizable list), so a bare renew extends the lease without shrinking it.
    */
   @Command(name = "renew", description = "Renew a lease, presenting its version; optionally report a new demand.")
-  static final class Renew extends LeaseMutation {
+  static final class Renew extends MutationCommand {
     @Option(names = "--lease-id", required = true, paramLabel = "ID") long leaseId;
     @Option(names = "--version", required = true, paramLabel = "V", description = "Version the holder has (acknowledges it).")
     long version;
@@ -85,6 +66,7 @@ final class LeaseCommand {
         demandRate = rate;
         demandBurst = burst;
       } else {
+        // A read: it must not take the renewal's request id.
         Response.LeaseList all = send(g, new Request.ListLeases("", "", false), Optional.empty(), Response.LeaseList.class);
         Optional<LeaseView> current = all.leases().stream().filter(l -> l.leaseId() == leaseId).findFirst();
         if (current.isEmpty()) {
@@ -96,13 +78,13 @@ final class LeaseCommand {
       }
       Request.RenewLease request = new Request.RenewLease(
           leaseId, version, demandRate, demandBurst, admittedPerSecond, rejectedPerSecond, emergencyUsed);
-      Response.LeaseReply r = send(g, request, mutation.requestId(), Response.LeaseReply.class);
+      Response.LeaseReply r = send(g, request, Response.LeaseReply.class);
       return printOutcome(r.outcome(), r.message(), r.retryAfterMillis(), Views.leaseReply(r));
     }
   }
 
   @Command(name = "return", description = "Return a lease (the holder has invalidated its bucket first).")
-  static final class Return extends LeaseMutation {
+  static final class Return extends MutationCommand {
     @Option(names = "--lease-id", required = true, paramLabel = "ID") long leaseId;
     @Option(names = "--version", required = true, paramLabel = "V") long version;
     @Option(names = "--unused", defaultValue = "0", paramLabel = "N", description = "Unused balance handed back (default: 0).")
@@ -110,24 +92,17 @@ final class LeaseCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      Response.ReturnReply r = send(g, new Request.ReturnLease(leaseId, version, unused), mutation.requestId(),
-          Response.ReturnReply.class);
+      Response.ReturnReply r = send(g, new Request.ReturnLease(leaseId, version, unused), Response.ReturnReply.class);
       return printOutcome(r.outcome(), r.message(), 0, Views.returnReply(r));
     }
   }
 
   @Command(name = "list", description = "List live leases, optionally of one tenant and resource.")
   static final class ListLeases extends AdminCommand {
-    @ParentCommand LeaseCommand group;
     @Option(names = "--tenant", defaultValue = "", description = "Only this tenant (with --resource).") String tenant;
     @Option(names = "--resource", defaultValue = "", description = "Only this resource (with --tenant).") String resource;
     @Option(names = "--stale", description = "Answer from the contacted server's state, without a linearizable read.")
     boolean stale;
-
-    @Override
-    RationCli root() {
-      return group.root;
-    }
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
@@ -135,10 +110,8 @@ final class LeaseCommand {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(),
             "give both --tenant and --resource, or neither");
       }
-      Response.LeaseList r = send(g, new Request.ListLeases(tenant, resource, stale), Optional.empty(),
-          Response.LeaseList.class);
-      printList("leases", r.leases().stream().map(Views::lease).toList(), Views.LEASE_COLUMNS);
-      return Exit.OK;
+      Response.LeaseList r = send(g, new Request.ListLeases(tenant, resource, stale), Response.LeaseList.class);
+      return printList("leases", r.leases(), Views::lease, Views.LEASE_COLUMNS);
     }
   }
 }

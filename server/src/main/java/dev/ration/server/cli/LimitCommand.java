@@ -2,31 +2,22 @@ package dev.ration.server.cli;
 
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
-import dev.ration.server.cli.ClusterGateway.ClientIdentity;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
-import dev.ration.server.config.Quantities;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
-import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.TypeConversionException;
 
 /** `ration limit ...`: global limits (tenant, resource) -> R, B, mode, lease duration. */
 @Command(name = "limit", description = "Create, change and inspect global limits.",
     subcommands = {LimitCommand.Set.class, LimitCommand.Get.class, LimitCommand.ListLimits.class})
 final class LimitCommand {
-  @ParentCommand RationCli root;
   @picocli.CommandLine.Mixin HelpOption help;
 
   @Command(name = "set", description = "Create or change a limit (idempotent by --client-id/--request-id).")
-  static final class Set extends AdminCommand {
-    @ParentCommand LimitCommand group;
-    @Mixin MutationOptions mutation;
-
+  static final class Set extends MutationCommand {
     @Option(names = "--tenant", required = true) String tenant;
     @Option(names = "--resource", required = true) String resource;
     @Option(names = "--rate", required = true, paramLabel = "N", description = "Refill rate R, tokens per second.")
@@ -53,78 +44,44 @@ final class LimitCommand {
     long expectedVersion;
 
     @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
-    Optional<ClientIdentity> clientId() {
-      return mutation.clientId();
-    }
-
-    @Override
     int run(ClusterGateway g) throws GatewayException {
       Request.SetLimit request = new Request.SetLimit(tenant, resource, ratePerSecond, burst, mode,
-          millis("--lease-duration", leaseDuration), millis("--grace", grace), emergency, policy,
-          expectedVersion);
-      Response.SetLimitReply reply = send(g, request, mutation.requestId(), Response.SetLimitReply.class);
+          durationMillis("--lease-duration", leaseDuration), durationMillis("--grace", grace), emergency,
+          policy, expectedVersion);
+      Response.SetLimitReply reply = send(g, request, Response.SetLimitReply.class);
       return printOutcome(reply.outcome(), reply.message(), 0, Views.setLimitReply(reply));
-    }
-
-    private long millis(String option, String text) {
-      try {
-        return Quantities.parseDuration(text).toMillis();
-      } catch (IllegalArgumentException e) {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), option + ": " + e.getMessage());
-      }
     }
   }
 
   @Command(name = "get", description = "Show one limit with its ledger figures (exit 2 if there is none).")
   static final class Get extends AdminCommand {
-    @ParentCommand LimitCommand group;
     @Option(names = "--tenant", required = true) String tenant;
     @Option(names = "--resource", required = true) String resource;
     @Option(names = "--stale", description = "Answer from the contacted server's state, without a linearizable read.")
     boolean stale;
 
     @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
     int run(ClusterGateway g) throws GatewayException {
-      Response.GetLimitReply reply = send(g, new Request.GetLimit(tenant, resource, stale), Optional.empty(),
+      Response.GetLimitReply reply = send(g, new Request.GetLimit(tenant, resource, stale),
           Response.GetLimitReply.class);
       Fields f = new Fields().put("found", reply.found());
       if (reply.found() && reply.limit() != null) {
         f.put("limit", Views.limit(reply.limit()));
       }
-      print(f);
-      if (!reply.found()) {
-        throw new CliFailure(Exit.FAILED, "LIMIT_UNKNOWN: no limit for tenant '" + tenant + "' resource '" + resource + "'");
-      }
-      return Exit.OK;
+      return printFound(reply.found(), f,
+          "LIMIT_UNKNOWN: no limit for tenant '" + tenant + "' resource '" + resource + "'");
     }
   }
 
   @Command(name = "list", description = "List every limit.")
   static final class ListLimits extends AdminCommand {
-    @ParentCommand LimitCommand group;
     @Option(names = "--stale", description = "Answer from the contacted server's state, without a linearizable read.")
     boolean stale;
 
     @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
     int run(ClusterGateway g) throws GatewayException {
-      Response.LimitList reply = send(g, new Request.ListLimits(stale), Optional.empty(), Response.LimitList.class);
-      printList("limits", reply.limits().stream().map(Views::limit).toList(), Views.LIMIT_COLUMNS);
-      return Exit.OK;
+      Response.LimitList reply = send(g, new Request.ListLimits(stale), Response.LimitList.class);
+      return printList("limits", reply.limits(), Views::limit, Views.LIMIT_COLUMNS);
     }
   }
 

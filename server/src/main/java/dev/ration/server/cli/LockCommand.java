@@ -5,15 +5,12 @@ import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.protocol.TtlRequest;
 import dev.ration.client.protocol.TtlResponse;
-import dev.ration.server.cli.ClusterGateway.ClientIdentity;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.nio.charset.StandardCharsets;
-import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * `ration lock acquire|release`: a lock is a TTL entry in namespace "locks" created by
@@ -25,26 +22,13 @@ import picocli.CommandLine.ParentCommand;
 final class LockCommand {
   static final String NAMESPACE = "locks";
 
-  @ParentCommand RationCli root;
   @Mixin HelpOption help;
 
-  abstract static class LockMutation extends AdminCommand {
-    @ParentCommand LockCommand group;
-    @Mixin MutationOptions mutation;
-
-    @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
-    Optional<ClientIdentity> clientId() {
-      return mutation.clientId();
-    }
-
+  abstract static class LockMutation extends MutationCommand {
+    /** A TTL call whose unexpected-reply error names only the request kind, as lock errors do. */
     <T extends TtlResponse> T ttl(ClusterGateway g, TtlRequest request, Class<T> type)
         throws GatewayException {
-      Response.Ttl reply = send(g, new Request.Ttl(request), mutation.requestId(), Response.Ttl.class);
+      Response.Ttl reply = send(g, new Request.Ttl(request), Response.Ttl.class);
       if (!type.isInstance(reply.response())) {
         throw new CliFailure(Exit.INDETERMINATE, "unexpected reply to " + request.kind());
       }

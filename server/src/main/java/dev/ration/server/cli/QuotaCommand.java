@@ -6,51 +6,22 @@ import dev.ration.wire.Window;
 
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
-import dev.ration.server.cli.ClusterGateway.ClientIdentity;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
-import dev.ration.server.config.Quantities;
-import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 
 /** `ration quota ...`: the versioned quota catalog (scope path, resource) -> kind, limit, policy. */
 @Command(name = "quota", description = "Create, change and inspect quota catalog entries.",
     subcommands = {QuotaCommand.Set.class, QuotaCommand.Get.class, QuotaCommand.ListQuotas.class,
         QuotaCommand.History.class})
 final class QuotaCommand {
-  @ParentCommand RationCli root;
   @Mixin HelpOption help;
-
-  /** Sends a quota request and returns its reply of the expected type. */
-  static <T extends QuotaResponse> T quotaCall(AdminCommand c, ClusterGateway g, QuotaRequest r,
-      Optional<Long> requestId, Class<T> type) throws GatewayException {
-    Response.Quota reply = c.send(g, new Request.Quota(r), requestId, Response.Quota.class);
-    if (!type.isInstance(reply.response())) {
-      throw new CliFailure(Exit.INDETERMINATE, "unexpected reply to " + r.kind() + ": "
-          + reply.response().getClass().getSimpleName());
-    }
-    return type.cast(reply.response());
-  }
-
-  static long duration(AdminCommand c, String option, String text) {
-    try {
-      return Quantities.parseDuration(text).toMillis();
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(c.spec.commandLine(), option + ": " + e.getMessage());
-    }
-  }
 
   @Command(name = "set", description = "Create or change a catalog entry: a new version, audited "
       + "with --actor and --reason (idempotent by --client-id/--request-id).")
-  static final class Set extends AdminCommand {
-    @ParentCommand QuotaCommand group;
-    @Mixin MutationOptions mutation;
-
+  static final class Set extends MutationCommand {
     @Option(names = "--scope", required = true, paramLabel = "org[/tenant[/project]]") String scope;
     @Option(names = "--resource", required = true) String resource;
     @Option(names = "--kind", required = true, paramLabel = "rate|concurrent|allocation|cumulative")
@@ -75,24 +46,14 @@ final class QuotaCommand {
     @Option(names = "--reason", defaultValue = "") String reason;
 
     @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
-    Optional<ClientIdentity> clientId() {
-      return mutation.clientId();
-    }
-
-    @Override
     int run(ClusterGateway g) throws GatewayException {
       int k = code(QuotaViews.KINDS, "--kind", kind);
       int w = code(QuotaViews.WINDOWS, "--window", window);
       int o = code(QuotaViews.OVERAGES, "--overage", overage);
-      QuotaResponse.QuotaSetReply reply = quotaCall(this, g, new QuotaRequest.SetQuota(scope,
+      QuotaResponse.QuotaSetReply reply = send(g, new QuotaRequest.SetQuota(scope,
           resource, QuotaKind.fromCode(k), Window.fromCode(w), limit, unit, soft,
           Overage.fromCode(o), overageMax, periodStart, expectedVersion, actor,
-          reason), mutation.requestId(), QuotaResponse.QuotaSetReply.class);
+          reason), QuotaResponse.QuotaSetReply.class);
       Fields f = new Fields().put("outcome", reply.outcome().name()).put("message", reply.message())
           .put("currentVersion", reply.currentVersion());
       reply.quota().ifPresent(q -> f.put("quota", QuotaViews.quota(q)));
@@ -111,71 +72,44 @@ final class QuotaCommand {
 
   @Command(name = "get", description = "Show one entry with its usage (exit 2 if there is none).")
   static final class Get extends AdminCommand {
-    @ParentCommand QuotaCommand group;
     @Option(names = "--scope", required = true) String scope;
     @Option(names = "--resource", required = true) String resource;
     @Option(names = "--stale") boolean stale;
 
     @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
     int run(ClusterGateway g) throws GatewayException {
-      QuotaResponse.QuotaFound reply = quotaCall(this, g,
-          new QuotaRequest.GetQuota(scope, resource, stale), Optional.empty(),
+      QuotaResponse.QuotaFound reply = send(g, new QuotaRequest.GetQuota(scope, resource, stale),
           QuotaResponse.QuotaFound.class);
       Fields f = new Fields().put("found", reply.quota().isPresent());
       reply.quota().ifPresent(q -> f.put("quota", QuotaViews.quota(q)));
-      print(f);
-      if (reply.quota().isEmpty()) {
-        throw new CliFailure(Exit.FAILED, "LIMIT_UNKNOWN: no quota for scope '" + scope
-            + "' resource '" + resource + "'");
-      }
-      return Exit.OK;
+      return printFound(reply.quota().isPresent(), f, "LIMIT_UNKNOWN: no quota for scope '" + scope
+          + "' resource '" + resource + "'");
     }
   }
 
   @Command(name = "list", description = "List entries at a scope and below, with usage.")
   static final class ListQuotas extends AdminCommand {
-    @ParentCommand QuotaCommand group;
     @Option(names = "--scope", defaultValue = "", description = "Scope prefix (default: all).") String scope;
     @Option(names = "--stale") boolean stale;
 
     @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
     int run(ClusterGateway g) throws GatewayException {
-      QuotaResponse.QuotaList reply = quotaCall(this, g, new QuotaRequest.ListQuotas(scope, stale),
-          Optional.empty(), QuotaResponse.QuotaList.class);
-      printList("quotas", reply.quotas().stream().map(QuotaViews::quota).toList(),
-          QuotaViews.QUOTA_COLUMNS);
-      return Exit.OK;
+      QuotaResponse.QuotaList reply = send(g, new QuotaRequest.ListQuotas(scope, stale),
+          QuotaResponse.QuotaList.class);
+      return printList("quotas", reply.quotas(), QuotaViews::quota, QuotaViews.QUOTA_COLUMNS);
     }
   }
 
   @Command(name = "history", description = "Every version of one entry, oldest first (who, when, why).")
   static final class History extends AdminCommand {
-    @ParentCommand QuotaCommand group;
     @Option(names = "--scope", required = true) String scope;
     @Option(names = "--resource", required = true) String resource;
 
     @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    @Override
     int run(ClusterGateway g) throws GatewayException {
-      QuotaResponse.QuotaList reply = quotaCall(this, g, new QuotaRequest.QuotaHistory(scope, resource),
-          Optional.empty(), QuotaResponse.QuotaList.class);
-      printList("versions", reply.quotas().stream().map(QuotaViews::quota).toList(),
-          QuotaViews.HISTORY_COLUMNS);
-      return Exit.OK;
+      QuotaResponse.QuotaList reply = send(g, new QuotaRequest.QuotaHistory(scope, resource),
+          QuotaResponse.QuotaList.class);
+      return printList("versions", reply.quotas(), QuotaViews::quota, QuotaViews.HISTORY_COLUMNS);
     }
   }
 }

@@ -2,16 +2,12 @@ package dev.ration.server.cli;
 
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
-import dev.ration.server.cli.ClusterGateway.ClientIdentity;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * `ration reserve`: checkAndReserve one or more resources all-or-nothing at every level of a
@@ -19,10 +15,7 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(name = "reserve", description = "Reserve capacity at every level of a scope path "
     + "(all or nothing; idempotent by --client-id/--request-id).")
-final class ReserveCommand extends AdminCommand {
-  @ParentCommand RationCli root;
-  @Mixin MutationOptions mutation;
-
+final class ReserveCommand extends MutationCommand {
   @Option(names = "--scope", required = true, paramLabel = "org[/tenant[/project]]") String scope;
   @Option(names = "--item", required = true, paramLabel = "RESOURCE=AMOUNT",
       description = "A resource and amount; repeat for several (all or nothing).")
@@ -31,16 +24,6 @@ final class ReserveCommand extends AdminCommand {
   @Option(names = "--config-version", defaultValue = "0", paramLabel = "V",
       description = "Catalog version last seen (0 = do not check; else STALE_CONFIG if older).")
   long configVersion;
-
-  @Override
-  RationCli root() {
-    return root;
-  }
-
-  @Override
-  Optional<ClientIdentity> clientId() {
-    return mutation.clientId();
-  }
 
   @Override
   int run(ClusterGateway g) throws GatewayException {
@@ -53,9 +36,8 @@ final class ReserveCommand extends AdminCommand {
         throw new ParameterException(spec.commandLine(), "--item: '" + item + "' is not RESOURCE=AMOUNT");
       }
     }
-    QuotaResponse.ReserveReply reply = QuotaCommand.quotaCall(this, g, new QuotaRequest.Reserve(
-        scope, list, configVersion, QuotaCommand.duration(this, "--ttl", ttl)),
-        mutation.requestId(), QuotaResponse.ReserveReply.class);
+    QuotaResponse.ReserveReply reply = send(g, new QuotaRequest.Reserve(
+        scope, list, configVersion, durationMillis("--ttl", ttl)), QuotaResponse.ReserveReply.class);
     return printOutcome(reply.outcome(), reply.message(), reply.retryAfterMillis(),
         QuotaViews.reserveReply(reply));
   }

@@ -5,20 +5,15 @@ import dev.ration.wire.CapacityPolicy;
 import dev.ration.wire.ttl.NamespaceView;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
 import dev.ration.client.protocol.TtlRequest;
 import dev.ration.client.protocol.TtlResponse;
-import dev.ration.server.cli.ClusterGateway.ClientIdentity;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * `ration ttl ...`: TTL entries by hand (docs/TTL.md). Values are given and printed as UTF-8
@@ -31,39 +26,22 @@ import picocli.CommandLine.ParentCommand;
         TtlCommand.Refresh.class, TtlCommand.Delete.class, TtlCommand.ListEntries.class,
         TtlCommand.NamespaceSet.class, TtlCommand.NamespaceGet.class})
 final class TtlCommand {
-  @ParentCommand RationCli root;
   @Mixin HelpOption help;
 
-  /** A TTL command: --namespace (default "default"). */
-  abstract static class TtlRead extends AdminCommand {
-    @ParentCommand TtlCommand group;
+  /** -n/--namespace, which every TTL command takes. */
+  static final class NamespaceOption {
     @Option(names = {"-n", "--namespace"}, defaultValue = "default", description = "Namespace (default: default).")
     String namespace;
-
-    @Override
-    RationCli root() {
-      return group.root;
-    }
-
-    <T extends TtlResponse> T ttl(ClusterGateway g, TtlRequest request, Optional<Long> requestId,
-        Class<T> type) throws GatewayException {
-      Response.Ttl reply = send(g, new Request.Ttl(request), requestId, Response.Ttl.class);
-      if (!type.isInstance(reply.response())) {
-        throw new CliFailure(Exit.INDETERMINATE, "unexpected reply to " + request.kind() + ": "
-            + reply.response().getClass().getSimpleName());
-      }
-      return type.cast(reply.response());
-    }
   }
 
-  /** A mutation: may choose its client id and request id. */
-  abstract static class TtlMutation extends TtlRead {
-    @Mixin MutationOptions mutation;
+  /** A TTL command that reads. */
+  abstract static class TtlRead extends AdminCommand {
+    @Mixin NamespaceOption ns;
+  }
 
-    @Override
-    Optional<ClientIdentity> clientId() {
-      return mutation.clientId();
-    }
+  /** A TTL command that writes: may choose its client id and request id. */
+  abstract static class TtlMutation extends MutationCommand {
+    @Mixin NamespaceOption ns;
   }
 
   @Command(name = "put", description = "Store a value (replaces any entry and resets its TTL).")
@@ -75,9 +53,9 @@ final class TtlCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      TtlResponse.WriteReply r = ttl(g, new TtlRequest.Put(namespace, key, utf8(value), ttlMillis),
-          mutation.requestId(), TtlResponse.WriteReply.class);
-      return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(namespace, key, r));
+      TtlResponse.WriteReply r = send(g, new TtlRequest.Put(ns.namespace, key, utf8(value), ttlMillis),
+          TtlResponse.WriteReply.class);
+      return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(ns.namespace, key, r));
     }
   }
 
@@ -90,9 +68,9 @@ final class TtlCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      TtlResponse.WriteReply r = ttl(g, new TtlRequest.CompareAndSet(namespace, key,
-          expectedVersion, utf8(value), ttlMillis), mutation.requestId(), TtlResponse.WriteReply.class);
-      return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(namespace, key, r));
+      TtlResponse.WriteReply r = send(g, new TtlRequest.CompareAndSet(ns.namespace, key,
+          expectedVersion, utf8(value), ttlMillis), TtlResponse.WriteReply.class);
+      return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(ns.namespace, key, r));
     }
   }
 
@@ -105,9 +83,9 @@ final class TtlCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      TtlResponse.WriteReply r = ttl(g, new TtlRequest.Refresh(namespace, key, ttlMillis,
-          expectedVersion), mutation.requestId(), TtlResponse.WriteReply.class);
-      return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(namespace, key, r));
+      TtlResponse.WriteReply r = send(g, new TtlRequest.Refresh(ns.namespace, key, ttlMillis,
+          expectedVersion), TtlResponse.WriteReply.class);
+      return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(ns.namespace, key, r));
     }
   }
 
@@ -118,9 +96,9 @@ final class TtlCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      TtlResponse.DeleteReply r = ttl(g, new TtlRequest.Delete(namespace, key, expectedVersion),
-          mutation.requestId(), TtlResponse.DeleteReply.class);
-      return printOutcome(r.outcome(), r.message(), 0, TtlViews.delete(namespace, key, r));
+      TtlResponse.DeleteReply r = send(g, new TtlRequest.Delete(ns.namespace, key, expectedVersion),
+          TtlResponse.DeleteReply.class);
+      return printOutcome(r.outcome(), r.message(), 0, TtlViews.delete(ns.namespace, key, r));
     }
   }
 
@@ -132,17 +110,13 @@ final class TtlCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      TtlResponse.GetReply r = ttl(g, new TtlRequest.Get(namespace, key, stale), Optional.empty(),
+      TtlResponse.GetReply r = send(g, new TtlRequest.Get(ns.namespace, key, stale),
           TtlResponse.GetReply.class);
       Fields f = new Fields().put("found", r.found()).put("readAtMillis", r.readAtMillis());
       if (r.found()) {
         TtlViews.entryInto(f, r.entry());
       }
-      print(f);
-      if (!r.found()) {
-        throw new CliFailure(Exit.FAILED, "ENTRY_UNKNOWN: no live entry " + namespace + "/" + key);
-      }
-      return Exit.OK;
+      return printFound(r.found(), f, "ENTRY_UNKNOWN: no live entry " + ns.namespace + "/" + key);
     }
   }
 
@@ -155,10 +129,9 @@ final class TtlCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      TtlResponse.ListReply r = ttl(g, new TtlRequest.List(namespace, prefix, limit, stale),
-          Optional.empty(), TtlResponse.ListReply.class);
-      printList("entries", r.entries().stream().map(TtlViews::entry).toList(), TtlViews.ENTRY_COLUMNS);
-      return Exit.OK;
+      TtlResponse.ListReply r = send(g, new TtlRequest.List(ns.namespace, prefix, limit, stale),
+          TtlResponse.ListReply.class);
+      return printList("entries", r.entries(), TtlViews::entry, TtlViews.ENTRY_COLUMNS);
     }
   }
 
@@ -177,8 +150,8 @@ final class TtlCommand {
         default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
             "--policy: " + policy + " is not reject or evict-soonest-expiring");
       };
-      TtlResponse.NamespaceReply r = ttl(g, new TtlRequest.SetNamespace(namespace, maxEntries,
-          maxBytes, code), mutation.requestId(), TtlResponse.NamespaceReply.class);
+      TtlResponse.NamespaceReply r = send(g, new TtlRequest.SetNamespace(ns.namespace, maxEntries,
+          maxBytes, code), TtlResponse.NamespaceReply.class);
       Fields f = r.namespace() == null ? new Fields() : TtlViews.namespace(r.namespace());
       return printOutcome(r.outcome(), r.message(), 0, f.put("outcome", r.outcome().name()));
     }
@@ -191,11 +164,9 @@ final class TtlCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      TtlResponse.NamespaceList r = ttl(g, new TtlRequest.GetNamespaces(all ? "" : namespace, stale),
-          Optional.empty(), TtlResponse.NamespaceList.class);
-      printList("namespaces", r.namespaces().stream().map(TtlViews::namespace).toList(),
-          TtlViews.NAMESPACE_COLUMNS);
-      return Exit.OK;
+      TtlResponse.NamespaceList r = send(g, new TtlRequest.GetNamespaces(all ? "" : ns.namespace, stale),
+          TtlResponse.NamespaceList.class);
+      return printList("namespaces", r.namespaces(), TtlViews::namespace, TtlViews.NAMESPACE_COLUMNS);
     }
   }
 

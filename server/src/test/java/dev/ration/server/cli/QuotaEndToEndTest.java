@@ -23,6 +23,7 @@ import dev.ration.server.config.ServerConfig;
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
+import dev.ration.testkit.Waits;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -137,15 +138,13 @@ class QuotaEndToEndTest {
       assertEquals(1, quotas.readUsage("", 1, 100).events().stream()
           .filter(e -> e.type() == EventType.ALERT).count());
       java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      String metrics = "";
-      while (!metrics.contains("ration_quota_alerts_raised 1.0") && System.nanoTime() < deadline) {
-        metrics = http.send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://" + c.adminAddress() + "/metrics")).build(),
-            java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-        Thread.sleep(100); // polling the periodic gauge refresh, bounded by the deadline
-      }
-      assertTrue(metrics.contains("ration_quota_alerts_raised 1.0"), metrics);
+      // The gauge is refreshed periodically, not on the write.
+      Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(100)).until(
+          "ration_quota_alerts_raised 1.0 on /metrics",
+          () -> http.send(java.net.http.HttpRequest.newBuilder(
+                  java.net.URI.create("http://" + c.adminAddress() + "/metrics")).build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString()).body(),
+          metrics -> metrics.contains("ration_quota_alerts_raised 1.0"));
 
       String server = c.clientAddress();
       String[] list = cli(server, "quota", "list", "--output", "json");

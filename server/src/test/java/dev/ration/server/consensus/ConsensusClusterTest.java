@@ -18,6 +18,7 @@ import dev.ration.wire.Policy;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
+import dev.ration.testkit.Waits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,17 +87,17 @@ class ConsensusClusterTest {
   }
 
   private static void awaitConverged(InProcessCluster cluster, Duration wait) {
-    InProcessCluster.await(wait, "all nodes converge on one applied index and state", () -> {
-      List<ConsensusNode> nodes = cluster.runningNodes();
-      long index = appliedIndex(nodes.get(0));
-      byte[] state = canonical(nodes.get(0));
-      for (ConsensusNode n : nodes) {
-        if (appliedIndex(n) != index || !java.util.Arrays.equals(canonical(n), state)) {
-          return false;
-        }
-      }
-      return index > 0;
-    });
+    Waits.upTo(wait).every(InProcessCluster.POLL).untilAsserted(
+        "all nodes converge on one applied index and state", () -> {
+          List<ConsensusNode> nodes = cluster.runningNodes();
+          long index = appliedIndex(nodes.get(0));
+          byte[] state = canonical(nodes.get(0));
+          assertTrue(index > 0, "nothing applied yet");
+          for (ConsensusNode n : nodes) {
+            assertEquals(index, appliedIndex(n), () -> "applied index of " + cluster.idOf(n));
+            assertArrayEquals(state, canonical(n), () -> "canonical state of " + cluster.idOf(n));
+          }
+        });
   }
 
   /** Goal: a leader crash loses no grant, raises the epoch, and cannot lead to over-granting. */
@@ -174,8 +175,9 @@ class ConsensusClusterTest {
         cluster.submit(key(), acquire("api", "h" + i, 1), WAIT);
       }
       ConsensusNode current = cluster.awaitLeader(WAIT);
-      InProcessCluster.await(WAIT, "leader purged its log past the stopped follower",
-          () -> current.division().getRaftLog().getStartIndex() > followerIndex + 1);
+      Waits.upTo(WAIT).every(InProcessCluster.POLL).until(
+          "leader purged its log past the stopped follower at " + followerIndex,
+          () -> current.division().getRaftLog().getStartIndex(), start -> start > followerIndex + 1);
       assertTrue(current.stateMachine().snapshots().latest().isPresent(), "leader has a snapshot");
 
       ConsensusNode back = cluster.start(follower);

@@ -1,5 +1,6 @@
 package dev.ration.server.consensus;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -17,12 +18,13 @@ import dev.ration.wire.Policy;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
+import dev.ration.testkit.Waits;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -110,23 +112,10 @@ class ConsensusFaultInjectionTest {
 
   /** Submit to one node, retrying its transient refusals with the same key, within WAIT. */
   private static Result submitTo(ConsensusNode node, RequestKey key, Command command) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    Throwable last = null;
-    for (int i = 0; i < 500 && System.nanoTime() < deadline; i++) {
-      try {
-        return node.submit(key, command, System.nanoTime() + TimeUnit.SECONDS.toNanos(5))
-            .get(10, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        last = e.getCause();
-        InProcessCluster.pause(50);
-      } catch (TimeoutException e) {
-        last = e;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-    throw new AssertionError("submit " + command + " did not succeed within " + WAIT, last);
+    return Waits.upTo(WAIT).every(Duration.ofMillis(50)).retrying("submit " + command,
+        e -> e instanceof ExecutionException || e instanceof TimeoutException,
+        () -> node.submit(key, command, System.nanoTime() + TimeUnit.SECONDS.toNanos(5))
+            .get(10, TimeUnit.SECONDS));
   }
 
   private static <T extends QueryResult> T queryOn(ConsensusNode node, Query query, Class<T> type) {
@@ -177,27 +166,25 @@ class ConsensusFaultInjectionTest {
   }
 
   private void awaitConverged() {
-    InProcessCluster.await(WAIT, "all nodes converge on one applied index and state", () -> {
-      List<ConsensusNode> nodes = cluster.runningNodes();
-      long index = appliedIndex(nodes.get(0));
-      byte[] state = canonical(nodes.get(0));
-      return index > 0 && nodes.stream().allMatch(
-          n -> appliedIndex(n) == index && Arrays.equals(canonical(n), state));
-    });
+    Waits.upTo(WAIT).every(InProcessCluster.POLL).untilAsserted(
+        "all nodes converge on one applied index and state", () -> {
+          List<ConsensusNode> nodes = cluster.runningNodes();
+          long index = appliedIndex(nodes.get(0));
+          byte[] state = canonical(nodes.get(0));
+          assertTrue(index > 0, "nothing applied yet");
+          for (ConsensusNode n : nodes) {
+            assertEquals(index, appliedIndex(n), () -> "applied index of " + cluster.idOf(n));
+            assertArrayEquals(state, canonical(n), () -> "canonical state of " + cluster.idOf(n));
+          }
+        });
   }
 
   private ConsensusNode awaitLeaderOtherThan(String excluded) {
-    ConsensusNode[] found = new ConsensusNode[1];
-    InProcessCluster.await(WAIT, "a ready leader other than " + excluded, () -> {
-      for (String id : cluster.ids()) {
-        if (!id.equals(excluded) && cluster.node(id).readyLeader()) {
-          found[0] = cluster.node(id);
-          return true;
-        }
-      }
-      return false;
-    });
-    return found[0];
+    return Waits.upTo(WAIT).every(InProcessCluster.POLL).until(
+        "a ready leader other than " + excluded,
+        () -> cluster.ids().stream().filter(id -> !id.equals(excluded))
+            .map(cluster::node).filter(ConsensusNode::readyLeader).findFirst(),
+        Optional::isPresent).orElseThrow();
   }
 
   /**

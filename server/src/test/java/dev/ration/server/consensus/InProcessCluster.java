@@ -6,6 +6,7 @@ import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
+import dev.ration.testkit.Waits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -22,7 +23,6 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -33,13 +33,16 @@ import java.util.function.UnaryOperator;
  * the JVM, and {@link #close} fails the test if any happened.
  */
 final class InProcessCluster implements AutoCloseable {
+  /** How often the cluster's waits look again. */
+  static final Duration POLL = Duration.ofMillis(20);
+
   private final Path root;
   private final String groupId = UUID.randomUUID().toString();
   private final List<Peer> peers;
   private final UnaryOperator<ConsensusOptions> tweak;
   private final Map<String, ConsensusNode> running = new LinkedHashMap<>();
   final List<String> fatalErrors = Collections.synchronizedList(new ArrayList<>());
-  /** ttl (issue 4): each node's monotonic clock (tests make one run behind); System::nanoTime by default. */
+  /** Each node's monotonic clock (a test may make one run behind); System::nanoTime by default. */
   java.util.function.Function<String, java.util.function.LongSupplier> clocks = id -> System::nanoTime;
 
   InProcessCluster(Path root, int size, UnaryOperator<ConsensusOptions> tweak) {
@@ -120,17 +123,11 @@ final class InProcessCluster implements AutoCloseable {
 
   /** The running node that is a leader and has proposed its NewEpoch, within {@code timeout}. */
   ConsensusNode awaitLeader(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      for (Map.Entry<String, ConsensusNode> e : running.entrySet()) {
-        ConsensusNode n = e.getValue();
-        if (n.readyLeader()) {
-          return n;
-        }
-      }
-      pause(20);
-    }
-    throw new AssertionError("no ready leader among " + running.keySet() + " within " + timeout);
+    return Waits.upTo(timeout).every(POLL)
+        .until("a ready leader among " + running.keySet(),
+            () -> running.values().stream().filter(ConsensusNode::readyLeader).findFirst(),
+            Optional::isPresent)
+        .orElseThrow();
   }
 
   String idOf(ConsensusNode node) {
@@ -156,52 +153,26 @@ final class InProcessCluster implements AutoCloseable {
     });
   }
 
+  /**
+   * Tries again 50 ms after NOT_LEADER, UNAVAILABLE and the like, and after an attempt that got
+   * no answer within 5 s, until {@code timeout}. DEADLINE_EXCEEDED or any other failure fails
+   * the test at once.
+   */
   private static <T> T retry(
       Duration timeout, Supplier<java.util.concurrent.CompletableFuture<T>> attempt) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    RuntimeException last = null;
-    for (int i = 0; i < 1_000 && System.nanoTime() < deadline; i++) {
-      try {
-        return attempt.get().get(5, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof CoordinatorException ce
-            && ce.reason() != CoordinatorException.Reason.DEADLINE_EXCEEDED) {
-          last = ce;
-          pause(50);
-          continue;
-        }
-        throw new AssertionError("request failed", e.getCause());
-      } catch (TimeoutException e) {
-        last = new RuntimeException("attempt timed out", e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-    throw new AssertionError("request did not succeed within " + timeout, last);
-  }
-
-  /** Poll {@code condition} every 20 ms until it holds or {@code timeout} passes. */
-  static void await(Duration timeout, String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (condition.getAsBoolean()) {
-        return;
-      }
-      pause(20);
-    }
-    if (!condition.getAsBoolean()) {
-      throw new AssertionError("not within " + timeout + ": " + what);
-    }
-  }
-
-  static void pause(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
+    return Waits.upTo(timeout).every(Duration.ofMillis(50)).retrying("a successful request",
+        e -> e instanceof ExecutionException || e instanceof TimeoutException,
+        () -> {
+          try {
+            return attempt.get().get(5, TimeUnit.SECONDS);
+          } catch (ExecutionException e) {
+            if (e.getCause() instanceof CoordinatorException ce
+                && ce.reason() != CoordinatorException.Reason.DEADLINE_EXCEEDED) {
+              throw e;
+            }
+            throw new AssertionError("request failed", e.getCause());
+          }
+        });
   }
 
   Optional<ConsensusNode> find(String id) {

@@ -10,6 +10,7 @@ import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.ttl.Bytes;
 import dev.ration.statemachine.ttl.EntryView;
+import dev.ration.testkit.Waits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -102,29 +103,27 @@ class TtlClusterTest {
       cluster.stop(first);
       String second = cluster.idOf(cluster.awaitLeader(WAIT));
       assertTrue(!second.equals(first));
-      boolean expired = false;
-      int reads = 0;
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (!expired && System.nanoTime() < deadline && reads < 2_000) {
-        QueryResult.EntryAnswer a = get(cluster, "short");
-        reads++;
-        Optional<EntryView> e = checked(a);
-        if (e.isPresent()) {
-          assertEquals(shortLived.version(), e.get().version(), "the entry is the one written");
-        } else {
-          expired = true;
-          assertTrue(a.readAtMillis() >= shortLived.expiresAtMillis(),
-              "a miss before expiry at " + a.readAtMillis() + " means the entry was lost");
-        }
-        checked(get(cluster, "long")).orElseThrow(() -> new AssertionError("long-lived entry lost"));
-        InProcessCluster.pause(50);
-      }
-      assertTrue(expired, "the short entry expired through the slow leader after " + reads + " reads");
+      // Every read is checked as it comes; a failed check fails the test at once.
+      Waits.upTo(WAIT).every(Duration.ofMillis(50)).until(
+          "the short entry expired through the slow leader", () -> {
+            QueryResult.EntryAnswer a = get(cluster, "short");
+            Optional<EntryView> e = checked(a);
+            if (e.isPresent()) {
+              assertEquals(shortLived.version(), e.get().version(), "the entry is the one written");
+            } else {
+              assertTrue(a.readAtMillis() >= shortLived.expiresAtMillis(),
+                  "a miss before expiry at " + a.readAtMillis() + " means the entry was lost");
+            }
+            checked(get(cluster, "long"))
+                .orElseThrow(() -> new AssertionError("long-lived entry lost"));
+            return a;
+          }, a -> a.entry().isEmpty());
       // The old leader returns (normal clock) and catches up; every replica agrees.
       cluster.start(first);
       long leaderApplied = cluster.awaitLeader(WAIT).status().appliedIndex();
-      InProcessCluster.await(WAIT, "all replicas applied " + leaderApplied, () -> cluster
-          .runningNodes().stream().allMatch(n -> n.status().appliedIndex() >= leaderApplied));
+      Waits.upTo(WAIT).every(InProcessCluster.POLL).until("all replicas applied " + leaderApplied,
+          () -> cluster.runningNodes().stream().map(n -> n.status().appliedIndex()).toList(),
+          applied -> applied.stream().allMatch(i -> i >= leaderApplied));
       for (ConsensusNode n : cluster.runningNodes()) {
         assertEquals(Optional.empty(), checked(localGet(n, "short")), "on " + cluster.idOf(n));
         assertEquals(longLived.version(), checked(localGet(n, "long")).orElseThrow().version());
@@ -149,13 +148,9 @@ class TtlClusterTest {
         o.tickMaxItems(), o.stateOptions()))) {
       cluster.startAll();
       Result.EntryWritten w = put(cluster, "k", 300);
-      boolean miss = false;
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      for (int i = 0; i < 2_000 && !miss && System.nanoTime() < deadline; i++) {
-        miss = checked(get(cluster, "k")).isEmpty();
-        InProcessCluster.pause(20);
-      }
-      assertTrue(miss, "entry with expiresAt " + w.expiresAtMillis() + " became a miss");
+      Waits.upTo(WAIT).every(Duration.ofMillis(20)).until(
+          "entry with expiresAt " + w.expiresAtMillis() + " became a miss",
+          () -> checked(get(cluster, "k")), Optional::isEmpty);
       QueryResult.NamespaceAnswer ns = (QueryResult.NamespaceAnswer)
           cluster.query(new Query.GetNamespace("ns"), WAIT);
       assertEquals(1, ns.namespace().orElseThrow().entries(), "still stored: no Tick removed it");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.ration.testkit.Waits;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -21,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,6 +50,7 @@ class EndToEndIT {
   static final long RATE = 100;
   static final long BURST = 100;
   static final long DEMAND = 40;
+  static final Waits STATUS_POLL = Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(500));
 
   final Path root = findRoot();
   final Path runDir = root.resolve("server/target/e2e-run");
@@ -167,7 +171,6 @@ class EndToEndIT {
     }
   }
 
-  /** `limit get` counts exactly the granted shares, and `lease list` lists every granted lease. */
   /**
    * A port of the config already taken (another cluster on the same ports, say): start must
    * refuse before launching anything, or its health checks would pass against the other
@@ -194,6 +197,7 @@ class EndToEndIT {
     }
   }
 
+  /** `limit get` counts exactly the granted shares, and `lease list` lists every granted lease. */
   void assertLedgerHolds(List<Map<String, Object>> granted, long rateSum, long burstSum) throws Exception {
     Cli get = cli(0, "limit", "get", "--tenant", TENANT, "--resource", RESOURCE);
     Map<String, Object> limit = map(get.json().get("limit"));
@@ -217,39 +221,35 @@ class EndToEndIT {
   }
 
   /** Polls `cluster status` (bounded) until a reachable server leads, other than {@code notId}. */
-  Map<String, Object> awaitLeader(Optional<String> notId) throws Exception {
+  Map<String, Object> awaitLeader(Optional<String> notId) {
     return awaitServer("a leader" + notId.map(id -> " other than " + id).orElse(""),
         r -> "LEADER".equals(r.get("role")) && (notId.isEmpty() || !notId.get().equals(r.get("id"))));
   }
 
   /** Waits until node {@code id} is reachable and has applied at least {@code index}. */
-  void awaitApplied(String id, long index) throws Exception {
+  void awaitApplied(String id, long index) {
     awaitServer(id + " at applied index " + index, r -> id.equals(r.get("id"))
         && r.get("appliedIndex") instanceof Number n && n.longValue() >= index);
   }
 
   /**
-   * Polls `cluster status` until a reachable server's row matches, within 60 s: the cluster is
-   * real processes (elections, catch-up), so there is no clock to inject, only a deadline.
+   * Polls `cluster status` every 500 ms until a reachable server's row matches, within 60 s: the
+   * cluster is real processes (elections, catch-up), so there is no clock to inject, only a
+   * deadline. A timeout shows the last `cluster status` run.
    */
-  Map<String, Object> awaitServer(String what, java.util.function.Predicate<Map<String, Object>> match)
-      throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    Cli last = null;
-    for (int round = 0; round < 120 && System.nanoTime() - deadline < 0; round++) {
-      last = cli(-1, "cluster", "status", "--timeout", "2s");
-      if (last.exitCode() == 0) {
-        for (Object row : list(last.json().get("servers"))) {
-          Map<String, Object> r = map(row);
-          if (Boolean.TRUE.equals(r.get("reachable")) && match.test(r)) {
-            return r;
-          }
-        }
-      }
-      Thread.sleep(500); // the poll interval of the deadline-bounded wait above
+  Map<String, Object> awaitServer(String what, Predicate<Map<String, Object>> match) {
+    Cli status = STATUS_POLL.until(what, () -> cli(-1, "cluster", "status", "--timeout", "2s"),
+        c -> matchingRow(c, match).isPresent());
+    return matchingRow(status, match).orElseThrow();
+  }
+
+  /** The first reachable server row of a successful `cluster status` that matches. */
+  static Optional<Map<String, Object>> matchingRow(Cli status, Predicate<Map<String, Object>> match) {
+    if (status.exitCode() != 0) {
+      return Optional.empty();
     }
-    fail("no " + what + " within 60s; last: " + last);
-    throw new AssertionError("unreachable");
+    return list(status.json().get("servers")).stream().map(EndToEndIT::map)
+        .filter(r -> Boolean.TRUE.equals(r.get("reachable")) && match.test(r)).findFirst();
   }
 
   /** Runs bin/ration with --servers, --output json; {@code expectedExit} >= 0 is asserted. */

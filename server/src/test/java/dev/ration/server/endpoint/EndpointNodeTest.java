@@ -27,6 +27,7 @@ import dev.ration.server.config.ServerConfig;
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
+import dev.ration.testkit.Waits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -39,6 +40,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,18 +77,21 @@ class EndpointNodeTest {
     return new ServerConfig(consensus, client, admin, endpoint, Duration.ofSeconds(2));
   }
 
-  private int httpStatus(ServerConfig c, String path) {
+  /** An admin HTTP answer: its status and body, or status -1 while nothing answers. */
+  record Probe(int status, String body) {}
+
+  private Probe probe(ServerConfig c, String path) {
     try {
-      return http.send(
-              HttpRequest.newBuilder(URI.create("http://" + c.adminAddress() + path))
-                  .timeout(Duration.ofSeconds(5)).build(),
-              HttpResponse.BodyHandlers.discarding())
-          .statusCode();
+      HttpResponse<String> r = http.send(
+          HttpRequest.newBuilder(URI.create("http://" + c.adminAddress() + path))
+              .timeout(Duration.ofSeconds(5)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return new Probe(r.statusCode(), r.body());
     } catch (IOException e) {
-      return -1;
+      return new Probe(-1, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return -1;
+      return new Probe(-1, e.toString());
     }
   }
 
@@ -104,31 +109,32 @@ class EndpointNodeTest {
     RationNode node = RationNode.start(c);
     try {
       // Bounded wait for the single node to elect itself and commit its NewEpoch.
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (httpStatus(c, "/ready") != 200) {
-        assertTrue(System.nanoTime() < deadline, "node not ready within 30 s: " + httpBody(c, "/ready"));
-        Thread.sleep(50);
-      }
-      assertEquals(200, httpStatus(c, "/health"));
+      Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(50))
+          .until("the node to answer 200 on /ready", () -> probe(c, "/ready"), p -> p.status() == 200);
+      assertEquals(200, probe(c, "/health").status());
 
       try (EndpointSocketTest.Conn conn = new EndpointSocketTest.Conn(Addresses.parse(c.clientAddress()))) {
         conn.send(1, new Request.Hello(1, 0xABC, 0xDEF, new byte[0]));
         Response.HelloReply hello = assertInstanceOf(Response.HelloReply.class, conn.read(Kind.HELLO));
         assertEquals("n1", hello.serverId());
 
-        // The first write may meet a leader still starting its epoch: retry briefly.
-        Response.SetLimitReply set = null;
-        for (long id = 10; id < 200 && set == null; id++) {
-          conn.send(id, new Request.SetLimit("acme", "api", 100, 50, Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY, 0));
-          Response r = conn.read(Kind.SET_LIMIT);
-          if (r instanceof Response.SetLimitReply s) {
-            set = s;
-          } else {
-            Response.Error e = assertInstanceOf(Response.Error.class, r);
-            assertTrue(e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.NOT_LEADER, e.toString());
-            Thread.sleep(50);
-          }
-        }
+        // The first write may meet a leader still starting its epoch: retry briefly, each time
+        // under a new request id below 200 (500 and up are the requests after it).
+        AtomicLong nextId = new AtomicLong(10);
+        Response answer = Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(50)).until(
+            "a SetLimit reply", () -> {
+              long id = nextId.getAndIncrement();
+              assertTrue(id < 200, "no SetLimit reply within request ids 10..199");
+              conn.send(id, new Request.SetLimit("acme", "api", 100, 50, Mode.HARD, 10_000, 1_000, 0,
+                  Policy.FREE_CAPACITY, 0));
+              Response r = conn.read(Kind.SET_LIMIT);
+              if (!(r instanceof Response.SetLimitReply)) {
+                Response.Error e = assertInstanceOf(Response.Error.class, r);
+                assertTrue(e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.NOT_LEADER, e.toString());
+              }
+              return r;
+            }, r -> r instanceof Response.SetLimitReply);
+        Response.SetLimitReply set = (Response.SetLimitReply) answer;
         assertEquals(Outcome.SUCCESS, set.outcome(), set.message());
 
         conn.send(500, new Request.AcquireLease("acme", "api", "eu-1", 40, 20));
@@ -182,7 +188,7 @@ class EndpointNodeTest {
         assertTrue(node.awaitTermination(Duration.ofSeconds(30)));
         assertTrue(conn.closedByServer(), "client connections are closed by shutdown");
       }
-      assertEquals(-1, httpStatus(c, "/health"), "admin HTTP is stopped");
+      assertEquals(-1, probe(c, "/health").status(), "admin HTTP is stopped");
     } finally {
       node.shutdown();
     }

@@ -16,6 +16,7 @@ import dev.ration.server.config.EndpointOptions;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.Mode;
 import dev.ration.statemachine.result.Result;
+import dev.ration.testkit.Waits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
@@ -27,7 +28,6 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +39,8 @@ import org.junit.jupiter.api.Test;
 class EndpointSocketTest {
   private static final EndpointOptions OPTIONS =
       new EndpointOptions(64 * 1024, 8, 3, Duration.ofSeconds(5), Duration.ofSeconds(30), 2, 256);
+  /** What a test sends is handled on the endpoint's event-loop threads: tests wait for the effect. */
+  private static final Waits SOON = Waits.upTo(Duration.ofSeconds(10)).every(Duration.ofMillis(10));
 
   private FakeCoordinator coordinator;
   private ClientEndpoint endpoint;
@@ -114,23 +116,13 @@ class EndpointSocketTest {
     endpoint.close();
   }
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(10);
-    }
-  }
-
   @Test
   void garbageOnOneConnectionNeverAffectsAnother() throws Exception {
     try (Conn good = new Conn(endpoint.localAddress()); Conn bad = new Conn(endpoint.localAddress())) {
       good.hello(1);
       bad.hello(2);
       good.send(10, new Request.AcquireLease("acme", "api", "eu-1", 10, 5));
-      await("the acquire to reach the coordinator", () -> coordinator.submitted.size() == 1);
+      SOON.until("the acquire to reach the coordinator", coordinator.submitted::size, n -> n == 1);
 
       bad.out.write("\u0000\u0000\u0000\u0002garbage that is not a frame".getBytes(StandardCharsets.ISO_8859_1));
       bad.out.flush();
@@ -158,7 +150,7 @@ class EndpointSocketTest {
       a.hello(1);
       b.hello(2);
       c.hello(3);
-      await("three open connections", () -> endpoint.openConnections() == 3);
+      SOON.until("three open connections", endpoint::openConnections, n -> n == 3);
       try (Conn d = new Conn(endpoint.localAddress())) {
         assertTrue(d.closedByServer(), "the fourth connection is closed");
       }
@@ -172,7 +164,7 @@ class EndpointSocketTest {
     try (Conn a = new Conn(endpoint.localAddress())) {
       a.hello(1);
       a.send(20, new Request.AcquireLease("acme", "api", "eu-1", 10, 5));
-      await("the acquire to reach the coordinator", () -> coordinator.submitted.size() == 1);
+      SOON.until("the acquire to reach the coordinator", coordinator.submitted::size, n -> n == 1);
       endpoint.stopAccepting();
       a.send(21, new Request.AcquireLease("acme", "api", "eu-1", 10, 5));
       assertEquals(ErrorCode.UNAVAILABLE, assertInstanceOf(Response.Error.class, a.read(Kind.ACQUIRE_LEASE)).code());

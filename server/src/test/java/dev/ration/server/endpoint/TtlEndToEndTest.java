@@ -19,6 +19,7 @@ import dev.ration.server.config.ServerConfig;
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
+import dev.ration.testkit.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -104,14 +105,9 @@ class TtlEndToEndTest {
       ttl.put("strict", "a", new byte[1], 60_000);
       assertEquals(Outcome.NAMESPACE_FULL, ttl.put("strict", "b", new byte[1], 60_000).outcome());
 
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      String m = metrics(c);
-      while (!m.contains("ration_ttl_evictions_total{namespace=\"small\",reason=\"capacity\"} 1.0")
-          && System.nanoTime() < deadline) {
-        Thread.sleep(100);
-        m = metrics(c);
-      }
-      assertTrue(m.contains("ration_ttl_evictions_total{namespace=\"small\",reason=\"capacity\"} 1.0"), m);
+      String evicted = "ration_ttl_evictions_total{namespace=\"small\",reason=\"capacity\"} 1.0";
+      String m = Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(100))
+          .until("the capacity eviction on /metrics", () -> metrics(c), text -> text.contains(evicted));
       assertTrue(m.contains("ration_ttl_entries{namespace=\"small\"} 1.0"), m);
     } finally {
       node.shutdown();

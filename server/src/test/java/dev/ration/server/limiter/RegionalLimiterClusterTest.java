@@ -20,6 +20,7 @@ import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.wire.Policy;
+import dev.ration.testkit.Waits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -236,20 +237,10 @@ class RegionalLimiterClusterTest {
     }
   }
 
-  /** The first write may meet a cluster still electing: retry with a bounded deadline. */
-  private static Response.SetLimitReply awaitSetLimit(RationClient admin, LimitSpec spec)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
-    RuntimeException last = null;
-    while (System.nanoTime() < deadline) {
-      try {
-        return admin.setLimit(spec);
-      } catch (RuntimeException e) {
-        last = e;
-        Thread.sleep(100);
-      }
-    }
-    throw new AssertionError("no leader accepted SetLimit within 40 s", last);
+  /** The first write may meet a cluster still electing: retry within a bounded wait. */
+  private static Response.SetLimitReply awaitSetLimit(RationClient admin, LimitSpec spec) {
+    return Waits.upTo(Duration.ofSeconds(40)).every(Duration.ofMillis(100)).retrying(
+        "a leader accepting SetLimit", e -> e instanceof RuntimeException, () -> admin.setLimit(spec));
   }
 
   /** Kills the current leader (abort: no draining, no leadership transfer); returns its id. */
