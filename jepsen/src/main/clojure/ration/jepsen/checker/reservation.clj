@@ -1,5 +1,5 @@
 (ns ration.jepsen.checker.reservation
-  "Reservation safety (docs/QUOTAS.md, issue 5) over a history of the reservation workload.
+  "Reservation safety (docs/QUOTAS.md) over a history of the reservation workload.
   Times are the harness's monotonic ns; ledger times are never compared with them.
 
   A granted reservation r (some :ok reserve of its request id) is surely held at every level of

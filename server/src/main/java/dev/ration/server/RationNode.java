@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * HTTP endpoint, wired together. The CLI's {@code server} command calls {@link #start}, registers
  * {@link #shutdown} as a JVM shutdown hook, and blocks in {@link #awaitTermination}.
  *
- * <p>Graceful shutdown (DESIGN §6), in order: stop admission (refuse new connections, answer new
+ * <p>Graceful shutdown (docs/OPERATIONS.md, "Graceful shutdown"), in order: stop admission (refuse new connections, answer new
  * requests UNAVAILABLE, /ready turns 503) → wait up to {@code shutdownGrace} for in-flight
  * requests, then fail the rest UNAVAILABLE → transfer leadership if this node leads → close
  * consensus (ticker, group commit, Ratis, RocksDB) → close client connections → stop admin HTTP.

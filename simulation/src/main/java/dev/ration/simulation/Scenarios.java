@@ -5,7 +5,7 @@ import dev.ration.wire.Policy;
 import java.util.List;
 
 /**
- * The scenarios of issue 3, on one limit: R = 1,000/s, B = 200, lease L = 1,000 ms, grace
+ * The regional limiter's scenarios, on one limit: R = 1,000/s, B = 200, lease L = 1,000 ms, grace
  * 100 ms, three regions, 30 s of simulated time (utilization measured after a 2 s warm-up),
  * fair-share unless named otherwise. Limiter defaults except where a scenario says: renewal at
  * {@link #RENEW_FRACTION} of L, demand smoothing α = {@link #EWMA_ALPHA}.

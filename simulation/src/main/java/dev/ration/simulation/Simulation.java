@@ -53,7 +53,7 @@ import java.util.stream.Stream;
  *
  * <p>Coordinator log time: advances with true time while a leader is up; after a failover the
  * new leader's log time continues from the last entry's time (so it lags true time by the gap,
- * as DESIGN §2 says), and NewEpoch is committed first.
+ * as docs/ARCHITECTURE.md, "Time" says), and NewEpoch is committed first.
  *
  * <p>Thread: single-threaded; not reusable (one run per instance).
  */

@@ -10,7 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The scenarios of issue 3 as tests: the overshoot bound is asserted, not printed. Each runs the
+ * The regional limiter's scenarios as tests: the overshoot bound is asserted, not printed. Each runs the
  * real ledger (verify() after every entry, so conservation holds at every step) and the real
  * limiter code on manual clocks; a run is deterministic from its seed.
  */

@@ -2,7 +2,7 @@ package dev.ration.client.limiter;
 
 /**
  * The answer of {@link RateLimiter#decide}: whether the permits were taken, why, and when to try
- * again. {@code retryAfterNanos} is exact when {@code retryAfterKnown} (DESIGN §3: the earliest
+ * again. {@code retryAfterNanos} is exact when {@code retryAfterKnown} (docs/LIMITER.md: the earliest
  * of the next local refill, a confirmed pending grant, the expected coordinator recovery);
  * otherwise it is the first delay of {@code retryPolicy}, a bounded policy to follow instead.
  * Allowed decisions carry 0.

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Estimates a holder's demand on its limit from what its {@link RateLimiter} admitted and
  * rejected, for the demand report every acquire and renewal carries (the ledger's allocation
- * input, DESIGN §3).
+ * input, docs/LIMITER.md).
  *
  * <p><b>Role.</b> Each permit request is {@linkplain #record recorded} with its time. On each
  * {@linkplain #report report}, the period since the previous one, of length Δ, gives

@@ -45,7 +45,7 @@ import java.util.function.LongSupplier;
  *       whole tokens. Idempotent.
  * </ul>
  *
- * <p><b>Demand report</b> (every renewal; DESIGN §3 allocation input): every request is recorded
+ * <p><b>Demand report</b> (every renewal; docs/LIMITER.md allocation input): every request is recorded
  * in a {@link DemandMeter}, whose report each renewal carries (smoothed admitted and rejected
  * rates, demand rate and peak burst). Acquires ask for the same demand rate and burst.
  *

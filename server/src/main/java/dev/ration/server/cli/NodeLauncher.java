@@ -12,7 +12,7 @@ interface NodeLauncher {
 
   /** A started node. */
   interface RunningNode {
-    /** Graceful shutdown (DESIGN §6); idempotent. */
+    /** Graceful shutdown (docs/OPERATIONS.md, "Graceful shutdown"); idempotent. */
     void shutdown();
 
     /** Blocks until the node has stopped. */

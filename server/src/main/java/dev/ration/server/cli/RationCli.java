@@ -20,9 +20,9 @@ import picocli.CommandLine.Spec;
     description = "Ration: a Raft-replicated coordinator for global quotas.",
     // `bench` (the load generator) is registered here when it lands.
     subcommands = {ServerCommand.class, ClusterCommand.class, LimitCommand.class, LeaseCommand.class,
-        TtlCommand.class, LockCommand.class, // ttl (issue 4)
+        TtlCommand.class, LockCommand.class,
         QuotaCommand.class, ReserveCommand.class, ReservationCommand.class, UsageCommand.class,
-        AuditCommand.class, // quota (issue 6)
+        AuditCommand.class,
         dev.ration.server.loadgen.BenchCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

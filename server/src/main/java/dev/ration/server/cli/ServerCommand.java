@@ -17,7 +17,7 @@ import picocli.CommandLine.ParentCommand;
 /**
  * `ration server`: loads the configuration, starts the node, and blocks until it stops. SIGTERM
  * or Ctrl-C runs a shutdown hook that shuts the node down gracefully and waits for it, so the
- * JVM does not exit half way through (DESIGN §6, graceful shutdown).
+ * JVM does not exit half way through (docs/OPERATIONS.md, "Graceful shutdown").
  */
 @Command(name = "server", description = "Run a Ration node in the foreground.")
 final class ServerCommand implements Callable<Integer> {

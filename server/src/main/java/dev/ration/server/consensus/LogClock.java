@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The leader's log clock (DESIGN §2): the time stamped on every batch this node proposes.
+ * The leader's log clock (docs/ARCHITECTURE.md, "Time"): the time stamped on every batch this node proposes.
  *
  * <p>When this node becomes leader it starts from the ledger's clock (the largest time in the
  * applied log) and advances it by its own monotonic clock, so a wall-clock step on any node never

@@ -52,7 +52,6 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md).")
   Workload workload;
 
-  // --- ttl (issue 4)
   @Option(names = "--ttl-keys", defaultValue = "10000", paramLabel = "N",
       description = "ttl-put/ttl-get: keys cycled through (default: ${DEFAULT-VALUE}).")
   int ttlKeys;
@@ -67,7 +66,6 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--ttl-namespace", defaultValue = "bench", description = "ttl-put/ttl-get namespace (default: ${DEFAULT-VALUE}).")
   String ttlNamespace;
-  // --- end ttl
 
   @Option(names = "--renew-ratio", defaultValue = "0.8", paramLabel = "P",
       description = "Mixed workload: fraction of requests that are renewals (default: ${DEFAULT-VALUE}).")
@@ -157,7 +155,6 @@ public final class BenchCommand implements Callable<Integer> {
         }
         opened.add(new RationClient(options));
       }
-      // --- ttl (issue 4)
       if (workload.isTtl()) {
         if (ttlKeys < 1 || ttlKeys > 10_000_000 || ttlValueBytes < 0 || ttlValueBytes > 65_536 || ttlMillis < -1) {
           throw usage("--ttl-keys 1..10000000, --ttl-value-bytes 0..65536, --ttl >= -1");
@@ -173,8 +170,6 @@ public final class BenchCommand implements Callable<Integer> {
         out.flush();
         return r.ok() == 0 ? Exit.FAILED : Exit.OK;
       }
-      // --- end ttl
-      // --- quota (issue 6)
       if (workload == Workload.RESERVE) {
         err.printf(Locale.ROOT, "bench: reserve, %d in flight over %d connection(s), warm-up %s, window %s%n",
             inFlight, clients, Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
@@ -185,7 +180,6 @@ public final class BenchCommand implements Callable<Integer> {
         out.flush();
         return r.ok() == 0 ? Exit.FAILED : Exit.OK;
       }
-      // --- end quota
       List<String> resources = new ArrayList<>();
       for (int i = 0; i < limits; i++) {
         resources.add(workload.label() + "-" + i);

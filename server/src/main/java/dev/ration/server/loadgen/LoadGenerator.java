@@ -224,9 +224,9 @@ public final class LoadGenerator {
         case RENEW -> hasLease ? OpKind.RENEW : OpKind.REACQUIRE;
         case MIXED -> !hasLease ? OpKind.REACQUIRE
             : ThreadLocalRandom.current().nextDouble() < plan.renewRatio() ? OpKind.RENEW : OpKind.ACQUIRE;
-        // ttl (issue 4): TtlBench runs these; BenchCommand never hands them to this generator.
+        // TtlBench and ReserveBench run these; BenchCommand never hands them to this generator.
         case TTL_PUT, TTL_GET -> throw new IllegalStateException("TTL workloads run in TtlBench");
-        case RESERVE -> throw new IllegalStateException("the reserve workload runs in ReserveBench"); // quota (issue 6)
+        case RESERVE -> throw new IllegalStateException("the reserve workload runs in ReserveBench");
       };
     }
 

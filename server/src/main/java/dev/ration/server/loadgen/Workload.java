@@ -7,15 +7,13 @@ public enum Workload {
   ACQUIRE,
   RENEW,
   MIXED,
-  // --- ttl (issue 4): run by TtlBench, not by LoadGenerator; given as --op ttl-put / ttl-get
+  // Run by TtlBench, not by LoadGenerator; given as --op ttl-put / ttl-get
   TTL_PUT,
   TTL_GET,
-  // --- end ttl
-  // --- quota (issue 6): run by ReserveBench; given as --op reserve
+  // Run by ReserveBench; given as --op reserve
   RESERVE;
-  // --- end quota
 
-  /** ttl (issue 4): whether TtlBench runs this workload. */
+  /** Whether TtlBench runs this workload. */
   boolean isTtl() {
     return this == TTL_PUT || this == TTL_GET;
   }

@@ -221,7 +221,7 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
       if (r instanceof QueryResult.LimitList l) {
         updateLimits(l.limits());
       }
-      // --- ttl (issue 4): namespace counters from the same periodic stale read
+      // Namespace counters from the same periodic stale read
       QueryResult n =
           coordinator
               .query(new Query.ListNamespaces(), true, System.nanoTime() + timeout.toNanos())
@@ -229,8 +229,7 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
       if (n instanceof QueryResult.NamespaceList list) {
         updateNamespaces(list.namespaces());
       }
-      // --- end ttl
-      // --- quota (issue 6): alerts raised (soft thresholds crossed) and quota counters
+      // Alerts raised (soft thresholds crossed) and quota counters
       QueryResult q =
           coordinator
               .query(new Query.Quota(new dev.ration.statemachine.query.QuotaQuery.QuotaStatus()),
@@ -240,7 +239,6 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
           && quota.answer() instanceof dev.ration.statemachine.query.QuotaAnswer.QuotaStatusAnswer s) {
         updateQuota(s);
       }
-      // --- end quota
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
@@ -249,7 +247,6 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     }
   }
 
-  // --- ttl (issue 4)
   /** Latest replicated namespace counters, keyed "namespace|figure" (read by the meters). */
   private final ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> ttlFigures =
       new ConcurrentHashMap<>();
@@ -288,7 +285,6 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
       return holder;
     }).set(value);
   }
-  // --- end ttl
 
   // ---------------------------------------------------------------- endpoint listener
 
@@ -341,7 +337,6 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     registry.close();
   }
 
-  // --- quota (issue 6)
   private final java.util.concurrent.atomic.AtomicLong quotaAlerts = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong quotaReservations = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong quotaLogSequence = new java.util.concurrent.atomic.AtomicLong();
@@ -371,5 +366,4 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     quotaReservations.set(s.reservations());
     quotaLogSequence.set(s.lastSequence());
   }
-  // --- end quota
 }

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * One replicated log entry: the leader's group-commit of several proposals, stamped once with
- * log time. {@code timeMillis} is log time (DESIGN §2), fixed by the leader; the state machine's
+ * log time. {@code timeMillis} is log time (docs/ARCHITECTURE.md, "Time"), fixed by the leader; the state machine's
  * clock becomes {@code max(previous now, timeMillis)} before any proposal is applied.
  * Each proposal keeps its own result and idempotency; one rejected proposal never affects the others.
  */

@@ -36,7 +36,7 @@ import java.util.function.Consumer;
 
 /**
  * The lease ledger: limits, leases and the lease kinds of the shared expiry index, in memory
- * (DESIGN §3). One {@link Ledger} of the {@link dev.ration.statemachine.replica.Replica}, which
+ * (docs/LIMITER.md). One {@link Ledger} of the {@link dev.ration.statemachine.replica.Replica}, which
  * keeps the applied index, the clock, the global version counter, idempotency and Tick, and
  * routes the lease commands (SetLimit, AcquireLease, RenewLease, ReturnLease, NewEpoch) and the
  * lease kinds of the expiry index (LEASE_END, PENDING_END) here.
@@ -47,7 +47,7 @@ import java.util.function.Consumer;
  * entry's {@link Changes}; the store persists exactly that, with the applied index, in one
  * WriteBatch.
  *
- * <p>Allocation (DESIGN §3): each lease keeps the demand its holder last reported; on acquire
+ * <p>Allocation (docs/LIMITER.md): each lease keeps the demand its holder last reported; on acquire
  * and renew the limit's {@link Policy} proposes the requester's share from the live holders'
  * demands ({@link Allocation}), and the ledger clips it to what is available — the lease's own
  * counted share plus free capacity — so a shrink is two-phase and growth comes only from

@@ -14,7 +14,6 @@ public sealed interface Query {
   /** Applied index, ledger clock, epoch, counts. */
   record Status() implements Query {}
 
-  // --- ttl (issue 4)
   /** One live TTL entry (expiry judged at max(state now, readNowMillis)). */
   record GetEntry(String namespace, String key) implements Query {}
 
@@ -26,10 +25,7 @@ public sealed interface Query {
 
   /** Every namespace, in name order (for metrics). */
   record ListNamespaces() implements Query {}
-  // --- end ttl
 
-  // --- quota (issue 6)
   /** A question to the quota ledger. */
   record Quota(QuotaQuery query) implements Query {}
-  // --- end quota
 }

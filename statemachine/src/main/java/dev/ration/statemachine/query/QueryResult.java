@@ -24,7 +24,6 @@ public sealed interface QueryResult {
       long idempotencyRecords)
       implements QueryResult {}
 
-  // --- ttl (issue 4)
   /** {@code readAtMillis}: the ledger time expiry was judged at, max(state now, readNowMillis). */
   record EntryAnswer(Optional<dev.ration.statemachine.ttl.EntryView> entry, long readAtMillis)
       implements QueryResult {}
@@ -38,10 +37,7 @@ public sealed interface QueryResult {
 
   record NamespaceList(List<dev.ration.wire.ttl.NamespaceView> namespaces)
       implements QueryResult {}
-  // --- end ttl
 
-  // --- quota (issue 6)
   /** The quota ledger's answer to {@link Query.Quota}. */
   record Quota(QuotaAnswer answer) implements QueryResult {}
-  // --- end quota
 }

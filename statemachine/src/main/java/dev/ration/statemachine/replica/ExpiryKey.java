@@ -22,18 +22,15 @@ public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
    * an unknown kind (I6).
    */
   public static final int RETIRED_IDEMPOTENCY_END = 3;
-  // --- ttl (issue 4)
   /** A TTL entry expires: a = namespace id, b = the entry's version, c = 0 (ttl.TtlLedger). */
   public static final int TTL_END = 4;
-  // --- end ttl
-  // --- quota (issue 6): kinds 5-9, a = reservation id or usage-log sequence, b = c = 0
+  // Kinds 5-9, a = reservation id or usage-log sequence, b = c = 0
   /** An outstanding reservation expires (a = reservation id). */
   public static final int QUOTA_RESERVATION_END = 5;
   /** A settled reservation is forgotten (a = reservation id). */
   public static final int QUOTA_SETTLEMENT_END = 6;
   /** A usage event id is forgotten by deduplication (a = usage-log sequence). */
   public static final int QUOTA_EVENT_ID_END = 7;
-  // --- end quota
 
   /** Below every real key (kind 0 is never used): where a Tick's walk of the index starts. */
   public static final ExpiryKey BEFORE_ALL =

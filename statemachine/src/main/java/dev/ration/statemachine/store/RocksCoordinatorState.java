@@ -85,12 +85,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
   static final String[] FAMILIES = {"limits", "leases", "idempotency", "expiry", "meta",
       // Store-only families of pluggable ledgers (dev.ration.statemachine.replica.Ledger):
       // written through Changes.records, read through FamilyStore. Append new ones here.
-      // --- ttl (issue 4)
       TtlLedger.ENTRIES, TtlLedger.ORDER, TtlLedger.NAMESPACES,
-      // --- end ttl
-      // --- quota (issue 6)
       QuotaLedger.FAMILY_QUOTA, QuotaLedger.FAMILY_USAGE,
-      // --- end quota
   };
   /** Index of the first store-only family in {@link #FAMILIES}. */
   private static final int FIRST_STORE_ONLY_FAMILY = 5;

@@ -35,7 +35,7 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
- * TTL entries: a replicated key/value store whose entries expire (DESIGN §5). One
+ * TTL entries: a replicated key/value store whose entries expire (docs/TTL.md). One
  * {@link Ledger} of the replica.
  *
  * <p><b>Expiry rule</b> (one function, {@link #isExpired}): an entry is expired iff

@@ -28,7 +28,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A tiny reference model of the lease ledger: the same semantics (DESIGN §2–3) written plainly,
+ * A tiny reference model of the lease ledger: the same semantics (docs/ARCHITECTURE.md, "Time") written plainly,
  * with sums recomputed on demand and no index. Tick is modelled only with a budget large enough
  * to take everything due, since the model has no expiry index to count stale records in.
  * Rejection messages are not modelled (tests compare outcome, retry-after and version).
