@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The deterministic replicated state of one Ration node: the lease ledger (and, later, quotas and
- * TTL entries) over RocksDB.
+ * The deterministic replicated state of one Ration node: the lease, TTL and quota ledgers over
+ * RocksDB.
  *
  * <p>Role: a pure function of (state, log entry). {@link #apply} takes its time only from the
  * batch and mints ids and versions from the log; every applied entry (including rejected

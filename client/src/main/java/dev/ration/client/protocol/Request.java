@@ -6,8 +6,8 @@ import dev.ration.wire.Policy;
 /**
  * Request messages, one per {@link Kind}. On the wire a request payload is
  * {@code u32 timeoutMillis | body}; see docs/PROTOCOL.md for every field's encoding.
- * Mutations (SET_LIMIT, ACQUIRE_LEASE, RENEW_LEASE, RETURN_LEASE) are idempotent by
- * (client id from HELLO, frame request id): a retry reuses the request id.
+ * Every mutation ({@link Kind#mutation()}) is idempotent by (client id from HELLO, frame request
+ * id): a retry reuses the request id.
  */
 public sealed interface Request {
   Kind kind();
