@@ -12,6 +12,27 @@ import java.util.Optional;
  * docs/PROTOCOL.md; pinned by golden tests. Stateless.
  */
 final class QuotaMessages {
+  // Smallest encoding of one list item (every string empty, every nested list empty), used to
+  // bound a declared count before allocating. A bound above the true minimum refuses valid
+  // messages, so each is the sum of its fields in order.
+  /** RESERVE request item: resource, amount. */
+  static final int ITEM_BYTES_MIN = 2 + 8;
+  /** scope, resource, 3 codes, unit, actor, reason, 10 longs, alerted. */
+  static final int QUOTA_INFO_BYTES_MIN = 2 + 2 + 1 + 1 + 8 + 2 + 8 + 1 + 8 + 8 + 8 + 2 + 8 + 2
+      + 8 + 8 + 8 + 8 + 1;
+  /** id, scope, configVersion, createdAt, expiresAt, items count. */
+  static final int RESERVATION_INFO_BYTES_MIN = 8 + 2 + 8 + 8 + 8 + 4;
+  /** sequence, eventId, type, eventTime, recordedAt, scope, resource, quantity, unit, reservationId, overage. */
+  static final int USAGE_EVENT_BYTES_MIN = 8 + 2 + 1 + 8 + 8 + 2 + 2 + 8 + 2 + 8 + 8;
+  /** scope, resource, bucketStart, quantity, events. */
+  static final int AGGREGATE_INFO_BYTES_MIN = 2 + 2 + 8 + 8 + 8;
+  /** kind, scope, resource, reservationId, bucketStart, expected, recorded, compensationSequence. */
+  static final int DRIFT_INFO_BYTES_MIN = 2 + 2 + 2 + 8 + 8 + 8 + 8 + 8;
+  /** sequence, at, actor, action, scope, resource, version, reason, detail. */
+  static final int AUDIT_INFO_BYTES_MIN = 8 + 8 + 2 + 2 + 2 + 2 + 8 + 2 + 2;
+  /** Reply item: resource, amount, overage, unit. */
+  static final int RESERVED_ITEM_BYTES_MIN = 2 + 8 + 8 + 2;
+
   private QuotaMessages() {}
 
   static boolean isQuota(Kind kind) {
@@ -84,7 +105,7 @@ final class QuotaMessages {
         return new QuotaRequest.QuotaHistory(r.string("scope"), r.string("resource"));
       case RESERVE: {
         String scope = r.string("scope");
-        int n = r.count("items.count", 10);
+        int n = r.count("items.count", ITEM_BYTES_MIN);
         List<QuotaRequest.Item> items = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           items.add(new QuotaRequest.Item(r.string("items[" + i + "].resource"),
@@ -198,7 +219,7 @@ final class QuotaMessages {
         return new QuotaResponse.QuotaFound(optionalQuota(r));
       case QUOTA_LIST:
       case QUOTA_HISTORY: {
-        int n = r.count("quotas.count", 40);
+        int n = r.count("quotas.count", QUOTA_INFO_BYTES_MIN);
         List<QuotaResponse.QuotaInfo> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           list.add(quota(r));
@@ -216,7 +237,7 @@ final class QuotaMessages {
             r.i64("reservationId"), r.u8("howCode"), longs(r, "quantities"),
             longs(r, "eventSequences"), r.bool("alreadySettled"));
       case RESERVATION_LIST: {
-        int n = r.count("reservations.count", 30);
+        int n = r.count("reservations.count", RESERVATION_INFO_BYTES_MIN);
         List<QuotaResponse.ReservationInfo> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           list.add(new QuotaResponse.ReservationInfo(r.i64("reservationId"), r.string("scope"),
@@ -228,7 +249,7 @@ final class QuotaMessages {
         return new QuotaResponse.IngestReply(outcome(r), r.string("message"), r.i64("sequence"),
             r.bool("duplicate"));
       case USAGE_READ: {
-        int n = r.count("events.count", 60);
+        int n = r.count("events.count", USAGE_EVENT_BYTES_MIN);
         List<QuotaResponse.UsageEventInfo> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           list.add(new QuotaResponse.UsageEventInfo(r.i64("sequence"), r.string("eventId"),
@@ -241,7 +262,7 @@ final class QuotaMessages {
       case USAGE_ACK:
         return new QuotaResponse.AckReply(outcome(r), r.string("message"), r.i64("cursor"));
       case USAGE_AGGREGATE: {
-        int n = r.count("buckets.count", 28);
+        int n = r.count("buckets.count", AGGREGATE_INFO_BYTES_MIN);
         List<QuotaResponse.AggregateInfo> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           list.add(new QuotaResponse.AggregateInfo(r.string("scope"), r.string("resource"),
@@ -252,7 +273,7 @@ final class QuotaMessages {
       case USAGE_RECONCILE: {
         Outcome outcome = outcome(r);
         String message = r.string("message");
-        int n = r.count("drifts.count", 46);
+        int n = r.count("drifts.count", DRIFT_INFO_BYTES_MIN);
         List<QuotaResponse.DriftInfo> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           list.add(new QuotaResponse.DriftInfo(r.string("kind"), r.string("scope"),
@@ -262,7 +283,7 @@ final class QuotaMessages {
         return new QuotaResponse.ReconcileReply(outcome, message, list);
       }
       case AUDIT_READ: {
-        int n = r.count("records.count", 38);
+        int n = r.count("records.count", AUDIT_INFO_BYTES_MIN);
         List<QuotaResponse.AuditInfo> list = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           list.add(new QuotaResponse.AuditInfo(r.i64("sequence"), r.i64("atMillis"),
@@ -315,7 +336,7 @@ final class QuotaMessages {
 
   private static List<QuotaResponse.ReservedItem> items(WireReader r)
       throws MalformedMessageException {
-    int n = r.count("items.count", 20);
+    int n = r.count("items.count", RESERVED_ITEM_BYTES_MIN);
     List<QuotaResponse.ReservedItem> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(new QuotaResponse.ReservedItem(r.string("resource"), r.i64("amount"),
