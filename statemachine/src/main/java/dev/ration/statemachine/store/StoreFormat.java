@@ -9,6 +9,7 @@ import dev.ration.statemachine.lease.Lease;
 import dev.ration.statemachine.lease.LimitKey;
 import dev.ration.statemachine.lease.LimitLedger;
 import dev.ration.statemachine.result.ResultCodec;
+import dev.ration.statemachine.result.ResultFormatException;
 import dev.ration.statemachine.wire.ByteReader;
 import dev.ration.statemachine.wire.ByteWriter;
 import java.util.Arrays;
@@ -79,10 +80,16 @@ final class StoreFormat {
   }
 
   static byte[] limitValue(LimitLedger ledger) {
+    return limitValue(new StoredLimit(ledger.limit(), ledger.pool(), ledger.rateCeiling(),
+        ledger.burstCeiling(), ledger.emergencyReported()));
+  }
+
+  /** The inverse of {@link #readLimit}. */
+  static byte[] limitValue(StoredLimit stored) {
     ByteWriter out = new ByteWriter(128).u8(FORMAT_VERSION);
-    ResultCodec.writeLimit(out, ledger.limit());
-    return out.i64(ledger.pool()).i64(ledger.rateCeiling()).i64(ledger.burstCeiling())
-        .i64(ledger.emergencyReported()).toByteArray();
+    ResultCodec.writeLimit(out, stored.limit());
+    return out.i64(stored.pool()).i64(stored.rateCeiling()).i64(stored.burstCeiling())
+        .i64(stored.emergencyReported()).toByteArray();
   }
 
   record StoredLimit(dev.ration.statemachine.lease.Limit limit, long pool, long rateCeiling,
@@ -192,7 +199,12 @@ final class StoreFormat {
     ByteReader in = reader(value, "idempotency record");
     long expiresAt = in.i64("expiresAt");
     byte[] result = in.raw(in.remaining(), "result");
-    ResultCodec.decode(result); // validate now rather than on the first retry
+    try {
+      ResultCodec.decode(result); // validate now rather than on the first retry
+    } catch (ResultFormatException e) {
+      // A corrupt result is a corrupt store record like any other, reported as one.
+      throw new StoreException("corrupt store record idempotency record: " + e.getMessage(), e);
+    }
     return new IdempotencyRecord(generation, expiresAt, result);
   }
 
@@ -215,7 +227,9 @@ final class StoreFormat {
   static IdempotencyGeneration readGeneration(byte[] key, byte[] value) {
     ByteReader k = new ByteReader(key, "idempotency generation key",
         message -> new StoreException("corrupt " + message));
-    k.raw(GENERATION_KEY_PREFIX.length, "prefix");
+    if (!Arrays.equals(k.raw(GENERATION_KEY_PREFIX.length, "prefix"), GENERATION_KEY_PREFIX)) {
+      throw k.fail("not an idempotency generation key (prefix is not 'idemgen')");
+    }
     long start = flip(k.i64("start"));
     k.end();
     ByteReader in = reader(value, "idempotency generation");
