@@ -25,6 +25,27 @@ import dev.ration.wire.shape.Shape;
  * and listed in docs/PROTOCOL.md.
  */
 final class QuotaMessages {
+  // Smallest encoding of one list item (every string empty, every nested list empty), used to
+  // bound a declared count before allocating. A bound above the true minimum refuses valid
+  // messages, so each is the sum of its fields in order.
+  /** RESERVE request item: resource, amount. */
+  static final int ITEM_BYTES_MIN = 2 + 8;
+  /** scope, resource, 3 codes, unit, actor, reason, 10 longs, alerted. */
+  static final int QUOTA_INFO_BYTES_MIN = 2 + 2 + 1 + 1 + 8 + 2 + 8 + 1 + 8 + 8 + 8 + 2 + 8 + 2
+      + 8 + 8 + 8 + 8 + 1;
+  /** id, scope, configVersion, createdAt, expiresAt, items count. */
+  static final int RESERVATION_INFO_BYTES_MIN = 8 + 2 + 8 + 8 + 8 + 4;
+  /** sequence, eventId, type, eventTime, recordedAt, scope, resource, quantity, unit, reservationId, overage. */
+  static final int USAGE_EVENT_BYTES_MIN = 8 + 2 + 1 + 8 + 8 + 2 + 2 + 8 + 2 + 8 + 8;
+  /** scope, resource, bucketStart, quantity, events. */
+  static final int AGGREGATE_INFO_BYTES_MIN = 2 + 2 + 8 + 8 + 8;
+  /** kind, scope, resource, reservationId, bucketStart, expected, recorded, compensationSequence. */
+  static final int DRIFT_INFO_BYTES_MIN = 2 + 2 + 2 + 8 + 8 + 8 + 8 + 8;
+  /** sequence, at, actor, action, scope, resource, version, reason, detail. */
+  static final int AUDIT_INFO_BYTES_MIN = 8 + 8 + 2 + 2 + 2 + 2 + 8 + 2 + 2;
+  /** Reply item: resource, amount, overage, unit. */
+  static final int RESERVED_ITEM_BYTES_MIN = 2 + 8 + 8 + 2;
+
   private QuotaMessages() {}
 
   static final Shape<QuotaRequest.SetQuota> SET_QUOTA =

@@ -1,9 +1,9 @@
 package dev.ration.client.protocol;
 
 import dev.ration.wire.EventType;
+import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
-import dev.ration.wire.Overage;
 import dev.ration.wire.quota.QuotaSpec;
 
 import dev.ration.wire.Outcome;
@@ -122,5 +122,32 @@ class QuotaMessagesGoldenTest {
     byte[] bytes = HEX.parseHex("000003e8" + "0001" + "61" + "7fffffff");
     assertThrows(MalformedMessageException.class,
         () -> MessageCodec.decodeRequest(Kind.RESERVE, bytes));
+  }
+
+  /**
+   * Goal: a usage batch of events with empty strings decodes. The declared count used to be
+   * bounded with 60 bytes per event, 3 more than the smallest event, so a batch of 17 or more
+   * events from reservations with an empty event id and unit was refused as MALFORMED.
+   */
+  @Test
+  void usageBatchOfSmallestEventsDecodes() throws Exception {
+    List<QuotaResponse.UsageEventInfo> events = new java.util.ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      events.add(new QuotaResponse.UsageEventInfo(i, "", EventType.COMPLETED, 0, 0, "", "", 1, "", 7, 0));
+    }
+    response(Kind.USAGE_READ, new QuotaResponse.UsageBatch(events, 40, 40), "");
+  }
+
+  /**
+   * Goal: an audit page of records with empty strings decodes. The declared count used to be
+   * bounded with 38 bytes per record, 2 more than the smallest record.
+   */
+  @Test
+  void auditListOfSmallestRecordsDecodes() throws Exception {
+    List<QuotaResponse.AuditInfo> records = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      records.add(new QuotaResponse.AuditInfo(i, 0, "", "", "", "", 0, "", ""));
+    }
+    response(Kind.AUDIT_READ, new QuotaResponse.AuditList(records), "");
   }
 }

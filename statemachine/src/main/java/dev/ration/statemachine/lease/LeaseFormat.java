@@ -34,13 +34,13 @@ public final class LeaseFormat {
 
   static final int LIMIT_FORMAT_VERSION = 2;
   /** Version 3 = version 2 + demandRate, demandBurst. */
-  static final int LEASE_FORMAT_VERSION = 3;
+  public static final int LEASE_FORMAT_VERSION = 3;
   private static final int OLD_LEASE_FORMAT_VERSION = 2;
 
   private LeaseFormat() {}
 
   /** A limit as stored: its configuration and the ledger figures that outlive a restart. */
-  record StoredLimit(Limit limit, long pool, long rateCeiling, long burstCeiling,
+  public record StoredLimit(Limit limit, long pool, long rateCeiling, long burstCeiling,
       long emergencyReported) {}
 
   private static long flip(long value) {
@@ -51,18 +51,24 @@ public final class LeaseFormat {
     return new ByteReader(bytes, what, message -> new StoreException("corrupt store record " + message));
   }
 
-  static byte[] limitKey(LimitKey key) {
+  public static byte[] limitKey(LimitKey key) {
     return new ByteWriter(64).str(key.tenant()).str(key.resource()).toByteArray();
   }
 
   static byte[] limitValue(LimitLedger ledger) {
-    ByteWriter out = new ByteWriter(128).u8(LIMIT_FORMAT_VERSION);
-    ResultCodec.writeLimit(out, ledger.limit());
-    return out.i64(ledger.pool()).i64(ledger.rateCeiling()).i64(ledger.burstCeiling())
-        .i64(ledger.emergencyReported()).toByteArray();
+    return limitValue(new StoredLimit(ledger.limit(), ledger.pool(), ledger.rateCeiling(),
+        ledger.burstCeiling(), ledger.emergencyReported()));
   }
 
-  static StoredLimit readLimit(byte[] value) {
+  /** The inverse of {@link #readLimit}. */
+  public static byte[] limitValue(StoredLimit stored) {
+    ByteWriter out = new ByteWriter(128).u8(LIMIT_FORMAT_VERSION);
+    ResultCodec.writeLimit(out, stored.limit());
+    return out.i64(stored.pool()).i64(stored.rateCeiling()).i64(stored.burstCeiling())
+        .i64(stored.emergencyReported()).toByteArray();
+  }
+
+  public static StoredLimit readLimit(byte[] value) {
     ByteReader in = reader(value, "limit");
     int format = in.u8("formatVersion");
     if (format != LIMIT_FORMAT_VERSION) {
@@ -74,11 +80,11 @@ public final class LeaseFormat {
     return stored;
   }
 
-  static byte[] leaseKey(long leaseId) {
+  public static byte[] leaseKey(long leaseId) {
     return new ByteWriter(8).i64(flip(leaseId)).toByteArray();
   }
 
-  static byte[] leaseValue(Lease l) {
+  public static byte[] leaseValue(Lease l) {
     return new ByteWriter(144).u8(LEASE_FORMAT_VERSION).str(l.tenant()).str(l.resource())
         .str(l.holder()).i64(l.epoch()).i64(l.version()).i64(l.rateShare()).i64(l.burstShare())
         .i64(l.grantedAtMillis()).i64(l.expiresAtMillis()).i64(l.countedUntilMillis())
@@ -86,7 +92,7 @@ public final class LeaseFormat {
         .i64(l.demandRatePerSecond()).i64(l.demandBurst()).toByteArray();
   }
 
-  static Lease readLease(byte[] key, byte[] value) {
+  public static Lease readLease(byte[] key, byte[] value) {
     ByteReader k = reader(key, "lease key");
     long leaseId = flip(k.i64("leaseId"));
     k.end();

@@ -80,9 +80,9 @@ public final class ResultCodec {
     return out.toByteArray();
   }
 
-  /** Decodes a stored result; corrupt bytes throw IllegalArgumentException naming the field. */
+  /** Decodes a stored result; corrupt bytes throw {@link ResultFormatException} naming the field. */
   public static Result decode(byte[] bytes) {
-    ByteReader in = new ByteReader(bytes, "result", IllegalArgumentException::new);
+    ByteReader in = new ByteReader(bytes, "result", ResultFormatException::new);
     int format = in.u8("formatVersion");
     if (format != FORMAT_VERSION) {
       throw in.fail("unknown result format version " + format + ", expected " + FORMAT_VERSION);

@@ -5,7 +5,10 @@ import dev.ration.statemachine.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -50,20 +53,10 @@ final class Checkpoints {
       for (Path file : listFiles(dir)) {
         checksums.put(file.getFileName().toString(), crc32c(file));
       }
-      StringBuilder text = new StringBuilder();
-      text.append(MAGIC).append('\n');
-      text.append("formatVersion ").append(formatVersion).append('\n');
-      text.append("term ").append(term).append('\n');
-      text.append("index ").append(index).append('\n');
-      for (Map.Entry<String, Long> e : checksums.entrySet()) {
-        text.append("file ").append(e.getKey()).append(' ').append(Long.toHexString(e.getValue())).append('\n');
-      }
-      CRC32C crc = new CRC32C();
-      crc.update(text.toString().getBytes(StandardCharsets.UTF_8));
-      text.append("manifestCrc32c ").append(Long.toHexString(crc.getValue())).append('\n');
+      byte[] manifest = formatManifest(formatVersion, term, index, checksums);
       Path tmp = dir.resolve(CheckpointManifest.FILE_NAME + ".tmp");
       try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        channel.write(java.nio.ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8)));
+        channel.write(ByteBuffer.wrap(manifest));
         channel.force(true);
       }
       Files.move(tmp, dir.resolve(CheckpointManifest.FILE_NAME), StandardCopyOption.ATOMIC_MOVE);
@@ -74,18 +67,52 @@ final class Checkpoints {
     }
   }
 
+  /** The manifest's bytes: the text above, its last line the CRC32C of every byte before it. */
+  static byte[] formatManifest(int formatVersion, long term, long index, Map<String, Long> checksums) {
+    StringBuilder text = new StringBuilder();
+    text.append(MAGIC).append('\n');
+    text.append("formatVersion ").append(formatVersion).append('\n');
+    text.append("term ").append(term).append('\n');
+    text.append("index ").append(index).append('\n');
+    for (Map.Entry<String, Long> e : checksums.entrySet()) {
+      text.append("file ").append(e.getKey()).append(' ').append(Long.toHexString(e.getValue())).append('\n');
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(text.toString().getBytes(StandardCharsets.UTF_8));
+    text.append("manifestCrc32c ").append(Long.toHexString(crc.getValue())).append('\n');
+    return text.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
   static CheckpointManifest readManifest(Path dir) {
     Path path = dir.resolve(CheckpointManifest.FILE_NAME);
     String context = "checkpoint manifest " + path;
-    List<String> lines;
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(path);
     } catch (IOException e) {
       throw new StoreException(context + ": cannot read", e);
     }
-    String text = new String(bytes, StandardCharsets.UTF_8);
-    lines = text.lines().toList();
+    return parseManifest(context, bytes);
+  }
+
+  /**
+   * Parses a manifest's bytes ({@code context} names it in errors). Anything but a manifest as
+   * {@link #formatManifest} writes it, with a matching CRC, is a {@link StoreException}.
+   */
+  static CheckpointManifest parseManifest(String context, byte[] bytes) {
+    String text;
+    try {
+      // Strict, so that every character maps back to the bytes it came from: the checksum
+      // below covers a byte range computed from the text.
+      text = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new StoreException(context + ": not a Ration checkpoint manifest (not UTF-8 text)", e);
+    }
+    List<String> lines = text.lines().toList();
     if (lines.size() < 5 || !lines.get(0).equals(MAGIC)) {
       throw new StoreException(context + ": not a Ration checkpoint manifest (" + lines.size() + " lines)");
     }
@@ -98,7 +125,10 @@ final class Checkpoints {
       throw new StoreException(context + ": manifest CRC32C " + Long.toHexString(crc.getValue())
           + " does not match the declared " + Long.toHexString(declared));
     }
-    int format = (int) parseLong(context, lines.get(1), "formatVersion");
+    long format = parseLong(context, lines.get(1), "formatVersion");
+    if (format != (int) format) {
+      throw new StoreException(context + ": format version " + format + " is out of range");
+    }
     long term = parseLong(context, lines.get(2), "term");
     long index = parseLong(context, lines.get(3), "index");
     Map<String, Long> checksums = new TreeMap<>();
@@ -109,7 +139,7 @@ final class Checkpoints {
       }
       checksums.put(parts[1], parseHex(context, "x " + parts[2], "x"));
     }
-    return new CheckpointManifest(format, term, index, Collections.unmodifiableMap(checksums));
+    return new CheckpointManifest((int) format, term, index, Collections.unmodifiableMap(checksums));
   }
 
   private static long parseLong(String context, String line, String name) {
@@ -124,16 +154,22 @@ final class Checkpoints {
     }
   }
 
+  /** A CRC32C as {@link #formatManifest} writes it: 1 to 8 lowercase hex digits, no sign. */
   private static long parseHex(String context, String line, String name) {
     String[] parts = line.split(" ");
     if (parts.length != 2 || !parts[0].equals(name)) {
       throw new StoreException(context + ": expected '" + name + " <hex>', found '" + line + "'");
     }
-    try {
-      return Long.parseLong(parts[1], 16);
-    } catch (NumberFormatException e) {
-      throw new StoreException(context + ": bad hex in '" + line + "'", e);
+    String digits = parts[1];
+    boolean hex = !digits.isEmpty() && digits.length() <= 8;
+    for (int i = 0; hex && i < digits.length(); i++) {
+      char c = digits.charAt(i);
+      hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
     }
+    if (!hex) {
+      throw new StoreException(context + ": bad CRC32C in '" + line + "' (1 to 8 lowercase hex digits)");
+    }
+    return Long.parseLong(digits, 16);
   }
 
   static void restore(Path checkpointDir, Path dataDir, int expectedFormat) {

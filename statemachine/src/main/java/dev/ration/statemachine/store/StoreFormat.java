@@ -8,6 +8,7 @@ import dev.ration.statemachine.replica.IdempotencyRecord;
 import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
+import dev.ration.statemachine.result.ResultFormatException;
 import java.util.Arrays;
 
 /**
@@ -110,7 +111,12 @@ final class StoreFormat {
     ByteReader in = reader(value, "idempotency record");
     long expiresAt = in.i64("expiresAt");
     byte[] result = in.raw(in.remaining(), "result");
-    ResultCodec.decode(result); // validate now rather than on the first retry
+    try {
+      ResultCodec.decode(result); // validate now rather than on the first retry
+    } catch (ResultFormatException e) {
+      // A corrupt result is a corrupt store record like any other, reported as one.
+      throw new StoreException("corrupt store record idempotency record: " + e.getMessage(), e);
+    }
     return new IdempotencyRecord(generation, expiresAt, result);
   }
 
@@ -133,7 +139,9 @@ final class StoreFormat {
   static IdempotencyGeneration readGeneration(byte[] key, byte[] value) {
     ByteReader k = new ByteReader(key, "idempotency generation key",
         message -> new StoreException("corrupt " + message));
-    k.raw(GENERATION_KEY_PREFIX.length, "prefix");
+    if (!Arrays.equals(k.raw(GENERATION_KEY_PREFIX.length, "prefix"), GENERATION_KEY_PREFIX)) {
+      throw k.fail("not an idempotency generation key (prefix is not 'idemgen')");
+    }
     long start = flip(k.i64("start"));
     k.end();
     ByteReader in = reader(value, "idempotency generation");
