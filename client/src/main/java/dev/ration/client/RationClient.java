@@ -7,6 +7,7 @@ import dev.ration.client.protocol.ErrorCode;
 import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
+import dev.ration.client.transport.Transport;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -35,9 +36,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Failures are {@link RationException}s; a failure is indeterminate when any attempt of a
  * mutation may have reached a server. Reads fail definitely: they have no effect.
  *
+ * <p>It is the {@link Transport} of the limiter, quota and TTL clients it hands out, which know
+ * it only through that interface.
+ *
  * <p>Thread-safe. Uses one daemon event-loop thread, released by {@link #close()}.
  */
-public final class RationClient implements AutoCloseable {
+public final class RationClient implements Transport, AutoCloseable {
   private final RationClientOptions options;
   private final EventLoopGroup group;
   private final Backoff backoff;
@@ -240,8 +244,15 @@ public final class RationClient implements AutoCloseable {
   // ------------------------------------------------------------------ low-level API
 
   /** Sends {@code request} under a fresh request id with the default deadline. */
+  @Override
   public CompletableFuture<Response> call(Request request) {
     return call(request, options.requestDeadline());
+  }
+
+  /** As {@link #call(Request)}; a reply of another type fails the call INTERNAL (indeterminate). */
+  @Override
+  public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
+    return typed(call(request), replyType);
   }
 
   /** Sends {@code request} under a fresh request id; retries keep that id. */

@@ -1,6 +1,7 @@
 package dev.ration.client;
 
 import dev.ration.client.protocol.ErrorCode;
+import dev.ration.client.transport.CallFailure;
 
 /**
  * A call that did not produce a reply. {@link #definite()} tells the two kinds apart, as
@@ -8,7 +9,7 @@ import dev.ration.client.protocol.ErrorCode;
  * indeterminate one may have been applied (retry it only with the same request id).
  * Domain outcomes (LIMIT_EXHAUSTED, ...) are never exceptions: they are values in the reply.
  */
-public abstract sealed class RationException extends RuntimeException
+public abstract sealed class RationException extends RuntimeException implements CallFailure
     permits RationFailedException, RationIndeterminateException {
   private final ErrorCode code;
   private final long retryAfterMillis;
@@ -19,14 +20,17 @@ public abstract sealed class RationException extends RuntimeException
     this.retryAfterMillis = retryAfterMillis;
   }
 
+  @Override
   public ErrorCode code() {
     return code;
   }
 
   /** True: the request certainly had no effect. False: it may have been applied. */
+  @Override
   public abstract boolean definite();
 
   /** The server's hint (OVERLOADED, UNAVAILABLE), or 0 when none was given. */
+  @Override
   public long retryAfterMillis() {
     return retryAfterMillis;
   }

@@ -3,9 +3,9 @@ package dev.ration.client.limiter;
 import dev.ration.wire.Mode;
 import dev.ration.wire.lease.LeaseView;
 
-import dev.ration.client.RationException;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
+import dev.ration.client.transport.CallFailure;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -479,7 +479,7 @@ public final class RateLimiter implements AutoCloseable {
     while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
       c = c.getCause();
     }
-    return c instanceof RationException re && re.retryAfterMillis() > 0 ? re.retryAfterMillis() * NANOS_PER_MILLI : 0;
+    return c instanceof CallFailure f && f.retryAfterMillis() > 0 ? f.retryAfterMillis() * NANOS_PER_MILLI : 0;
   }
 
   private void cancelTimers() {

@@ -1,11 +1,11 @@
 package dev.ration.client.quota;
 
-import dev.ration.client.RationClient;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
+import dev.ration.client.transport.Transport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -13,15 +13,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Quotas, reservations and usage through a {@link RationClient} (its connection, leader
- * following, deadlines and retries: every mutation keeps its request id across retries, so the
- * coordinator's idempotency gives a retried reserve its first decision). Synchronous methods
- * join the asynchronous ones. Thread-safe, like the client.
+ * Quotas, reservations and usage through a {@link Transport}, in production a {@code
+ * RationClient} (its connection, leader following, deadlines and retries: every mutation keeps
+ * its request id across retries, so the coordinator's idempotency gives a retried reserve its
+ * first decision). Synchronous methods join the asynchronous ones. Thread-safe, like the client.
  */
 public final class QuotaClient {
-  private final RationClient client;
+  private final Transport client;
 
-  public QuotaClient(RationClient client) {
+  public QuotaClient(Transport client) {
     this.client = client;
   }
 

@@ -4,13 +4,12 @@ import dev.ration.wire.ttl.NamespaceView;
 
 import dev.ration.wire.CapacityPolicy;
 
-import dev.ration.client.RationClient;
-import dev.ration.client.RationException;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.protocol.TtlRequest;
 import dev.ration.client.protocol.TtlResponse;
+import dev.ration.client.transport.Transport;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +18,7 @@ import java.util.concurrent.CompletionException;
 
 /**
  * TTL entries of a Ration cluster: a replicated key/value store whose entries expire
- * (docs/TTL.md). Obtained from {@link RationClient#ttl()}; every call goes through the
+ * (docs/TTL.md). Obtained from {@code RationClient.ttl()}; every call goes through the
  * client's retry loop (mutations keep their request id across retries, so a resent put is
  * answered with its first result).
  *
@@ -32,7 +31,7 @@ import java.util.concurrent.CompletionException;
  * changes only the expiry. Every put and compare-and-set gives the entry a new version, larger
  * than any version before it; refresh keeps it.
  *
- * <p>Thread-safe (the client is). Sync methods throw {@link RationException}; async ones
+ * <p>Thread-safe (the client is). Sync methods throw {@code RationException}; async ones
  * complete exceptionally with it.
  */
 public final class TtlEntries {
@@ -41,9 +40,9 @@ public final class TtlEntries {
   /** The namespace {@link #tryLock} keeps its locks in. */
   public static final String LOCK_NAMESPACE = "locks";
 
-  private final RationClient client;
+  private final Transport client;
 
-  public TtlEntries(RationClient client) {
+  public TtlEntries(Transport client) {
     this.client = client;
   }
 

@@ -168,7 +168,7 @@ public final class ClientEndpoint implements AutoCloseable {
 
   /** Answers every request still in flight UNAVAILABLE; returns how many there were. */
   public int failInFlight(String reason) {
-    return gate.failAll(ErrorCode.UNAVAILABLE, reason, ConnectionHandler.SHUTDOWN_RETRY_AFTER_MILLIS);
+    return gate.failAll(ErrorCode.UNAVAILABLE, reason, Admission.SHUTDOWN_RETRY_AFTER_MILLIS);
   }
 
   /** Closes every connection (after writes already queued) and stops the event loops. */

@@ -10,7 +10,6 @@ import dev.ration.client.protocol.MessageCodec;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.consensus.Coordinator;
-import dev.ration.server.consensus.CoordinatorException;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.QueryResult;
@@ -24,12 +23,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,7 +37,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Serves one client connection: HELLO first, then pipelined requests answered in whatever
- * order they complete, each under a deadline and within the connection's in-flight cap.
+ * order they complete, each under a deadline. It is the Netty handler that wires the parts:
+ * the protocol's codec decodes, {@link Admission} admits or refuses, {@link Translation} turns
+ * requests into commands and results into replies, {@link ErrorReplies} says how every failure
+ * is answered, and the {@link EndpointListener} sees every answer (metrics).
  *
  * <p>Sits after the protocol's {@code FrameDecoder} (which hands it {@link Frame}s and
  * {@link FrameError}s) and before its {@code FrameEncoder}. Thread: every field is touched only
@@ -48,22 +49,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariants: a request is answered at most once ({@link Pending#done}); {@link #pending}
  * holds exactly the admitted, unfinished requests, at most maxInFlightPerConnection of them;
- * each admitted request is released from the {@link AdmissionGate} exactly once. Bad input on
- * this connection is answered (or the connection closed) here and never reaches another.
+ * each admitted request is released from its {@link Admission} exactly once, when it is
+ * answered or its connection closes. Bad input on this connection is answered (or the
+ * connection closed) here and never reaches another.
  */
 public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
 
-  /** Retry-after sent with a per-connection OVERLOADED: one in-flight answer is usually that near. */
-  public static final int OVERLOADED_RETRY_AFTER_MILLIS = 20;
-  /** Retry-after sent while shutting down: about the time for leadership to move. */
-  public static final int SHUTDOWN_RETRY_AFTER_MILLIS = 1_000;
-  /** Error messages are for people; keep them well within the u16 string bound. */
-  static final int MESSAGE_CHARS_MAX = 1_000;
-
   private final Coordinator coordinator;
   private final Translation translation;
   private final AdmissionGate gate;
+  private final Admission admission;
   private final EndpointListener listener;
   private final LongSupplier nanoClock;
   private final Set<Pending> pending = new HashSet<>();
@@ -88,15 +84,16 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     final long requestId;
     final Request request;
     final long startNanos;
+    /** What the request holds until it is answered; released when {@link #done} is set. */
+    final Admission.Admitted admitted;
     ScheduledFuture<?> timer;
     boolean done;
-    /** quota (issue 6): the tenant whose fairness share this request holds, "" if none. */
-    String tenant = "";
 
-    Pending(long requestId, Request request, long startNanos) {
+    Pending(long requestId, Request request, long startNanos, Admission.Admitted admitted) {
       this.requestId = requestId;
       this.request = request;
       this.startNanos = startNanos;
+      this.admitted = admitted;
     }
   }
 
@@ -109,6 +106,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     this.coordinator = coordinator;
     this.translation = translation;
     this.gate = gate;
+    this.admission = new Admission(gate, () -> coordinator.status().leaderClientAddress());
     this.listener = listener;
     this.nanoClock = nanoClock;
   }
@@ -150,8 +148,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       if (p.timer != null) {
         p.timer.cancel(false);
       }
-      gate.released();
-      releaseTenant(p); // quota (issue 6)
+      admission.release(p.admitted);
       dropped++;
     }
     pending.clear();
@@ -216,14 +213,13 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     Kind kind = Kind.fromCode(f.kind());
     if (kind == null) {
       // The decoder already filters unknown kinds; kept so this handler stands alone.
-      onFrameError(new FrameError(ErrorCode.UNKNOWN_KIND, "unknown request kind " + f.kind(), f.requestId(), false));
+      onFrameError(ErrorReplies.unknownKind(f));
       return;
     }
     if (!helloDone) {
       if (kind != Kind.HELLO) {
         log.info("event=hello_required kind={} remote={}", kind, ctx.channel().remoteAddress());
-        Response.Error err =
-            error(ErrorCode.HELLO_REQUIRED, "the first frame must be HELLO, got " + kind, "", 0);
+        Response.Error err = ErrorReplies.helloRequired(kind);
         listener.requestAnswered(kind.name(), err.code(), "NONE", nanoClock.getAsLong() - startNanos);
         closeAfter(MessageCodec.responseFrame(f.requestId(), kind, err));
         return;
@@ -232,25 +228,24 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (kind == Kind.HELLO) {
-      reply(f.requestId(), kind, error(ErrorCode.HELLO_REQUIRED, "HELLO was already sent on this connection", "", 0), startNanos);
+      reply(f.requestId(), kind, ErrorReplies.helloRepeated(), startNanos);
       return;
     }
     DecodedRequest decoded;
     try {
       decoded = MessageCodec.decodeRequest(kind, f.payload());
     } catch (MalformedMessageException e) {
-      reply(f.requestId(), kind, error(ErrorCode.MALFORMED, e.getMessage(), "", 0), startNanos);
+      reply(f.requestId(), kind, ErrorReplies.malformed(e), startNanos);
       return;
     }
-    if (gate.draining()) {
-      reply(f.requestId(), kind,
-          error(ErrorCode.UNAVAILABLE, "node is shutting down", leaderAddress(), SHUTDOWN_RETRY_AFTER_MILLIS),
-          startNanos);
+    Optional<Admission.Refused> draining = admission.checkDraining();
+    if (draining.isPresent()) {
+      reply(f.requestId(), kind, draining.get().toResponse(), startNanos);
       return;
     }
     Translation.Action action = translation.toAction(decoded.request());
     if (action instanceof Translation.Invalid inv) {
-      reply(f.requestId(), kind, error(ErrorCode.INVALID_ARGUMENT, inv.message(), "", 0), startNanos);
+      reply(f.requestId(), kind, ErrorReplies.invalidArgument(inv.message()), startNanos);
     } else if (action instanceof Translation.LocalStatus) {
       reply(f.requestId(), kind, Translation.toResponse(coordinator.status()), startNanos);
     } else {
@@ -263,27 +258,19 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     try {
       decoded = MessageCodec.decodeRequest(Kind.HELLO, f.payload());
     } catch (MalformedMessageException e) {
-      reply(f.requestId(), Kind.HELLO, error(ErrorCode.MALFORMED, e.getMessage(), "", 0), startNanos);
+      reply(f.requestId(), Kind.HELLO, ErrorReplies.malformed(e), startNanos);
       return;
     }
     Request.Hello hello = (Request.Hello) decoded.request();
     if (hello.protocolVersion() != Frame.PROTOCOL_VERSION) {
-      Response.Error err =
-          error(
-              ErrorCode.UNSUPPORTED_VERSION,
-              "HELLO protocol version " + hello.protocolVersion() + " unsupported; this server speaks "
-                  + Frame.PROTOCOL_VERSION,
-              "",
-              0);
+      Response.Error err = ErrorReplies.unsupportedVersion(hello.protocolVersion());
       listener.requestAnswered(Kind.HELLO.name(), err.code(), "NONE", nanoClock.getAsLong() - startNanos);
       closeAfter(MessageCodec.responseFrame(f.requestId(), Kind.HELLO, err));
       return;
     }
     if (hello.clientHigh() == 0 && hello.clientLow() == 0) {
       // (0, 0, 0) is RequestKey.NONE, which the ledger never deduplicates.
-      reply(f.requestId(), Kind.HELLO,
-          error(ErrorCode.INVALID_ARGUMENT, "client id 0:0 is reserved; use a random 128-bit id", "", 0),
-          startNanos);
+      reply(f.requestId(), Kind.HELLO, ErrorReplies.reservedClientId(), startNanos);
       return;
     }
     helloDone = true;
@@ -303,41 +290,21 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void admit(long requestId, DecodedRequest decoded, Translation.Action action, long startNanos) {
-    int max = gate.options().maxInFlightPerConnection();
-    if (pending.size() >= max) {
-      reply(requestId, decoded.request().kind(),
-          error(ErrorCode.OVERLOADED,
-              "connection has " + pending.size() + " requests in flight, max " + max,
-              "", OVERLOADED_RETRY_AFTER_MILLIS),
-          startNanos);
+    Admission.Decision decision = admission.admit(pending.size(), decoded.request());
+    if (decision instanceof Admission.Refused refused) {
+      reply(requestId, decoded.request().kind(), refused.toResponse(), startNanos);
       return;
     }
     long timeoutNanos =
         timeoutNanos(decoded.timeoutMillis(), gate.options().defaultDeadline(), gate.options().maxDeadline());
     long deadlineNanos = startNanos + timeoutNanos;
-    Pending p = new Pending(requestId, decoded.request(), startNanos);
-    // --- quota (issue 6): a tenant past its share is refused now, before taking a queue place
-    String tenant = QuotaFairness.tenantOf(decoded.request());
-    if (!tenant.isEmpty()) {
-      if (!gate.tenantShares().tryAcquire(tenant)) {
-        reply(requestId, decoded.request().kind(),
-            error(ErrorCode.OVERLOADED, "tenant " + tenant + " has "
-                + gate.tenantShares().maxInFlightPerTenant() + " quota requests in flight, its "
-                + "share of this node", "", OVERLOADED_RETRY_AFTER_MILLIS),
-            startNanos);
-        return;
-      }
-      p.tenant = tenant;
-    }
-    // --- end quota
+    Pending p = new Pending(requestId, decoded.request(), startNanos, (Admission.Admitted) decision);
     pending.add(p);
-    gate.acquired();
     // Our own timer answers even if the coordinator never does; a late answer is then dropped.
     p.timer =
         ctx.executor()
             .schedule(
-                () -> finish(p, error(ErrorCode.DEADLINE_EXCEEDED,
-                    "deadline of " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms passed", "", 0)),
+                () -> finish(p, ErrorReplies.deadlineExceeded(timeoutNanos)),
                 timeoutNanos,
                 TimeUnit.NANOSECONDS);
     CompletableFuture<?> answer;
@@ -392,7 +359,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   private Response toResponse(Request request, Object value, Throwable failure) {
     if (failure != null) {
-      return errorFor(failure);
+      return ErrorReplies.forFailure(failure);
     }
     try {
       if (value instanceof Result r) {
@@ -401,33 +368,11 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       if (value instanceof QueryResult q) {
         return translation.toResponse(request.kind(), q);
       }
-      return error(ErrorCode.INTERNAL, "internal: no answer for " + request.kind(), "", 0);
+      return ErrorReplies.noAnswer(request.kind());
     } catch (RuntimeException e) {
       log.warn("event=translation_failed kind={}", request.kind(), e);
-      return error(ErrorCode.INTERNAL, "internal: " + e, "", 0);
+      return ErrorReplies.translationFailed(e);
     }
-  }
-
-  /** Maps a coordinator failure to the wire; anything else is a bug reported as INTERNAL. */
-  static Response.Error errorFor(Throwable failure) {
-    Throwable t = failure;
-    // Bounded: unwrap at most a few layers of future wrappers.
-    for (int i = 0; i < 4 && (t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null; i++) {
-      t = t.getCause();
-    }
-    if (t instanceof CoordinatorException ce) {
-      String message = ce.getMessage() == null ? ce.reason().name() : ce.getMessage();
-      return switch (ce.reason()) {
-        case NOT_LEADER -> error(ErrorCode.NOT_LEADER, message, ce.leaderClientAddress(), 0);
-        case OVERLOADED -> error(ErrorCode.OVERLOADED, message, "", ce.retryAfterMillis());
-        case DEADLINE_EXCEEDED -> error(ErrorCode.DEADLINE_EXCEEDED, message, "", 0);
-        case UNAVAILABLE ->
-            error(ErrorCode.UNAVAILABLE, message, ce.leaderClientAddress(), ce.retryAfterMillis());
-      };
-    }
-    log.warn("event=request_failed error={}", t.toString(), t);
-    return error(ErrorCode.INTERNAL, "internal: " + t, "", 0);
   }
 
   /** Called from the shutdown thread: answer every pending request of this connection. */
@@ -436,7 +381,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       ctx.executor().execute(() -> {
         List<Pending> all = new ArrayList<>(pending);
         for (Pending p : all) {
-          finish(p, error(code, message, "", retryAfterMillis));
+          finish(p, ErrorReplies.error(code, message, "", retryAfterMillis));
         }
       });
     } catch (RejectedExecutionException e) {
@@ -450,22 +395,12 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     p.done = true;
     pending.remove(p);
-    releaseTenant(p); // quota (issue 6)
     if (p.timer != null) {
       p.timer.cancel(false);
     }
-    gate.released();
+    admission.release(p.admitted);
     reply(p.requestId, p.request.kind(), response, p.startNanos);
   }
-
-  // --- quota (issue 6)
-  private void releaseTenant(Pending p) {
-    if (!p.tenant.isEmpty()) {
-      gate.tenantShares().release(p.tenant);
-      p.tenant = "";
-    }
-  }
-  // --- end quota
 
   // ---------------------------------------------------------------- output
 
@@ -473,7 +408,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     Frame frame = encode(requestId, kind, response);
     Response sent = response;
     if (frame == null) {
-      sent = error(ErrorCode.INTERNAL, "internal: reply to " + kind + " did not encode", "", 0);
+      sent = ErrorReplies.notEncoded(kind);
       frame = MessageCodec.responseFrame(requestId, kind, sent);
     }
     listener.requestAnswered(kind.name(), codeOf(sent), outcomeOf(sent), nanoClock.getAsLong() - startNanos);
@@ -487,10 +422,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       int length = Frame.HEADER_BYTES + frame.payload().length;
       int max = gate.options().maxFrameBytes();
       if (length > max) {
-        return MessageCodec.responseFrame(requestId, kind,
-            error(ErrorCode.INVALID_ARGUMENT,
-                "reply to " + kind + " is " + length + " bytes, over the max frame of " + max
-                    + "; narrow the query (list one tenant and resource)", "", 0));
+        return MessageCodec.responseFrame(requestId, kind, ErrorReplies.replyTooLarge(kind, length, max));
       }
       return frame;
     } catch (RuntimeException e) {
@@ -510,15 +442,6 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private void closeAfter(Frame frame) {
     closing = true;
     ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
-  }
-
-  private String leaderAddress() {
-    return coordinator.status().leaderClientAddress();
-  }
-
-  static Response.Error error(ErrorCode code, String message, String leaderAddress, int retryAfterMillis) {
-    String m = message.length() > MESSAGE_CHARS_MAX ? message.substring(0, MESSAGE_CHARS_MAX) + "..." : message;
-    return new Response.Error(code, m, leaderAddress == null ? "" : leaderAddress, retryAfterMillis);
   }
 
   static ErrorCode codeOf(Response r) {

@@ -1,0 +1,30 @@
+package dev.ration.client.transport;
+
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One request sent to the cluster and its reply: what the limiter, the quota client and the TTL
+ * entries need from a connection. {@code RationClient} implements it with its leader following,
+ * deadlines and retries (a retried mutation keeps its request id, so the coordinator answers a
+ * resend with its first result); tests and the simulation can supply their own.
+ *
+ * <p>It sits below the feature packages so they depend on it and not on {@code RationClient},
+ * which depends on them to hand them out: the dependencies between the client's packages then
+ * point one way.
+ *
+ * <p>Implementations are thread-safe. A returned future completes with the reply, never with a
+ * {@link Response.Error}; it fails with an exception that implements {@link CallFailure}.
+ */
+public interface Transport {
+
+  /** Sends {@code request} under a fresh request id with the default deadline. */
+  CompletableFuture<Response> call(Request request);
+
+  /**
+   * As {@link #call(Request)}, and fails (with a {@link CallFailure}) if the reply is not a
+   * {@code replyType}.
+   */
+  <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType);
+}

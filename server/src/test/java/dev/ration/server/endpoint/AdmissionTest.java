@@ -1,0 +1,77 @@
+package dev.ration.server.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.protocol.ErrorCode;
+import dev.ration.client.protocol.QuotaRequest;
+import dev.ration.client.protocol.Request;
+import dev.ration.server.config.EndpointOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The admission decision on its own: the order of the three bounds, the refusal each gives,
+ * and that releasing gives back exactly what admitting took.
+ */
+class AdmissionTest {
+  private static final EndpointOptions OPTIONS =
+      new EndpointOptions(4096, 2, 10, Duration.ofSeconds(5), Duration.ofSeconds(30), 1, 1);
+
+  private final AdmissionGate gate = new AdmissionGate(OPTIONS);
+  private final AtomicInteger leaderAsked = new AtomicInteger();
+  private final Admission admission = new Admission(gate, () -> {
+    leaderAsked.incrementAndGet();
+    return "10.0.0.2:7000";
+  });
+
+  private static Request reserve(String scope) {
+    return new Request.Quota(new QuotaRequest.Reserve(scope, List.of(new QuotaRequest.Item("jobs", 1)), 0, 1_000));
+  }
+
+  @Test
+  void aServingNodeAsksNoLeaderAndADrainingOneNamesIt() {
+    assertTrue(admission.checkDraining().isEmpty());
+    assertEquals(0, leaderAsked.get(), "the leader is looked up only for a refusal");
+    gate.startDraining();
+    Admission.Refused r = admission.checkDraining().orElseThrow();
+    assertEquals(ErrorCode.UNAVAILABLE, r.code());
+    assertEquals("node is shutting down", r.message());
+    assertEquals("10.0.0.2:7000", r.toResponse().leaderAddress());
+    assertEquals(Admission.SHUTDOWN_RETRY_AFTER_MILLIS, r.retryAfterMillis());
+  }
+
+  @Test
+  void theConnectionCapRefusesWithoutTakingAnything() {
+    Admission.Refused r = assertInstanceOf(Admission.Refused.class, admission.admit(2, reserve("acme/shop")));
+    assertEquals(ErrorCode.OVERLOADED, r.code());
+    assertEquals("connection has 2 requests in flight, max 2", r.message());
+    assertEquals(Admission.OVERLOADED_RETRY_AFTER_MILLIS, r.retryAfterMillis());
+    assertEquals(0, gate.inFlight());
+    assertEquals(0, gate.tenantShares().inFlight("acme/shop"), "the cap is asked before the tenant share");
+  }
+
+  @Test
+  void aTenantPastItsShareIsRefusedWhileOthersAndUngatedRequestsPass() {
+    Admission.Admitted first = assertInstanceOf(Admission.Admitted.class, admission.admit(0, reserve("acme/shop/web")));
+    assertEquals("acme/shop", first.tenant());
+    Admission.Refused r = assertInstanceOf(Admission.Refused.class, admission.admit(1, reserve("acme/shop/api")));
+    assertEquals(ErrorCode.OVERLOADED, r.code());
+    assertEquals("tenant acme/shop has 1 quota requests in flight, its share of this node", r.message());
+    assertEquals(Admission.OVERLOADED_RETRY_AFTER_MILLIS, r.retryAfterMillis());
+    assertEquals(1, gate.inFlight(), "a refused tenant takes no place in the gate");
+
+    Admission.Admitted ungated = assertInstanceOf(Admission.Admitted.class, admission.admit(0, new Request.ListLimits(false)));
+    assertEquals("", ungated.tenant());
+    assertEquals(2, gate.inFlight());
+
+    admission.release(first);
+    admission.release(ungated);
+    assertEquals(0, gate.inFlight());
+    assertEquals(0, gate.tenantShares().inFlight("acme/shop"));
+    assertInstanceOf(Admission.Admitted.class, admission.admit(0, reserve("acme/shop/api")), "the share is free again");
+  }
+}
