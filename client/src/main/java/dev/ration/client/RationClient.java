@@ -339,7 +339,12 @@ public final class RationClient implements Transport, AutoCloseable {
           retryOrFail(e.code(), e.message(), e.retryAfterMillis(), null);
         }
         case UNAVAILABLE -> {
-          connectionFailed(conn);
+          // A node that lost leadership after proposing names the new leader, if it knows it.
+          if (e.leaderAddress() != null && !e.leaderAddress().isEmpty()) {
+            follow(conn, e.leaderAddress());
+          } else {
+            connectionFailed(conn);
+          }
           retryOrFail(e.code(), e.message(), e.retryAfterMillis(), null);
         }
         case OVERLOADED -> retryOrFail(e.code(), e.message(), e.retryAfterMillis(), null);

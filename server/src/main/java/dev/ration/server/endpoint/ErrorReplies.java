@@ -56,7 +56,13 @@ final class ErrorReplies {
     if (t instanceof CoordinatorException ce) {
       String message = ce.getMessage() == null ? ce.reason().name() : ce.getMessage();
       return switch (ce.reason()) {
-        case NOT_LEADER -> error(ErrorCode.NOT_LEADER, message, ce.leaderClientAddress(), 0);
+        // NOT_LEADER tells the client nothing happened. Leadership lost after the command
+        // reached Raft is not that: the entry may still commit under the new leader, so the
+        // answer is indeterminate (UNAVAILABLE, with the leader hint) and a retry must reuse
+        // the request id.
+        case NOT_LEADER -> ce.proposed()
+            ? error(ErrorCode.UNAVAILABLE, message, ce.leaderClientAddress(), 0)
+            : error(ErrorCode.NOT_LEADER, message, ce.leaderClientAddress(), 0);
         case OVERLOADED -> error(ErrorCode.OVERLOADED, message, "", ce.retryAfterMillis());
         case DEADLINE_EXCEEDED -> error(ErrorCode.DEADLINE_EXCEEDED, message, "", 0);
         case UNAVAILABLE ->
