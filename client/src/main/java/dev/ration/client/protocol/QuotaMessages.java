@@ -144,23 +144,7 @@ final class QuotaMessages {
 
   // Replies.
 
-  static final Shape<QuotaSpec> SPEC =
-      Shape.of(
-          QuotaSpec.class,
-          str("scope", QuotaSpec::scope),
-          str("resource", QuotaSpec::resource),
-          code("kind", QuotaSpec::kind, QuotaKind::fromCode, QuotaKind::code),
-          code("window", QuotaSpec::window, Window::fromCode, Window::code),
-          i64("limit", QuotaSpec::limit),
-          str("unit", QuotaSpec::unit),
-          i64("softLimit", QuotaSpec::softLimit),
-          code("overage", QuotaSpec::overage, Overage::fromCode, Overage::code),
-          i64("overageMax", QuotaSpec::overageMax),
-          i64("periodStartMillis", QuotaSpec::periodStartMillis),
-          i64("version", QuotaSpec::version),
-          str("actor", QuotaSpec::actor),
-          i64("changedAtMillis", QuotaSpec::changedAtMillis),
-          str("reason", QuotaSpec::reason));
+  static final Shape<QuotaSpec> SPEC = QuotaSpec.SHAPE;
 
   /** The spec's fields flat, then the usage figures. */
   static final Shape<QuotaResponse.QuotaInfo> QUOTA_INFO =

@@ -102,17 +102,7 @@ final class TtlMessages {
           i64("version", TtlResponse.EntryInfo::version),
           i64("expiresAtMillis", TtlResponse.EntryInfo::expiresAtMillis));
 
-  static final Shape<NamespaceView> NAMESPACE =
-      Shape.of(
-          NamespaceView.class,
-          str("name", NamespaceView::name),
-          i64("maxEntries", NamespaceView::maxEntries),
-          i64("maxBytes", NamespaceView::maxBytes),
-          code("policy", NamespaceView::policy, CapacityPolicy::fromCode, CapacityPolicy::code),
-          i64("entries", NamespaceView::entries),
-          i64("bytes", NamespaceView::bytes),
-          i64("evictedExpired", NamespaceView::evictedExpired),
-          i64("evictedCapacity", NamespaceView::evictedCapacity));
+  static final Shape<NamespaceView> NAMESPACE = NamespaceView.SHAPE;
 
   static final Shape<TtlResponse.WriteReply> WRITE_REPLY =
       Shape.of(

@@ -15,7 +15,7 @@ import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.query.QuotaQuery;
 import dev.ration.statemachine.quota.Aggregate;
 import dev.ration.statemachine.quota.AuditRecord;
-import dev.ration.statemachine.quota.Drift;
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.statemachine.quota.Reservation;

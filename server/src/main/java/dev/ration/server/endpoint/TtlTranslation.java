@@ -15,7 +15,7 @@ import dev.ration.statemachine.command.SetNamespace;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
-import dev.ration.statemachine.ttl.Bytes;
+import dev.ration.wire.Bytes;
 import dev.ration.wire.CapacityPolicy;
 import dev.ration.statemachine.ttl.EntryView;
 import dev.ration.wire.ttl.NamespaceView;

@@ -8,7 +8,7 @@ import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
-import dev.ration.statemachine.ttl.Bytes;
+import dev.ration.wire.Bytes;
 import dev.ration.statemachine.ttl.EntryView;
 import dev.ration.testkit.Waits;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.ration.statemachine.query;
 
 import dev.ration.statemachine.quota.Aggregate;
 import dev.ration.statemachine.quota.AuditRecord;
-import dev.ration.statemachine.quota.Drift;
+import dev.ration.wire.quota.Drift;
 import dev.ration.statemachine.quota.LevelUsage;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.statemachine.quota.Reservation;

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.Bytes;
+
 /**
  * A live TTL entry as a reader sees it. {@code version} is minted from the replica's global
  * version counter by every put and compare-and-set (refresh keeps it): a fencing token.

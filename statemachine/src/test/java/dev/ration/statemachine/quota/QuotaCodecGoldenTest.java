@@ -19,6 +19,7 @@ import dev.ration.statemachine.command.SetQuota;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.result.ResultCodec;
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.Overage;

@@ -1,5 +1,6 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.QuotaSpec;
 
 import dev.ration.wire.Overage;
