@@ -13,15 +13,15 @@ import dev.ration.statemachine.command.SetQuota;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.query.QuotaQuery;
-import dev.ration.statemachine.quota.Aggregate;
-import dev.ration.statemachine.quota.AuditRecord;
+import dev.ration.wire.quota.Aggregate;
+import dev.ration.wire.quota.AuditRecord;
 import dev.ration.wire.quota.Drift;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
-import dev.ration.statemachine.quota.Reservation;
-import dev.ration.statemachine.quota.ReservationItem;
+import dev.ration.statemachine.query.Reservation;
+import dev.ration.statemachine.query.ReservationItem;
 import dev.ration.statemachine.quota.Scope;
-import dev.ration.statemachine.quota.UsageEvent;
+import dev.ration.wire.quota.UsageEvent;
 import dev.ration.wire.Window;
 import dev.ration.statemachine.result.QuotaResult;
 import java.util.List;
@@ -119,7 +119,7 @@ final class QuotaTranslation {
     if (result instanceof QuotaResult.QuotaSet s) {
       return new QuotaResponse.QuotaSetReply(Outcome.SUCCESS, "", s.spec().version(),
           Optional.of(quotaInfo(new QuotaAnswer.QuotaRow(s.spec(),
-              dev.ration.statemachine.quota.LevelUsage.empty(s.spec().scope(), s.spec().resource())))));
+              dev.ration.statemachine.query.LevelUsage.empty(s.spec().scope(), s.spec().resource())))));
     }
     if (result instanceof QuotaResult.Reserved r) {
       return new QuotaResponse.ReserveReply(Outcome.SUCCESS, "", "", "", 0, r.configVersion(),
@@ -172,7 +172,7 @@ final class QuotaTranslation {
     } else if (answer instanceof QuotaAnswer.History h) {
       return new QuotaResponse.QuotaList(h.versions().stream()
           .map(s -> quotaInfo(new QuotaAnswer.QuotaRow(s,
-              dev.ration.statemachine.quota.LevelUsage.empty(s.scope(), s.resource()))))
+              dev.ration.statemachine.query.LevelUsage.empty(s.scope(), s.resource()))))
           .toList());
     } else if (answer instanceof QuotaAnswer.ReservationList l) {
       return new QuotaResponse.ReservationList(l.reservations().stream()

@@ -17,7 +17,7 @@ import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.wire.Bytes;
 import dev.ration.wire.CapacityPolicy;
-import dev.ration.statemachine.ttl.EntryView;
+import dev.ration.statemachine.query.EntryView;
 import dev.ration.wire.ttl.NamespaceView;
 import dev.ration.statemachine.ttl.TtlLedger;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.wire.Bytes;
-import dev.ration.statemachine.ttl.EntryView;
+import dev.ration.statemachine.query.EntryView;
 import dev.ration.testkit.Waits;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,9 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.UsageEvent;
+
+import dev.ration.wire.quota.Aggregate;
+
 import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.QuotaSpec;
 

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.wire.quota;
 
 /**
  * One line of the audit log: every catalog change and every reconciliation repair, with who,

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.wire.quota;
 
 /**
  * Usage of (scope, resource) in one hour bucket by event time, counted at every level of the

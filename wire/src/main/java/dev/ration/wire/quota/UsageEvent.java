@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.wire.quota;
 
 import dev.ration.wire.EventType;
 

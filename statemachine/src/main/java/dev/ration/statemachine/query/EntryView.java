@@ -1,4 +1,4 @@
-package dev.ration.statemachine.ttl;
+package dev.ration.statemachine.query;
 
 import dev.ration.wire.Bytes;
 
