@@ -44,7 +44,7 @@ final class TtlTranslation {
     } else if (request instanceof TtlRequest.Refresh r) {
       String p = problem(r.namespace(), r.key(), r.ttlMillis(), r.expectedVersion());
       return p != null ? new Invalid(p)
-          : new Mutation(new RefreshEntry(r.namespace(), r.key(), r.ttlMillis(), r.expectedVersion()));
+          : new Mutation(SameFields.copy(r, RefreshEntry.class));
     } else if (request instanceof TtlRequest.Delete r) {
       String p = problem(r.namespace(), r.key(), 0, r.expectedVersion());
       return p != null ? new Invalid(p)
