@@ -1,6 +1,7 @@
 package dev.ration.client.quota;
 
 import dev.ration.client.RationClient;
+import dev.ration.wire.quota.AuditRecord;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
@@ -110,7 +111,7 @@ public final class QuotaClient {
         QuotaResponse.QuotaList.class)).quotas();
   }
 
-  public List<QuotaResponse.AuditInfo> audit(long fromSequence, int max) {
+  public List<AuditRecord> audit(long fromSequence, int max) {
     return join(call(new QuotaRequest.ReadAudit(fromSequence, max),
         QuotaResponse.AuditList.class)).records();
   }

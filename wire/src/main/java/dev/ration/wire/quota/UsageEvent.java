@@ -1,6 +1,11 @@
 package dev.ration.wire.quota;
 
+import static dev.ration.wire.shape.Fields.code;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+
 import dev.ration.wire.EventType;
+import dev.ration.wire.shape.Shape;
 
 /**
  * One record of the replicated, append-only usage log.
@@ -25,4 +30,20 @@ public record UsageEvent(
     long quantity,
     String unit,
     long reservationId,
-    long overage) {}
+    long overage) {
+  /** Its one encoding: the protocol's answers carry it in this field order. */
+  public static final Shape<UsageEvent> SHAPE =
+      Shape.of(
+          UsageEvent.class,
+          i64("sequence", UsageEvent::sequence),
+          str("eventId", UsageEvent::eventId),
+          code("type", UsageEvent::type, EventType::fromCode, EventType::code),
+          i64("eventTimeMillis", UsageEvent::eventTimeMillis),
+          i64("recordedAtMillis", UsageEvent::recordedAtMillis),
+          str("scope", UsageEvent::scope),
+          str("resource", UsageEvent::resource),
+          i64("quantity", UsageEvent::quantity),
+          str("unit", UsageEvent::unit),
+          i64("reservationId", UsageEvent::reservationId),
+          i64("overage", UsageEvent::overage));
+}
