@@ -59,7 +59,7 @@ public final class Fields {
   }
 
   /** The commonest field gets its own class: one indirection fewer on the hot messages. */
-  record I64<T>(String name, String path, ToLongFunction<T> get) implements Field<T> {
+  private record I64<T>(String name, String path, ToLongFunction<T> get) implements Field<T> {
     @Override
     public int minBytes() {
       return 8;
@@ -98,7 +98,7 @@ public final class Fields {
     return new Str<>(name, name, get);
   }
 
-  record Str<T>(String name, String path, Function<T, String> get) implements Field<T> {
+  private record Str<T>(String name, String path, Function<T, String> get) implements Field<T> {
     @Override
     public int minBytes() {
       return 2;

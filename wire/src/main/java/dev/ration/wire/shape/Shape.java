@@ -113,15 +113,7 @@ public final class Shape<T extends Record> {
 
   public void write(ByteWriter w, T value) {
     for (Field<T> f : fields) {
-      // The two commonest fields are written here, not through the interface: a call site
-      // shared by every shape's fields would otherwise be megamorphic on the hot path.
-      if (f instanceof Fields.I64<T> x) {
-        w.i64(x.get().applyAsLong(value));
-      } else if (f instanceof Fields.Str<T> x) {
-        w.str(x.path(), x.get().apply(value));
-      } else {
-        f.write(w, value);
-      }
+      f.write(w, value);
     }
   }
 
@@ -129,17 +121,14 @@ public final class Shape<T extends Record> {
     Field<T>[] fs = fields;
     Object[] args = new Object[fs.length];
     int[] to = slots;
-    for (int i = 0; i < args.length; i++) {
-      Field<T> f = fs[i];
-      Object v;
-      if (f instanceof Fields.I64<T> x) {
-        v = r.i64(x.path());
-      } else if (f instanceof Fields.Str<T> x) {
-        v = r.str(x.path());
-      } else {
-        v = f.read(r, args);
+    if (to == null) {
+      for (int i = 0; i < args.length; i++) {
+        args[i] = fs[i].read(r, args);
       }
-      args[to == null ? i : to[i]] = v;
+    } else {
+      for (int i = 0; i < args.length; i++) {
+        args[to[i]] = fs[i].read(r, args);
+      }
     }
     try {
       return constructor.newInstance(args);
