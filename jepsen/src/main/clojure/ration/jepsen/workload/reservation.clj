@@ -30,14 +30,14 @@
             [ration.jepsen.util :as u])
   (:import (dev.ration.client RationClient)
            (dev.ration.wire Outcome Overage QuotaKind Window)
-           (dev.ration.wire.quota QuotaSpec)
+           (dev.ration.wire.quota QuotaSpec UsageEvent)
            (dev.ration.client.protocol Request$Quota Response$Quota
                                        QuotaRequest$Item QuotaRequest$Reserve QuotaRequest$CompleteReservation
                                        QuotaRequest$CancelReservation QuotaRequest$ListQuotas
                                        QuotaRequest$ReadUsage QuotaRequest$SetQuota
                                        QuotaResponse$ReserveReply QuotaResponse$SettleReply
                                        QuotaResponse$QuotaList QuotaResponse$QuotaInfo
-                                       QuotaResponse$UsageBatch QuotaResponse$UsageEventInfo
+                                       QuotaResponse$UsageBatch
                                        QuotaResponse$QuotaSetReply)
            (java.time Duration)))
 
@@ -160,7 +160,7 @@
     {:scope (.scope s) :resource (.resource s) :kind (enum-kw (.kind s)) :limit (.limit s)
      :held (.held q) :allocated (.allocated q) :version (.version s)}))
 
-(defn event->map [^QuotaResponse$UsageEventInfo e]
+(defn event->map [^UsageEvent e]
   {:seq (.sequence e) :event-id (.eventId e) :type (enum-kw (.type e)) :scope (.scope e)
    :resource (.resource e) :quantity (.quantity e) :reservation-id (.reservationId e)})
 

@@ -1,6 +1,7 @@
 package dev.ration.statemachine;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -64,5 +65,14 @@ class ModuleBoundaryTest {
         .orShould().dependOnClassesThat().areAssignableTo(Random.class)
         .orShould().dependOnClassesThat().haveFullyQualifiedName("java.util.SplittableRandom")
         .check(MAIN);
+  }
+
+  /**
+   * The packages depend one way: a ledger imports the commands, results and queries it
+   * handles, never the reverse, so the codecs and the kernel can be read without the ledgers.
+   */
+  @Test
+  void packagesAreFreeOfCycles() {
+    slices().matching("dev.ration.statemachine.(*)..").should().beFreeOfCycles().check(MAIN);
   }
 }

@@ -9,7 +9,7 @@ import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.statemachine.result.Result;
-import dev.ration.statemachine.ttl.Bytes;
+import dev.ration.wire.Bytes;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.ParameterizedType;

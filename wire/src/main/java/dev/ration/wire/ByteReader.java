@@ -200,6 +200,18 @@ public final class ByteReader {
     return (int) count;
   }
 
+  /** As {@link #count}, for the log and store formats, whose lists carry a u16 count. */
+  public int count16(String field, int minItemBytes) {
+    int count = u16(field);
+    long needed = (long) count * Math.max(1, minItemBytes);
+    if (needed > remaining()) {
+      throw fail(
+          field,
+          "count " + count + " needs at least " + needed + " bytes, " + remaining() + " left");
+    }
+    return count;
+  }
+
   /** A nested struct's presence byte: 0 absent, 1 present. */
   public boolean present(String field) {
     return bool(field + ".present");

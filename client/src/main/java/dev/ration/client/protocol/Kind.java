@@ -34,17 +34,17 @@ public enum Kind {
   LIST_LEASES(0x08, false, LIMIT_READ, LeaseMessages.LIST_LEASES, LeaseMessages.LEASE_LIST),
   CLUSTER_STATUS(
       0x09, false, CLUSTER_READ, LeaseMessages.CLUSTER_STATUS, LeaseMessages.CLUSTER_STATUS_REPLY),
-  // TTL entries: 0x20-0x2F, shapes in TtlMessages.
-  TTL_PUT(0x20, true, TTL_WRITE, TtlMessages.PUT, TtlMessages.WRITE_REPLY),
-  TTL_CAS(0x21, true, TTL_WRITE, TtlMessages.CAS, TtlMessages.WRITE_REPLY),
-  TTL_REFRESH(0x22, true, TTL_WRITE, TtlMessages.REFRESH, TtlMessages.WRITE_REPLY),
-  TTL_DELETE(0x23, true, TTL_WRITE, TtlMessages.DELETE, TtlMessages.DELETE_REPLY),
-  TTL_GET(0x24, false, TTL_READ, TtlMessages.GET, TtlMessages.GET_REPLY),
-  TTL_LIST(0x25, false, TTL_READ, TtlMessages.LIST, TtlMessages.LIST_REPLY),
+  // TTL entries: 0x20-0x2F, request shapes on the TtlRequest records, replies in TtlMessages.
+  TTL_PUT(0x20, true, TTL_WRITE, TtlRequest.Put.SHAPE, TtlMessages.WRITE_REPLY),
+  TTL_CAS(0x21, true, TTL_WRITE, TtlRequest.CompareAndSet.SHAPE, TtlMessages.WRITE_REPLY),
+  TTL_REFRESH(0x22, true, TTL_WRITE, TtlRequest.Refresh.SHAPE, TtlMessages.WRITE_REPLY),
+  TTL_DELETE(0x23, true, TTL_WRITE, TtlRequest.Delete.SHAPE, TtlMessages.DELETE_REPLY),
+  TTL_GET(0x24, false, TTL_READ, TtlRequest.Get.SHAPE, TtlMessages.GET_REPLY),
+  TTL_LIST(0x25, false, TTL_READ, TtlRequest.List.SHAPE, TtlMessages.LIST_REPLY),
   TTL_NAMESPACE_SET(
-      0x26, true, TTL_WRITE, TtlMessages.SET_NAMESPACE, TtlMessages.NAMESPACE_REPLY),
+      0x26, true, TTL_WRITE, TtlRequest.SetNamespace.SHAPE, TtlMessages.NAMESPACE_REPLY),
   TTL_NAMESPACE_GET(
-      0x27, false, TTL_READ, TtlMessages.GET_NAMESPACES, TtlMessages.NAMESPACE_LIST),
+      0x27, false, TTL_READ, TtlRequest.GetNamespaces.SHAPE, TtlMessages.NAMESPACE_LIST),
   // Quotas, reservations and usage: 0x40-0x5F, shapes in QuotaMessages.
   QUOTA_SET(0x40, true, QUOTA_ADMIN,
       QuotaMessages.SET_QUOTA, QuotaMessages.QUOTA_SET_REPLY),

@@ -105,19 +105,7 @@ final class LeaseMessages {
           bool("leader", Response.HelloReply::leader),
           str("leaderAddress", Response.HelloReply::leaderAddress));
 
-  static final Shape<Limit> LIMIT =
-      Shape.of(
-          Limit.class,
-          str("tenant", Limit::tenant),
-          str("resource", Limit::resource),
-          i64("ratePerSecond", Limit::ratePerSecond),
-          i64("burst", Limit::burst),
-          code("mode", Limit::mode, Mode::fromCode, Mode::code),
-          i64("leaseDurationMillis", Limit::leaseDurationMillis),
-          i64("graceMillis", Limit::graceMillis),
-          i64("emergency", Limit::emergency),
-          code("policy", Limit::policy, Policy::fromCode, Policy::code),
-          i64("version", Limit::version));
+  static final Shape<Limit> LIMIT = Limit.SHAPE;
 
   /** A limit's fields flat, then its ledger figures. */
   static final Shape<LimitStatus> LIMIT_STATUS =
@@ -137,25 +125,7 @@ final class LeaseMessages {
           i64("demandRate", LimitStatus::demandRate),
           i64("demandBurst", LimitStatus::demandBurst));
 
-  static final Shape<LeaseView> LEASE_VIEW =
-      Shape.of(
-          LeaseView.class,
-          i64("leaseId", LeaseView::leaseId),
-          str("tenant", LeaseView::tenant),
-          str("resource", LeaseView::resource),
-          str("holder", LeaseView::holder),
-          i64("epoch", LeaseView::epoch),
-          i64("version", LeaseView::version),
-          i64("rateShare", LeaseView::rateShare),
-          i64("burstShare", LeaseView::burstShare),
-          i64("countedRate", LeaseView::countedRate),
-          i64("countedBurst", LeaseView::countedBurst),
-          i64("grantedAtMillis", LeaseView::grantedAtMillis),
-          i64("expiresAtMillis", LeaseView::expiresAtMillis),
-          i64("countedUntilMillis", LeaseView::countedUntilMillis),
-          code("mode", LeaseView::mode, Mode::fromCode, Mode::code),
-          i64("emergency", LeaseView::emergency),
-          i64("leaseDurationMillis", LeaseView::leaseDurationMillis));
+  static final Shape<LeaseView> LEASE_VIEW = LeaseView.SHAPE;
 
   static final Shape<Response.SetLimitReply> SET_LIMIT_REPLY =
       Shape.of(

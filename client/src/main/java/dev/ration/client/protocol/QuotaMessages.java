@@ -12,6 +12,10 @@ import static dev.ration.wire.shape.Fields.str;
 import static dev.ration.wire.shape.Fields.struct;
 
 import dev.ration.wire.EventType;
+import dev.ration.wire.quota.UsageEvent;
+import dev.ration.wire.quota.Drift;
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.quota.Aggregate;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
@@ -165,23 +169,7 @@ final class QuotaMessages {
 
   // Replies.
 
-  static final Shape<QuotaSpec> SPEC =
-      Shape.of(
-          QuotaSpec.class,
-          str("scope", QuotaSpec::scope),
-          str("resource", QuotaSpec::resource),
-          code("kind", QuotaSpec::kind, QuotaKind::fromCode, QuotaKind::code),
-          code("window", QuotaSpec::window, Window::fromCode, Window::code),
-          i64("limit", QuotaSpec::limit),
-          str("unit", QuotaSpec::unit),
-          i64("softLimit", QuotaSpec::softLimit),
-          code("overage", QuotaSpec::overage, Overage::fromCode, Overage::code),
-          i64("overageMax", QuotaSpec::overageMax),
-          i64("periodStartMillis", QuotaSpec::periodStartMillis),
-          i64("version", QuotaSpec::version),
-          str("actor", QuotaSpec::actor),
-          i64("changedAtMillis", QuotaSpec::changedAtMillis),
-          str("reason", QuotaSpec::reason));
+  static final Shape<QuotaSpec> SPEC = QuotaSpec.SHAPE;
 
   /** The spec's fields flat, then the usage figures. */
   static final Shape<QuotaResponse.QuotaInfo> QUOTA_INFO =
@@ -212,54 +200,13 @@ final class QuotaMessages {
           i64("expiresAtMillis", QuotaResponse.ReservationInfo::expiresAtMillis),
           list("items", QuotaResponse.ReservationInfo::items, RESERVED_ITEM));
 
-  static final Shape<QuotaResponse.UsageEventInfo> USAGE_EVENT =
-      Shape.of(
-          QuotaResponse.UsageEventInfo.class,
-          i64("sequence", QuotaResponse.UsageEventInfo::sequence),
-          str("eventId", QuotaResponse.UsageEventInfo::eventId),
-          code("type", QuotaResponse.UsageEventInfo::type, EventType::fromCode, EventType::code),
-          i64("eventTimeMillis", QuotaResponse.UsageEventInfo::eventTimeMillis),
-          i64("recordedAtMillis", QuotaResponse.UsageEventInfo::recordedAtMillis),
-          str("scope", QuotaResponse.UsageEventInfo::scope),
-          str("resource", QuotaResponse.UsageEventInfo::resource),
-          i64("quantity", QuotaResponse.UsageEventInfo::quantity),
-          str("unit", QuotaResponse.UsageEventInfo::unit),
-          i64("reservationId", QuotaResponse.UsageEventInfo::reservationId),
-          i64("overage", QuotaResponse.UsageEventInfo::overage));
+  static final Shape<UsageEvent> USAGE_EVENT = UsageEvent.SHAPE;
 
-  static final Shape<QuotaResponse.AggregateInfo> AGGREGATE =
-      Shape.of(
-          QuotaResponse.AggregateInfo.class,
-          str("scope", QuotaResponse.AggregateInfo::scope),
-          str("resource", QuotaResponse.AggregateInfo::resource),
-          i64("bucketStartMillis", QuotaResponse.AggregateInfo::bucketStartMillis),
-          i64("quantity", QuotaResponse.AggregateInfo::quantity),
-          i64("events", QuotaResponse.AggregateInfo::events));
+  static final Shape<Aggregate> AGGREGATE = Aggregate.SHAPE;
 
-  static final Shape<QuotaResponse.DriftInfo> DRIFT =
-      Shape.of(
-          QuotaResponse.DriftInfo.class,
-          str("kind", QuotaResponse.DriftInfo::kind),
-          str("scope", QuotaResponse.DriftInfo::scope),
-          str("resource", QuotaResponse.DriftInfo::resource),
-          i64("reservationId", QuotaResponse.DriftInfo::reservationId),
-          i64("bucketStartMillis", QuotaResponse.DriftInfo::bucketStartMillis),
-          i64("expected", QuotaResponse.DriftInfo::expected),
-          i64("recorded", QuotaResponse.DriftInfo::recorded),
-          i64("compensationSequence", QuotaResponse.DriftInfo::compensationSequence));
+  static final Shape<Drift> DRIFT = Drift.SHAPE;
 
-  static final Shape<QuotaResponse.AuditInfo> AUDIT =
-      Shape.of(
-          QuotaResponse.AuditInfo.class,
-          i64("sequence", QuotaResponse.AuditInfo::sequence),
-          i64("atMillis", QuotaResponse.AuditInfo::atMillis),
-          str("actor", QuotaResponse.AuditInfo::actor),
-          str("action", QuotaResponse.AuditInfo::action),
-          str("scope", QuotaResponse.AuditInfo::scope),
-          str("resource", QuotaResponse.AuditInfo::resource),
-          i64("version", QuotaResponse.AuditInfo::version),
-          str("reason", QuotaResponse.AuditInfo::reason),
-          str("detail", QuotaResponse.AuditInfo::detail));
+  static final Shape<AuditRecord> AUDIT = AuditRecord.SHAPE;
 
   static final Shape<QuotaResponse.QuotaSetReply> QUOTA_SET_REPLY =
       Shape.of(

@@ -1,6 +1,10 @@
 package dev.ration.client.protocol;
 
 import dev.ration.wire.EventType;
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.quota.Drift;
+import dev.ration.wire.quota.Aggregate;
+import dev.ration.wire.quota.UsageEvent;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.quota.QuotaSpec;
 
@@ -29,19 +33,6 @@ public sealed interface QuotaResponse {
       items = List.copyOf(items);
     }
   }
-
-  record UsageEventInfo(long sequence, String eventId, EventType type, long eventTimeMillis,
-      long recordedAtMillis, String scope, String resource, long quantity, String unit,
-      long reservationId, long overage) {}
-
-  record AggregateInfo(String scope, String resource, long bucketStartMillis, long quantity,
-      long events) {}
-
-  record DriftInfo(String kind, String scope, String resource, long reservationId,
-      long bucketStartMillis, long expected, long recorded, long compensationSequence) {}
-
-  record AuditInfo(long sequence, long atMillis, String actor, String action, String scope,
-      String resource, long version, String reason, String detail) {}
 
   /** QUOTA_SET: on SUCCESS the new version; on STALE_CONFIG {@code currentVersion}. */
   record QuotaSetReply(Outcome outcome, String message, long currentVersion,
@@ -91,7 +82,7 @@ public sealed interface QuotaResponse {
   record IngestReply(Outcome outcome, String message, long sequence, boolean duplicate)
       implements QuotaResponse, OutcomeReply {}
 
-  record UsageBatch(List<UsageEventInfo> events, long cursor, long lastSequence)
+  record UsageBatch(List<UsageEvent> events, long cursor, long lastSequence)
       implements QuotaResponse {
     public UsageBatch {
       events = List.copyOf(events);
@@ -101,20 +92,20 @@ public sealed interface QuotaResponse {
   record AckReply(Outcome outcome, String message, long cursor)
       implements QuotaResponse, OutcomeReply {}
 
-  record AggregateReply(List<AggregateInfo> buckets, long total) implements QuotaResponse {
+  record AggregateReply(List<Aggregate> buckets, long total) implements QuotaResponse {
     public AggregateReply {
       buckets = List.copyOf(buckets);
     }
   }
 
-  record ReconcileReply(Outcome outcome, String message, List<DriftInfo> drifts)
+  record ReconcileReply(Outcome outcome, String message, List<Drift> drifts)
       implements QuotaResponse, OutcomeReply {
     public ReconcileReply {
       drifts = List.copyOf(drifts);
     }
   }
 
-  record AuditList(List<AuditInfo> records) implements QuotaResponse {
+  record AuditList(List<AuditRecord> records) implements QuotaResponse {
     public AuditList {
       records = List.copyOf(records);
     }

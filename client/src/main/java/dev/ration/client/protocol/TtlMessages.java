@@ -16,8 +16,9 @@ import dev.ration.wire.shape.Shape;
 import dev.ration.wire.ttl.NamespaceView;
 
 /**
- * The shapes of the TTL kinds (0x20–0x2F): each field list is written once here and serves
- * both directions. Values are at most {@link #VALUE_BYTES_MAX} bytes. The order is the wire
+ * The reply shapes of the TTL kinds (0x20–0x2F): each field list is written once here and
+ * serves both directions; the requests declare theirs next to their records in
+ * {@link TtlRequest}. Values are at most {@link #VALUE_BYTES_MAX} bytes. The order is the wire
  * order, pinned by the golden tests and listed in docs/PROTOCOL.md.
  */
 final class TtlMessages {
@@ -25,73 +26,6 @@ final class TtlMessages {
   static final int VALUE_BYTES_MAX = 65_536;
 
   private TtlMessages() {}
-
-  static final Shape<TtlRequest.Put> PUT =
-      Shape.of(
-          TtlRequest.Put.class,
-          str("namespace", TtlRequest.Put::namespace),
-          str("key", TtlRequest.Put::key),
-          bytes("value", TtlRequest.Put::value, VALUE_BYTES_MAX),
-          i64("ttlMillis", TtlRequest.Put::ttlMillis));
-
-  static final Shape<TtlRequest.CompareAndSet> CAS =
-      Shape.of(
-          TtlRequest.CompareAndSet.class,
-          str("namespace", TtlRequest.CompareAndSet::namespace),
-          str("key", TtlRequest.CompareAndSet::key),
-          i64("expectedVersion", TtlRequest.CompareAndSet::expectedVersion),
-          bytes("value", TtlRequest.CompareAndSet::value, VALUE_BYTES_MAX),
-          i64("ttlMillis", TtlRequest.CompareAndSet::ttlMillis));
-
-  static final Shape<TtlRequest.Refresh> REFRESH =
-      Shape.of(
-          TtlRequest.Refresh.class,
-          str("namespace", TtlRequest.Refresh::namespace),
-          str("key", TtlRequest.Refresh::key),
-          i64("ttlMillis", TtlRequest.Refresh::ttlMillis),
-          i64("expectedVersion", TtlRequest.Refresh::expectedVersion));
-
-  static final Shape<TtlRequest.Delete> DELETE =
-      Shape.of(
-          TtlRequest.Delete.class,
-          str("namespace", TtlRequest.Delete::namespace),
-          str("key", TtlRequest.Delete::key),
-          i64("expectedVersion", TtlRequest.Delete::expectedVersion));
-
-  static final Shape<TtlRequest.Get> GET =
-      Shape.of(
-          TtlRequest.Get.class,
-          str("namespace", TtlRequest.Get::namespace),
-          str("key", TtlRequest.Get::key),
-          bool("stale", TtlRequest.Get::stale));
-
-  static final Shape<TtlRequest.List> LIST =
-      Shape.of(
-          TtlRequest.List.class,
-          str("namespace", TtlRequest.List::namespace),
-          str("prefix", TtlRequest.List::prefix),
-          i32("limit", TtlRequest.List::limit),
-          bool("stale", TtlRequest.List::stale));
-
-  static final Shape<TtlRequest.SetNamespace> SET_NAMESPACE =
-      Shape.of(
-          TtlRequest.SetNamespace.class,
-          str("namespace", TtlRequest.SetNamespace::namespace),
-          i64("maxEntries", TtlRequest.SetNamespace::maxEntries),
-          i64("maxBytes", TtlRequest.SetNamespace::maxBytes),
-          code(
-              "policy",
-              TtlRequest.SetNamespace::policy,
-              CapacityPolicy::fromCode,
-              CapacityPolicy::code));
-
-  static final Shape<TtlRequest.GetNamespaces> GET_NAMESPACES =
-      Shape.of(
-          TtlRequest.GetNamespaces.class,
-          str("namespace", TtlRequest.GetNamespaces::namespace),
-          bool("stale", TtlRequest.GetNamespaces::stale));
-
-  // Replies.
 
   static final Shape<TtlResponse.EntryInfo> ENTRY =
       Shape.of(
@@ -102,17 +36,7 @@ final class TtlMessages {
           i64("version", TtlResponse.EntryInfo::version),
           i64("expiresAtMillis", TtlResponse.EntryInfo::expiresAtMillis));
 
-  static final Shape<NamespaceView> NAMESPACE =
-      Shape.of(
-          NamespaceView.class,
-          str("name", NamespaceView::name),
-          i64("maxEntries", NamespaceView::maxEntries),
-          i64("maxBytes", NamespaceView::maxBytes),
-          code("policy", NamespaceView::policy, CapacityPolicy::fromCode, CapacityPolicy::code),
-          i64("entries", NamespaceView::entries),
-          i64("bytes", NamespaceView::bytes),
-          i64("evictedExpired", NamespaceView::evictedExpired),
-          i64("evictedCapacity", NamespaceView::evictedCapacity));
+  static final Shape<NamespaceView> NAMESPACE = NamespaceView.SHAPE;
 
   static final Shape<TtlResponse.WriteReply> WRITE_REPLY =
       Shape.of(

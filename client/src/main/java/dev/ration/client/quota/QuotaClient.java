@@ -1,11 +1,12 @@
 package dev.ration.client.quota;
 
-import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.transport.Transport;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.quota.AuditRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -110,7 +111,7 @@ public final class QuotaClient {
         QuotaResponse.QuotaList.class)).quotas();
   }
 
-  public List<QuotaResponse.AuditInfo> audit(long fromSequence, int max) {
+  public List<AuditRecord> audit(long fromSequence, int max) {
     return join(call(new QuotaRequest.ReadAudit(fromSequence, max),
         QuotaResponse.AuditList.class)).records();
   }

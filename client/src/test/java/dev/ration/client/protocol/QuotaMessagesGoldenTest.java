@@ -4,7 +4,11 @@ import dev.ration.wire.EventType;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
+import dev.ration.wire.quota.Aggregate;
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.quota.UsageEvent;
 
 import dev.ration.wire.Outcome;
 
@@ -106,14 +110,14 @@ class QuotaMessagesGoldenTest {
         new QuotaResponse.ReservationInfo(1, "acme", 3, 10, 20,
             List.of(new QuotaResponse.ReservedItem("jobs", 2, 1, "jobs"))))), "");
     response(Kind.USAGE_INGEST, new QuotaResponse.IngestReply(Outcome.SUCCESS, "", 5, true), "");
-    response(Kind.USAGE_READ, new QuotaResponse.UsageBatch(List.of(new QuotaResponse.UsageEventInfo(
+    response(Kind.USAGE_READ, new QuotaResponse.UsageBatch(List.of(new UsageEvent(
         1, "res:1:jobs", EventType.COMPLETED, 10, 11, "acme", "jobs", 2, "jobs", 1, 0)), 0, 1), "");
     response(Kind.USAGE_ACK, new QuotaResponse.AckReply(Outcome.SUCCESS, "", 7), "");
     response(Kind.USAGE_AGGREGATE, new QuotaResponse.AggregateReply(List.of(
-        new QuotaResponse.AggregateInfo("acme", "jobs", 0, 5, 2)), 5), "");
+        new Aggregate("acme", "jobs", 0, 5, 2)), 5), "");
     response(Kind.USAGE_RECONCILE, new QuotaResponse.ReconcileReply(Outcome.SUCCESS, "", List.of(
-        new QuotaResponse.DriftInfo("reservation", "acme/t1", "jobs", 1, 0, 5, 8, 9))), "");
-    response(Kind.AUDIT_READ, new QuotaResponse.AuditList(List.of(new QuotaResponse.AuditInfo(
+        new Drift("reservation", "acme/t1", "jobs", 1, 0, 5, 8, 9))), "");
+    response(Kind.AUDIT_READ, new QuotaResponse.AuditList(List.of(new AuditRecord(
         1, 10, "alice", "quota.set", "acme", "jobs", 3, "why", "created"))), "");
   }
 
@@ -131,9 +135,9 @@ class QuotaMessagesGoldenTest {
    */
   @Test
   void usageBatchOfSmallestEventsDecodes() throws Exception {
-    List<QuotaResponse.UsageEventInfo> events = new java.util.ArrayList<>();
+    List<UsageEvent> events = new java.util.ArrayList<>();
     for (int i = 0; i < 40; i++) {
-      events.add(new QuotaResponse.UsageEventInfo(i, "", EventType.COMPLETED, 0, 0, "", "", 1, "", 7, 0));
+      events.add(new UsageEvent(i, "", EventType.COMPLETED, 0, 0, "", "", 1, "", 7, 0));
     }
     response(Kind.USAGE_READ, new QuotaResponse.UsageBatch(events, 40, 40), "");
   }
@@ -144,9 +148,9 @@ class QuotaMessagesGoldenTest {
    */
   @Test
   void auditListOfSmallestRecordsDecodes() throws Exception {
-    List<QuotaResponse.AuditInfo> records = new java.util.ArrayList<>();
+    List<AuditRecord> records = new java.util.ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      records.add(new QuotaResponse.AuditInfo(i, 0, "", "", "", "", 0, "", ""));
+      records.add(new AuditRecord(i, 0, "", "", "", "", 0, "", ""));
     }
     response(Kind.AUDIT_READ, new QuotaResponse.AuditList(records), "");
   }

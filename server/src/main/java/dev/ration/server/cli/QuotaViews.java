@@ -1,6 +1,10 @@
 package dev.ration.server.cli;
 
 import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.quota.Drift;
+import dev.ration.wire.quota.Aggregate;
+import dev.ration.wire.quota.UsageEvent;
 
 import dev.ration.client.protocol.QuotaResponse;
 import java.util.List;
@@ -104,7 +108,7 @@ final class QuotaViews {
         .put("alreadySettled", r.alreadySettled());
   }
 
-  static Fields event(QuotaResponse.UsageEventInfo e) {
+  static Fields event(UsageEvent e) {
     return new Fields()
         .put("sequence", e.sequence())
         .put("eventId", e.eventId())
@@ -122,7 +126,7 @@ final class QuotaViews {
   static final List<String> EVENT_COLUMNS = List.of("sequence", "eventId", "type",
       "eventTimeMillis", "scope", "resource", "quantity", "unit", "reservationId", "overage");
 
-  static Fields aggregate(QuotaResponse.AggregateInfo a) {
+  static Fields aggregate(Aggregate a) {
     return new Fields().put("scope", a.scope()).put("resource", a.resource())
         .put("bucketStartMillis", a.bucketStartMillis()).put("quantity", a.quantity())
         .put("events", a.events());
@@ -131,7 +135,7 @@ final class QuotaViews {
   static final List<String> AGGREGATE_COLUMNS = List.of("scope", "resource", "bucketStartMillis",
       "quantity", "events");
 
-  static Fields drift(QuotaResponse.DriftInfo d) {
+  static Fields drift(Drift d) {
     return new Fields().put("kind", d.kind()).put("scope", d.scope()).put("resource", d.resource())
         .put("reservationId", d.reservationId()).put("bucketStartMillis", d.bucketStartMillis())
         .put("expected", d.expected()).put("recorded", d.recorded())
@@ -141,7 +145,7 @@ final class QuotaViews {
   static final List<String> DRIFT_COLUMNS = List.of("kind", "scope", "resource", "reservationId",
       "bucketStartMillis", "expected", "recorded", "compensationSequence");
 
-  static Fields audit(QuotaResponse.AuditInfo a) {
+  static Fields audit(AuditRecord a) {
     return new Fields().put("sequence", a.sequence()).put("atMillis", a.atMillis())
         .put("actor", a.actor()).put("action", a.action()).put("scope", a.scope())
         .put("resource", a.resource()).put("version", a.version()).put("reason", a.reason())

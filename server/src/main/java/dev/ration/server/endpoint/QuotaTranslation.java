@@ -13,15 +13,15 @@ import dev.ration.statemachine.command.SetQuota;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.query.QuotaQuery;
-import dev.ration.statemachine.quota.Aggregate;
-import dev.ration.statemachine.quota.AuditRecord;
-import dev.ration.statemachine.quota.Drift;
+import dev.ration.wire.quota.Aggregate;
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
-import dev.ration.statemachine.quota.Reservation;
-import dev.ration.statemachine.quota.ReservationItem;
+import dev.ration.statemachine.query.Reservation;
+import dev.ration.statemachine.query.ReservationItem;
 import dev.ration.statemachine.quota.Scope;
-import dev.ration.statemachine.quota.UsageEvent;
+import dev.ration.wire.quota.UsageEvent;
 import dev.ration.wire.Window;
 import dev.ration.statemachine.result.QuotaResult;
 import java.util.List;
@@ -119,7 +119,7 @@ final class QuotaTranslation {
     if (result instanceof QuotaResult.QuotaSet s) {
       return new QuotaResponse.QuotaSetReply(Outcome.SUCCESS, "", s.spec().version(),
           Optional.of(quotaInfo(new QuotaAnswer.QuotaRow(s.spec(),
-              dev.ration.statemachine.quota.LevelUsage.empty(s.spec().scope(), s.spec().resource())))));
+              dev.ration.statemachine.query.LevelUsage.empty(s.spec().scope(), s.spec().resource())))));
     }
     if (result instanceof QuotaResult.Reserved r) {
       return new QuotaResponse.ReserveReply(Outcome.SUCCESS, "", "", "", 0, r.configVersion(),
@@ -139,7 +139,7 @@ final class QuotaTranslation {
     }
     if (result instanceof QuotaResult.Reconciled r) {
       return new QuotaResponse.ReconcileReply(Outcome.SUCCESS, "",
-          r.drifts().stream().map(QuotaTranslation::driftInfo).toList());
+          r.drifts());
     }
     throw new IllegalStateException("quota result " + result + " does not answer " + request.kind());
   }
@@ -172,22 +172,21 @@ final class QuotaTranslation {
     } else if (answer instanceof QuotaAnswer.History h) {
       return new QuotaResponse.QuotaList(h.versions().stream()
           .map(s -> quotaInfo(new QuotaAnswer.QuotaRow(s,
-              dev.ration.statemachine.quota.LevelUsage.empty(s.scope(), s.resource()))))
+              dev.ration.statemachine.query.LevelUsage.empty(s.scope(), s.resource()))))
           .toList());
     } else if (answer instanceof QuotaAnswer.ReservationList l) {
       return new QuotaResponse.ReservationList(l.reservations().stream()
           .map(QuotaTranslation::reservationInfo).toList());
     } else if (answer instanceof QuotaAnswer.UsageBatch b) {
-      return new QuotaResponse.UsageBatch(b.events().stream().map(QuotaTranslation::eventInfo).toList(),
+      return new QuotaResponse.UsageBatch(b.events(),
           b.cursor(), b.lastSequence());
     } else if (answer instanceof QuotaAnswer.AggregateList a) {
-      return new QuotaResponse.AggregateReply(a.buckets().stream()
-          .map(QuotaTranslation::aggregateInfo).toList(), a.total());
+      return new QuotaResponse.AggregateReply(a.buckets(), a.total());
     } else if (answer instanceof QuotaAnswer.ReconcileAnswer r) {
       return new QuotaResponse.ReconcileReply(Outcome.SUCCESS, "",
-          r.drifts().stream().map(QuotaTranslation::driftInfo).toList());
+          r.drifts());
     } else if (answer instanceof QuotaAnswer.AuditList a) {
-      return new QuotaResponse.AuditList(a.records().stream().map(QuotaTranslation::auditInfo).toList());
+      return new QuotaResponse.AuditList(a.records());
     }
     throw new IllegalStateException("quota answer " + answer + " has no wire reply");
   }
@@ -205,26 +204,5 @@ final class QuotaTranslation {
             .map((ReservationItem i) -> new QuotaResponse.ReservedItem(i.resource(), i.amount(),
                 i.overage(), i.unit()))
             .toList());
-  }
-
-  static QuotaResponse.UsageEventInfo eventInfo(UsageEvent e) {
-    return new QuotaResponse.UsageEventInfo(e.sequence(), e.eventId(), e.type(),
-        e.eventTimeMillis(), e.recordedAtMillis(), e.scope(), e.resource(), e.quantity(), e.unit(),
-        e.reservationId(), e.overage());
-  }
-
-  static QuotaResponse.AggregateInfo aggregateInfo(Aggregate a) {
-    return new QuotaResponse.AggregateInfo(a.scope(), a.resource(), a.bucketStartMillis(),
-        a.quantity(), a.events());
-  }
-
-  static QuotaResponse.DriftInfo driftInfo(Drift d) {
-    return new QuotaResponse.DriftInfo(d.kind(), d.scope(), d.resource(), d.reservationId(),
-        d.bucketStartMillis(), d.expected(), d.recorded(), d.compensationSequence());
-  }
-
-  static QuotaResponse.AuditInfo auditInfo(AuditRecord a) {
-    return new QuotaResponse.AuditInfo(a.sequence(), a.atMillis(), a.actor(), a.action(),
-        a.scope(), a.resource(), a.version(), a.reason(), a.detail());
   }
 }

@@ -15,9 +15,9 @@ import dev.ration.statemachine.command.SetNamespace;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
-import dev.ration.statemachine.ttl.Bytes;
+import dev.ration.wire.Bytes;
 import dev.ration.wire.CapacityPolicy;
-import dev.ration.statemachine.ttl.EntryView;
+import dev.ration.statemachine.query.EntryView;
 import dev.ration.wire.ttl.NamespaceView;
 import dev.ration.statemachine.ttl.TtlLedger;
 import java.util.ArrayList;
@@ -44,7 +44,7 @@ final class TtlTranslation {
     } else if (request instanceof TtlRequest.Refresh r) {
       String p = problem(r.namespace(), r.key(), r.ttlMillis(), r.expectedVersion());
       return p != null ? new Invalid(p)
-          : new Mutation(new RefreshEntry(r.namespace(), r.key(), r.ttlMillis(), r.expectedVersion()));
+          : new Mutation(SameFields.copy(r, RefreshEntry.class));
     } else if (request instanceof TtlRequest.Delete r) {
       String p = problem(r.namespace(), r.key(), 0, r.expectedVersion());
       return p != null ? new Invalid(p)

@@ -1,6 +1,7 @@
 package dev.ration.server.cli;
 
 import dev.ration.wire.EventType;
+import dev.ration.wire.quota.UsageEvent;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
@@ -127,9 +128,9 @@ class QuotaEndToEndTest {
 
       QuotaResponse.UsageBatch log = quotas.readUsage("billing", 0, 100);
       assertEquals(List.of(completedId, cancelledId), log.events().stream().limit(2)
-          .map(QuotaResponse.UsageEventInfo::reservationId).toList());
+          .map(UsageEvent::reservationId).toList());
       assertEquals(List.of(2L, 0L), log.events().stream().limit(2)
-          .map(QuotaResponse.UsageEventInfo::quantity).toList());
+          .map(UsageEvent::quantity).toList());
       quotas.ack("billing", log.events().get(0).sequence());
       assertEquals(log.events().size() - 1, quotas.readUsage("billing", 0, 100).events().size());
 

@@ -1,6 +1,10 @@
 package dev.ration.statemachine.command;
 
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.longs16;
+
 import java.util.List;
+import dev.ration.wire.shape.Shape;
 
 /**
  * Settle a reservation with the actual usage, one quantity per item in the reservation's order
@@ -9,6 +13,13 @@ import java.util.List;
  */
 public record CompleteReservation(long reservationId, List<Long> actuals) implements QuotaCommand {
   public static final int CODE = 42;
+
+  /** Its fields in the log, in this order after the command code. */
+  public static final Shape<CompleteReservation> SHAPE =
+      Shape.of(
+          CompleteReservation.class,
+          i64("reservationId", CompleteReservation::reservationId),
+          longs16("actuals", CompleteReservation::actuals));
 
   public CompleteReservation {
     actuals = List.copyOf(actuals);

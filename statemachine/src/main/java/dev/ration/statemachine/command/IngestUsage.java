@@ -1,5 +1,10 @@
 package dev.ration.statemachine.command;
 
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+
+import dev.ration.wire.shape.Shape;
+
 /**
  * A service's own usage event (e.g. storage used), appended to the usage log unless an event
  * with the same id was seen within the retention window. Aggregated by {@code eventTimeMillis}.
@@ -16,6 +21,18 @@ public record IngestUsage(
     long reservationId)
     implements QuotaCommand {
   public static final int CODE = 44;
+
+  /** Its fields in the log, in this order after the command code. */
+  public static final Shape<IngestUsage> SHAPE =
+      Shape.of(
+          IngestUsage.class,
+          str("eventId", IngestUsage::eventId),
+          i64("eventTimeMillis", IngestUsage::eventTimeMillis),
+          str("scope", IngestUsage::scope),
+          str("resource", IngestUsage::resource),
+          i64("quantity", IngestUsage::quantity),
+          str("unit", IngestUsage::unit),
+          i64("reservationId", IngestUsage::reservationId));
 
   @Override
   public int code() {

@@ -1,6 +1,11 @@
 package dev.ration.statemachine.command;
 
-import dev.ration.statemachine.ttl.Bytes;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+
+import dev.ration.wire.Bytes;
+import dev.ration.wire.shape.Fields;
+import dev.ration.wire.shape.Shape;
 
 /**
  * Store {@code value} under (namespace, key), replacing any entry, with a new version and a new
@@ -10,6 +15,16 @@ import dev.ration.statemachine.ttl.Bytes;
 public record PutEntry(String namespace, String key, Bytes value, long ttlMillis)
     implements TtlCommand {
   public static final int CODE = 20;
+
+  /** Its fields in the log, in this order after the command code. */
+  public static final Shape<PutEntry> SHAPE =
+      Shape.of(
+          PutEntry.class,
+          str("namespace", PutEntry::namespace),
+          str("key", PutEntry::key),
+          Fields.value("value", PutEntry::value),
+          i64("ttlMillis", PutEntry::ttlMillis));
+
   /** ttlMillis meaning "no expiry" (expiresAt = Long.MAX_VALUE). */
   public static final long NO_EXPIRY = -1;
 

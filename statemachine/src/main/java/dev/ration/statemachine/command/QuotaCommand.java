@@ -3,7 +3,7 @@ package dev.ration.statemachine.command;
 /**
  * The quota ledger's commands: catalog changes, check-and-reserve, reservation
  * settlement, usage ingestion, consumer acknowledgements, reconciliation repairs. Codes 40–59
- * of the log format are theirs; see {@link QuotaCommandCodec}. All come from clients and are
+ * of the log format are theirs; see {@link BatchCodec}. All come from clients and are
  * idempotent by their request key (the replica's shared idempotency).
  */
 public sealed interface QuotaCommand extends Command

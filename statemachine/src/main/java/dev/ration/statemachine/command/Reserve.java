@@ -1,5 +1,10 @@
 package dev.ration.statemachine.command;
 
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list16;
+import static dev.ration.wire.shape.Fields.str;
+
+import dev.ration.wire.shape.Shape;
 import java.util.List;
 
 /**
@@ -14,11 +19,30 @@ public record Reserve(String scope, List<Item> items, long configVersion, long t
     implements QuotaCommand {
   public static final int CODE = 41;
 
+  /**
+   * Its fields in the log, in this order after the command code: the items come last there,
+   * after the version and the time to live, though they are the second component.
+   */
+  public static final Shape<Reserve> SHAPE =
+      Shape.reordered(
+          Reserve.class,
+          str("scope", Reserve::scope),
+          i64("configVersion", Reserve::configVersion),
+          i64("ttlMillis", Reserve::ttlMillis),
+          list16("items", Reserve::items, Item.SHAPE));
+
   public Reserve {
     items = List.copyOf(items);
   }
 
-  public record Item(String resource, long amount) {}
+  public record Item(String resource, long amount) {
+    /** Its fields in the log. */
+    public static final Shape<Item> SHAPE =
+        Shape.of(
+            Item.class,
+            str("resource", Item::resource),
+            i64("amount", Item::amount));
+  }
 
   @Override
   public int code() {

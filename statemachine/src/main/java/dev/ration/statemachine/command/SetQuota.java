@@ -1,6 +1,11 @@
 package dev.ration.statemachine.command;
 
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+
 import dev.ration.wire.Overage;
+import dev.ration.wire.shape.Fields;
+import dev.ration.wire.shape.Shape;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 
@@ -26,6 +31,24 @@ public record SetQuota(
     String reason)
     implements QuotaCommand {
   public static final int CODE = 40;
+
+  /** Its fields in the log, in this order after the command code. */
+  public static final Shape<SetQuota> SHAPE =
+      Shape.of(
+          SetQuota.class,
+          str("scope", SetQuota::scope),
+          str("resource", SetQuota::resource),
+          Fields.code("kind", SetQuota::kind, QuotaKind::fromCode, QuotaKind::code),
+          Fields.code("window", SetQuota::window, Window::fromCode, Window::code),
+          i64("limit", SetQuota::limit),
+          str("unit", SetQuota::unit),
+          i64("softLimit", SetQuota::softLimit),
+          Fields.code("overage", SetQuota::overage, Overage::fromCode, Overage::code),
+          i64("overageMax", SetQuota::overageMax),
+          i64("periodStartMillis", SetQuota::periodStartMillis),
+          i64("expectedVersion", SetQuota::expectedVersion),
+          str("actor", SetQuota::actor),
+          str("reason", SetQuota::reason));
 
   @Override
   public int code() {

@@ -3,7 +3,6 @@ package dev.ration.statemachine.lease;
 import dev.ration.wire.lease.Limit;
 
 import dev.ration.statemachine.StoreException;
-import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
 
@@ -12,7 +11,7 @@ import dev.ration.wire.ByteWriter;
  *
  * <pre>
  * limits   key  str tenant | str resource
- *          val  u8 2 | limit (ResultCodec) | i64 pool | i64 rateCeiling | i64 burstCeiling
+ *          val  u8 2 | limit (Limit.SHAPE) | i64 pool | i64 rateCeiling | i64 burstCeiling
  *                    | i64 emergencyReported
  * leases   key  i64 leaseId (sign-flipped, so byte order = numeric order)
  *          val  u8 3 | str tenant | str resource | str holder | i64 epoch | i64 version
@@ -63,7 +62,7 @@ public final class LeaseFormat {
   /** The inverse of {@link #readLimit}. */
   public static byte[] limitValue(StoredLimit stored) {
     ByteWriter out = new ByteWriter(128).u8(LIMIT_FORMAT_VERSION);
-    ResultCodec.writeLimit(out, stored.limit());
+    Limit.SHAPE.write(out, stored.limit());
     return out.i64(stored.pool()).i64(stored.rateCeiling()).i64(stored.burstCeiling())
         .i64(stored.emergencyReported()).toByteArray();
   }
@@ -74,7 +73,7 @@ public final class LeaseFormat {
     if (format != LIMIT_FORMAT_VERSION) {
       throw in.fail("unknown limit format version " + format + ", expected " + LIMIT_FORMAT_VERSION);
     }
-    StoredLimit stored = new StoredLimit(ResultCodec.readLimit(in), in.i64("pool"),
+    StoredLimit stored = new StoredLimit(Limit.SHAPE.read(in), in.i64("pool"),
         in.i64("rateCeiling"), in.i64("burstCeiling"), in.i64("emergencyReported"));
     in.end();
     return stored;

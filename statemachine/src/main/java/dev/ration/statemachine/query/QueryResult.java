@@ -25,11 +25,11 @@ public sealed interface QueryResult {
       implements QueryResult {}
 
   /** {@code readAtMillis}: the ledger time expiry was judged at, max(state now, readNowMillis). */
-  record EntryAnswer(Optional<dev.ration.statemachine.ttl.EntryView> entry, long readAtMillis)
+  record EntryAnswer(Optional<dev.ration.statemachine.query.EntryView> entry, long readAtMillis)
       implements QueryResult {}
 
   /** {@code truncated}: more live entries match than were returned (or the scan hit its bound). */
-  record EntryList(List<dev.ration.statemachine.ttl.EntryView> entries, boolean truncated,
+  record EntryList(List<dev.ration.statemachine.query.EntryView> entries, boolean truncated,
       long readAtMillis) implements QueryResult {}
 
   record NamespaceAnswer(Optional<dev.ration.wire.ttl.NamespaceView> namespace)

@@ -1,12 +1,10 @@
 package dev.ration.statemachine.query;
 
-import dev.ration.statemachine.quota.Aggregate;
-import dev.ration.statemachine.quota.AuditRecord;
-import dev.ration.statemachine.quota.Drift;
-import dev.ration.statemachine.quota.LevelUsage;
+import dev.ration.wire.quota.Aggregate;
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.QuotaSpec;
-import dev.ration.statemachine.quota.Reservation;
-import dev.ration.statemachine.quota.UsageEvent;
+import dev.ration.wire.quota.UsageEvent;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.AuditRecord;
+
 import dev.ration.statemachine.query.QuotaAnswer;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.statemachine.query.LevelUsage;
+
 import dev.ration.wire.quota.QuotaSpec;
 
 import static dev.ration.statemachine.quota.Arguments.amount;

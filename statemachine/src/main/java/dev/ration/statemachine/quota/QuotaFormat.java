@@ -1,11 +1,20 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.statemachine.query.LevelUsage;
+
+import dev.ration.statemachine.query.LevelCharge;
+
+import dev.ration.statemachine.query.ReservationItem;
+
+import dev.ration.statemachine.query.Reservation;
+
+import dev.ration.wire.quota.UsageEvent;
+
+import dev.ration.wire.quota.AuditRecord;
+
 import dev.ration.wire.EventType;
-import dev.ration.wire.Overage;
 import dev.ration.wire.quota.QuotaSpec;
 
-import dev.ration.wire.QuotaKind;
-import dev.ration.wire.Window;
 
 import dev.ration.statemachine.StoreException;
 import dev.ration.wire.ByteReader;
@@ -32,8 +41,6 @@ import java.util.List;
  *             str resource, i64 quantity, str unit, i64 reservationId, i64 overage
  * audit       i64 sequence, i64 at, str actor, str action, str scope, str resource,
  *             i64 version, str reason, str detail
- * drift       str kind, str scope, str resource, i64 reservationId, i64 bucketStart,
- *             i64 expected, i64 recorded, i64 compensationSequence
  * </pre>
  */
 public final class QuotaFormat {
@@ -43,54 +50,11 @@ public final class QuotaFormat {
   private QuotaFormat() {}
 
   public static void writeSpec(ByteWriter out, QuotaSpec s) {
-    out.str(s.scope()).str(s.resource()).u8(s.kind().code()).u8(s.window().code()).i64(s.limit())
-        .str(s.unit()).i64(s.softLimit()).u8(s.overage().code()).i64(s.overageMax())
-        .i64(s.periodStartMillis()).i64(s.version()).str(s.actor()).i64(s.changedAtMillis())
-        .str(s.reason());
+    QuotaSpec.SHAPE.write(out, s);
   }
 
   public static QuotaSpec readSpec(ByteReader in) {
-    String scope = in.str("scope");
-    String resource = in.str("resource");
-    QuotaKind kind = kind(in);
-    Window window = window(in);
-    long limit = in.i64("limit");
-    String unit = in.str("unit");
-    long soft = in.i64("softLimit");
-    Overage overage = overage(in);
-    return new QuotaSpec(scope, resource, kind, window, limit, unit, soft, overage,
-        in.i64("overageMax"), in.i64("periodStartMillis"), in.i64("version"), in.str("actor"),
-        in.i64("changedAtMillis"), in.str("reason"));
-  }
-
-  public static QuotaKind kind(ByteReader in) {
-    int code = in.u8("kind");
-    for (QuotaKind k : QuotaKind.values()) {
-      if (k.code() == code) {
-        return k;
-      }
-    }
-    throw in.fail("unknown quota kind code " + code);
-  }
-
-  public static Window window(ByteReader in) {
-    int code = in.u8("window");
-    for (Window w : Window.values()) {
-      if (w.code() == code) {
-        return w;
-      }
-    }
-    throw in.fail("unknown window code " + code);
-  }
-
-  public static Overage overage(ByteReader in) {
-    int code = in.u8("overage");
-    for (Overage o : Overage.values()) {
-      if (o.code() == code) {
-        return o;
-      }
-    }
-    throw in.fail("unknown overage code " + code);
+    return QuotaSpec.SHAPE.read(in);
   }
 
   public static EventType eventType(ByteReader in) {
@@ -195,18 +159,6 @@ public final class QuotaFormat {
     return new AuditRecord(in.i64("sequence"), in.i64("at"), in.str("actor"), in.str("action"),
         in.str("scope"), in.str("resource"), in.i64("version"), in.str("reason"),
         in.str("detail"));
-  }
-
-  public static void writeDrift(ByteWriter out, Drift d) {
-    out.str(d.kind()).str(d.scope()).str(d.resource()).i64(d.reservationId())
-        .i64(d.bucketStartMillis()).i64(d.expected()).i64(d.recorded())
-        .i64(d.compensationSequence());
-  }
-
-  public static Drift readDrift(ByteReader in) {
-    return new Drift(in.str("kind"), in.str("scope"), in.str("resource"), in.i64("reservationId"),
-        in.i64("bucketStart"), in.i64("expected"), in.i64("recorded"),
-        in.i64("compensationSequence"));
   }
 
   // ------------------------------------------------------------ store values

@@ -1,5 +1,17 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.statemachine.query.LevelUsage;
+
+import dev.ration.statemachine.query.LevelCharge;
+
+import dev.ration.statemachine.query.ReservationItem;
+
+import dev.ration.statemachine.query.Reservation;
+
+import dev.ration.wire.quota.UsageEvent;
+
+import dev.ration.wire.quota.Aggregate;
+
 import dev.ration.wire.quota.QuotaSpec;
 
 import dev.ration.statemachine.InvariantViolation;

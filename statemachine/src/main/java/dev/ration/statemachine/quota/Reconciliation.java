@@ -1,5 +1,10 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.UsageEvent;
+
+import dev.ration.wire.quota.Aggregate;
+
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.QuotaSpec;
 
 import static dev.ration.statemachine.quota.Arguments.firstProblem;

@@ -1,5 +1,15 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.statemachine.query.LevelUsage;
+
+import dev.ration.statemachine.query.LevelCharge;
+
+import dev.ration.statemachine.query.ReservationItem;
+
+import dev.ration.statemachine.query.Reservation;
+
+import dev.ration.wire.quota.UsageEvent;
+
 import dev.ration.wire.quota.QuotaSpec;
 
 import static dev.ration.statemachine.quota.Arguments.amount;

@@ -1,5 +1,11 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.statemachine.query.LevelUsage;
+
+import dev.ration.wire.quota.UsageEvent;
+
+import dev.ration.wire.quota.Aggregate;
+
 import dev.ration.wire.quota.QuotaSpec;
 
 import static dev.ration.statemachine.quota.Arguments.firstProblem;

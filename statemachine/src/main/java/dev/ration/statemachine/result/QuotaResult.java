@@ -1,38 +1,75 @@
 package dev.ration.statemachine.result;
 
-import dev.ration.wire.Outcome;
+import static dev.ration.wire.shape.Fields.bool;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list16;
+import static dev.ration.wire.shape.Fields.longs16;
+import static dev.ration.wire.shape.Fields.str;
+import static dev.ration.wire.shape.Fields.struct;
 
-import dev.ration.statemachine.quota.Drift;
 import dev.ration.wire.EventType;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.shape.Fields;
+import dev.ration.wire.shape.Shape;
 import java.util.List;
 
 /**
  * Results of the quota ledger's commands. Codes 40–59 of the result format are theirs (see
- * {@link QuotaResultCodec}); like every result they are replicated values, stored in the
+ * {@link ResultCodec}); like every result they are replicated values, stored in the
  * idempotency record so a retry gets the first decision back byte for byte.
  */
 public sealed interface QuotaResult {
   int code();
 
   record QuotaSet(QuotaSpec spec) implements QuotaResult {
+    public static final int CODE = 40;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<QuotaSet> SHAPE =
+        Shape.of(
+            QuotaSet.class,
+            struct("spec", QuotaSet::spec, QuotaSpec.SHAPE));
+
     public int code() {
-      return 40;
+      return CODE;
     }
   }
 
   /** A reservation made at every level; {@code configVersion} is the version it was checked at. */
   record Reserved(long reservationId, String scope, long expiresAtMillis, long configVersion,
       List<Item> items) implements QuotaResult {
+    public static final int CODE = 41;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<Reserved> SHAPE =
+        Shape.of(
+            Reserved.class,
+            i64("reservationId", Reserved::reservationId),
+            str("scope", Reserved::scope),
+            i64("expiresAtMillis", Reserved::expiresAtMillis),
+            i64("configVersion", Reserved::configVersion),
+            list16("items", Reserved::items, Item.SHAPE));
+
     public Reserved {
       items = List.copyOf(items);
     }
 
     /** {@code overage}: the billable part of {@code amount}, beyond a hard limit. */
-    public record Item(String resource, long amount, long overage, String unit) {}
+    public record Item(String resource, long amount, long overage, String unit) {
+      /** Its stored fields. */
+      public static final Shape<Item> SHAPE =
+          Shape.of(
+              Item.class,
+              str("resource", Item::resource),
+              i64("amount", Item::amount),
+              i64("overage", Item::overage),
+              str("unit", Item::unit));
+    }
 
     public int code() {
-      return 41;
+      return CODE;
     }
   }
 
@@ -42,37 +79,75 @@ public sealed interface QuotaResult {
    */
   record ReservationSettled(long reservationId, EventType how, List<Long> quantities,
       List<Long> eventSequences, boolean alreadySettled) implements QuotaResult {
+    public static final int CODE = 42;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<ReservationSettled> SHAPE =
+        Shape.of(
+            ReservationSettled.class,
+            i64("reservationId", ReservationSettled::reservationId),
+            Fields.code("how", ReservationSettled::how, EventType::fromCode, EventType::code),
+            longs16("quantities", ReservationSettled::quantities),
+            longs16("eventSequences", ReservationSettled::eventSequences),
+            bool("alreadySettled", ReservationSettled::alreadySettled));
+
     public ReservationSettled {
       quantities = List.copyOf(quantities);
       eventSequences = List.copyOf(eventSequences);
     }
 
     public int code() {
-      return 42;
+      return CODE;
     }
   }
 
   /** {@code duplicate}: the id was seen within the retention window; {@code sequence} is the first's. */
   record UsageIngested(long sequence, boolean duplicate) implements QuotaResult {
+    public static final int CODE = 43;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<UsageIngested> SHAPE =
+        Shape.of(
+            UsageIngested.class,
+            i64("sequence", UsageIngested::sequence),
+            bool("duplicate", UsageIngested::duplicate));
+
     public int code() {
-      return 43;
+      return CODE;
     }
   }
 
   record UsageAcked(String consumer, long cursor) implements QuotaResult {
+    public static final int CODE = 44;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<UsageAcked> SHAPE =
+        Shape.of(
+            UsageAcked.class,
+            str("consumer", UsageAcked::consumer),
+            i64("cursor", UsageAcked::cursor));
+
     public int code() {
-      return 44;
+      return CODE;
     }
   }
 
   /** Drifts found; each reservation drift carries the compensating event that repaired it. */
   record Reconciled(List<Drift> drifts) implements QuotaResult {
+    public static final int CODE = 45;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<Reconciled> SHAPE =
+        Shape.of(
+            Reconciled.class,
+            list16("drifts", Reconciled::drifts, Drift.SHAPE));
+
     public Reconciled {
       drifts = List.copyOf(drifts);
     }
 
     public int code() {
-      return 45;
+      return CODE;
     }
   }
 
@@ -84,8 +159,21 @@ public sealed interface QuotaResult {
    */
   record QuotaRejected(Outcome outcome, String message, String levelScope, String resource,
       long retryAfterMillis, long currentVersion) implements QuotaResult {
+    public static final int CODE = 46;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<QuotaRejected> SHAPE =
+        Shape.of(
+            QuotaRejected.class,
+            Fields.code("outcome", QuotaRejected::outcome, Outcome::fromCode, Outcome::code),
+            str("message", QuotaRejected::message),
+            str("levelScope", QuotaRejected::levelScope),
+            str("resource", QuotaRejected::resource),
+            i64("retryAfterMillis", QuotaRejected::retryAfterMillis),
+            i64("currentVersion", QuotaRejected::currentVersion));
+
     public int code() {
-      return 46;
+      return CODE;
     }
   }
 }

@@ -1,9 +1,17 @@
 package dev.ration.statemachine.result;
 
-import dev.ration.wire.Outcome;
+import static dev.ration.wire.shape.Fields.bool;
+import static dev.ration.wire.shape.Fields.i32;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+import static dev.ration.wire.shape.Fields.struct;
 
-import dev.ration.wire.lease.Limit;
+import dev.ration.wire.Outcome;
 import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.shape.Fields;
+import dev.ration.wire.shape.Shape;
+import dev.ration.wire.ttl.NamespaceView;
 
 /**
  * The outcome of applying one proposal. Results are replicated data: a retried request gets the
@@ -13,66 +21,147 @@ public sealed interface Result {
   int code();
 
   record LimitSet(Limit limit) implements Result {
+    public static final int CODE = 1;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<LimitSet> SHAPE =
+        Shape.of(
+            LimitSet.class,
+            struct("limit", LimitSet::limit, Limit.SHAPE));
+
     public int code() {
-      return 1;
+      return CODE;
     }
   }
 
   /** A new lease; {@code startBalance} tokens come from the returned-token pool (often 0). */
   record LeaseGranted(LeaseView lease, long startBalance) implements Result {
+    public static final int CODE = 2;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<LeaseGranted> SHAPE =
+        Shape.of(
+            LeaseGranted.class,
+            struct("lease", LeaseGranted::lease, LeaseView.SHAPE),
+            i64("startBalance", LeaseGranted::startBalance));
+
     public int code() {
-      return 2;
+      return CODE;
     }
   }
 
   record LeaseRenewed(LeaseView lease) implements Result {
+    public static final int CODE = 3;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<LeaseRenewed> SHAPE =
+        Shape.of(
+            LeaseRenewed.class,
+            struct("lease", LeaseRenewed::lease, LeaseView.SHAPE));
+
     public int code() {
-      return 3;
+      return CODE;
     }
   }
 
   /** {@code credited} tokens went to the pool; {@code alreadyGone}: returned or expired before. */
   record LeaseReturned(long leaseId, long credited, boolean alreadyGone) implements Result {
+    public static final int CODE = 4;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<LeaseReturned> SHAPE =
+        Shape.of(
+            LeaseReturned.class,
+            i64("leaseId", LeaseReturned::leaseId),
+            i64("credited", LeaseReturned::credited),
+            bool("alreadyGone", LeaseReturned::alreadyGone));
+
     public int code() {
-      return 4;
+      return CODE;
     }
   }
 
   record EpochStarted(long epoch, long epochStartMillis) implements Result {
+    public static final int CODE = 5;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<EpochStarted> SHAPE =
+        Shape.of(
+            EpochStarted.class,
+            i64("epoch", EpochStarted::epoch),
+            i64("epochStartMillis", EpochStarted::epochStartMillis));
+
     public int code() {
-      return 5;
+      return CODE;
     }
   }
 
   record Ticked(int freed) implements Result {
+    public static final int CODE = 6;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<Ticked> SHAPE =
+        Shape.of(
+            Ticked.class,
+            i32("freed", Ticked::freed));
+
     public int code() {
-      return 6;
+      return CODE;
     }
   }
 
-  // --- ttl (issue 4): codes 20–29
+  // The TTL ledger's results have codes 20–29.
   /** A put, compare-and-set or refresh took effect: the entry's version and expiry now. */
   record EntryWritten(String namespace, String key, long version, long expiresAtMillis)
       implements Result {
+    public static final int CODE = 20;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<EntryWritten> SHAPE =
+        Shape.of(
+            EntryWritten.class,
+            str("namespace", EntryWritten::namespace),
+            str("key", EntryWritten::key),
+            i64("version", EntryWritten::version),
+            i64("expiresAtMillis", EntryWritten::expiresAtMillis));
+
     public int code() {
-      return 20;
+      return CODE;
     }
   }
 
   /** A delete: {@code existed} false when no live entry was there (version then 0). */
   record EntryDeleted(String namespace, String key, long version, boolean existed)
       implements Result {
+    public static final int CODE = 21;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<EntryDeleted> SHAPE =
+        Shape.of(
+            EntryDeleted.class,
+            str("namespace", EntryDeleted::namespace),
+            str("key", EntryDeleted::key),
+            i64("version", EntryDeleted::version),
+            bool("existed", EntryDeleted::existed));
+
     public int code() {
-      return 21;
+      return CODE;
     }
   }
 
-  record NamespaceSet(dev.ration.wire.ttl.NamespaceView namespace) implements Result {
+  record NamespaceSet(NamespaceView namespace) implements Result {
+    public static final int CODE = 22;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<NamespaceSet> SHAPE =
+        Shape.of(
+            NamespaceSet.class,
+            struct("namespace", NamespaceSet::namespace, NamespaceView.SHAPE));
+
     public int code() {
-      return 22;
+      return CODE;
     }
   }
-  // --- end ttl
 
   /**
    * A rejection. {@code retryAfterMillis} is 0 when no time is known; {@code currentVersion}
@@ -80,23 +169,44 @@ public sealed interface Result {
    */
   record Rejected(Outcome outcome, String message, long retryAfterMillis, long currentVersion)
       implements Result {
+    public static final int CODE = 7;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<Rejected> SHAPE =
+        Shape.of(
+            Rejected.class,
+            Fields.code("outcome", Rejected::outcome, Rejected::outcomeOf, Outcome::code),
+            str("message", Rejected::message),
+            i64("retryAfterMillis", Rejected::retryAfterMillis),
+            i64("currentVersion", Rejected::currentVersion));
+
     public Rejected {
       if (outcome == Outcome.SUCCESS) {
         throw new IllegalArgumentException("a rejection cannot carry SUCCESS: " + message);
       }
     }
 
+    /** A stored rejection's outcome: any but SUCCESS, which no rejection carries. */
+    private static Outcome outcomeOf(int code) {
+      Outcome outcome = Outcome.fromCode(code);
+      if (outcome == Outcome.SUCCESS) {
+        throw new IllegalArgumentException("unknown rejection outcome code " + code);
+      }
+      return outcome;
+    }
+
     public int code() {
-      return 7;
+      return CODE;
     }
   }
 
-  // --- quota (issue 6): codes 40-59 (QuotaResult, encoded by QuotaResultCodec)
-  /** A quota ledger result; its code is the wrapped result's (40–59). */
+  /**
+   * A quota ledger result; its code is the wrapped result's (40–59), and its stored fields are
+   * the wrapped result's shape.
+   */
   record Quota(QuotaResult result) implements Result {
     public int code() {
       return result.code();
     }
   }
-  // --- end quota
 }

@@ -1,5 +1,12 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.quota.Drift;
+import dev.ration.wire.quota.UsageEvent;
+
+import dev.ration.statemachine.query.LevelUsage;
+import dev.ration.statemachine.query.Reservation;
+
 import dev.ration.wire.quota.QuotaSpec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -40,7 +47,7 @@ public class QuotaFormatFuzzTest {
       new Format<>(Settlement.class, QuotaFormat::readSettlement, QuotaFormat::writeSettlement),
       new Format<>(UsageEvent.class, QuotaFormat::readEvent, QuotaFormat::writeEvent),
       new Format<>(AuditRecord.class, QuotaFormat::readAudit, QuotaFormat::writeAudit),
-      new Format<>(Drift.class, QuotaFormat::readDrift, QuotaFormat::writeDrift),
+      new Format<>(Drift.class, Drift.SHAPE::read, Drift.SHAPE::write),
   };
 
   @FuzzTest(maxDuration = "10s")

@@ -1,5 +1,12 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.statemachine.query.Reservation;
+
+import dev.ration.wire.quota.UsageEvent;
+
+import dev.ration.wire.quota.AuditRecord;
+
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.QuotaSpec;
 
 import dev.ration.wire.Overage;

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.UsageEvent;
+
 import dev.ration.wire.EventType;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;

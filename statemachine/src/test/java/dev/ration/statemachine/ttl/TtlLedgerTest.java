@@ -1,5 +1,9 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.statemachine.query.EntryView;
+
+import dev.ration.wire.Bytes;
+
 import dev.ration.wire.ttl.NamespaceView;
 
 import dev.ration.wire.CapacityPolicy;

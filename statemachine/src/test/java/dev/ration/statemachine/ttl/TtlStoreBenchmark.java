@@ -1,5 +1,7 @@
 package dev.ration.statemachine.ttl;
 
+import dev.ration.wire.Bytes;
+
 import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.statemachine.CheckpointManifest;

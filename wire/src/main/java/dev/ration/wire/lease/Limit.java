@@ -1,7 +1,12 @@
 package dev.ration.wire.lease;
 
+import static dev.ration.wire.shape.Fields.code;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
+import dev.ration.wire.shape.Shape;
 
 /**
  * A global limit's configuration: refill rate R per second, burst B, mode, lease duration,
@@ -17,4 +22,22 @@ public record Limit(
     long graceMillis,
     long emergency,
     Policy policy,
-    long version) {}
+    long version) {
+  /**
+   * The one encoding of this value, shared by the protocol and the log: both carry it in
+   * this field order.
+   */
+  public static final Shape<Limit> SHAPE =
+      Shape.of(
+          Limit.class,
+          str("tenant", Limit::tenant),
+          str("resource", Limit::resource),
+          i64("ratePerSecond", Limit::ratePerSecond),
+          i64("burst", Limit::burst),
+          code("mode", Limit::mode, Mode::fromCode, Mode::code),
+          i64("leaseDurationMillis", Limit::leaseDurationMillis),
+          i64("graceMillis", Limit::graceMillis),
+          i64("emergency", Limit::emergency),
+          code("policy", Limit::policy, Policy::fromCode, Policy::code),
+          i64("version", Limit::version));
+}

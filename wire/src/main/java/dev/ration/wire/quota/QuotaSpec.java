@@ -1,8 +1,13 @@
 package dev.ration.wire.quota;
 
+import static dev.ration.wire.shape.Fields.code;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
+import dev.ration.wire.shape.Shape;
 
 /**
  * One version of a catalog entry for (scope, resource). Every change makes a new version, with
@@ -31,6 +36,27 @@ public record QuotaSpec(
     String actor,
     long changedAtMillis,
     String reason) {
+  /**
+   * The one encoding of this value, shared by the protocol and the log: both carry it in
+   * this field order.
+   */
+  public static final Shape<QuotaSpec> SHAPE =
+      Shape.of(
+          QuotaSpec.class,
+          str("scope", QuotaSpec::scope),
+          str("resource", QuotaSpec::resource),
+          code("kind", QuotaSpec::kind, QuotaKind::fromCode, QuotaKind::code),
+          code("window", QuotaSpec::window, Window::fromCode, Window::code),
+          i64("limit", QuotaSpec::limit),
+          str("unit", QuotaSpec::unit),
+          i64("softLimit", QuotaSpec::softLimit),
+          code("overage", QuotaSpec::overage, Overage::fromCode, Overage::code),
+          i64("overageMax", QuotaSpec::overageMax),
+          i64("periodStartMillis", QuotaSpec::periodStartMillis),
+          i64("version", QuotaSpec::version),
+          str("actor", QuotaSpec::actor),
+          i64("changedAtMillis", QuotaSpec::changedAtMillis),
+          str("reason", QuotaSpec::reason));
 
   /** Most a level admits: the limit, plus the overage allowance when the policy allows one. */
   public long capacity() {

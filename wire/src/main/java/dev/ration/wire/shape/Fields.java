@@ -2,6 +2,7 @@ package dev.ration.wire.shape;
 
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
+import dev.ration.wire.Bytes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +16,9 @@ import java.util.function.ToLongFunction;
  * The field descriptors a {@link Shape} is declared with. Big-endian throughout: i64, i32, u8,
  * bool as u8 0/1, str as u16 length + strict UTF-8 (null written as empty), bytes as u32 length
  * + bytes, enumerations as their explicit one-byte code, lists as u32 count + items, and a
- * struct that may be absent as u8 present + struct. Writing a value the encoding cannot hold
+ * struct that may be absent as u8 present + struct. The log and store formats predate the
+ * protocol and count lists in u16 and prefix a {@link Bytes} value with an i32 length; their
+ * fields ({@link #list16}, {@link #longs16}, {@link #value}) say so in their names. Writing a value the encoding cannot hold
  * (a missing enumeration, an over-long string) is an {@link IllegalArgumentException} naming the
  * field; reading one that does not decode is the reader's failure naming the field.
  */
@@ -199,6 +202,48 @@ public final class Fields {
         });
   }
 
+  /** A list of i64 as the log stores it: u16 count + values. */
+  public static <T> Field<T> longs16(String name, Function<T, List<Long>> get) {
+    return new Leaf<>(
+        name,
+        name,
+        2,
+        (w, p, t) -> {
+          List<Long> values = get.apply(t);
+          w.u16(p + ".count", values.size());
+          for (long v : values) {
+            w.i64(v);
+          }
+        },
+        (r, p) -> {
+          int n = r.count16(p + ".count", 8);
+          List<Long> out = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            out.add(r.i64(p));
+          }
+          return out;
+        });
+  }
+
+  /**
+   * A {@link Bytes} value as the log stores it: i32 length + bytes. The length is checked
+   * against the bytes left before anything is allocated; a negative one does not decode.
+   */
+  public static <T> Field<T> value(String name, Function<T, Bytes> get) {
+    return new Leaf<>(
+        name,
+        name,
+        4,
+        (w, p, t) -> {
+          Bytes value = get.apply(t);
+          if (value == null) {
+            throw new IllegalArgumentException(p + " is null");
+          }
+          w.i32(value.length()).raw(value.unsafeArray());
+        },
+        (r, p) -> new Bytes(r.raw(r.i32(p + ".length"), p)));
+  }
+
   /** A nested record written flat, its fields in place (no presence byte). */
   public static <T, S extends Record> Field<T> struct(
       String name, Function<T, S> get, Shape<S> shape) {
@@ -273,11 +318,18 @@ public final class Fields {
     return nested(name, name, shape, Nesting.LIST, get);
   }
 
+  /** A list as the log stores it: u16 count + items, the count checked like {@link #list}'s. */
+  public static <T, S extends Record> Field<T> list16(
+      String name, Function<T, List<S>> get, Shape<S> shape) {
+    return nested(name, name, shape, Nesting.LIST16, get);
+  }
+
   private enum Nesting {
     FLAT,
     NULLABLE,
     OPTIONAL,
-    LIST
+    LIST,
+    LIST16
   }
 
   private static <T, S extends Record> Field<T> nested(
@@ -295,6 +347,7 @@ public final class Fields {
         case FLAT -> shape.minBytes();
         case NULLABLE, OPTIONAL -> 1;
         case LIST -> 4;
+        case LIST16 -> 2;
       };
     }
 
@@ -322,6 +375,13 @@ public final class Fields {
             shape.write(w, item);
           }
         }
+        case LIST16 -> {
+          List<S> items = value == null ? List.of() : (List<S>) value;
+          w.u16(path + ".count", items.size());
+          for (S item : items) {
+            shape.write(w, item);
+          }
+        }
       }
     }
 
@@ -331,8 +391,11 @@ public final class Fields {
         case FLAT -> shape.read(r);
         case NULLABLE -> r.present(path) ? shape.read(r) : null;
         case OPTIONAL -> r.present(path) ? Optional.of(shape.read(r)) : Optional.empty();
-        case LIST -> {
-          int n = r.count(path + ".count", shape.minBytes());
+        case LIST, LIST16 -> {
+          int n =
+              nesting == Nesting.LIST
+                  ? r.count(path + ".count", shape.minBytes())
+                  : r.count16(path + ".count", shape.minBytes());
           List<S> out = new ArrayList<>(n);
           for (int i = 0; i < n; i++) {
             out.add(shape.read(r));

@@ -17,6 +17,8 @@ import java.util.Arrays;
  *
  * <p>Declaring the fields in any order other than the record's components, or under other
  * names, fails when the shape is built, so a shape cannot silently disagree with its record.
+ * A format older than its record may keep another order: {@link #reordered} takes the fields in
+ * the format's order and matches them to the components by name, still one field each.
  * Field paths in errors are fixed when the shape is built ({@code limit.tenant} for a nested
  * struct), so decoding builds no strings unless it fails. Immutable and thread-safe.
  *
@@ -31,12 +33,15 @@ import java.util.Arrays;
 public final class Shape<T extends Record> {
   private final Class<T> type;
   private final Field<T>[] fields;
+  /** The component each field fills, in field order; null when they are in component order. */
+  private final int[] slots;
   private final Constructor<T> constructor;
   private final int minBytes;
 
-  private Shape(Class<T> type, Field<T>[] fields, Constructor<T> constructor) {
+  private Shape(Class<T> type, Field<T>[] fields, int[] slots, Constructor<T> constructor) {
     this.type = type;
     this.fields = fields;
+    this.slots = slots;
     this.constructor = constructor;
     int min = 0;
     for (Field<T> f : fields) {
@@ -48,6 +53,20 @@ public final class Shape<T extends Record> {
   /** The shape of {@code type}: one field per record component, in component order. */
   @SafeVarargs
   public static <T extends Record> Shape<T> of(Class<T> type, Field<T>... fields) {
+    return build(type, fields, false);
+  }
+
+  /**
+   * The shape of {@code type} whose fields are written and read in the order given, which is
+   * not the components' order: each field is matched to the component of its name.
+   */
+  @SafeVarargs
+  public static <T extends Record> Shape<T> reordered(Class<T> type, Field<T>... fields) {
+    return build(type, fields, true);
+  }
+
+  private static <T extends Record> Shape<T> build(
+      Class<T> type, Field<T>[] fields, boolean reordered) {
     RecordComponent[] components = type.getRecordComponents();
     if (components == null || components.length != fields.length) {
       throw new IllegalArgumentException(
@@ -57,20 +76,27 @@ public final class Shape<T extends Record> {
     Class<?>[] types = new Class<?>[components.length];
     java.util.List<String> names =
         Arrays.stream(components).map(RecordComponent::getName).toList();
+    for (int i = 0; i < components.length; i++) {
+      types[i] = components[i].getType();
+    }
+    int[] slots = new int[fields.length];
+    boolean[] taken = new boolean[fields.length];
+    for (int i = 0; i < fields.length; i++) {
+      int slot = reordered ? names.indexOf(fields[i].name()) : i;
+      if (slot < 0 || !names.get(slot).equals(fields[i].name()) || taken[slot]) {
+        throw new IllegalArgumentException(
+            type.getName() + " component " + i + " is " + names.get(i)
+                + ", shape declares " + fields[i].name());
+      }
+      taken[slot] = true;
+      slots[i] = slot;
+    }
     Field<T>[] bound = fields.clone();
     for (int i = 0; i < bound.length; i++) {
       bound[i] = bound[i].bind(names);
     }
-    for (int i = 0; i < components.length; i++) {
-      if (!components[i].getName().equals(fields[i].name())) {
-        throw new IllegalArgumentException(
-            type.getName() + " component " + i + " is " + components[i].getName()
-                + ", shape declares " + fields[i].name());
-      }
-      types[i] = components[i].getType();
-    }
     try {
-      return new Shape<>(type, bound, type.getConstructor(types));
+      return new Shape<>(type, bound, reordered ? slots : null, type.getConstructor(types));
     } catch (ReflectiveOperationException e) {
       throw new IllegalArgumentException(type.getName() + " has no public canonical constructor", e);
     }
@@ -94,8 +120,15 @@ public final class Shape<T extends Record> {
   public T read(ByteReader r) {
     Field<T>[] fs = fields;
     Object[] args = new Object[fs.length];
-    for (int i = 0; i < args.length; i++) {
-      args[i] = fs[i].read(r, args);
+    int[] to = slots;
+    if (to == null) {
+      for (int i = 0; i < args.length; i++) {
+        args[i] = fs[i].read(r, args);
+      }
+    } else {
+      for (int i = 0; i < args.length; i++) {
+        args[to[i]] = fs[i].read(r, args);
+      }
     }
     try {
       return constructor.newInstance(args);
@@ -113,6 +146,6 @@ public final class Shape<T extends Record> {
   Shape<T> under(String prefix) {
     @SuppressWarnings("unchecked")
     Field<T>[] moved = Arrays.stream(fields).map(f -> f.under(prefix)).toArray(Field[]::new);
-    return new Shape<>(type, moved, constructor);
+    return new Shape<>(type, moved, slots, constructor);
   }
 }

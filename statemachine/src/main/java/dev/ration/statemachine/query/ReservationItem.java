@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.statemachine.query;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.statemachine.query;
 
 /**
  * Where a reservation item was counted: one level of its scope path, and the window it was

@@ -1,4 +1,4 @@
-package dev.ration.statemachine.ttl;
+package dev.ration.wire;
 
 import java.util.Arrays;
 import java.util.HexFormat;

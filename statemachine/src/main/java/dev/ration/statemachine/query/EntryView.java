@@ -1,4 +1,6 @@
-package dev.ration.statemachine.ttl;
+package dev.ration.statemachine.query;
+
+import dev.ration.wire.Bytes;
 
 /**
  * A live TTL entry as a reader sees it. {@code version} is minted from the replica's global

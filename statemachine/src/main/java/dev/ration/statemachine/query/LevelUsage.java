@@ -1,4 +1,4 @@
-package dev.ration.statemachine.quota;
+package dev.ration.statemachine.query;
 
 import dev.ration.wire.quota.QuotaSpec;
 
@@ -49,7 +49,8 @@ public record LevelUsage(
     return new LevelUsage(scope, resource, start, 0, held, allocated, false);
   }
 
-  LevelUsage with(long windowUsed, long held, long allocated, boolean alerted) {
+  /** This level with new figures; only the quota ledger makes them, when it charges or settles. */
+  public LevelUsage with(long windowUsed, long held, long allocated, boolean alerted) {
     return new LevelUsage(scope, resource, windowStartMillis, windowUsed, held, allocated, alerted);
   }
 }

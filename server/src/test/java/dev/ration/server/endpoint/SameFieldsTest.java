@@ -1,0 +1,30 @@
+package dev.ration.server.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.protocol.TtlRequest;
+import dev.ration.statemachine.command.DeleteEntry;
+import dev.ration.statemachine.command.RefreshEntry;
+import org.junit.jupiter.api.Test;
+
+class SameFieldsTest {
+  /** Goal: a refresh request becomes the refresh command with every field in its place. */
+  @Test
+  void copiesEveryComponentInOrder() {
+    assertEquals(new RefreshEntry("n", "k", 500, 3),
+        SameFields.copy(new TtlRequest.Refresh("n", "k", 500, 3), RefreshEntry.class));
+  }
+
+  /** Goal: records that do not carry the same fields are refused, naming the difference. */
+  @Test
+  void refusesRecordsWhoseFieldsDiffer() {
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> SameFields.copy(new TtlRequest.Refresh("n", "k", 500, 3), DeleteEntry.class));
+    assertTrue(e.getMessage().contains("components"), e.getMessage());
+    e = assertThrows(IllegalStateException.class,
+        () -> SameFields.copy(new TtlRequest.Delete("n", "k", 3), RefreshEntry.class));
+    assertTrue(e.getMessage().contains("components"), e.getMessage());
+  }
+}
