@@ -23,6 +23,7 @@ import java.util.List;
  *   AckUsage (45)            str consumer, i64 sequence
  *   Reconcile (46)           str scope, str resource, i64 fromMillis, i64 toMillis, str actor,
  *                            str reason
+ *   Reserve, keyed (47)      the fields of Reserve (41), then str idempotencyKey
  * </pre>
  */
 public final class QuotaCommandCodec {
@@ -42,6 +43,9 @@ public final class QuotaCommandCodec {
       out.str(c.scope()).i64(c.configVersion()).i64(c.ttlMillis()).u16(c.items().size());
       for (Reserve.Item item : c.items()) {
         out.str(item.resource()).i64(item.amount());
+      }
+      if (c.keyed()) {
+        out.str(c.idempotencyKey());
       }
     } else if (command instanceof CompleteReservation c) {
       out.i64(c.reservationId()).u16(c.actuals().size());
@@ -79,7 +83,8 @@ public final class QuotaCommandCodec {
             in.i64("overageMax"), in.i64("periodStartMillis"), in.i64("expectedVersion"),
             in.str("actor"), in.str("reason"));
       }
-      case Reserve.CODE: {
+      case Reserve.CODE:
+      case Reserve.KEYED_CODE: {
         String scope = in.str("scope");
         long version = in.i64("configVersion");
         long ttl = in.i64("ttlMillis");
@@ -91,7 +96,11 @@ public final class QuotaCommandCodec {
         for (int i = 0; i < n; i++) {
           items.add(new Reserve.Item(in.str("resource"), in.i64("amount")));
         }
-        return new Reserve(scope, items, version, ttl);
+        String key = code == Reserve.KEYED_CODE ? in.str("idempotencyKey") : "";
+        if (code == Reserve.KEYED_CODE && key.isEmpty()) {
+          throw in.fail("a keyed Reserve (47) with an empty idempotencyKey");
+        }
+        return new Reserve(scope, items, version, ttl, key);
       }
       case CompleteReservation.CODE: {
         long id = in.i64("reservationId");
