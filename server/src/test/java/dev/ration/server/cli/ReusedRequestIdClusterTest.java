@@ -3,7 +3,16 @@ package dev.ration.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ration.client.RationClient;
+import dev.ration.client.RationClientOptions;
+import dev.ration.client.protocol.QuotaRequest;
+import dev.ration.client.protocol.QuotaResponse;
+import dev.ration.client.quota.QuotaClient;
 import dev.ration.server.RationNode;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.config.ServerConfig;
 import dev.ration.server.consensus.ConsensusOptions;
@@ -67,6 +76,42 @@ class ReusedRequestIdClusterTest {
     return configs;
   }
 
+  /**
+   * A reservation made under an application key, by a client that then goes away; a new client
+   * (a restarted process: new random client id, so a new transport key) retrying with the same
+   * key gets the same reservation, through the Java client and the CLI; other arguments under
+   * the key are refused.
+   */
+  private static void keyedReservationSurvivesARestartedClient(List<ServerConfig> configs,
+      String servers) {
+    RationClientOptions options = RationClientOptions.builder()
+        .addresses(configs.stream().map(ServerConfig::clientAddress).toList())
+        .requestDeadline(Duration.ofSeconds(20)).build();
+    long reservationId;
+    try (RationClient first = new RationClient(options)) {
+      QuotaClient quotas = first.quotas();
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme", "jobs",
+          QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice",
+          "plan")).outcome());
+      reservationId = quotas.reserve("acme/shop", "jobs", 3, Duration.ofMinutes(10), "order-42")
+          .reservationId();
+    }
+    try (RationClient restarted = new RationClient(options)) {
+      QuotaClient quotas = restarted.quotas();
+      assertEquals(reservationId, quotas.reserve("acme/shop", "jobs", 3, Duration.ofMinutes(10),
+          "order-42").reservationId(), "the restarted client's retry gets the first reservation");
+      QuotaResponse.ReserveReply other = quotas.tryReserve("acme/shop",
+          List.of(new QuotaRequest.Item("jobs", 4)), 0, Duration.ofMinutes(10), "order-42");
+      assertEquals(Outcome.INVALID_ARGUMENT, other.outcome(), other.toString());
+      assertEquals("idempotency key order-42 in scope acme/shop was first used for reservation "
+          + reservationId + " with other arguments; use a new idempotency key", other.message());
+    }
+    String[] cli = run(servers, "reserve", "--scope", "acme/shop", "--item", "jobs=3",
+        "--ttl", "10m", "--idempotency-key", "order-42", "--output", "json");
+    assertEquals("0", cli[0], String.join("\n", cli));
+    assertTrue(cli[1].contains("\"reservationId\":" + reservationId + ","), cli[1]);
+  }
+
   @Test
   void reusedRequestIdIsRefusedAndTheFirstWriteStands(@TempDir Path dir) throws Exception {
     List<ServerConfig> configs = configs(dir);
@@ -106,6 +151,8 @@ class ReusedRequestIdClusterTest {
           "--client-id", CLIENT, "--request-id", "7", "--output", "json");
       assertEquals("0", retry[0], String.join("\n", retry));
       assertEquals(first[1], retry[1], "the true retry still gets the first answer");
+
+      keyedReservationSurvivesARestartedClient(configs, servers);
     } finally {
       for (RationNode n : nodes) {
         n.shutdown();

@@ -49,6 +49,8 @@ class ReusedRequestIdReplyTest {
           Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice", "plan")),
       new Request.Quota(new QuotaRequest.Reserve("acme", List.of(new QuotaRequest.Item("jobs", 1)),
           0, 60_000)),
+      new Request.Quota(new QuotaRequest.ReserveKeyed("order-42", "acme",
+          List.of(new QuotaRequest.Item("jobs", 1)), 0, 60_000)),
       new Request.Quota(new QuotaRequest.CompleteReservation(1, List.of(1L))),
       new Request.Quota(new QuotaRequest.CancelReservation(1)),
       new Request.Quota(new QuotaRequest.IngestUsage("e1", 1_000, "acme", "jobs", 1, "jobs", 0)),

@@ -44,7 +44,7 @@ public record Fingerprint(int commandCode, byte[] digest) {
       Map.entry(SetNamespace.CODE, "TTL_NAMESPACE_SET"),
       Map.entry(SetQuota.CODE, "QUOTA_SET"),
       Map.entry(Reserve.CODE, "RESERVE"),
-      Map.entry(Reserve.KEYED_CODE, "RESERVE"),
+      Map.entry(Reserve.KEYED_CODE, "RESERVE_KEYED"),
       Map.entry(CompleteReservation.CODE, "RESERVATION_COMPLETE"),
       Map.entry(CancelReservation.CODE, "RESERVATION_CANCEL"),
       Map.entry(IngestUsage.CODE, "USAGE_INGEST"),
