@@ -157,6 +157,31 @@
                                (settle 0 :complete 2 1 5000 5010 :actuals [1] :how :expired :quantities [2] :seqs [1])
                                (settle 0 :cancel 3 1 5020 5030 :how :expired :quantities [2] :already true)))))))
 
+(deftest keys-one-reservation-per-key
+  (testing "a retry from a restarted client under the same key answered with the same reservation"
+    (let [r (check (rc/keys-checker)
+                   [[0 :invoke :reserve {:scope "o" :items [{:resource "jobs" :amount 1}] :ttl-ms 3000
+                                         :req-id [0 1] :idem-key "res-0-1" :kill-after-ms 3} 0]
+                    [0 :ok :reserve {:scope "o" :items [{:resource "jobs" :amount 1}] :ttl-ms 3000
+                                     :req-id [0 1] :idem-key "res-0-1" :kill-after-ms 3
+                                     :reservation-id 4 :first-reservation-id 4 :restarted? true} 10]])]
+      (is (true? (:valid? r)) (pr-str r))
+      (is (= 1 (:restarted-retries r)))))
+  (testing "two reservations for one key: the killed attempt's and the retry's"
+    (let [r (check (rc/keys-checker)
+                   [[0 :invoke :reserve {:scope "o" :items [{:resource "jobs" :amount 1}] :ttl-ms 3000
+                                         :req-id [0 1] :idem-key "res-0-1" :kill-after-ms 3} 0]
+                    [0 :ok :reserve {:scope "o" :items [{:resource "jobs" :amount 1}] :ttl-ms 3000
+                                     :req-id [0 1] :idem-key "res-0-1" :kill-after-ms 3
+                                     :reservation-id 5 :first-reservation-id 4 :restarted? true} 10]])]
+      (is (false? (:valid? r)))
+      (is (= [:two-reservations-for-one-key] (map :kind (:errors r))))
+      (is (= [4 5] (sort (:reservation-ids (first (:errors r))))))))
+  (testing "two ops under one key granted different reservations"
+    (let [r (check (rc/keys-checker) (reserve 0 1 1 "o" [["jobs" 1]] 0 10)
+                   (reserve 0 1 2 "o" [["jobs" 1]] 20 30 :resend true))]
+      (is (= [:two-reservations-for-one-key] (map :kind (:errors r)))))))
+
 (deftest usage-events-violations
   (let [base [(reserve 0 1 1 "o" [["jobs" 2]] 0 10)
               (settle 0 :complete 2 1 20 30 :actuals [1] :how :completed :quantities [1] :seqs [1])]]
@@ -205,4 +230,7 @@
     (is (empty? (:outstanding s3)))
     (is (= [:complete (get-in op3 [:value :req-id]) true] [(:f op4) (get-in op4 [:value :req-id]) (get-in op4 [:value :resend?])])
         "after an :info the next op resends the same request id")
+    (is (= "res-3-10" (get-in op1 [:value :idem-key])) "every reserve carries its own key")
+    (is (nil? (get-in op3 [:value :idem-key])) "settlements are idempotent by reservation id")
+    (is (true? (get-in op4 [:value :after-info?])) "a resend after :info is marked for a new client")
     (is (= ["o" "o/t" "o/t/p"] (rc/levels-of "o/t/p")))))

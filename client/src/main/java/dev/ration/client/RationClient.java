@@ -20,7 +20,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The Java client of a Ration cluster, and the single owner of retries.
@@ -45,7 +44,7 @@ public final class RationClient implements Transport, AutoCloseable {
   private final RationClientOptions options;
   private final EventLoopGroup group;
   private final Backoff backoff;
-  private final AtomicLong requestIds = new AtomicLong(1);
+  private final RequestIds requestIds;
   private final List<String> addresses;
 
   // Guarded by this.
@@ -56,6 +55,8 @@ public final class RationClient implements Transport, AutoCloseable {
 
   public RationClient(RationClientOptions options) {
     this.options = options.withMintedClientId();
+    // The caller's options, not the minted ones: whether the id was fixed decides the scheme.
+    this.requestIds = RequestIds.forOptions(options, RequestIds::wallClockMicros);
     this.addresses = options.addresses();
     this.currentAddress = addresses.get(0);
     this.group =
@@ -75,9 +76,13 @@ public final class RationClient implements Transport, AutoCloseable {
     return options;
   }
 
-  /** The next request id of this client (ids are never reused for a different request). */
+  /**
+   * The next request id of this client, never reused for a different request: 1, 2, 3, ... under
+   * a random client id; under a fixed one, ids that follow the wall clock so a restarted
+   * process does not reuse its predecessor's (docs/PROTOCOL.md, "Request ids").
+   */
   public long nextRequestId() {
-    return requestIds.getAndIncrement();
+    return requestIds.next();
   }
 
   /** The address the client currently talks to (the leader, as far as it knows). */

@@ -16,7 +16,17 @@ import java.util.List;
  * server's idempotency key is (client id, request id)). Left unset (0, 0), each
  * {@link RationClient} built from these options mints its own random 128-bit id, so one options
  * value can be shared by several clients without them sharing an idempotency namespace (two
- * clients with one id would be handed each other's answers).
+ * clients with one id would be refused each other's request ids, or handed each other's answers
+ * when the requests happen to be equal).
+ *
+ * <p>A fixed client id is rarely appropriate: a random id per client is the default and the
+ * safe choice. Fix one only to resend requests of another client on purpose (a test, or a tool
+ * replaying its own journal), and never in two live processes at once. A client with a fixed id
+ * takes its request ids from the wall clock in microseconds (each the larger of the previous
+ * id + 1 and the clock), so a restarted process does not reuse the request ids of the one before
+ * it within the server's idempotency retention (docs/PROTOCOL.md, "Request ids"). A retry that
+ * must survive a restart of the application needs an application key instead (reservations:
+ * {@code QuotaClient.reserve} with an idempotency key, docs/QUOTAS.md).
  */
 public record RationClientOptions(
     List<String> addresses,
@@ -144,7 +154,11 @@ public record RationClientOptions(
       return this;
     }
 
-    /** For tests: a fixed client id (e.g. to resume another client's idempotency keys). */
+    /**
+     * A fixed client id, for resending another client's requests on purpose (tests, replay
+     * tools); see the class comment for when it is appropriate and how request ids then follow
+     * the wall clock. Left unset, every client mints a random id, which is the safe default.
+     */
     public Builder clientId(long high, long low) {
       clientIdHigh = high;
       clientIdLow = low;

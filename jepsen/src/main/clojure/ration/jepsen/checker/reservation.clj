@@ -339,12 +339,34 @@
            :errors (vec (take 10 errs))})
         {:valid? :unknown :error "no :ok usage-log read"}))))
 
+(defn keys-checker
+  "One reservation per idempotency key: every :ok reserve under one key (and the answer of a
+  killed first attempt, when it arrived before the kill) names the same reservation id. A
+  second reservation for a key is what a retry from a restarted client (a new client id, so a
+  new transport key) would make if the key were not kept."
+  []
+  (reify Checker
+    (check [_ test history opts]
+      (let [oks (filter #(and (= :reserve (:f %)) (h/ok? %)) (h/completions history))
+            key-of #(or (get-in % [:value :idem-key]) (get-in % [:value :req-id]))
+            errs (for [[k ops] (group-by key-of oks)
+                       :let [ids (distinct (mapcat #(keep (:value %) [:reservation-id :first-reservation-id]) ops))]
+                       :when (> (count ids) 1)]
+                   {:kind :two-reservations-for-one-key :key k :reservation-ids (vec ids)
+                    :indexes (mapv :index ops)})]
+        {:valid? (empty? errs)
+         :keys (count (distinct (map key-of oks)))
+         :restarted-retries (count (filter #(get-in % [:value :restarted?]) oks))
+         :error-count (count errs)
+         :errors (vec (take 10 errs))}))))
+
 (defn reservation-checker
   "Everything the reservation workload is checked by."
   []
   (c/compose {:limits (limits)
               :reads (reads)
               :decisions (decisions)
+              :keys (keys-checker)
               :usage-events (usage-events)
               :stats (c/stats #{:reserve :complete :cancel :read})
               :ledger-clock (c/ledger-clock)

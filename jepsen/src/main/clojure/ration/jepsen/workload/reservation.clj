@@ -13,8 +13,15 @@
   left to expire. Request ids are explicit ((client id, n), the client id fixed per thread) so a
   resend carries exactly the original's (client id, request id).
 
+  Every reserve carries an application idempotency key (:idem-key, one per intent). With
+  probability :kill-fraction its client is killed mid-call and a new client (new client id, so
+  new transport keys) retries it with the same key, as a restarted service would; a resend
+  after an :info goes through a new client the same way. The checker's :keys rule requires one
+  reservation per key.
+
   Ops and values (ledger times in ms, as the server reported them):
-    :reserve   {:scope :items [{:resource :amount}] :ttl-ms :req-id}
+    :reserve   {:scope :items [{:resource :amount}] :ttl-ms :req-id :idem-key [:kill-after-ms]}
+               + {:restarted? :first-reservation-id} when retried by a new client
                ok + {:reservation-id :expires-at-ms :config-version};
                :fail [:outcome :limit_exhausted] + {:level-scope :refused-resource}
     :complete  {:reservation-id :actuals [..] :req-id}   ok + {:how :quantities :event-seqs :already-settled?}
@@ -32,7 +39,7 @@
            (dev.ration.wire Outcome Overage QuotaKind Window)
            (dev.ration.wire.quota QuotaSpec UsageEvent)
            (dev.ration.client.protocol Request$Quota Response$Quota
-                                       QuotaRequest$Item QuotaRequest$Reserve QuotaRequest$CompleteReservation
+                                       QuotaRequest$Item QuotaRequest$ReserveKeyed QuotaRequest$CompleteReservation
                                        QuotaRequest$CancelReservation QuotaRequest$ListQuotas
                                        QuotaRequest$ReadUsage QuotaRequest$SetQuota
                                        QuotaResponse$ReserveReply QuotaResponse$SettleReply
@@ -67,6 +74,7 @@
    :max-disk 6
    :disk-fraction 0.4         ; reservations that also ask for disk (two items)
    :abandon-fraction 0.1      ; granted reservations left to expire
+   :kill-fraction 0.1         ; reserves whose client is killed mid-call and retried by a new client
    :max-outstanding 3
    :min-ttl-ms 1000
    :max-ttl-ms 4000
@@ -83,7 +91,10 @@
 ;; ------------------------------------------------------------------ the thread's state (pure)
 
 (defn- mutation [state f value]
-  (let [v (assoc value :req-id [(:cid state) (:next-req state)])]
+  (let [v (cond-> (assoc value :req-id [(:cid state) (:next-req state)])
+            ;; Every reserve carries an application idempotency key, one per intent, so a retry
+            ;; from a restarted client (another client id) still names the same reservation.
+            (= :reserve f) (assoc :idem-key (str "res-" (:cid state) "-" (:next-req state))))]
     [(-> state (update :next-req inc) (assoc :last {:f f :value v})) v]))
 
 (defn prepare-op
@@ -103,7 +114,8 @@
     (case want
       :read [state (assoc op :f :read :value {:org (:org o)})]
       :resend (let [m (:last state)]
-                [state (assoc op :f (:f m) :value (assoc (:value m) :resend? true))])
+                [state (assoc op :f (:f m) :value (cond-> (assoc (:value m) :resend? true)
+                                                      resend? (assoc :after-info? true)))])
       :reserve (let [scope (gen/rand-nth* (:scopes o))
                      jobs {:resource "jobs" :amount (inc (gen/rand-int* (:max-jobs o)))}
                      items (if (< (gen/rand-double) (:disk-fraction o))
@@ -111,7 +123,9 @@
                              [jobs])
                      ttl (+ (:min-ttl-ms o) (gen/rand-int* (inc (- (:max-ttl-ms o) (:min-ttl-ms o)))))
                      abandon? (< (gen/rand-double) (:abandon-fraction o))
-                     [state v] (mutation state :reserve {:scope scope :items items :ttl-ms ttl})]
+                     kill-after (when (< (gen/rand-double) (:kill-fraction o 0)) (gen/rand-int* 21))
+                     [state v] (mutation state :reserve (cond-> {:scope scope :items items :ttl-ms ttl}
+                                                          kill-after (assoc :kill-after-ms kill-after)))]
                  [(assoc-in state [:last :abandon?] abandon?) (assoc op :f :reserve :value v)])
       (:complete :cancel)
       (let [r (first outstanding)
@@ -187,13 +201,55 @@
         {:events events :last-seq (.lastSequence b)}
         (recur (inc (:seq (peek es))) events (.lastSequence b) (inc pages))))))
 
+(defn- reserve-request [v]
+  (QuotaRequest$ReserveKeyed. (:idem-key v) (:scope v)
+                              (mapv #(QuotaRequest$Item. (:resource %) (long (:amount %))) (:items v))
+                              0 (long (:ttl-ms v))))
+
+(defn- restart!
+  "Closes the thread's client and opens a new one under a new client id, as a restarted process
+  would: its transport keys are new, only the reservation's idempotency key carries over."
+  [conn-box state test opts t]
+  (.close ^RationClient @conn-box)
+  (let [n (:restarts (swap! state update :restarts (fnil inc 0)))]
+    (reset! conn-box (client/open-ration-client (db/client-addresses (:db test) test) t opts
+                                                (:seed test 0) (+ 2000 t (* 100000 n))))))
+
+(defn- reserve-with-kill!
+  "A reserve whose client is killed mid-call when prepare-op chose so (probability
+  :kill-fraction: the call started, the client closed :kill-after-ms 0-20 ms later) and retried by a new client with the same idempotency key
+  (no explicit request id: the new client's own). A resend after an :info also goes through a
+  new client (a resend of a definite answer keeps the client and its request id). The completion is the retry's answer; a killed attempt's success, if it arrived,
+  is kept as :first-reservation-id for the checker."
+  [conn-box state test opts t op]
+  (let [v (:value op)
+        kill? (and (:kill-after-ms v) (not (:resend? v)))
+        ;; Only a resend after an unknown outcome restarts: a reserve that was refused is not
+        ;; kept under its key, so resending it from a new client could rightly decide afresh.
+        restart? (or kill? (:after-info? v))]
+    (if-not restart?
+      (reserve-completion op (quota-call @conn-box opts (second (:req-id v)) (reserve-request v)))
+      (let [first-id (when kill?
+                       (let [f (.call ^RationClient @conn-box (long (second (:req-id v)))
+                                      (Request$Quota. (reserve-request v))
+                                      (Duration/ofMillis (:request-deadline-ms opts)))]
+                         (Thread/sleep (long (:kill-after-ms v)))
+                         (when (.isDone f)
+                           (try (let [^QuotaResponse$ReserveReply r (.response ^Response$Quota (.join f))]
+                                  (when (= Outcome/SUCCESS (.outcome r)) (.reservationId r)))
+                                (catch Throwable _ nil)))))]
+        (restart! conn-box state test opts t)
+        (let [c (reserve-completion op (quota-call @conn-box opts nil (reserve-request v)))]
+          (cond-> (assoc-in c [:value :restarted?] true)
+            first-id (assoc-in [:value :first-reservation-id] first-id)))))))
+
 (defrecord ReservationClient [opts state ^RationClient conn]
   client/Client
   (open! [this test _node]
     (let [t (:thread this)
           addrs (db/client-addresses (:db test) test)
           c (client/open-ration-client addrs t opts (:seed test 0) (+ 2000 t))]
-      (assoc this :conn c
+      (assoc this :conn c :conn-box (atom c)
              :state (atom {:cid t
                            :next-req (inc (bit-shift-left 1 40)) ; far from the client's own counter
                            :opts opts :outstanding [] :seen #{}}))))
@@ -210,16 +266,14 @@
                               60000 500)
           (throw (ex-info (str "could not set quota " scope " " resource " within 60 s") {:scope scope}))))))
 
-  (invoke! [_ _ op]
+  (invoke! [this test op]
     (client/with-errors op
       (let [v (:value op)
             rid (second (:req-id v))
+            conn-box (:conn-box this)
+            conn @conn-box
             c (case (:f op)
-                :reserve (reserve-completion
-                          op (quota-call conn opts rid
-                                         (QuotaRequest$Reserve. (:scope v)
-                                                                (mapv #(QuotaRequest$Item. (:resource %) (long (:amount %))) (:items v))
-                                                                0 (long (:ttl-ms v)))))
+                :reserve (reserve-with-kill! conn-box state test opts (:thread this) op)
                 :complete (settle-completion
                            op (quota-call conn opts rid (QuotaRequest$CompleteReservation.
                                                          (long (:reservation-id v)) (mapv long (:actuals v)))))
@@ -232,7 +286,7 @@
         c)))
 
   (teardown! [_ _])
-  (close! [_ _] (when conn (.close conn)))
+  (close! [this _] (when-let [b (:conn-box this)] (.close ^RationClient @b)))
 
   client/Reusable
   (reusable? [_ _] true)

@@ -73,7 +73,10 @@ public enum Kind {
   USAGE_RECONCILE(0x4C, true, QUOTA_ADMIN,
       QuotaMessages.RECONCILE, QuotaMessages.RECONCILE_REPLY),
   AUDIT_READ(0x4D, false, QUOTA_ADMIN,
-      QuotaMessages.READ_AUDIT, QuotaMessages.AUDIT_LIST);
+      QuotaMessages.READ_AUDIT, QuotaMessages.AUDIT_LIST),
+  /** RESERVE with the application's idempotency key; a new kind so RESERVE's bytes stay. */
+  RESERVE_KEYED(0x4E, true, QUOTA_USE,
+      QuotaMessages.RESERVE_KEYED, QuotaMessages.RESERVE_REPLY);
 
   public static final int RESPONSE_BIT = 0x80;
 

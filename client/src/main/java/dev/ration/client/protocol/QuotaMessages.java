@@ -102,6 +102,15 @@ final class QuotaMessages {
           i64("configVersion", QuotaRequest.Reserve::configVersion),
           i64("ttlMillis", QuotaRequest.Reserve::ttlMillis));
 
+  static final Shape<QuotaRequest.ReserveKeyed> RESERVE_KEYED =
+      Shape.of(
+          QuotaRequest.ReserveKeyed.class,
+          str("idempotencyKey", QuotaRequest.ReserveKeyed::idempotencyKey),
+          str("scope", QuotaRequest.ReserveKeyed::scope),
+          list("items", QuotaRequest.ReserveKeyed::items, ITEM),
+          i64("configVersion", QuotaRequest.ReserveKeyed::configVersion),
+          i64("ttlMillis", QuotaRequest.ReserveKeyed::ttlMillis));
+
   static final Shape<QuotaRequest.CompleteReservation> COMPLETE =
       Shape.of(
           QuotaRequest.CompleteReservation.class,

@@ -58,6 +58,23 @@ public sealed interface QuotaRequest {
     }
   }
 
+  /**
+   * checkAndReserve under the application's {@code idempotencyKey} (1..max-name-bytes, scoped
+   * to {@code scope}): the first decision is kept for the reservation's lifetime plus the
+   * settled retention and returned to every request with the same key and arguments, from any
+   * client; other arguments under the key are refused INVALID_ARGUMENT (docs/QUOTAS.md).
+   */
+  record ReserveKeyed(String idempotencyKey, String scope, List<Item> items, long configVersion,
+      long ttlMillis) implements QuotaRequest {
+    public ReserveKeyed {
+      items = List.copyOf(items);
+    }
+
+    public Kind kind() {
+      return Kind.RESERVE_KEYED;
+    }
+  }
+
   record CompleteReservation(long reservationId, List<Long> actuals) implements QuotaRequest {
     public CompleteReservation {
       actuals = List.copyOf(actuals);

@@ -43,6 +43,52 @@ public final class QuotaClient {
     return join(tryReserveAsync(scope, items, configVersion, ttl));
   }
 
+  /**
+   * checkAndReserve under the application's {@code idempotencyKey} (non-empty, scoped to
+   * {@code scope}), value form. The coordinator keeps the decision under the key for the
+   * reservation's lifetime plus the settled retention (1 h by default): a retry with the same
+   * key and arguments at any time in that window, from this client or a restarted process,
+   * returns the first decision, reservation id included. The same key with other arguments is
+   * refused INVALID_ARGUMENT. A refused reserve is not kept under the key (it changed nothing),
+   * and after the window a retry is a new reservation (docs/QUOTAS.md, "Idempotency keys").
+   */
+  public CompletableFuture<QuotaResponse.ReserveReply> tryReserveAsync(String scope,
+      List<QuotaRequest.Item> items, long configVersion, Duration ttl, String idempotencyKey) {
+    if (idempotencyKey == null || idempotencyKey.isEmpty()) {
+      throw new IllegalArgumentException("idempotencyKey is empty; use the overload without one");
+    }
+    return call(new QuotaRequest.ReserveKeyed(idempotencyKey, scope, items, configVersion,
+        ttl.toMillis()), QuotaResponse.ReserveReply.class);
+  }
+
+  public QuotaResponse.ReserveReply tryReserve(String scope, List<QuotaRequest.Item> items,
+      long configVersion, Duration ttl, String idempotencyKey) {
+    return join(tryReserveAsync(scope, items, configVersion, ttl, idempotencyKey));
+  }
+
+  /** Keyed checkAndReserve for try-with-resources (see the keyed {@code tryReserveAsync}). */
+  public CompletableFuture<Reservation> reserveAsync(String scope, List<QuotaRequest.Item> items,
+      long configVersion, Duration ttl, String idempotencyKey) {
+    return tryReserveAsync(scope, items, configVersion, ttl, idempotencyKey).thenApply(r -> {
+      if (r.outcome() != Outcome.SUCCESS) {
+        throw new QuotaRefusedException(r);
+      }
+      return new Reservation(this, r);
+    });
+  }
+
+  public Reservation reserve(String scope, List<QuotaRequest.Item> items, long configVersion,
+      Duration ttl, String idempotencyKey) {
+    return join(reserveAsync(scope, items, configVersion, ttl, idempotencyKey));
+  }
+
+  /** One resource, any config version, under the application's idempotency key. */
+  public Reservation reserve(String scope, String resource, long amount, Duration ttl,
+      String idempotencyKey) {
+    return reserve(scope, List.of(new QuotaRequest.Item(resource, amount)), 0, ttl,
+        idempotencyKey);
+  }
+
   /** checkAndReserve for try-with-resources; a refusal fails with {@link QuotaRefusedException}. */
   public CompletableFuture<Reservation> reserveAsync(
       String scope, List<QuotaRequest.Item> items, long configVersion, Duration ttl) {

@@ -33,7 +33,8 @@ class KindTest {
         EnumSet.of(
             Kind.SET_LIMIT, Kind.ACQUIRE_LEASE, Kind.RENEW_LEASE, Kind.RETURN_LEASE,
             Kind.TTL_PUT, Kind.TTL_CAS, Kind.TTL_REFRESH, Kind.TTL_DELETE, Kind.TTL_NAMESPACE_SET,
-            Kind.QUOTA_SET, Kind.RESERVE, Kind.RESERVATION_COMPLETE, Kind.RESERVATION_CANCEL,
+            Kind.QUOTA_SET, Kind.RESERVE, Kind.RESERVE_KEYED, Kind.RESERVATION_COMPLETE,
+            Kind.RESERVATION_CANCEL,
             Kind.USAGE_INGEST, Kind.USAGE_ACK, Kind.USAGE_RECONCILE),
         mutations);
   }

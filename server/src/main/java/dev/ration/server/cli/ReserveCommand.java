@@ -24,6 +24,11 @@ final class ReserveCommand extends MutationCommand {
   @Option(names = "--config-version", defaultValue = "0", paramLabel = "V",
       description = "Catalog version last seen (0 = do not check; else STALE_CONFIG if older).")
   long configVersion;
+  @Option(names = "--idempotency-key", paramLabel = "KEY",
+      description = "The application's key for this reservation (scoped to --scope): the same key "
+          + "and arguments get the first decision back for the reservation's lifetime plus the "
+          + "settled retention, from any client; other arguments under it are refused.")
+  String idempotencyKey;
 
   @Override
   int run(ClusterGateway g) throws GatewayException {
@@ -36,8 +41,14 @@ final class ReserveCommand extends MutationCommand {
         throw new ParameterException(spec.commandLine(), "--item: '" + item + "' is not RESOURCE=AMOUNT");
       }
     }
-    QuotaResponse.ReserveReply reply = send(g, new QuotaRequest.Reserve(
-        scope, list, configVersion, durationMillis("--ttl", ttl)), QuotaResponse.ReserveReply.class);
+    if (idempotencyKey != null && idempotencyKey.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "--idempotency-key: empty");
+    }
+    long ttlMillis = durationMillis("--ttl", ttl);
+    QuotaRequest request = idempotencyKey == null
+        ? new QuotaRequest.Reserve(scope, list, configVersion, ttlMillis)
+        : new QuotaRequest.ReserveKeyed(idempotencyKey, scope, list, configVersion, ttlMillis);
+    QuotaResponse.ReserveReply reply = send(g, request, QuotaResponse.ReserveReply.class);
     return printOutcome(reply.outcome(), reply.message(), reply.retryAfterMillis(),
         QuotaViews.reserveReply(reply));
   }

@@ -16,6 +16,9 @@ final class QuotaFairness {
       if (q.request() instanceof QuotaRequest.Reserve r) {
         return TenantShares.tenantOf(r.scope());
       }
+      if (q.request() instanceof QuotaRequest.ReserveKeyed r) {
+        return TenantShares.tenantOf(r.scope());
+      }
       if (q.request() instanceof QuotaRequest.IngestUsage i) {
         return TenantShares.tenantOf(i.scope());
       }

@@ -67,6 +67,17 @@ final class QuotaTranslation {
       return new Translation.Mutation(new Reserve(r.scope(),
           r.items().stream().map(i -> new Reserve.Item(i.resource(), i.amount())).toList(),
           r.configVersion(), r.ttlMillis()));
+    } else if (request instanceof QuotaRequest.ReserveKeyed r) {
+      Optional<String> p = Scope.problem(r.scope());
+      if (p.isEmpty() && r.idempotencyKey().isEmpty()) {
+        p = Optional.of("idempotencyKey is empty (use RESERVE for a reservation without one)");
+      }
+      if (p.isPresent()) {
+        return new Translation.Invalid(p.get());
+      }
+      return new Translation.Mutation(new Reserve(r.scope(),
+          r.items().stream().map(i -> new Reserve.Item(i.resource(), i.amount())).toList(),
+          r.configVersion(), r.ttlMillis(), r.idempotencyKey()));
     } else if (request instanceof QuotaRequest.CompleteReservation r) {
       return new Translation.Mutation(new CompleteReservation(r.reservationId(), r.actuals()));
     } else if (request instanceof QuotaRequest.CancelReservation r) {
@@ -149,7 +160,7 @@ final class QuotaTranslation {
       String levelScope, String resource, long retryAfterMillis, long currentVersion) {
     return switch (request.kind()) {
       case QUOTA_SET -> new QuotaResponse.QuotaSetReply(outcome, message, currentVersion, Optional.empty());
-      case RESERVE -> new QuotaResponse.ReserveReply(outcome, message, levelScope, resource,
+      case RESERVE, RESERVE_KEYED -> new QuotaResponse.ReserveReply(outcome, message, levelScope, resource,
           retryAfterMillis, currentVersion, 0, 0, 0, List.of());
       case RESERVATION_COMPLETE, RESERVATION_CANCEL -> new QuotaResponse.SettleReply(outcome,
           message, request instanceof QuotaRequest.CompleteReservation c ? c.reservationId()

@@ -53,7 +53,8 @@ public final class BatchCodec {
   static final int MIN_PROPOSAL_BYTES = 25;
 
   /** Every command's shape by its code, from the sealed hierarchy of {@link Command}. */
-  private static final ShapeTable<Command> COMMANDS = ShapeTable.ofSealed(Command.class, Set.of());
+  private static final ShapeTable<Command> COMMANDS =
+      ShapeTable.ofSealed(Command.class, Set.of()).with(Reserve.KEYED_CODE, Reserve.KEYED_SHAPE);
 
   private BatchCodec() {}
 

@@ -1,7 +1,9 @@
 package dev.ration.statemachine.command;
 
+import static dev.ration.wire.shape.Fields.absent;
 import static dev.ration.wire.shape.Fields.i64;
 import static dev.ration.wire.shape.Fields.list16;
+import static dev.ration.wire.shape.Fields.nonEmptyStr;
 import static dev.ration.wire.shape.Fields.str;
 
 import dev.ration.wire.shape.Shape;
@@ -14,10 +16,18 @@ import java.util.List;
  * is STALE_CONFIG with the current version. The request key of the proposal is the request id:
  * a retry gets the first decision back. The reservation expires {@code ttlMillis} after it is
  * made (ledger time).
+ *
+ * <p>{@code idempotencyKey} (empty = none) is the application's key for this reservation,
+ * scoped to {@code scope}: a Reserve with a key that already made a reservation gets that
+ * reservation's decision again, for the reservation's lifetime plus the settled retention,
+ * from any client and long after the transport key expired. A keyed Reserve is logged under
+ * {@link #KEYED_CODE}, so entries written before keys existed keep their encoding.
  */
-public record Reserve(String scope, List<Item> items, long configVersion, long ttlMillis)
-    implements QuotaCommand {
+public record Reserve(String scope, List<Item> items, long configVersion, long ttlMillis,
+    String idempotencyKey) implements QuotaCommand {
   public static final int CODE = 41;
+  /** A Reserve with an idempotency key: the fields of {@link #CODE}, then str idempotencyKey. */
+  public static final int KEYED_CODE = 47;
 
   /**
    * Its fields in the log, in this order after the command code: the items come last there,
@@ -29,10 +39,33 @@ public record Reserve(String scope, List<Item> items, long configVersion, long t
           str("scope", Reserve::scope),
           i64("configVersion", Reserve::configVersion),
           i64("ttlMillis", Reserve::ttlMillis),
-          list16("items", Reserve::items, Item.SHAPE));
+          list16("items", Reserve::items, Item.SHAPE),
+          absent("idempotencyKey", ""));
+
+  /** The fields of a keyed Reserve ({@link #KEYED_CODE}): those of {@link #SHAPE}, then the key. */
+  public static final Shape<Reserve> KEYED_SHAPE =
+      Shape.reordered(
+          Reserve.class,
+          str("scope", Reserve::scope),
+          i64("configVersion", Reserve::configVersion),
+          i64("ttlMillis", Reserve::ttlMillis),
+          list16("items", Reserve::items, Item.SHAPE),
+          nonEmptyStr("idempotencyKey", Reserve::idempotencyKey));
 
   public Reserve {
     items = List.copyOf(items);
+    if (idempotencyKey == null) {
+      throw new IllegalArgumentException("idempotencyKey is null (use \"\" for none)");
+    }
+  }
+
+  /** A Reserve without an application idempotency key. */
+  public Reserve(String scope, List<Item> items, long configVersion, long ttlMillis) {
+    this(scope, items, configVersion, ttlMillis, "");
+  }
+
+  public boolean keyed() {
+    return !idempotencyKey.isEmpty();
   }
 
   public record Item(String resource, long amount) {
@@ -46,7 +79,7 @@ public record Reserve(String scope, List<Item> items, long configVersion, long t
 
   @Override
   public int code() {
-    return CODE;
+    return keyed() ? KEYED_CODE : CODE;
   }
 
   @Override

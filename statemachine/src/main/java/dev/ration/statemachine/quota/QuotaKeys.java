@@ -23,6 +23,8 @@ import java.util.Arrays;
  *                'K' str consumer                            consumer cursor
  *                'U' i64 sequence                            audit record
  *                'E' i64 reservationId, i64 sequence         usage events of a reservation
+ *                'I' str scope, str idempotencyKey           a keyed reservation's decision
+ *                'J' i64 reservationId                       its key (forgotten with the settlement)
  *                'M'                                         counters
  * usage family   i64 sequence                                usage log record
  * expiry index   kinds 5 (reservation end), 6 (settlement forgotten), 7 (event id forgotten),
@@ -50,6 +52,8 @@ final class QuotaKeys {
   static final byte CONSUMER = 'K';
   static final byte AUDIT = 'U';
   static final byte BY_RESERVATION = 'E';
+  static final byte RESERVATION_KEY = 'I';
+  static final byte KEY_OF_RESERVATION = 'J';
   static final byte[] META = {'M'};
 
   private QuotaKeys() {}
@@ -120,6 +124,14 @@ final class QuotaKeys {
 
   static byte[] audit(long sequence) {
     return key(AUDIT).i64(sequence).toByteArray();
+  }
+
+  static byte[] reservationKey(String scope, String idempotencyKey) {
+    return key(RESERVATION_KEY).str(scope).str(idempotencyKey).toByteArray();
+  }
+
+  static byte[] keyOfReservation(long reservationId) {
+    return key(KEY_OF_RESERVATION).i64(reservationId).toByteArray();
   }
 
   static byte[] byReservation(long reservationId, long sequence) {

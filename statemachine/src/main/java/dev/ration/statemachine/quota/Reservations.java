@@ -18,9 +18,13 @@ import static dev.ration.statemachine.quota.Arguments.invalid;
 
 import dev.ration.statemachine.command.CancelReservation;
 import dev.ration.statemachine.command.CompleteReservation;
+import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.command.Reserve;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.result.QuotaResult;
+import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.result.ResultCodec;
+import dev.ration.wire.ByteReader;
 import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.Overage;
@@ -68,7 +72,54 @@ final class Reservations {
   /** One level that counts an item: its entry and its usage rolled to now. */
   private record Level(QuotaSpec spec, LevelUsage usage) {}
 
+  /**
+   * checkAndReserve. A keyed Reserve whose key (in its scope) already made a reservation gets
+   * that decision again, from any client, until the reservation's settlement is forgotten; with
+   * other arguments it is refused INVALID_ARGUMENT and changes nothing. A refusal is not kept
+   * under the key: it changed nothing, so a retry may decide afresh.
+   */
   QuotaResult reserve(Reserve c, long now) {
+    if (c.keyed()) {
+      Optional<String> bad = names.check("idempotencyKey", c.idempotencyKey());
+      if (bad.isPresent()) {
+        return invalid(bad.get());
+      }
+      Optional<byte[]> kept = records.get(QuotaRecords.Q,
+          QuotaKeys.reservationKey(c.scope(), c.idempotencyKey()));
+      if (kept.isPresent()) {
+        return keptDecision(c, kept.get());
+      }
+    }
+    QuotaResult decision = decide(c, now);
+    if (c.keyed() && decision instanceof QuotaResult.Reserved r) {
+      Fingerprint f = Fingerprint.of(c);
+      byte[] encoded = ResultCodec.encode(new Result.Quota(r));
+      records.put(QuotaRecords.Q, QuotaKeys.reservationKey(c.scope(), c.idempotencyKey()),
+          QuotaFormat.stored(out -> out.u8(f.commandCode()).raw(f.digest()).i64(r.reservationId())
+              .i32(encoded.length).raw(encoded)));
+      records.put(QuotaRecords.Q, QuotaKeys.keyOfReservation(r.reservationId()),
+          QuotaFormat.stored(out -> out.str(c.scope()).str(c.idempotencyKey())));
+    }
+    return decision;
+  }
+
+  /** The decision kept under a reservation key, for a Reserve {@code c} presenting that key. */
+  private QuotaResult keptDecision(Reserve c, byte[] value) {
+    ByteReader in = QuotaFormat.storedReader(value, "reservation key " + c.idempotencyKey());
+    int code = in.u8("commandCode");
+    Fingerprint first = new Fingerprint(code, in.raw(Fingerprint.DIGEST_BYTES, "fingerprint"));
+    long reservationId = in.i64("reservationId");
+    byte[] encoded = in.raw(in.i32("decision length"), "decision");
+    in.end();
+    if (!first.matches(Fingerprint.of(c))) {
+      return invalid("idempotency key " + c.idempotencyKey() + " in scope " + c.scope()
+          + " was first used for reservation " + reservationId
+          + " with other arguments; use a new idempotency key");
+    }
+    return ((Result.Quota) ResultCodec.decode(encoded)).result();
+  }
+
+  private QuotaResult decide(Reserve c, long now) {
     Optional<String> bad = firstProblem(
         Scope.problem(c.scope()),
         c.items().isEmpty() || c.items().size() > options.maxItemsPerReservation()
@@ -264,9 +315,27 @@ final class Reservations {
     Optional<Settlement> s = settlement(reservationId);
     if (s.isPresent()) {
       records.delete(QuotaRecords.Q, QuotaKeys.settlement(reservationId));
+      forgetKey(reservationId);
       return true;
     }
     return false;
+  }
+
+  /**
+   * A keyed reservation's key goes with its settlement: the key answered for the reservation's
+   * lifetime plus the settled retention, and a retry after this is a new request.
+   */
+  private void forgetKey(long reservationId) {
+    byte[] index = QuotaKeys.keyOfReservation(reservationId);
+    Optional<byte[]> key = records.get(QuotaRecords.Q, index);
+    if (key.isPresent()) {
+      ByteReader in = QuotaFormat.storedReader(key.get(), "key of reservation " + reservationId);
+      String scope = in.str("scope");
+      String idempotencyKey = in.str("idempotencyKey");
+      in.end();
+      records.delete(QuotaRecords.Q, QuotaKeys.reservationKey(scope, idempotencyKey));
+      records.delete(QuotaRecords.Q, index);
+    }
   }
 
   /** Past its expiry but not yet ticked: it expires now (the same event a Tick would emit). */

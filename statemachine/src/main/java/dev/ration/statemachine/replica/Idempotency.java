@@ -1,6 +1,7 @@
 package dev.ration.statemachine.replica;
 
 import dev.ration.statemachine.InvariantViolation;
+import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.command.RequestKey;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,11 +54,12 @@ final class Idempotency {
   }
 
   /**
-   * Keeps {@code encodedResult} as the answer to {@code key} until one retention after now.
-   * {@code seen} is the key's newest record before this request, if any.
+   * Keeps {@code encodedResult} as the answer to {@code key}, bound to the request it answers
+   * ({@code fingerprint}), until one retention after now. {@code seen} is the key's newest
+   * record before this request, if any (an expired one: a live one is answered, never replaced).
    */
-  void record(RequestKey key, Optional<IdempotencyRecord> seen, byte[] encodedResult,
-      long nowMillis, Changes changes) {
+  void record(RequestKey key, Optional<IdempotencyRecord> seen, Fingerprint fingerprint,
+      byte[] encodedResult, long nowMillis, Changes changes) {
     long expiresAt = Millis.plus(nowMillis, retentionMillis);
     IdempotencyGeneration generation = generationFor(expiresAt);
     // An expired record of this key in the same generation (possible only after the retention
@@ -68,7 +70,8 @@ final class Idempotency {
       generations.put(generation.start(), generation);
       records++;
     }
-    changes.putIdempotency(key, new IdempotencyRecord(generation.start(), expiresAt, encodedResult),
+    changes.putIdempotency(key, new IdempotencyRecord(generation.start(), expiresAt,
+        Optional.of(fingerprint), encodedResult),
         generation);
   }
 

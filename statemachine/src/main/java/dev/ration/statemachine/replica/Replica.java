@@ -4,6 +4,7 @@ import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
@@ -179,9 +180,17 @@ public final class Replica implements ApplyContext {
   private Result applyProposal(Proposal proposal) {
     RequestKey key = proposal.key();
     Optional<IdempotencyRecord> seen = Optional.empty();
+    Fingerprint fingerprint = null;
     if (!key.isNone()) {
+      fingerprint = Fingerprint.of(proposal.command());
       seen = idempotency.newest(key, changes);
       if (seen.isPresent() && seen.get().answersAt(nowMillis)) {
+        if (!seen.get().answers(fingerprint)) {
+          // Another request under a key already spent: answering it with the first request's
+          // result would report a write that never happened (or a reply of another kind).
+          // Refused, and nothing recorded, so the first answer stays the key's answer.
+          return reusedKey(key, seen.get().fingerprint().get(), fingerprint);
+        }
         return ResultCodec.decode(seen.get().encodedResult());
       }
     }
@@ -193,9 +202,28 @@ public final class Replica implements ApplyContext {
       ledger.endCommand();
     }
     if (!key.isNone()) {
-      idempotency.record(key, seen, ResultCodec.encode(result), nowMillis, changes);
+      idempotency.record(key, seen, fingerprint, ResultCodec.encode(result), nowMillis, changes);
     }
     return result;
+  }
+
+  /**
+   * The definite refusal of a request whose key (client id, request id) already answered a
+   * different request (invariant I9). It names the key and the operation the id was first
+   * used for, so the caller can see its own bug; nothing in it depends on the node.
+   */
+  static Result.Rejected reusedKey(RequestKey key, Fingerprint first, Fingerprint request) {
+    String how = first.commandCode() == request.commandCode()
+        ? first.operation() + " with other arguments"
+        : first.operation() + ", not " + request.operation();
+    return new Result.Rejected(Outcome.INVALID_ARGUMENT, "request id "
+        + Long.toUnsignedString(key.sequence()) + " of client " + clientHex(key)
+        + " was first used for " + how + "; use a new request id", 0, 0);
+  }
+
+  /** The client id as the CLI and the logs print it: 32 hex digits. */
+  static String clientHex(RequestKey key) {
+    return String.format("%016x%016x", key.clientHigh(), key.clientLow());
   }
 
   /** The one dispatch: Tick here, every other command to the ledger applying its family. */

@@ -1,6 +1,7 @@
 package dev.ration.statemachine.store;
 
 import dev.ration.statemachine.StoreException;
+import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.replica.ExpiryKey;
 import dev.ration.statemachine.replica.IdempotencyGeneration;
@@ -10,6 +11,7 @@ import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
 import dev.ration.statemachine.result.ResultFormatException;
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * Keys and values of the RocksDB column families (big-endian; every value starts with the
@@ -19,7 +21,9 @@ import java.util.Arrays;
  * limits, leases: the lease ledger's records (LeaseFormat); TTL and quota families: theirs
  * idempotency key  i64 generation start (sign-flipped) | i64 clientHigh | i64 clientLow
  *                  | i64 sequence
- *             val  u8 fmt | i64 expiresAt | encoded result (ResultCodec) to the end
+ *             val  u8 idemFmt (3) | i64 expiresAt | u8 commandCode | 16 bytes fingerprint
+ *                  | encoded result (ResultCodec) to the end
+ *                  (idemFmt 2, still read: u8 2 | i64 expiresAt | encoded result)
  * expiry      key  i64 dueAt | u8 kind | i64 a | i64 b | i64 c (all longs sign-flipped, so
  *                  byte order is (dueAt, kind, a, b, c) order: Tick's order); since format 3
  *                  no lease kinds (kept in memory) and no kind 3 (idempotency ends, retired)
@@ -37,9 +41,19 @@ import java.util.Arrays;
  * {@link #META_FORMAT_VERSION} 3 (the meta record only) marks stores whose idempotency records
  * are kept in generations (key prefix, range-deleted whole) instead of one expiry-index record
  * each; a store with meta format 2 is migrated at open ({@link FormatTwoMigration}).
+ *
+ * <p>{@link #IDEMPOTENCY_FORMAT_VERSION} 3 (idempotency values only) binds each record to the
+ * fingerprint of the request it answered (command code and a digest of its log encoding), so a
+ * request key reused for another request is refused instead of answered (invariant I9). Values
+ * of format 2 have no fingerprint; they are still read, answered as before, and all expire
+ * within one idempotency retention after the upgrade, so no migration rewrites them. A build
+ * without fingerprints cannot read format 3 values: a directory or snapshot written by this
+ * build must not be opened by an older one (docs/OPERATIONS.md, "State directory format").
  */
 final class StoreFormat {
   static final int FORMAT_VERSION = 2;
+  /** Idempotency values only: 3 = with the request's fingerprint; 2 (without) is still read. */
+  static final int IDEMPOTENCY_FORMAT_VERSION = 3;
   static final byte[] META_KEY = {'l', 'e', 'd', 'g', 'e', 'r'};
   /** The meta record only: version 3 = idempotency generations (see the class comment). */
   static final int META_FORMAT_VERSION = 3;
@@ -103,13 +117,28 @@ final class StoreFormat {
   }
 
   static byte[] idempotencyValue(IdempotencyRecord record) {
-    return new ByteWriter(16 + record.encodedResult().length).u8(FORMAT_VERSION)
-        .i64(record.expiresAtMillis()).raw(record.encodedResult()).toByteArray();
+    Fingerprint fingerprint = record.fingerprint().orElseThrow(() -> new IllegalArgumentException(
+        "an idempotency record is written with the fingerprint of its request"));
+    return new ByteWriter(32 + record.encodedResult().length).u8(IDEMPOTENCY_FORMAT_VERSION)
+        .i64(record.expiresAtMillis()).u8(fingerprint.commandCode()).raw(fingerprint.digest())
+        .raw(record.encodedResult()).toByteArray();
   }
 
+  /** Reads an idempotency value of format 3, or of format 2 (no fingerprint). */
   static IdempotencyRecord readIdempotency(long generation, byte[] value) {
-    ByteReader in = reader(value, "idempotency record");
+    ByteReader in = new ByteReader(value, "idempotency record",
+        message -> new StoreException("corrupt store record " + message));
+    int format = in.u8("formatVersion");
+    if (format != IDEMPOTENCY_FORMAT_VERSION && format != FORMAT_VERSION) {
+      throw in.fail("unknown idempotency record format version " + format + ", expected "
+          + IDEMPOTENCY_FORMAT_VERSION + " (or " + FORMAT_VERSION + ", without fingerprint)");
+    }
     long expiresAt = in.i64("expiresAt");
+    Optional<Fingerprint> fingerprint = Optional.empty();
+    if (format == IDEMPOTENCY_FORMAT_VERSION) {
+      int code = in.u8("commandCode");
+      fingerprint = Optional.of(new Fingerprint(code, in.raw(Fingerprint.DIGEST_BYTES, "fingerprint")));
+    }
     byte[] result = in.raw(in.remaining(), "result");
     try {
       ResultCodec.decode(result); // validate now rather than on the first retry
@@ -117,7 +146,7 @@ final class StoreFormat {
       // A corrupt result is a corrupt store record like any other, reported as one.
       throw new StoreException("corrupt store record idempotency record: " + e.getMessage(), e);
     }
-    return new IdempotencyRecord(generation, expiresAt, result);
+    return new IdempotencyRecord(generation, expiresAt, fingerprint, result);
   }
 
   static byte[] generationKey(long start) {

@@ -250,19 +250,25 @@ class LeaseLedgerTest {
     assertEquals(1, status().leases());
     RequestKey k2 = new RequestKey(7, 8, 2);
     List<Result> both = d.batch(Batch.of(T0 + 6, List.of(
-        new Proposal(k2, acquire("b", 10, 1)), new Proposal(k2, acquire("b", 99, 9)))));
+        new Proposal(k2, acquire("b", 10, 1)), new Proposal(k2, acquire("b", 10, 1)),
+        new Proposal(k2, acquire("b", 99, 9)))));
     assertEquals(both.get(0), both.get(1));
+    Result.Rejected reused = rejected(both.get(2), Outcome.INVALID_ARGUMENT);
+    assertEquals("request id 2 of client 00000000000000070000000000000008 was first used for"
+        + " ACQUIRE_LEASE with other arguments; use a new request id", reused.message());
     assertEquals(2, status().leases());
     // A rejection is remembered too.
     RequestKey k3 = new RequestKey(7, 8, 3);
     Result bad = d.at(T0 + 7, k3, acquire("", 1, 1));
     rejected(bad, Outcome.INVALID_ARGUMENT);
-    assertEquals(bad, d.at(T0 + 8, k3, acquire("fine", 1, 1)));
+    assertEquals(bad, d.at(T0 + 8, k3, acquire("", 1, 1)));
+    rejected(d.at(T0 + 8, k3, acquire("fine", 1, 1)), Outcome.INVALID_ARGUMENT);
+    assertEquals(bad, d.at(T0 + 8, k3, acquire("", 1, 1)), "the refusal replaced nothing");
     // A record answers until its expiry (now < expiresAt), then the key runs anew; expired
     // records stay stored until their whole generation has expired, then go in one drop.
     long retention = StateOptions.defaults().idempotencyRetentionMillis();
     assertEquals(3, statusAnswer().idempotencyRecords());
-    assertEquals(first, d.at(T0 + retention - 1, k1, acquire("x", 1, 1)), "1 ms before expiry");
+    assertEquals(first, d.at(T0 + retention - 1, k1, acquire("a", 10, 1)), "1 ms before expiry");
     Result fresh = d.at(T0 + retention, k1, new Tick(0));
     assertEquals(new Result.Ticked(0), fresh, "k1 expired at T0 + retention, so its new command ran");
     assertEquals(4, statusAnswer().idempotencyRecords(), "three expired and k1's new one");
@@ -274,7 +280,7 @@ class LeaseLedgerTest {
     assertEquals(4, statusAnswer().idempotencyRecords(), "one ms of the first generation left");
     d.at(119_999, new Tick(0));
     assertEquals(1, statusAnswer().idempotencyRecords(), "the first generation dropped whole");
-    assertEquals(fresh, d.at(119_999, k1, acquire("y", 1, 1)),
+    assertEquals(fresh, d.at(119_999, k1, new Tick(0)),
         "k1's new record answers, from the next generation");
   }
 
@@ -299,10 +305,10 @@ class LeaseLedgerTest {
     List<Result> results = d.batch(Batch.of(T0 + 1 + retention, List.of(
         new Proposal(RequestKey.NONE, new Tick(4)),
         new Proposal(k1, acquire("c", 20, 2)),
-        new Proposal(k1, acquire("d", 30, 3)),
+        new Proposal(k1, acquire("c", 20, 2)),
         new Proposal(RequestKey.NONE, new Tick(1)),
         new Proposal(k2, acquire("e", 40, 4)),
-        new Proposal(k2, acquire("f", 50, 5)))));
+        new Proposal(k2, acquire("e", 40, 4)))));
     assertEquals(new Result.Ticked(3), results.get(0), "three leases (records are not Tick's)");
     Result.LeaseGranted c = assertInstanceOf(Result.LeaseGranted.class, results.get(1));
     assertEquals("c", c.lease().holder(), "k1 was forgotten, so its new command ran");
@@ -313,7 +319,7 @@ class LeaseLedgerTest {
     assertEquals(e, results.get(5));
     assertEquals(2, status().leases());
     assertEquals(4, statusAnswer().idempotencyRecords(), "two expired, two new");
-    assertEquals(c, d.at(T0 + 2 + retention, k1, acquire("g", 1, 1)), "read back from RocksDB");
+    assertEquals(c, d.at(T0 + 2 + retention, k1, acquire("c", 20, 2)), "read back from RocksDB");
     assertEquals(2, status().leases());
   }
 

@@ -79,7 +79,7 @@ final class ReferenceLedger {
     }
   }
 
-  record Stored(Result result, long expiresAt) {}
+  record Stored(Result result, long expiresAt, Command command) {}
 
   final StateOptions options;
   long now;
@@ -101,7 +101,10 @@ final class ReferenceLedger {
     for (Proposal p : batch.proposals()) {
       Stored kept = p.key().isNone() ? null : idempotency.get(p.key());
       if (kept != null && now < kept.expiresAt()) { // answered exactly until it expires
-        out.add(idempotency.get(p.key()).result());
+        // Only the request it answered gets the answer; another request under the key is
+        // refused and changes nothing (I9).
+        out.add(kept.command().equals(p.command()) ? kept.result()
+            : new Result.Rejected(Outcome.INVALID_ARGUMENT, "reused request id", 0, 0));
         continue;
       }
       Result r = run(p.command());
@@ -111,7 +114,7 @@ final class ReferenceLedger {
         l.burstCeiling = Math.max(l.limit.burst(), Math.min(l.burstCeiling, s[1] + l.pool));
       }
       if (!p.key().isNone()) {
-        idempotency.put(p.key(), new Stored(r, now + options.idempotencyRetentionMillis()));
+        idempotency.put(p.key(), new Stored(r, now + options.idempotencyRetentionMillis(), p.command()));
       }
       out.add(r);
     }

@@ -85,6 +85,10 @@ class TickOrderPropertyTest {
     final Map<RequestKey, Result> answers = new HashMap<>();
     final Map<RequestKey, Long> answerExpiresAt = new HashMap<>();
     final List<RequestKey> usedKeys = new ArrayList<>();
+    /** The command last sent under each key: a retry resends it (another would be refused). */
+    final Map<RequestKey, Command> sent = new HashMap<>();
+    /** Keys sent in the entry being built: not yet observed, but answered by the time a retry applies. */
+    final java.util.Set<RequestKey> inEntry = new java.util.HashSet<>();
     /** Idempotency generations: start → {end, stored records}. */
     final TreeMap<Long, long[]> generations = new TreeMap<>();
 
@@ -206,6 +210,7 @@ class TickOrderPropertyTest {
       for (Step step : steps) {
         model.now += 50L * step.timeSteps();
         model.beginEntry();
+        model.inEntry.clear();
         List<Proposal> proposals = new ArrayList<>();
         for (Op op : step.ops()) {
           proposals.add(proposal(op, model, sequence));
@@ -265,12 +270,18 @@ class TickOrderPropertyTest {
     return results;
   }
 
+  private static Proposal sent(Model model, RequestKey key, Command command) {
+    model.sent.put(key, command);
+    model.inEntry.add(key);
+    return new Proposal(key, command);
+  }
+
   private static Proposal proposal(Op op, Model model, long sequence) {
     RequestKey fresh = new RequestKey(3, 4, sequence);
     switch (op.kind()) {
       case 0, 1 -> {
         model.usedKeys.add(fresh);
-        return new Proposal(fresh, new AcquireLease("t", "r" + op.kind(), "h", 1, 0));
+        return sent(model, fresh, new AcquireLease("t", "r" + op.kind(), "h", 1, 0));
       }
       case 2 -> {
         return new Proposal(RequestKey.NONE, new AcquireLease("t", "r" + op.a() % 2, "h", 1, 0));
@@ -285,14 +296,18 @@ class TickOrderPropertyTest {
         Command c = op.kind() == 3
             ? new RenewLease(id, model.leases.get(id)[2], 1, 0, 0, 0, 0)
             : new ReturnLease(id, model.leases.get(id)[2], 0);
-        return new Proposal(fresh, c);
+        return sent(model, fresh, c);
       }
       case 5 -> {
         if (model.usedKeys.isEmpty()) {
           return new Proposal(RequestKey.NONE, new Tick(op.a() % 4));
         }
         RequestKey old = model.usedKeys.get(op.a() % model.usedKeys.size());
-        return new Proposal(old, new AcquireLease("t", "r" + op.a() % 2, "retry", 1, 0));
+        if (model.answered(old) || model.inEntry.contains(old)) {
+          return new Proposal(old, model.sent.get(old)); // a true retry: the first answer
+        }
+        // Its record has expired: the key runs anew, as another request.
+        return sent(model, old, new AcquireLease("t", "r" + op.a() % 2, "retry", 1, 0));
       }
       case 6 -> {
         return new Proposal(RequestKey.NONE, new NewEpoch("n"));

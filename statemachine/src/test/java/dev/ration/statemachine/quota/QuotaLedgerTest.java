@@ -127,6 +127,51 @@ class QuotaLedgerTest {
     assertEquals(2, h.usage("acme", "jobs").held(), "a retried reserve holds once");
   }
 
+  /**
+   * Goal: a reservation's application key returns the first decision (reservation id included)
+   * to a retry from any client, past the transport retention, after a restart and after the
+   * reservation settled, until its settlement is forgotten; other arguments under the key are
+   * refused and change nothing; the key is scoped to the scope; after the settlement is
+   * forgotten a retry is a new request (the documented edge of the window).
+   */
+  @Test
+  void reservationKeyReturnsTheFirstDecisionUntilTheSettlementIsForgotten() {
+    h.apply(concurrent("acme", "jobs", 10));
+    Reserve keyed = new Reserve("acme", List.of(new Reserve.Item("jobs", 3)), 0, 3_600_000,
+        "order-42");
+    QuotaResult.Reserved first = reserved(h.apply(keyed));
+    assertEquals(3, h.usage("acme", "jobs").held());
+    h.nowMillis += 120_000; // past the transport key's 60 s
+    assertEquals(first, h.apply(new RequestKey(99, 1, 1), keyed), "another client, later");
+    h.reopen();
+    assertEquals(first, h.apply(new RequestKey(99, 2, 1), keyed), "after a restart");
+    assertEquals(3, h.usage("acme", "jobs").held(), "held once");
+
+    QuotaResult.QuotaRejected other = rejected(h.apply(new Reserve("acme",
+        List.of(new Reserve.Item("jobs", 4)), 0, 3_600_000, "order-42")));
+    assertEquals(Outcome.INVALID_ARGUMENT, other.outcome());
+    assertEquals("idempotency key order-42 in scope acme was first used for reservation "
+        + first.reservationId() + " with other arguments; use a new idempotency key",
+        other.message());
+    assertEquals(3, h.usage("acme", "jobs").held(), "the refusal changed nothing");
+    assertEquals(first, h.apply(keyed), "and the key still answers");
+
+    QuotaResult.Reserved elsewhere = reserved(h.apply(new Reserve("acme/shop",
+        List.of(new Reserve.Item("jobs", 3)), 0, 3_600_000, "order-42")));
+    assertTrue(elsewhere.reservationId() != first.reservationId(), "keys are per scope");
+    h.apply(new CancelReservation(elsewhere.reservationId()));
+
+    h.apply(new CompleteReservation(first.reservationId(), List.of(2L)));
+    assertEquals(first, h.apply(keyed), "settled: still the first decision");
+    assertEquals(0, h.usage("acme", "jobs").held());
+
+    h.nowMillis += StateOptions.defaults().quota().settledRetentionMillis() + 1;
+    h.tick();
+    QuotaResult.Reserved late = reserved(h.apply(keyed));
+    assertTrue(late.reservationId() != first.reservationId(),
+        "past the settled retention the key is forgotten: a new reservation");
+  }
+
   /** complete, cancel and expire each emit exactly one event; repeats emit nothing. */
   @Test
   void eachSettlementEmitsExactlyOneEvent() {

@@ -148,7 +148,7 @@ class RocksCoordinatorStateTest {
     }
     try (RocksCoordinatorState s = RocksCoordinatorState.open(dir.resolve("s"), OPTIONS)) {
       assertEquals(1, status(s).idempotencyRecords());
-      Result again = keyed(s, 2, 1_500, key, Fixtures.acquire("other", 99, 9));
+      Result again = keyed(s, 2, 1_500, key, Fixtures.acquire("h", 10, 1));
       assertEquals(first, again);
       assertEquals(1, status(s).leases(), "the retry changed nothing");
       assertEquals(1, status(s).idempotencyRecords());
@@ -174,7 +174,7 @@ class RocksCoordinatorStateTest {
       s.apply(1, 5, Fixtures.batch(2 * OPTIONS.idempotencyRetentionMillis() - 1, new Tick(0)));
       assertEquals(1, status(s).idempotencyRecords(), "the first generation went in one range delete");
       s.verify();
-      Result again = keyed(s, 6, 125_000, key, Fixtures.acquire("third", 5, 0));
+      Result again = keyed(s, 6, 125_000, key, Fixtures.acquire("other", 5, 0));
       assertEquals("other", assertInstanceOf(Result.LeaseGranted.class, again).lease().holder(),
           "the new record answers from the second generation");
     }
@@ -269,9 +269,9 @@ class RocksCoordinatorStateTest {
       // Its new record (71.5 s) lands in [60 s, 120 s), where the expired one is: overwritten.
       assertEquals(3, status(s).idempotencyRecords(), "overwritten, not counted twice");
       s.verify();
-      Result again = keyed(s, 5, 70_000, k1, Fixtures.acquire("a3", 1, 1));
+      Result again = keyed(s, 5, 70_000, k1, Fixtures.acquire("a2", 1, 1));
       assertEquals(retried, again, "the new record answers until 71.5 s");
-      Result k2Again = keyed(s, 6, 120_000, k2, Fixtures.acquire("b2", 1, 1));
+      Result k2Again = keyed(s, 6, 120_000, k2, Fixtures.acquire("b", 1, 1));
       assertEquals("b", assertInstanceOf(Result.LeaseGranted.class, k2Again).lease().holder(),
           "k2's record (125 s) still answers");
       assertEquals(2, status(s).idempotencyRecords(), "[60 s, 120 s) dropped at 119.999 s");

@@ -81,7 +81,12 @@ public class StoreFormatFuzzTest {
       }
       case IDEMPOTENCY_VALUE -> {
         IdempotencyRecord r = StoreFormat.readIdempotency(5, value);
-        assertArrayEquals(value, StoreFormat.idempotencyValue(r));
+        if (r.fingerprint().isPresent()) {
+          assertArrayEquals(value, StoreFormat.idempotencyValue(r));
+        } else {
+          // A format-2 value (written before fingerprints) is read but never written again.
+          assertEquals(2, value[0]);
+        }
       }
       case GENERATION -> {
         IdempotencyGeneration g = StoreFormat.readGeneration(key, value);
@@ -140,7 +145,9 @@ public class StoreFormatFuzzTest {
       seeds.put("idempotency-key-" + i, input(IDEMPOTENCY_KEY,
           StoreFormat.idempotencyKey(60_000L * i, requestKey), none));
       seeds.put("idempotency-value-" + i, input(IDEMPOTENCY_VALUE, none, StoreFormat.idempotencyValue(
-          new IdempotencyRecord(5, 61_000 + i, ResultCodec.encode(generate.result())))));
+          new IdempotencyRecord(5, 61_000 + i,
+              java.util.Optional.of(dev.ration.statemachine.command.Fingerprint.of(new dev.ration.statemachine.command.Tick(i))),
+              ResultCodec.encode(generate.result())))));
       IdempotencyGeneration g = new IdempotencyGeneration(60_000L * i, 60_000L * (i + 1), 17 * i);
       seeds.put("generation-" + i, input(GENERATION, StoreFormat.generationKey(g.start()),
           StoreFormat.generationValue(g)));

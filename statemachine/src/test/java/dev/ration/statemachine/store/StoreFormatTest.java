@@ -20,10 +20,12 @@ class StoreFormatTest {
   @Test
   void idempotencyRecordWithACorruptResultIsACorruptStoreRecord() {
     byte[] good = StoreFormat.idempotencyValue(
-        new IdempotencyRecord(0, 61_000, ResultCodec.encode(new Result.Ticked(3))));
+        new IdempotencyRecord(0, 61_000,
+            java.util.Optional.of(dev.ration.statemachine.command.Fingerprint.of(new dev.ration.statemachine.command.Tick(3))),
+            ResultCodec.encode(new Result.Ticked(3))));
     assertEquals(61_000, StoreFormat.readIdempotency(0, good).expiresAtMillis());
     byte[] bad = good.clone();
-    bad[9] = 0; // the result's format version byte
+    bad[good.length - ResultCodec.encode(new Result.Ticked(3)).length] = 0; // the result's format byte
     StoreException e = assertThrows(StoreException.class, () -> StoreFormat.readIdempotency(0, bad));
     assertInstanceOf(ResultFormatException.class, e.getCause());
     assertTrue(e.getMessage().contains("corrupt store record idempotency record"), e.getMessage());

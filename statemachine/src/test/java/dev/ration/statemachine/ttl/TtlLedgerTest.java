@@ -249,8 +249,12 @@ class TtlLedgerTest {
   void retriedPutIsIdempotent() {
     RequestKey key = new RequestKey(1, 2, 3);
     Result first = d.at(1_000, key, put("k", "v", 1_000));
-    assertEquals(first, d.at(1_001, key, put("k", "other", 1_000)));
+    assertEquals(first, d.at(1_001, key, put("k", "v", 1_000)));
+    // The same request id with another value is another request: refused, nothing written.
+    Result reused = d.at(1_002, key, put("k", "other", 1_000));
+    assertEquals(Outcome.INVALID_ARGUMENT, assertInstanceOf(Result.Rejected.class, reused).outcome());
     assertEquals("v", new String(get("k", 0).orElseThrow().value().array()));
+    assertEquals(first, d.at(1_003, key, put("k", "v", 1_000)), "the first answer stays");
   }
 
   /** Goal: entries and namespace counters survive a restart (RocksDB), verify() passes. */

@@ -244,6 +244,37 @@ public final class Fields {
         (r, p) -> new Bytes(r.raw(r.i32(p + ".length"), p)));
   }
 
+  /**
+   * A component this encoding does not carry: nothing is written, and reading gives
+   * {@code value}. For an older code of a record that has since grown a component (the code
+   * without it keeps its bytes; a newer code carries it).
+   */
+  public static <T> Field<T> absent(String name, Object value) {
+    return new Leaf<>(name, name, 0, (w, p, t) -> { }, (r, p) -> value);
+  }
+
+  /** A string (u16 length + UTF-8) that must not be empty, neither written nor read. */
+  public static <T> Field<T> nonEmptyStr(String name, Function<T, String> get) {
+    return new Leaf<>(
+        name,
+        name,
+        3,
+        (w, p, t) -> {
+          String value = get.apply(t);
+          if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException(p + " is empty");
+          }
+          w.str(p, value);
+        },
+        (r, p) -> {
+          String value = r.str(p);
+          if (value.isEmpty()) {
+            throw r.fail(p + " is empty");
+          }
+          return value;
+        });
+  }
+
   /** A nested record written flat, its fields in place (no presence byte). */
   public static <T, S extends Record> Field<T> struct(
       String name, Function<T, S> get, Shape<S> shape) {

@@ -82,6 +82,22 @@ public final class ShapeTable<T> {
     }
   }
 
+  /**
+   * Adds a second code of a member (a newer encoding of the same record, carrying more of its
+   * components); refused when the code is taken or the shape is of no member.
+   */
+  public ShapeTable<T> with(int code, Shape<?> shape) {
+    if (code < 0 || code >= byCode.length) {
+      throw new IllegalArgumentException(shape.type().getName() + " extra code " + code + " is not a u8");
+    }
+    if (byCode[code] != null) {
+      throw new IllegalArgumentException(shape.type().getName() + " and "
+          + byCode[code].type().getName() + " share code " + code);
+    }
+    byCode[code] = shape;
+    return this;
+  }
+
   /** True when {@code code} is one of the family's. */
   public boolean knows(int code) {
     return code >= 0 && code < byCode.length && byCode[code] != null;

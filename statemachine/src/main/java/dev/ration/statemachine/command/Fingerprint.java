@@ -1,0 +1,116 @@
+package dev.ration.statemachine.command;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a request asked for, kept beside its first answer so that a request key reused for
+ * another request is recognised: the command's code and the first {@link #DIGEST_BYTES} bytes
+ * of the SHA-256 of its log encoding (command code and fields, exactly as {@link BatchCodec}
+ * writes them inside a proposal). The log encoding is canonical, so every replica computes the
+ * same fingerprint from the same command; nothing here reads a clock or a random source.
+ *
+ * <p>Sixteen bytes make an accidental match of two different requests under one request key
+ * (about 2^-128) far less likely than any hardware fault; the fingerprint is not a security
+ * boundary (a client can always spend its own request ids), only a guard against reuse.
+ */
+public record Fingerprint(int commandCode, byte[] digest) {
+  public static final int DIGEST_BYTES = 16;
+
+  /**
+   * The bytes before a proposal's command in a one-proposal batch: u8 formatVersion,
+   * i64 timeMillis, u32 count, then the proposal's i64 clientHigh, i64 clientLow, i64 sequence.
+   * The fingerprint hashes what follows, so it does not depend on the batch header or the key.
+   */
+  static final int COMMAND_OFFSET = 1 + 8 + 4 + 24;
+
+  /**
+   * The protocol operation each client command code answers, named as the wire names it, so a
+   * refusal speaks the caller's language. ProtocolNamesTest (server) checks it against the
+   * translation of every mutation kind.
+   */
+  private static final Map<Integer, String> OPERATIONS = Map.ofEntries(
+      Map.entry(SetLimit.CODE, "SET_LIMIT"),
+      Map.entry(AcquireLease.CODE, "ACQUIRE_LEASE"),
+      Map.entry(RenewLease.CODE, "RENEW_LEASE"),
+      Map.entry(ReturnLease.CODE, "RETURN_LEASE"),
+      Map.entry(PutEntry.CODE, "TTL_PUT"),
+      Map.entry(CompareAndSetEntry.CODE, "TTL_CAS"),
+      Map.entry(RefreshEntry.CODE, "TTL_REFRESH"),
+      Map.entry(DeleteEntry.CODE, "TTL_DELETE"),
+      Map.entry(SetNamespace.CODE, "TTL_NAMESPACE_SET"),
+      Map.entry(SetQuota.CODE, "QUOTA_SET"),
+      Map.entry(Reserve.CODE, "RESERVE"),
+      Map.entry(Reserve.KEYED_CODE, "RESERVE_KEYED"),
+      Map.entry(CompleteReservation.CODE, "RESERVATION_COMPLETE"),
+      Map.entry(CancelReservation.CODE, "RESERVATION_CANCEL"),
+      Map.entry(IngestUsage.CODE, "USAGE_INGEST"),
+      Map.entry(AckUsage.CODE, "USAGE_ACK"),
+      Map.entry(Reconcile.CODE, "USAGE_RECONCILE"));
+
+  public Fingerprint {
+    if (commandCode < 0 || commandCode > 0xFF || digest.length != DIGEST_BYTES) {
+      throw new IllegalArgumentException("fingerprint of command code " + commandCode + " with "
+          + digest.length + " digest bytes, expected " + DIGEST_BYTES);
+    }
+    digest = digest.clone();
+  }
+
+  /** The fingerprint of {@code command}: deterministic on every replica. */
+  public static Fingerprint of(Command command) {
+    byte[] batch = BatchCodec.encode(Batch.of(0, List.of(new Proposal(RequestKey.NONE, command))));
+    MessageDigest sha;
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      // Every Java platform must provide SHA-256.
+      throw new IllegalStateException("SHA-256 is not available", e);
+    }
+    sha.update(batch, COMMAND_OFFSET, batch.length - COMMAND_OFFSET);
+    return new Fingerprint(command.code(), Arrays.copyOf(sha.digest(), DIGEST_BYTES));
+  }
+
+  /** The digest; a copy, so the record stays immutable. */
+  @Override
+  public byte[] digest() {
+    return digest.clone();
+  }
+
+  /** Whether {@code other} fingerprints the same request (same code, same digest). */
+  public boolean matches(Fingerprint other) {
+    return commandCode == other.commandCode && Arrays.equals(digest, other.digest);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Fingerprint f && matches(f);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * commandCode + Arrays.hashCode(digest);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder hex = new StringBuilder(operation()).append(':');
+    for (byte b : digest) {
+      hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+    }
+    return hex.toString();
+  }
+
+  /** The protocol operation this fingerprint's command answers, e.g. TTL_PUT. */
+  public String operation() {
+    return operationOf(commandCode);
+  }
+
+  /** The protocol operation of a command code; "command N" for one no client sends. */
+  public static String operationOf(int commandCode) {
+    String name = OPERATIONS.get(commandCode);
+    return name != null ? name : "command " + commandCode;
+  }
+}
