@@ -14,7 +14,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Keeps the state machine deterministic and standalone (STYLE.md): no Ratis, Netty, picocli,
+ * Keeps the state machine deterministic and standalone (docs/ARCHITECTURE.md): no Ratis, Netty, picocli,
  * threads, concurrency utilities, clocks or randomness in production classes.
  */
 class ModuleBoundaryTest {
