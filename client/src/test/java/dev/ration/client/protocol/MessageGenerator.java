@@ -66,6 +66,7 @@ final class MessageGenerator {
     REPLY_CLASS.put(Kind.QUOTA_LIST, QuotaResponse.QuotaList.class);
     REPLY_CLASS.put(Kind.QUOTA_HISTORY, QuotaResponse.QuotaList.class);
     REPLY_CLASS.put(Kind.RESERVE, QuotaResponse.ReserveReply.class);
+    REPLY_CLASS.put(Kind.RESERVE_KEYED, QuotaResponse.ReserveReply.class);
     REPLY_CLASS.put(Kind.RESERVATION_COMPLETE, QuotaResponse.SettleReply.class);
     REPLY_CLASS.put(Kind.RESERVATION_CANCEL, QuotaResponse.SettleReply.class);
     REPLY_CLASS.put(Kind.RESERVATION_LIST, QuotaResponse.ReservationList.class);
