@@ -9,7 +9,8 @@ import java.util.Map;
  * One object the CLI prints: named fields in a fixed order. The names are the stable JSON field
  * names (camelCase, documented in docs/CLI.md); table output derives its labels from them, so
  * the two outputs never disagree. Values are String, Long, Integer, Boolean, a nested
- * {@code Fields}, or a list of {@code Fields}. Built and read on one thread.
+ * {@code Fields}, or a list of {@code Fields} or of scalars (JSON arrays; tables leave lists
+ * out). Built and read on one thread.
  */
 final class Fields {
   private final Map<String, Object> values = new LinkedHashMap<>();
@@ -52,7 +53,15 @@ final class Fields {
         w.name(e.getKey());
         w.beginArray();
         for (Object item : list) {
-          ((Fields) item).writeJson(w);
+          if (item instanceof Fields nested) {
+            nested.writeJson(w);
+          } else if (item instanceof Long || item instanceof Integer) {
+            w.value(((Number) item).longValue());
+          } else if (item instanceof Boolean b) {
+            w.value(b);
+          } else {
+            w.value(String.valueOf(item));
+          }
         }
         w.endArray();
       } else if (v == NONE) {

@@ -102,7 +102,7 @@ final class QuotaViews {
         .put("outcome", r.outcome().name())
         .put("message", r.message())
         .put("reservationId", r.reservationId())
-        .put("how", name(EVENTS, r.how().code()))
+        .put("how", r.how() == null ? Fields.NONE : name(EVENTS, r.how().code()))
         .put("quantities", r.quantities())
         .put("eventSequences", r.eventSequences())
         .put("alreadySettled", r.alreadySettled());
