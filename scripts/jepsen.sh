@@ -14,7 +14,7 @@ set -euo pipefail
 root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 if [[ ! -f server/target/ration-server.jar ]]; then
-  mvn -B -q -o -pl client,statemachine,server install -DskipTests
+  mvn -B -q install -DskipTests -Dfuzz.skip=true -pl wire,testkit,client,statemachine,server -am
 fi
 if [[ ! -f jepsen/target/classpath.txt ]]; then
   mvn -B -q -o -pl jepsen process-classes

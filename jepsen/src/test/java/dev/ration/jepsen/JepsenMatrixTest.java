@@ -52,7 +52,7 @@ class JepsenMatrixTest {
     String root = System.getProperty("ration.root", "..");
     assumeTrue(Files.exists(Path.of(root, "server/target/ration-server.jar")),
         "server/target/ration-server.jar missing: build it with "
-            + "mvn -B -q -o -pl client,statemachine,server install -DskipTests");
+            + "mvn -B -q install -DskipTests -Dfuzz.skip=true -pl wire,testkit,client,statemachine,server -am");
     assumeTrue(isRoot(), "the Jepsen matrix needs root (network namespaces, iptables); "
         + "run as root or use scripts/jepsen.sh --mode loopback for the reduced mode");
     IFn require = Clojure.var("clojure.core", "require");
