@@ -129,9 +129,9 @@ class QuotaMessagesGoldenTest {
   }
 
   /**
-   * Goal: a usage batch of events with empty strings decodes. The declared count used to be
-   * bounded with 60 bytes per event, 3 more than the smallest event, so a batch of 17 or more
-   * events from reservations with an empty event id and unit was refused as MALFORMED.
+   * Goal: a usage batch of events with empty strings decodes. The declared count is bounded by
+   * the smallest event (57 bytes); a bound of 60 would refuse a batch of 17 or more events from
+   * reservations with an empty event id and unit as MALFORMED.
    */
   @Test
   void usageBatchOfSmallestEventsDecodes() throws Exception {
@@ -143,8 +143,8 @@ class QuotaMessagesGoldenTest {
   }
 
   /**
-   * Goal: an audit page of records with empty strings decodes. The declared count used to be
-   * bounded with 38 bytes per record, 2 more than the smallest record.
+   * Goal: an audit page of records with empty strings decodes: the declared count is bounded by
+   * the smallest record (36 bytes), not by more.
    */
   @Test
   void auditListOfSmallestRecordsDecodes() throws Exception {

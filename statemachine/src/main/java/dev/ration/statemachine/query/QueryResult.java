@@ -2,6 +2,7 @@ package dev.ration.statemachine.query;
 
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.ttl.NamespaceView;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,17 +26,17 @@ public sealed interface QueryResult {
       implements QueryResult {}
 
   /** {@code readAtMillis}: the ledger time expiry was judged at, max(state now, readNowMillis). */
-  record EntryAnswer(Optional<dev.ration.statemachine.query.EntryView> entry, long readAtMillis)
+  record EntryAnswer(Optional<EntryView> entry, long readAtMillis)
       implements QueryResult {}
 
   /** {@code truncated}: more live entries match than were returned (or the scan hit its bound). */
-  record EntryList(List<dev.ration.statemachine.query.EntryView> entries, boolean truncated,
+  record EntryList(List<EntryView> entries, boolean truncated,
       long readAtMillis) implements QueryResult {}
 
-  record NamespaceAnswer(Optional<dev.ration.wire.ttl.NamespaceView> namespace)
+  record NamespaceAnswer(Optional<NamespaceView> namespace)
       implements QueryResult {}
 
-  record NamespaceList(List<dev.ration.wire.ttl.NamespaceView> namespaces)
+  record NamespaceList(List<NamespaceView> namespaces)
       implements QueryResult {}
 
   /** The quota ledger's answer to {@link Query.Quota}. */

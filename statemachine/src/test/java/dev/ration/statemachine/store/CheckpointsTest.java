@@ -39,9 +39,9 @@ class CheckpointsTest {
   }
 
   /**
-   * Goal: bytes that are not UTF-8 are refused as not a manifest. They used to be decoded with
-   * replacement characters, which re-encode longer, so the checksummed range ran past the end
-   * of the file and the parser threw ArrayIndexOutOfBoundsException.
+   * Goal: bytes that are not UTF-8 are refused as not a manifest. Decoded leniently, each would
+   * become a replacement character that re-encodes to three bytes, and the checksummed range
+   * computed from the text would run past the end of the file.
    */
   @Test
   void invalidUtf8IsAStoreException() {
