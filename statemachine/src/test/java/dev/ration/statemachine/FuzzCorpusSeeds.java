@@ -1,5 +1,8 @@
 package dev.ration.statemachine;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import dev.ration.statemachine.command.BatchCodecFuzzTest;
 import dev.ration.statemachine.quota.QuotaFormatFuzzTest;
 import dev.ration.statemachine.result.ResultCodecFuzzTest;
@@ -54,8 +57,11 @@ class FuzzCorpusSeeds {
     for (Path f : old) {
       Files.delete(f);
     }
+    assertFalse(seeds.isEmpty(), test.getSimpleName() + " has no seeds");
     for (Map.Entry<String, byte[]> seed : seeds.entrySet()) {
-      Files.write(dir.resolve("seed-" + seed.getKey()), seed.getValue());
+      Path file = dir.resolve("seed-" + seed.getKey());
+      Files.write(file, seed.getValue());
+      assertArrayEquals(seed.getValue(), Files.readAllBytes(file), "seed " + file + " as written");
     }
   }
 }

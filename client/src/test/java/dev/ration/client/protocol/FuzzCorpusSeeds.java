@@ -1,5 +1,8 @@
 package dev.ration.client.protocol;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
@@ -139,6 +142,9 @@ class FuzzCorpusSeeds {
       out.writeBytes(part);
     }
     String file = name.startsWith("seed-") ? name : "seed-" + name;
-    Files.write(dir.resolve(file), out.toByteArray());
+    byte[] seed = out.toByteArray();
+    assertTrue(seed.length > 0, "empty seed " + file);
+    Files.write(dir.resolve(file), seed);
+    assertArrayEquals(seed, Files.readAllBytes(dir.resolve(file)), "seed " + file + " as written");
   }
 }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.client.protocol.Kind;
+import dev.ration.testkit.Waits;
+import java.util.concurrent.atomic.AtomicLong;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Overage;
 import dev.ration.wire.Policy;
@@ -63,20 +65,24 @@ class NameBoundNodeTest {
     EndpointSocketTest.Conn conn = new EndpointSocketTest.Conn(Addresses.parse(c.clientAddress()));
     conn.send(1, new Request.Hello(1, 0xABC, 0xDEF, new byte[0]));
     assertInstanceOf(Response.HelloReply.class, conn.read(Kind.HELLO));
-    // Bounded wait: the single node elects itself and starts its epoch within a few seconds.
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    for (long id = 10; ; id++) {
-      conn.send(id, new Request.SetLimit("warm", "up", 10, 10, Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY, 0));
-      Response r = conn.read(Kind.SET_LIMIT);
-      if (r instanceof Response.SetLimitReply s) {
-        assertEquals(Outcome.SUCCESS, s.outcome(), s.message());
-        return conn;
-      }
-      Response.Error e = assertInstanceOf(Response.Error.class, r);
-      assertTrue(e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.NOT_LEADER, e.toString());
-      assertTrue(System.nanoTime() < deadline, "no leader within 30 s: " + e);
-      Thread.sleep(50);
-    }
+    // Bounded wait: the single node elects itself and starts its epoch within a few seconds;
+    // until then a write is refused (UNAVAILABLE or NOT_LEADER), each try under a new id.
+    AtomicLong nextId = new AtomicLong(10);
+    Response answer = Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(50)).until(
+        "a SetLimit reply", () -> {
+          conn.send(nextId.getAndIncrement(), new Request.SetLimit("warm", "up", 10, 10,
+              Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY, 0));
+          Response r = conn.read(Kind.SET_LIMIT);
+          if (!(r instanceof Response.SetLimitReply)) {
+            Response.Error e = assertInstanceOf(Response.Error.class, r);
+            assertTrue(e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.NOT_LEADER,
+                e.toString());
+          }
+          return r;
+        }, r -> r instanceof Response.SetLimitReply);
+    Response.SetLimitReply set = (Response.SetLimitReply) answer;
+    assertEquals(Outcome.SUCCESS, set.outcome(), set.message());
+    return conn;
   }
 
   private static Request setLimit(String tenant, String resource) {
