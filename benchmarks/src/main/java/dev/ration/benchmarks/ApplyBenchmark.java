@@ -1,5 +1,7 @@
 package dev.ration.benchmarks;
 
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.lease.Limit;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.AcquireLease;
 import dev.ration.statemachine.command.Batch;
@@ -85,12 +87,12 @@ public class ApplyBenchmark {
       state = RocksCoordinatorState.open(dir, StateOptions.defaults());
       List<Proposal> setup = new ArrayList<>();
       for (int i = 0; i < LIMITS; i++) {
-        setup.add(new Proposal(RequestKey.NONE, new SetLimit("bench", "renew-" + i,
+        setup.add(new Proposal(RequestKey.NONE, new SetLimit(new Limit("bench", "renew-" + i,
             1_000_000_000_000L, 1_000_000_000_000L, dev.ration.wire.Mode.HARD,
-            10_000, 1_000, 0, Policy.FREE_CAPACITY, 0)));
-        setup.add(new Proposal(RequestKey.NONE, new SetLimit("bench", "acquire-" + i,
+            10_000, 1_000, 0, Policy.FREE_CAPACITY, 0))));
+        setup.add(new Proposal(RequestKey.NONE, new SetLimit(new Limit("bench", "acquire-" + i,
             1_000_000_000_000L, 1_000_000_000_000L, dev.ration.wire.Mode.HARD,
-            2_000, 500, 0, Policy.FREE_CAPACITY, 0)));
+            2_000, 500, 0, Policy.FREE_CAPACITY, 0))));
       }
       setup.add(quota("bench"));
       for (int t = 0; t < TENANTS; t++) {
@@ -112,8 +114,8 @@ public class ApplyBenchmark {
     }
 
     private static Proposal quota(String scope) {
-      return new Proposal(RequestKey.NONE, new SetQuota(scope, "jobs", QuotaKind.CONCURRENT,
-          Window.NONE, 1_000_000_000L, "jobs", 0, Overage.REJECT, 0, 0, 0, "bench", "benchmark"));
+      return new Proposal(RequestKey.NONE, new SetQuota(new QuotaSpec(scope, "jobs", QuotaKind.CONCURRENT,
+          Window.NONE, 1_000_000_000L, "jobs", 0, Overage.REJECT, 0, 0, 0, "bench", 0, "benchmark")));
     }
 
     RequestKey key() {

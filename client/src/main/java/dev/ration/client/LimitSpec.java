@@ -1,5 +1,6 @@
 package dev.ration.client;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.client.protocol.Names;
 import dev.ration.client.protocol.Request;
 import dev.ration.wire.Mode;
@@ -33,7 +34,7 @@ public record LimitSpec(
   }
 
   public Request.SetLimit toRequest() {
-    return new Request.SetLimit(
+    return new Request.SetLimit(new Limit(
         tenant,
         resource,
         ratePerSecond,
@@ -43,7 +44,7 @@ public record LimitSpec(
         grace.toMillis(),
         emergency,
         policy,
-        expectedVersion);
+        expectedVersion));
   }
 
   public static Builder builder(String tenant, String resource) {

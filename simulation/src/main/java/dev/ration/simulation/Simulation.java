@@ -1,5 +1,6 @@
 package dev.ration.simulation;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.client.limiter.LeaseTransport;
 import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.ManualScheduler;
@@ -147,8 +148,8 @@ public final class Simulation {
 
   private Report execute() {
     apply(RequestKey.NONE, new NewEpoch("coordinator-1"));
-    apply(new RequestKey(99, 1, 1), new SetLimit(TENANT, RESOURCE, s.ratePerSecond(), s.burst(),
-        s.mode(), s.leaseDurationMillis(), s.graceMillis(), s.emergency(), s.policy(), 0));
+    apply(new RequestKey(99, 1, 1), new SetLimit(new Limit(TENANT, RESOURCE, s.ratePerSecond(), s.burst(),
+        s.mode(), s.leaseDurationMillis(), s.graceMillis(), s.emergency(), s.policy(), 0)));
     for (int i = 0; i < s.regions(); i++) {
       regions.add(new Region(i));
     }

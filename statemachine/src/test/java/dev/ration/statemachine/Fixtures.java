@@ -1,5 +1,6 @@
 package dev.ration.statemachine;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.statemachine.command.AcquireLease;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
@@ -20,8 +21,8 @@ public final class Fixtures {
 
   public static SetLimit setLimit(String tenant, String resource, long rate, long burst,
       long durationMillis, long graceMillis) {
-    return new SetLimit(tenant, resource, rate, burst, Mode.HARD, durationMillis, graceMillis, 0,
-        Policy.FREE_CAPACITY, 0);
+    return new SetLimit(new Limit(tenant, resource, rate, burst, Mode.HARD, durationMillis, graceMillis, 0,
+        Policy.FREE_CAPACITY, 0));
   }
 
   public static AcquireLease acquire(String holder, long rate, long burst) {

@@ -1,5 +1,6 @@
 package dev.ration.statemachine;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.statemachine.command.AcquireLease;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
@@ -34,8 +35,8 @@ public final class Workload {
         int kind = random.nextInt(100);
         String resource = "r" + random.nextInt(3);
         if (i == 0 || kind < 5) {
-          command = new SetLimit("t", resource, random.nextInt(50, 200), random.nextInt(0, 40),
-              Mode.HARD, 1000, 100, 0, Policy.FREE_CAPACITY, 0);
+          command = new SetLimit(new Limit("t", resource, random.nextInt(50, 200), random.nextInt(0, 40),
+              Mode.HARD, 1000, 100, 0, Policy.FREE_CAPACITY, 0));
         } else if (kind < 40) {
           command = new AcquireLease("t", resource, "h" + random.nextInt(5), random.nextInt(0, 80),
               random.nextInt(0, 20));

@@ -36,18 +36,7 @@ final class LeaseMessages {
           bytes("credential", Request.Hello::credential, MessageCodec.CREDENTIAL_BYTES_MAX));
 
   static final Shape<Request.SetLimit> SET_LIMIT =
-      Shape.of(
-          Request.SetLimit.class,
-          str("tenant", Request.SetLimit::tenant),
-          str("resource", Request.SetLimit::resource),
-          i64("ratePerSecond", Request.SetLimit::ratePerSecond),
-          i64("burst", Request.SetLimit::burst),
-          code("mode", Request.SetLimit::mode, Mode::fromCode, Mode::code),
-          i64("leaseDurationMillis", Request.SetLimit::leaseDurationMillis),
-          i64("graceMillis", Request.SetLimit::graceMillis),
-          i64("emergency", Request.SetLimit::emergency),
-          code("policy", Request.SetLimit::policy, Policy::fromCode, Policy::code),
-          i64("expectedVersion", Request.SetLimit::expectedVersion));
+      Shape.of(Request.SetLimit.class, struct("limit", Request.SetLimit::limit, Limit.SHAPE));
 
   static final Shape<Request.GetLimit> GET_LIMIT =
       Shape.of(

@@ -53,21 +53,8 @@ final class QuotaMessages {
   private QuotaMessages() {}
 
   static final Shape<QuotaRequest.SetQuota> SET_QUOTA =
-      Shape.of(
-          QuotaRequest.SetQuota.class,
-          str("scope", QuotaRequest.SetQuota::scope),
-          str("resource", QuotaRequest.SetQuota::resource),
-          code("quotaKind", QuotaRequest.SetQuota::quotaKind, QuotaKind::fromCode, QuotaKind::code),
-          code("window", QuotaRequest.SetQuota::window, Window::fromCode, Window::code),
-          i64("limit", QuotaRequest.SetQuota::limit),
-          str("unit", QuotaRequest.SetQuota::unit),
-          i64("softLimit", QuotaRequest.SetQuota::softLimit),
-          code("overage", QuotaRequest.SetQuota::overage, Overage::fromCode, Overage::code),
-          i64("overageMax", QuotaRequest.SetQuota::overageMax),
-          i64("periodStartMillis", QuotaRequest.SetQuota::periodStartMillis),
-          i64("expectedVersion", QuotaRequest.SetQuota::expectedVersion),
-          str("actor", QuotaRequest.SetQuota::actor),
-          str("reason", QuotaRequest.SetQuota::reason));
+      Shape.of(QuotaRequest.SetQuota.class,
+          struct("spec", QuotaRequest.SetQuota::spec, QuotaSpec.PROPOSAL));
 
   static final Shape<QuotaRequest.GetQuota> GET_QUOTA =
       Shape.of(

@@ -1,5 +1,6 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
@@ -17,9 +18,11 @@ import java.util.List;
 public sealed interface QuotaRequest {
   Kind kind();
 
-  record SetQuota(String scope, String resource, QuotaKind quotaKind, Window window,
-      long limit, String unit, long softLimit, Overage overage, long overageMax, long periodStartMillis,
-      long expectedVersion, String actor, String reason) implements QuotaRequest {
+  /**
+   * Create or change a catalog entry. {@code spec.version()} is the version the caller last read
+   * (0: any); {@code spec.changedAtMillis()} is not sent (the ledger stamps the change).
+   */
+  record SetQuota(QuotaSpec spec) implements QuotaRequest {
     public Kind kind() {
       return Kind.QUOTA_SET;
     }

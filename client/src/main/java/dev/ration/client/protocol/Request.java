@@ -1,6 +1,7 @@
 package dev.ration.client.protocol;
 
 import dev.ration.wire.Mode;
+import dev.ration.wire.lease.Limit;
 import dev.ration.wire.Policy;
 
 /**
@@ -20,18 +21,11 @@ public sealed interface Request {
     }
   }
 
-  record SetLimit(
-      String tenant,
-      String resource,
-      long ratePerSecond,
-      long burst,
-      Mode mode,
-      long leaseDurationMillis,
-      long graceMillis,
-      long emergency,
-      Policy policy,
-      long expectedVersion)
-      implements Request {
+  /**
+   * Create or change a limit. {@code limit.version()} is the version the caller last read (0:
+   * create or overwrite); the leader answers STALE_CONFIG when it no longer matches.
+   */
+  record SetLimit(Limit limit) implements Request {
     public Kind kind() {
       return Kind.SET_LIMIT;
     }

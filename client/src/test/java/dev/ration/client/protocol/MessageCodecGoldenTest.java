@@ -1,5 +1,6 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 
@@ -54,7 +55,7 @@ class MessageCodecGoldenTest {
   @Test
   void setLimit() throws Exception {
     request(
-        new Request.SetLimit("t", "r", 100, 10, Mode.BEST_EFFORT, 5000, 1000, 7, Policy.FREE_CAPACITY, -1),
+        new Request.SetLimit(new Limit("t", "r", 100, 10, Mode.BEST_EFFORT, 5000, 1000, 7, Policy.FREE_CAPACITY, -1)),
         0,
         "00000000" + "000174" + "000172" + "0000000000000064" + "000000000000000a" + "01"
             + "0000000000001388" + "00000000000003e8" + "0000000000000007" + "00"
@@ -241,7 +242,7 @@ class MessageCodecGoldenTest {
     assertThrows(IllegalArgumentException.class, () -> MessageCodec.encodeRequest(-1, new Request.ClusterStatus()));
     assertThrows(
         IllegalArgumentException.class,
-        () -> MessageCodec.encodeRequest(0, new Request.SetLimit("t", "r", 1, 1, null, 1, 1, 1, Policy.FREE_CAPACITY, 0)));
+        () -> MessageCodec.encodeRequest(0, new Request.SetLimit(new Limit("t", "r", 1, 1, null, 1, 1, 1, Policy.FREE_CAPACITY, 0))));
     assertThrows(
         IllegalArgumentException.class,
         () -> MessageCodec.encodeRequest(0, new Request.GetLimit("x".repeat(70_000), "r", false)));

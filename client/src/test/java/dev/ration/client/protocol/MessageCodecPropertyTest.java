@@ -60,8 +60,8 @@ class MessageCodecPropertyTest {
   /** One of the nine request kinds of the lease protocol, each equally likely. */
   static final Gen<Request> REQUESTS = Gen.oneOf(
       r -> new Request.Hello(u8(r), anyLong(r), anyLong(r), r.bytes(64)),
-      r -> new Request.SetLimit(string(r), string(r), anyLong(r), anyLong(r), r.oneOf(Mode.class),
-          anyLong(r), anyLong(r), anyLong(r), r.oneOf(Policy.class), anyLong(r)),
+      r -> new Request.SetLimit(new Limit(string(r), string(r), anyLong(r), anyLong(r), r.oneOf(Mode.class),
+          anyLong(r), anyLong(r), anyLong(r), r.oneOf(Policy.class), anyLong(r))),
       r -> new Request.GetLimit(string(r), string(r), r.bool()),
       r -> new Request.ListLimits(r.bool()),
       r -> new Request.AcquireLease(string(r), string(r), string(r), anyLong(r), anyLong(r)),

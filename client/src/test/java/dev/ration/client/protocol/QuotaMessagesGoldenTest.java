@@ -87,9 +87,9 @@ class QuotaMessagesGoldenTest {
     QuotaResponse.QuotaInfo info = new QuotaResponse.QuotaInfo(new QuotaSpec("acme/t1", "jobs",
         QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.ALLOW, 5, 0, 3, "alice", 1000,
         "why"), 0, 0, 4, 0, true);
-    request(new QuotaRequest.SetQuota("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 10,
-        "jobs", 8, Overage.ALLOW, 5, 0, 3, "alice",
-        "why"), "");
+    request(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 10,
+        "jobs", 8, Overage.ALLOW, 5, 0, 3, "alice", 0,
+        "why")), "");
     request(new QuotaRequest.GetQuota("acme", "jobs", true), "");
     request(new QuotaRequest.ListQuotas("", false), "");
     request(new QuotaRequest.QuotaHistory("acme", "jobs"), "");

@@ -1,5 +1,6 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
@@ -45,9 +46,9 @@ final class LimitCommand {
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      Request.SetLimit request = new Request.SetLimit(tenant, resource, ratePerSecond, burst, mode,
+      Request.SetLimit request = new Request.SetLimit(new Limit(tenant, resource, ratePerSecond, burst, mode,
           durationMillis("--lease-duration", leaseDuration), durationMillis("--grace", grace), emergency,
-          policy, expectedVersion);
+          policy, expectedVersion));
       Response.SetLimitReply reply = send(g, request, Response.SetLimitReply.class);
       return printOutcome(reply.outcome(), reply.message(), 0, Views.setLimitReply(reply));
     }

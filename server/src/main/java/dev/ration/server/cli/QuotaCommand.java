@@ -1,5 +1,6 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
@@ -50,10 +51,10 @@ final class QuotaCommand {
       int k = code(QuotaViews.KINDS, "--kind", kind);
       int w = code(QuotaViews.WINDOWS, "--window", window);
       int o = code(QuotaViews.OVERAGES, "--overage", overage);
-      QuotaResponse.QuotaSetReply reply = send(g, new QuotaRequest.SetQuota(scope,
+      QuotaResponse.QuotaSetReply reply = send(g, new QuotaRequest.SetQuota(new QuotaSpec(scope,
           resource, QuotaKind.fromCode(k), Window.fromCode(w), limit, unit, soft,
-          Overage.fromCode(o), overageMax, periodStart, expectedVersion, actor,
-          reason), QuotaResponse.QuotaSetReply.class);
+          Overage.fromCode(o), overageMax, periodStart, expectedVersion, actor, 0,
+          reason)), QuotaResponse.QuotaSetReply.class);
       Fields f = new Fields().put("outcome", reply.outcome().name()).put("message", reply.message())
           .put("currentVersion", reply.currentVersion());
       reply.quota().ifPresent(q -> f.put("quota", QuotaViews.quota(q)));

@@ -1,5 +1,6 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
@@ -43,16 +44,15 @@ final class QuotaTranslation {
   private QuotaTranslation() {}
 
   static Translation.Action toAction(QuotaRequest request) {
-    if (request instanceof QuotaRequest.SetQuota r) {
-      Optional<String> p = r.quotaKind() == null || r.window() == null || r.overage() == null
+    if (request instanceof QuotaRequest.SetQuota set) {
+      QuotaSpec r = set.spec();
+      Optional<String> p = r.kind() == null || r.window() == null || r.overage() == null
           ? Optional.of("quotaKind, window and overage must be set")
           : Scope.problem(r.scope());
       if (p.isPresent()) {
         return new Translation.Invalid(p.get());
       }
-      return new Translation.Mutation(new SetQuota(r.scope(), r.resource(),
-          r.quotaKind(), r.window(), r.limit(), r.unit(), r.softLimit(), r.overage(), r.overageMax(),
-          r.periodStartMillis(), r.expectedVersion(), r.actor(), r.reason()));
+      return new Translation.Mutation(new SetQuota(r));
     } else if (request instanceof QuotaRequest.GetQuota r) {
       return read(new QuotaQuery.GetQuota(r.scope(), r.resource()), r.stale());
     } else if (request instanceof QuotaRequest.ListQuotas r) {

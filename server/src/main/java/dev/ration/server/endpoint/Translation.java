@@ -140,7 +140,8 @@ public final class Translation {
     return new Invalid("request kind " + request.kind() + " is not served here");
   }
 
-  private Action setLimit(Request.SetLimit r) {
+  private Action setLimit(Request.SetLimit request) {
+    Limit r = request.limit();
     Optional<String> p =
         firstProblem(
             name("tenant", r.tenant()),
@@ -150,24 +151,13 @@ public final class Translation {
             positive("leaseDurationMillis", r.leaseDurationMillis()),
             nonNegative("graceMillis", r.graceMillis()),
             nonNegative("emergency", r.emergency()),
-            nonNegative("expectedVersion", r.expectedVersion()),
+            nonNegative("expectedVersion", r.version()),
             known("mode", r.mode()),
             known("policy", r.policy()));
     if (p.isPresent()) {
       return new Invalid(p.get());
     }
-    return new Mutation(
-        new SetLimit(
-            r.tenant(),
-            r.resource(),
-            r.ratePerSecond(),
-            r.burst(),
-            r.mode(),
-            r.leaseDurationMillis(),
-            r.graceMillis(),
-            r.emergency(),
-            r.policy(),
-            r.expectedVersion()));
+    return new Mutation(new SetLimit(r));
   }
 
   // ---------------------------------------------------------------- answers

@@ -1,5 +1,6 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
@@ -86,9 +87,9 @@ final class ReserveBench {
   }
 
   private static void set(QuotaClient q, String scope) {
-    QuotaResponse.QuotaSetReply r = q.setQuota(new QuotaRequest.SetQuota(scope, "jobs",
+    QuotaResponse.QuotaSetReply r = q.setQuota(new QuotaRequest.SetQuota(new QuotaSpec(scope, "jobs",
         QuotaKind.CONCURRENT, Window.NONE, 1_000_000_000L, "jobs", 0, Overage.REJECT, 0, 0, 0,
-        "bench", "benchmark"));
+        "bench", 0, "benchmark")));
     if (r.outcome() != Outcome.SUCCESS) {
       throw new IllegalStateException("bench: quota " + scope + ": " + r.outcome() + " " + r.message());
     }

@@ -1,5 +1,6 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 
@@ -83,7 +84,7 @@ class CliParsingTest {
         "--expected-version", "2", "--servers", "10.0.0.1:7101, 10.0.0.2:7101", "--timeout", "750ms",
         "--client-id", "00000000-0000-0001-0000-000000000002", "--request-id", "42");
     assertEquals(0, r.exitCode(), r.toString());
-    assertEquals(List.of(new Request.SetLimit("acme", "api", 100, 200, Mode.BEST_EFFORT, 30_000, 1_500, 5, Policy.FREE_CAPACITY, 2)), h.gateway.requests);
+    assertEquals(List.of(new Request.SetLimit(new Limit("acme", "api", 100, 200, Mode.BEST_EFFORT, 30_000, 1_500, 5, Policy.FREE_CAPACITY, 2))), h.gateway.requests);
     assertEquals(List.of(Optional.of(42L)), h.gateway.requestIds);
     assertEquals(Optional.of(new ClusterGateway.ClientIdentity(1, 2)), h.gateway.clientId);
     assertEquals(List.of("10.0.0.1:7101", "10.0.0.2:7101"), h.gateway.servers);

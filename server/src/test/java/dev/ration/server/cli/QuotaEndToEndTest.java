@@ -1,5 +1,6 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.EventType;
 import dev.ration.wire.quota.UsageEvent;
 import dev.ration.wire.Overage;
@@ -95,11 +96,11 @@ class QuotaEndToEndTest {
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .address(c.clientAddress()).requestDeadline(Duration.ofSeconds(20)).build())) {
       QuotaClient quotas = client.quotas();
-      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme", "jobs",
-          QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.REJECT, 0, 0, 0, "alice", "plan")).outcome());
-      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme/shop", "jobs",
-          QuotaKind.CONCURRENT, Window.NONE, 4, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice",
-          "tenant share")).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs",
+          QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.REJECT, 0, 0, 0, "alice", 0, "plan"))).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota(new QuotaSpec("acme/shop", "jobs",
+          QuotaKind.CONCURRENT, Window.NONE, 4, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice", 0,
+          "tenant share"))).outcome());
 
       long completedId;
       try (Reservation r = quotas.reserve("acme/shop/web", "jobs", 3, Duration.ofMinutes(1))) {

@@ -1,5 +1,6 @@
 package dev.ration.server.cli;
 
+import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -90,9 +91,9 @@ class ReusedRequestIdClusterTest {
     long reservationId;
     try (RationClient first = new RationClient(options)) {
       QuotaClient quotas = first.quotas();
-      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota("acme", "jobs",
-          QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice",
-          "plan")).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs",
+          QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice", 0,
+          "plan"))).outcome());
       reservationId = quotas.reserve("acme/shop", "jobs", 3, Duration.ofMinutes(10), "order-42")
           .reservationId();
     }

@@ -1,5 +1,6 @@
 package dev.ration.server.consensus;
 
+import dev.ration.wire.lease.Limit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -51,8 +52,8 @@ class ConsensusClusterTest {
 
   /** A generous limit: leases last a minute, so no Tick frees anything during a test. */
   private static SetLimit limit(String resource, long rate, long burst) {
-    return new SetLimit("tenant", resource, rate, burst, Mode.HARD, 60_000, 1_000, 0,
-        Policy.FREE_CAPACITY, 0);
+    return new SetLimit(new Limit("tenant", resource, rate, burst, Mode.HARD, 60_000, 1_000, 0,
+        Policy.FREE_CAPACITY, 0));
   }
 
   private static AcquireLease acquire(String resource, String holder, long demand) {

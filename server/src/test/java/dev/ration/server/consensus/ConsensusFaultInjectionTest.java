@@ -1,5 +1,6 @@
 package dev.ration.server.consensus;
 
+import dev.ration.wire.lease.Limit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -102,8 +103,8 @@ class ConsensusFaultInjectionTest {
 
   /** Leases last a minute, so no Tick frees capacity while a test runs. */
   private static SetLimit limit() {
-    return new SetLimit("tenant", "api", RATE, BURST, Mode.HARD, 60_000, 1_000, 0,
-        Policy.FREE_CAPACITY, 0);
+    return new SetLimit(new Limit("tenant", "api", RATE, BURST, Mode.HARD, 60_000, 1_000, 0,
+        Policy.FREE_CAPACITY, 0));
   }
 
   private static AcquireLease acquire(String holder, long demand) {

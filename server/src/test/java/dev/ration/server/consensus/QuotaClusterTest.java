@@ -1,5 +1,6 @@
 package dev.ration.server.consensus;
 
+import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -53,10 +54,10 @@ class QuotaClusterTest {
   void leaderKillDuringAStreamOfReservationsLosesAndDoublesNothing() {
     try (InProcessCluster cluster = new InProcessCluster(dir, 3, o -> o).startAll()) {
       cluster.awaitLeader(WAIT);
-      cluster.submit(key(), new SetQuota("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 1_000,
-          "jobs", 0, Overage.REJECT, 0, 0, 0, "test", "setup"), WAIT);
-      cluster.submit(key(), new SetQuota("acme/t1", "jobs", QuotaKind.CONCURRENT, Window.NONE,
-          500, "jobs", 0, Overage.REJECT, 0, 0, 0, "test", "setup"), WAIT);
+      cluster.submit(key(), new SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 1_000,
+          "jobs", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup")), WAIT);
+      cluster.submit(key(), new SetQuota(new QuotaSpec("acme/t1", "jobs", QuotaKind.CONCURRENT, Window.NONE,
+          500, "jobs", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup")), WAIT);
       Map<RequestKey, Reserve> sent = new LinkedHashMap<>();
       Map<RequestKey, Long> acknowledged = new LinkedHashMap<>();
       long amount = 0;
@@ -109,8 +110,8 @@ class QuotaClusterTest {
   void concurrentReservationsRaceForTheLastUnit() throws Exception {
     try (InProcessCluster cluster = new InProcessCluster(dir, 3, o -> o).startAll()) {
       cluster.awaitLeader(WAIT);
-      cluster.submit(key(), new SetQuota("race", "slots", QuotaKind.CONCURRENT, Window.NONE, 1,
-          "slots", 0, Overage.REJECT, 0, 0, 0, "test", "setup"), WAIT);
+      cluster.submit(key(), new SetQuota(new QuotaSpec("race", "slots", QuotaKind.CONCURRENT, Window.NONE, 1,
+          "slots", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup")), WAIT);
       java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
       try {
         List<java.util.concurrent.Future<QuotaResult>> answers = new java.util.ArrayList<>();

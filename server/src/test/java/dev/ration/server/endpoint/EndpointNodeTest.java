@@ -1,5 +1,7 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.lease.Limit;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.client.protocol.TtlRequest;
@@ -125,8 +127,8 @@ class EndpointNodeTest {
             "a SetLimit reply", () -> {
               long id = nextId.getAndIncrement();
               assertTrue(id < 200, "no SetLimit reply within request ids 10..199");
-              conn.send(id, new Request.SetLimit("acme", "api", 100, 50, Mode.HARD, 10_000, 1_000, 0,
-                  Policy.FREE_CAPACITY, 0));
+              conn.send(id, new Request.SetLimit(new Limit("acme", "api", 100, 50, Mode.HARD, 10_000, 1_000, 0,
+                  Policy.FREE_CAPACITY, 0)));
               Response r = conn.read(Kind.SET_LIMIT);
               if (!(r instanceof Response.SetLimitReply)) {
                 Response.Error e = assertInstanceOf(Response.Error.class, r);
@@ -161,8 +163,8 @@ class EndpointNodeTest {
         TtlResponse.WriteReply cas = assertInstanceOf(TtlResponse.WriteReply.class,
             assertInstanceOf(Response.Ttl.class, conn.read(Kind.TTL_CAS)).response());
         assertEquals(Outcome.VERSION_MISMATCH, cas.outcome(), cas.message());
-        conn.send(504, new Request.Quota(new QuotaRequest.SetQuota("acme", "jobs", QuotaKind.CONCURRENT,
-            Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "ops", "test")));
+        conn.send(504, new Request.Quota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT,
+            Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "ops", 0, "test"))));
         QuotaResponse.QuotaSetReply quota = assertInstanceOf(QuotaResponse.QuotaSetReply.class,
             assertInstanceOf(Response.Quota.class, conn.read(Kind.QUOTA_SET)).response());
         assertEquals(Outcome.SUCCESS, quota.outcome(), quota.message());

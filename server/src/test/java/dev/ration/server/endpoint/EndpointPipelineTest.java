@@ -240,12 +240,12 @@ class EndpointPipelineTest {
   @Test
   void setLimitIsProposedUnderTheConnectionKeyAndAnswered() {
     hello();
-    send(42, 0, new Request.SetLimit("acme", "api", 100, 50, Mode.BEST_EFFORT, 10_000, 2_000, 7, Policy.FREE_CAPACITY, 3));
+    send(42, 0, new Request.SetLimit(new Limit("acme", "api", 100, 50, Mode.BEST_EFFORT, 10_000, 2_000, 7, Policy.FREE_CAPACITY, 3)));
     assertEquals(1, coordinator.submitted.size());
     FakeCoordinator.Submitted s = coordinator.submitted.get(0);
     assertEquals(new RequestKey(CLIENT_HIGH, CLIENT_LOW, 42), s.key());
     assertEquals(
-        new SetLimit("acme", "api", 100, 50, Mode.BEST_EFFORT, 10_000, 2_000, 7, Policy.FREE_CAPACITY, 3),
+        new SetLimit(new Limit("acme", "api", 100, 50, Mode.BEST_EFFORT, 10_000, 2_000, 7, Policy.FREE_CAPACITY, 3)),
         s.command());
     assertEquals(clock.get() + Duration.ofSeconds(5).toNanos(), s.deadlineNanos(), "default deadline");
     noMoreOutput();
@@ -300,7 +300,7 @@ class EndpointPipelineTest {
     assertEquals(250, l.retryAfterMillis());
     assertNull(l.lease());
 
-    send(21, 0, new Request.SetLimit("acme", "api", 1, 1, Mode.HARD, 1_000, 0, 0, Policy.FREE_CAPACITY, 2));
+    send(21, 0, new Request.SetLimit(new Limit("acme", "api", 1, 1, Mode.HARD, 1_000, 0, 0, Policy.FREE_CAPACITY, 2)));
     coordinator.submitted.get(1).answer().complete(
         new Result.Rejected(dev.ration.wire.Outcome.STALE_CONFIG, "stale", 0, 9));
     Response.SetLimitReply s = assertInstanceOf(Response.SetLimitReply.class, read(21));
@@ -391,7 +391,7 @@ class EndpointPipelineTest {
     hello();
     send(60, 0, new Request.AcquireLease("", "api", "eu-1", 1, 1));
     assertTrue(readError(60, ErrorCode.INVALID_ARGUMENT).message().contains("tenant"));
-    send(61, 0, new Request.SetLimit("acme", "api", -1, 1, Mode.HARD, 1_000, 0, 0, Policy.FREE_CAPACITY, 0));
+    send(61, 0, new Request.SetLimit(new Limit("acme", "api", -1, 1, Mode.HARD, 1_000, 0, 0, Policy.FREE_CAPACITY, 0)));
     assertTrue(readError(61, ErrorCode.INVALID_ARGUMENT).message().contains("ratePerSecond -1"));
     send(62, 0, new Request.RenewLease(1, 1, -5, 0, 0, 0, 0));
     assertTrue(readError(62, ErrorCode.INVALID_ARGUMENT).message().contains("demandRatePerSecond -5"));

@@ -1,5 +1,7 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.lease.Limit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,8 +72,8 @@ class NameBoundNodeTest {
     AtomicLong nextId = new AtomicLong(10);
     Response answer = Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(50)).until(
         "a SetLimit reply", () -> {
-          conn.send(nextId.getAndIncrement(), new Request.SetLimit("warm", "up", 10, 10,
-              Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY, 0));
+          conn.send(nextId.getAndIncrement(), new Request.SetLimit(new Limit("warm", "up", 10, 10,
+              Mode.HARD, 10_000, 1_000, 0, Policy.FREE_CAPACITY, 0)));
           Response r = conn.read(Kind.SET_LIMIT);
           if (!(r instanceof Response.SetLimitReply)) {
             Response.Error e = assertInstanceOf(Response.Error.class, r);
@@ -95,8 +97,8 @@ class NameBoundNodeTest {
   }
 
   private static Request setQuota(String resource) {
-    return new Request.Quota(new QuotaRequest.SetQuota("acme", resource, QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.REJECT,
-        0, 0, 0, "alice", "plan"));
+    return new Request.Quota(new QuotaRequest.SetQuota(new QuotaSpec("acme", resource, QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.REJECT,
+        0, 0, 0, "alice", 0, "plan")));
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.lease.Limit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,7 +38,7 @@ import org.junit.jupiter.api.Test;
 class ReusedRequestIdReplyTest {
   /** One request of every mutation kind. */
   static final List<Request> MUTATIONS = List.of(
-      new Request.SetLimit("t", "r", 10, 5, Mode.HARD, 1_000, 100, 0, Policy.FREE_CAPACITY, 0),
+      new Request.SetLimit(new Limit("t", "r", 10, 5, Mode.HARD, 1_000, 100, 0, Policy.FREE_CAPACITY, 0)),
       new Request.AcquireLease("t", "r", "h", 1, 1),
       new Request.RenewLease(1, 1, 1, 1, 0, 0, 0),
       new Request.ReturnLease(1, 1, 0),
@@ -45,8 +47,8 @@ class ReusedRequestIdReplyTest {
       new Request.Ttl(new TtlRequest.Refresh("ns", "k1", 60_000, 0)),
       new Request.Ttl(new TtlRequest.Delete("ns", "k1", 0)),
       new Request.Ttl(new TtlRequest.SetNamespace("ns", 10, 1_000, CapacityPolicy.REJECT)),
-      new Request.Quota(new QuotaRequest.SetQuota("acme", "jobs", QuotaKind.CONCURRENT,
-          Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice", "plan")),
+      new Request.Quota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT,
+          Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice", 0, "plan"))),
       new Request.Quota(new QuotaRequest.Reserve("acme", List.of(new QuotaRequest.Item("jobs", 1)),
           0, 60_000)),
       new Request.Quota(new QuotaRequest.ReserveKeyed("order-42", "acme",

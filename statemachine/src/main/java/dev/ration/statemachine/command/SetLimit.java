@@ -1,46 +1,28 @@
 package dev.ration.statemachine.command;
 
-import static dev.ration.wire.shape.Fields.i64;
-import static dev.ration.wire.shape.Fields.str;
+import static dev.ration.wire.shape.Fields.struct;
 
-import dev.ration.wire.Mode;
-import dev.ration.wire.shape.Fields;
+import dev.ration.wire.lease.Limit;
 import dev.ration.wire.shape.Shape;
-import dev.ration.wire.Policy;
 
 /**
- * Create or change the global limit for (tenant, resource). {@code expectedVersion} = 0 means
- * "create or overwrite whatever is there"; otherwise the change applies only if the current
- * config version equals it (else STALE_CONFIG with the current version).
+ * Create or change the global limit for ({@code limit.tenant()}, {@code limit.resource()}).
+ * {@code limit.version()} is the version the caller last read, as in optimistic concurrency
+ * control: 0 means "create or overwrite whatever is there"; otherwise the change applies only if
+ * the current config version equals it (else STALE_CONFIG with the current version). The ledger
+ * mints the new version; the stored limit never keeps the one proposed.
  */
-public record SetLimit(
-    String tenant,
-    String resource,
-    long ratePerSecond,
-    long burst,
-    Mode mode,
-    long leaseDurationMillis,
-    long graceMillis,
-    long emergency,
-    Policy policy,
-    long expectedVersion)
-    implements LeaseCommand {
+public record SetLimit(Limit limit) implements LeaseCommand {
   public static final int CODE = 1;
 
-  /** Its fields in the log, in this order after the command code. */
+  /** Its fields in the log, in this order after the command code: the limit's own encoding. */
   public static final Shape<SetLimit> SHAPE =
-      Shape.of(
-          SetLimit.class,
-          str("tenant", SetLimit::tenant),
-          str("resource", SetLimit::resource),
-          i64("ratePerSecond", SetLimit::ratePerSecond),
-          i64("burst", SetLimit::burst),
-          Fields.code("mode", SetLimit::mode, Mode::fromCode, Mode::code),
-          i64("leaseDurationMillis", SetLimit::leaseDurationMillis),
-          i64("graceMillis", SetLimit::graceMillis),
-          i64("emergency", SetLimit::emergency),
-          Fields.code("policy", SetLimit::policy, Policy::fromCode, Policy::code),
-          i64("expectedVersion", SetLimit::expectedVersion));
+      Shape.of(SetLimit.class, struct("limit", SetLimit::limit, Limit.SHAPE));
+
+  /** The version the caller last read (0: any). */
+  public long expectedVersion() {
+    return limit.version();
+  }
 
   @Override
   public int code() {

@@ -218,7 +218,8 @@ public final class LeaseLedger implements Ledger {
 
   // ---------------------------------------------------------------- commands
 
-  private Result setLimit(SetLimit c) {
+  private Result setLimit(SetLimit command) {
+    Limit c = command.limit();
     Optional<Result> bad = firstInvalid(
         badName("tenant", c.tenant()),
         badName("resource", c.resource()),
@@ -234,7 +235,7 @@ public final class LeaseLedger implements Ledger {
                 + c.leaseDurationMillis() + "]"
             : null,
         negative("emergency", c.emergency()),
-        negative("expectedVersion", c.expectedVersion()),
+        negative("expectedVersion", c.version()),
         c.mode() == null ? "mode is missing" : null,
         c.policy() == null ? "policy is missing" : null);
     if (bad.isPresent()) {
@@ -243,17 +244,16 @@ public final class LeaseLedger implements Ledger {
     LimitKey key = new LimitKey(c.tenant(), c.resource());
     LimitLedger ledger = limits.get(key);
     long current = ledger == null ? 0 : ledger.limit().version();
-    if (c.expectedVersion() != 0 && c.expectedVersion() != current) {
+    if (c.version() != 0 && c.version() != current) {
       return new Result.Rejected(Outcome.STALE_CONFIG,
-          "expected config version " + c.expectedVersion() + " but current is " + current
+          "expected config version " + c.version() + " but current is " + current
               + " for " + c.tenant() + "/" + c.resource(), 0, current);
     }
     if (ledger == null && limits.size() >= options.maxLimits()) {
       return new Result.Rejected(Outcome.LIMIT_EXHAUSTED,
           "ledger holds " + limits.size() + " limits, maxLimits " + options.maxLimits(), 0, 0);
     }
-    Limit limit = new Limit(c.tenant(), c.resource(), c.ratePerSecond(), c.burst(), c.mode(),
-        c.leaseDurationMillis(), c.graceMillis(), c.emergency(), c.policy(), context.mintVersion());
+    Limit limit = c.withVersion(context.mintVersion());
     if (ledger == null) {
       ledger = LimitLedger.fresh(limit);
       limits.put(key, ledger);

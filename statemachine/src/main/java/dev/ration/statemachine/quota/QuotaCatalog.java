@@ -53,7 +53,8 @@ final class QuotaCatalog {
     this.mintVersion = mintVersion;
   }
 
-  QuotaResult set(SetQuota c, long now) {
+  QuotaResult set(SetQuota command, long now) {
+    QuotaSpec c = command.spec();
     Optional<String> bad = firstProblem(
         Scope.problem(c.scope()),
         names.check("resource", c.resource()),
@@ -64,8 +65,8 @@ final class QuotaCatalog {
         c.softLimit() < 0 || c.softLimit() > c.limit()
             ? Optional.of("softLimit " + c.softLimit() + " outside [0, limit " + c.limit() + "]")
             : Optional.empty(),
-        c.expectedVersion() < 0
-            ? Optional.of("expectedVersion " + c.expectedVersion() + " < 0") : Optional.empty(),
+        c.version() < 0
+            ? Optional.of("expectedVersion " + c.version() + " < 0") : Optional.empty(),
         windowProblem(c.kind(), c.window()),
         c.overage() == Overage.REJECT && c.overageMax() != 0
             ? Optional.of("overageMax " + c.overageMax() + " with overage policy REJECT; must be 0")
@@ -81,10 +82,10 @@ final class QuotaCatalog {
     }
     Optional<QuotaSpec> existing = spec(c.scope(), c.resource());
     long current = existing.map(QuotaSpec::version).orElse(0L);
-    if (c.expectedVersion() != 0 && c.expectedVersion() != current) {
+    if (c.version() != 0 && c.version() != current) {
       return new QuotaResult.QuotaRejected(Outcome.STALE_CONFIG,
           "quota " + c.scope() + " " + c.resource() + " is at version " + current
-              + ", request expected " + c.expectedVersion(),
+              + ", request expected " + c.version(),
           c.scope(), c.resource(), 0, current);
     }
     if (existing.isPresent() && existing.get().kind() != c.kind()) {
@@ -92,9 +93,7 @@ final class QuotaCatalog {
           + "; the kind of an entry never changes (requested " + c.kind() + ")");
     }
     counters.catalogVersion(mintVersion.getAsLong());
-    QuotaSpec spec = new QuotaSpec(c.scope(), c.resource(), c.kind(), c.window(), c.limit(),
-        c.unit(), c.softLimit(), c.overage(), c.overageMax(), c.periodStartMillis(),
-        counters.catalogVersion(), c.actor(), now, c.reason());
+    QuotaSpec spec = c.stored(counters.catalogVersion(), now);
     byte[] value = QuotaFormat.stored(out -> QuotaFormat.writeSpec(out, spec));
     records.put(QuotaRecords.Q, QuotaKeys.catalog(c.scope(), c.resource()), value);
     records.put(QuotaRecords.Q, QuotaKeys.history(c.scope(), c.resource(), spec.version()), value);

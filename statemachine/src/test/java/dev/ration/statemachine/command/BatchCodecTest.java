@@ -1,5 +1,6 @@
 package dev.ration.statemachine.command;
 
+import dev.ration.wire.lease.Limit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /** Pins the log-entry format and checks that bad bytes are refused before allocation. */
 class BatchCodecTest {
   static final Batch EVERY_KIND = Batch.of(1_700_000_000_123L, List.of(
-      new Proposal(new RequestKey(1, 2, 3), new SetLimit("acme", "api", 1000, 50, Mode.BEST_EFFORT,
-          5000, 250, 20, Policy.FREE_CAPACITY, 7)),
+      new Proposal(new RequestKey(1, 2, 3), new SetLimit(new Limit("acme", "api", 1000, 50, Mode.BEST_EFFORT,
+          5000, 250, 20, Policy.FREE_CAPACITY, 7))),
       new Proposal(new RequestKey(1, 2, 4), new AcquireLease("acme", "api", "eu-west", 300, 10)),
       new Proposal(new RequestKey(1, 2, 5), new RenewLease(9, 11, 310, 12, 290, 5, 3)),
       new Proposal(new RequestKey(-1, Long.MIN_VALUE, 6), new ReturnLease(9, 12, 4)),

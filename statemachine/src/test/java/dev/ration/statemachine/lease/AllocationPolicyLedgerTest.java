@@ -1,5 +1,6 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
 
@@ -40,7 +41,7 @@ class AllocationPolicyLedgerTest {
   void open(Policy policy) {
     state = RocksCoordinatorState.open(dir.resolve("db"), StateOptions.defaults());
     d = new Driver(state);
-    d.at(T0, new SetLimit("t", "r", 100, 20, Mode.HARD, 1000, 100, 0, policy, 0));
+    d.at(T0, new SetLimit(new Limit("t", "r", 100, 20, Mode.HARD, 1000, 100, 0, policy, 0)));
   }
 
   @AfterEach

@@ -361,10 +361,10 @@ class LeaseLedgerTest {
   @Test
   void staleConfig() {
     long v = status().limit().version();
-    SetLimit stale = new SetLimit("t", "r", 5, 5, Mode.HARD, 1000, 0, 0, Policy.FREE_CAPACITY, v + 100);
+    SetLimit stale = new SetLimit(new Limit("t", "r", 5, 5, Mode.HARD, 1000, 0, 0, Policy.FREE_CAPACITY, v + 100));
     Result.Rejected r = rejected(d.at(T0, stale), Outcome.STALE_CONFIG);
     assertEquals(v, r.currentVersion());
-    SetLimit ok = new SetLimit("t", "r", 5, 5, Mode.HARD, 1000, 0, 0, Policy.FREE_CAPACITY, v);
+    SetLimit ok = new SetLimit(new Limit("t", "r", 5, 5, Mode.HARD, 1000, 0, 0, Policy.FREE_CAPACITY, v));
     Result.LimitSet set = assertInstanceOf(Result.LimitSet.class, d.at(T0, ok));
     assertTrue(set.limit().version() > v);
   }

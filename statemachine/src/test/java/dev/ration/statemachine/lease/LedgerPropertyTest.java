@@ -1,5 +1,6 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 
@@ -117,10 +118,10 @@ class LedgerPropertyTest {
     String resource = "r" + op.a() % 3;
     switch (op.kind()) {
       case 0:
-        return new SetLimit("t", resource, op.b() % 150, op.c() % 30, Mode.HARD,
+        return new SetLimit(new Limit("t", resource, op.b() % 150, op.c() % 30, Mode.HARD,
             op.d() % 2 == 0 ? 500 : 1000, op.d() % 3 == 0 ? 0 : 100, op.b() % 4,
             Policy.values()[op.c() % Policy.values().length],
-            op.d() % 5 == 0 ? op.c() % 6 : 0);
+            op.d() % 5 == 0 ? op.c() % 6 : 0));
       case 1:
       case 2:
         return new AcquireLease("t", resource, op.b() % 7 == 0 ? "" : "h" + op.b() % 4,

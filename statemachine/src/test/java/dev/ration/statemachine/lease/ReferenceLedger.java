@@ -159,24 +159,24 @@ final class ReferenceLedger {
   }
 
   private Result run(Command command) {
-    if (command instanceof SetLimit c) {
+    if (command instanceof SetLimit set) {
+      Limit c = set.limit();
       if (badName(c.tenant()) || badName(c.resource()) || c.ratePerSecond() < 0 || c.burst() < 0
           || c.leaseDurationMillis() < 100 || c.leaseDurationMillis() > 3_600_000
           || c.graceMillis() < 0 || c.graceMillis() > c.leaseDurationMillis() || c.emergency() < 0
-          || c.expectedVersion() < 0) {
+          || c.version() < 0) {
         return invalid();
       }
       LimitKey key = new LimitKey(c.tenant(), c.resource());
       ModelLimit l = limits.get(key);
       long current = l == null ? 0 : l.limit.version();
-      if (c.expectedVersion() != 0 && c.expectedVersion() != current) {
+      if (c.version() != 0 && c.version() != current) {
         return new Result.Rejected(Outcome.STALE_CONFIG, "", 0, current);
       }
       if (l == null && limits.size() >= options.maxLimits()) {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", 0, 0);
       }
-      Limit limit = new Limit(c.tenant(), c.resource(), c.ratePerSecond(), c.burst(), c.mode(),
-          c.leaseDurationMillis(), c.graceMillis(), c.emergency(), c.policy(), nextVersion++);
+      Limit limit = c.withVersion(nextVersion++);
       if (l == null) {
         l = new ModelLimit();
         l.rateCeiling = limit.ratePerSecond();

@@ -1,5 +1,6 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.lease.Limit;
 import dev.ration.statemachine.replica.ExpiryKey;
 import dev.ration.wire.lease.LeaseView;
 
@@ -203,8 +204,8 @@ class TickOrderPropertyTest {
       model.now = 1_000;
       List<Proposal> setup = new ArrayList<>();
       for (int i = 0; i < LIMITS.length; i++) {
-        setup.add(new Proposal(RequestKey.NONE, new SetLimit("t", "r" + i, 1_000_000, 0, Mode.HARD,
-            LIMITS[i][0], LIMITS[i][1], 0, Policy.FREE_CAPACITY, 0)));
+        setup.add(new Proposal(RequestKey.NONE, new SetLimit(new Limit("t", "r" + i, 1_000_000, 0, Mode.HARD,
+            LIMITS[i][0], LIMITS[i][1], 0, Policy.FREE_CAPACITY, 0))));
       }
       apply(state, memory, memoryStore, index++, Batch.of(model.now, setup));
       for (Step step : steps) {

@@ -68,8 +68,8 @@ class QuotaCodecGoldenTest {
 
   @Test
   void commands() {
-    command(new SetQuota("org/t", "tok", QuotaKind.RATE, Window.MINUTE, 1000, "tokens", 800,
-            Overage.ALLOW, 50, 0, 3, "ops", "why"),
+    command(new SetQuota(new QuotaSpec("org/t", "tok", QuotaKind.RATE, Window.MINUTE, 1000, "tokens", 800,
+            Overage.ALLOW, 50, 0, 3, "ops", 0, "why")),
         "28" + "00056f72672f74" + "0003746f6b" + "01" + "02" + "00000000000003e8"
             + "0006746f6b656e73" + "0000000000000320" + "02" + "0000000000000032"
             + "0000000000000000" + "0000000000000003" + "00036f7073" + "0003776879");

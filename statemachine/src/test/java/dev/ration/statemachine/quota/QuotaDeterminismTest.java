@@ -1,5 +1,6 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 import dev.ration.wire.Overage;
@@ -49,12 +50,12 @@ class QuotaDeterminismTest {
     long now = 1_000;
     long seq = 1;
     log.add(Batch.of(now, List.of(
-        new Proposal(new RequestKey(1, 1, seq++), new SetQuota("acme", "jobs", QuotaKind.CONCURRENT,
-            Window.NONE, 40, "jobs", 30, Overage.ALLOW, 5, 0, 0, "ops", "seed")),
-        new Proposal(new RequestKey(1, 1, seq++), new SetQuota("acme/t1", "jobs",
-            QuotaKind.CONCURRENT, Window.NONE, 20, "jobs", 0, Overage.REJECT, 0, 0, 0, "ops", "seed")),
-        new Proposal(new RequestKey(1, 1, seq++), new SetQuota("acme", "calls", QuotaKind.RATE,
-            Window.SECOND, 50, "calls", 40, Overage.REJECT, 0, 0, 0, "ops", "seed")))));
+        new Proposal(new RequestKey(1, 1, seq++), new SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT,
+            Window.NONE, 40, "jobs", 30, Overage.ALLOW, 5, 0, 0, "ops", 0, "seed"))),
+        new Proposal(new RequestKey(1, 1, seq++), new SetQuota(new QuotaSpec("acme/t1", "jobs",
+            QuotaKind.CONCURRENT, Window.NONE, 20, "jobs", 0, Overage.REJECT, 0, 0, 0, "ops", 0, "seed"))),
+        new Proposal(new RequestKey(1, 1, seq++), new SetQuota(new QuotaSpec("acme", "calls", QuotaKind.RATE,
+            Window.SECOND, 50, "calls", 40, Overage.REJECT, 0, 0, 0, "ops", 0, "seed"))))));
     for (int i = 0; i < 300; i++) {
       now += random.nextInt(400);
       List<Proposal> proposals = new ArrayList<>();

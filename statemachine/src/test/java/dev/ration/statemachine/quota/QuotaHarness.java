@@ -1,5 +1,6 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.statemachine.query.LevelUsage;
 
 import dev.ration.wire.quota.UsageEvent;
@@ -117,13 +118,13 @@ final class QuotaHarness implements AutoCloseable {
   // ------------------------------------------------------------ builders
 
   static SetQuota concurrent(String scope, String resource, long limit) {
-    return new SetQuota(scope, resource, QuotaKind.CONCURRENT, Window.NONE, limit, "jobs", 0,
-        Overage.REJECT, 0, 0, 0, "test", "setup");
+    return new SetQuota(new QuotaSpec(scope, resource, QuotaKind.CONCURRENT, Window.NONE, limit, "jobs", 0,
+        Overage.REJECT, 0, 0, 0, "test", 0, "setup"));
   }
 
   static SetQuota rate(String scope, String resource, Window window, long limit, long soft) {
-    return new SetQuota(scope, resource, QuotaKind.RATE, window, limit, "requests", soft,
-        Overage.REJECT, 0, 0, 0, "test", "setup");
+    return new SetQuota(new QuotaSpec(scope, resource, QuotaKind.RATE, window, limit, "requests", soft,
+        Overage.REJECT, 0, 0, 0, "test", 0, "setup"));
   }
 
   static Reserve reserve(String scope, String resource, long amount) {

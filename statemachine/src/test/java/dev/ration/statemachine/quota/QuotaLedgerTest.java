@@ -262,8 +262,8 @@ class QuotaLedgerTest {
     long feb15 = Instant.parse("2026-02-15T00:00:00Z").toEpochMilli();
     long mar15 = Instant.parse("2026-03-15T00:00:00Z").toEpochMilli();
     h.nowMillis = jan15 + 1000;
-    h.apply(new SetQuota("acme", "tokens", QuotaKind.CUMULATIVE, Window.MONTH, 1000, "tokens",
-        0, Overage.REJECT, 0, jan15, 0, "ops", "monthly plan"));
+    h.apply(new SetQuota(new QuotaSpec("acme", "tokens", QuotaKind.CUMULATIVE, Window.MONTH, 1000, "tokens",
+        0, Overage.REJECT, 0, jan15, 0, "ops", 0, "monthly plan")));
     long id = reserved(h.apply(reserve("acme/t1", "tokens", 1000))).reservationId();
     h.apply(new CompleteReservation(id, List.of(900L)));
     reserved(h.apply(reserve("acme/t1", "tokens", 100)));
@@ -280,8 +280,8 @@ class QuotaLedgerTest {
   /** Overage under ALLOW is admitted up to the stated maximum and flagged billable. */
   @Test
   void overageIsAdmittedOnlyWithinTheAllowanceAndFlagged() {
-    h.apply(new SetQuota("acme", "storage", QuotaKind.ALLOCATION, Window.NONE, 10, "GiB", 0,
-        Overage.ALLOW, 5, 0, 0, "ops", "burst allowance"));
+    h.apply(new SetQuota(new QuotaSpec("acme", "storage", QuotaKind.ALLOCATION, Window.NONE, 10, "GiB", 0,
+        Overage.ALLOW, 5, 0, 0, "ops", 0, "burst allowance")));
     QuotaResult.Reserved r = reserved(h.apply(reserve("acme/t1", "storage", 12)));
     assertEquals(2, r.items().get(0).overage());
     rejected(h.apply(reserve("acme/t1", "storage", 4)));
@@ -385,8 +385,8 @@ class QuotaLedgerTest {
   void catalogChangesAreVersionedAndAudited() {
     h.apply(concurrent("acme", "jobs", 10));
     h.nowMillis = 5_000;
-    h.apply(new SetQuota("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 20, "jobs", 15,
-        Overage.REJECT, 0, 0, 0, "alice", "customer upgrade"));
+    h.apply(new SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 20, "jobs", 15,
+        Overage.REJECT, 0, 0, 0, "alice", 0, "customer upgrade")));
     List<QuotaSpec> history = ((QuotaAnswer.History) h.query(
         new QuotaQuery.QuotaHistory("acme", "jobs"))).versions();
     assertEquals(List.of(10L, 20L), history.stream().map(QuotaSpec::limit).toList());
@@ -394,12 +394,12 @@ class QuotaLedgerTest {
     assertEquals(5_000, history.get(1).changedAtMillis());
     assertEquals("customer upgrade", history.get(1).reason());
     long v = history.get(1).version();
-    assertEquals(Outcome.STALE_CONFIG, rejected(h.apply(new SetQuota("acme", "jobs",
-        QuotaKind.CONCURRENT, Window.NONE, 30, "jobs", 0, Overage.REJECT, 0, 0, v - 1, "bob",
-        "race"))).outcome());
-    assertEquals(Outcome.INVALID_ARGUMENT, rejected(h.apply(new SetQuota("acme", "jobs",
-        QuotaKind.RATE, Window.SECOND, 30, "jobs", 0, Overage.REJECT, 0, 0, 0, "bob",
-        "kind change"))).outcome());
+    assertEquals(Outcome.STALE_CONFIG, rejected(h.apply(new SetQuota(new QuotaSpec("acme", "jobs",
+        QuotaKind.CONCURRENT, Window.NONE, 30, "jobs", 0, Overage.REJECT, 0, 0, v - 1, "bob", 0,
+        "race")))).outcome());
+    assertEquals(Outcome.INVALID_ARGUMENT, rejected(h.apply(new SetQuota(new QuotaSpec("acme", "jobs",
+        QuotaKind.RATE, Window.SECOND, 30, "jobs", 0, Overage.REJECT, 0, 0, 0, "bob", 0,
+        "kind change")))).outcome());
     List<AuditRecord> audit = ((QuotaAnswer.AuditList) h.query(new QuotaQuery.ReadAudit(0, 100))).records();
     assertEquals(2, audit.size());
     assertTrue(audit.get(1).detail().contains("limit 10 -> 20"), audit.get(1).detail());
@@ -446,8 +446,8 @@ class QuotaLedgerTest {
   /** The worked example of docs/QUOTAS.md, step by step. */
   @Test
   void theWorkedExampleOfTheDocs() {
-    h.apply(new SetQuota("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8,
-        Overage.REJECT, 0, 0, 0, "ops", "plan: team"));
+    h.apply(new SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8,
+        Overage.REJECT, 0, 0, 0, "ops", 0, "plan: team")));
     h.apply(concurrent("acme/shop", "jobs", 6));
     h.apply(concurrent("acme/shop/web", "jobs", 4));
     h.apply(concurrent("acme/labs", "jobs", 6));
@@ -457,8 +457,8 @@ class QuotaLedgerTest {
     reserved(h.apply(reserve("acme/labs", "jobs", 4)));
     assertEquals(1, h.log().stream().filter(e -> e.type() == EventType.ALERT).count());
     assertEquals("acme", rejected(h.apply(reserve("acme/labs", "jobs", 2))).levelScope());
-    h.apply(new SetQuota("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 8, "jobs", 8,
-        Overage.REJECT, 0, 0, 0, "ops", "downgrade"));
+    h.apply(new SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT, Window.NONE, 8, "jobs", 8,
+        Overage.REJECT, 0, 0, 0, "ops", 0, "downgrade")));
     assertEquals(9, h.usage("acme", "jobs").held(), "nothing revoked");
     h.apply(new CompleteReservation(r1, List.of(2L)));
     assertEquals(6, h.usage("acme", "jobs").held());

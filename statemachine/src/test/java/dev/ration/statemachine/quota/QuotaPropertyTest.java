@@ -1,5 +1,6 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.quota.UsageEvent;
 
 import dev.ration.wire.EventType;
@@ -207,8 +208,8 @@ class QuotaPropertyTest {
 
   private static void setLimit(QuotaHarness h, Model m, String level, long limit, long overageMax) {
     var overage = overageMax > 0 ? Overage.ALLOW : Overage.REJECT;
-    h.apply(new SetQuota(level, "r", QuotaKind.CONCURRENT, Window.NONE, limit, "u", 0, overage,
-        overageMax, 0, 0, "prop", "random change"));
+    h.apply(new SetQuota(new QuotaSpec(level, "r", QuotaKind.CONCURRENT, Window.NONE, limit, "u", 0, overage,
+        overageMax, 0, 0, "prop", 0, "random change")));
     m.spec.put(level, new long[] {limit, limit + overageMax});
   }
 

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.store;
 
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.lease.Limit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -172,10 +174,10 @@ class IdempotencyFingerprintPropertyTest {
       long now = 1_000;
       long index = 0;
       state.apply(1, index++, Batch.of(now, List.of(
-          new Proposal(RequestKey.NONE, new SetLimit("t", "r", 1_000, 100, Mode.HARD, 60_000, 100,
-              0, Policy.FREE_CAPACITY, 0)),
-          new Proposal(RequestKey.NONE, new SetQuota("acme", "jobs", QuotaKind.CONCURRENT,
-              Window.NONE, 1_000_000, "jobs", 0, Overage.REJECT, 0, 0, 0, "test", "setup")))));
+          new Proposal(RequestKey.NONE, new SetLimit(new Limit("t", "r", 1_000, 100, Mode.HARD, 60_000, 100,
+              0, Policy.FREE_CAPACITY, 0))),
+          new Proposal(RequestKey.NONE, new SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT,
+              Window.NONE, 1_000_000, "jobs", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup"))))));
       // The checkpoint, the model as of it, and the entries applied since (to replay).
       Path checkpoint = null;
       Model atCheckpoint = null;

@@ -40,4 +40,10 @@ public record Limit(
           i64("emergency", Limit::emergency),
           code("policy", Limit::policy, Policy::fromCode, Policy::code),
           i64("version", Limit::version));
+
+  /** This configuration under another version: the ledger mints one for every change. */
+  public Limit withVersion(long newVersion) {
+    return new Limit(tenant, resource, ratePerSecond, burst, mode, leaseDurationMillis,
+        graceMillis, emergency, policy, newVersion);
+  }
 }

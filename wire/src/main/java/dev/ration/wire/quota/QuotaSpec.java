@@ -1,5 +1,6 @@
 package dev.ration.wire.quota;
 
+import static dev.ration.wire.shape.Fields.absent;
 import static dev.ration.wire.shape.Fields.code;
 import static dev.ration.wire.shape.Fields.i64;
 import static dev.ration.wire.shape.Fields.str;
@@ -57,6 +58,35 @@ public record QuotaSpec(
           str("actor", QuotaSpec::actor),
           i64("changedAtMillis", QuotaSpec::changedAtMillis),
           str("reason", QuotaSpec::reason));
+
+  /**
+   * A proposed change, as SET_QUOTA carries it on the wire and in the log: {@code version} is the
+   * version the caller last read (0: any), and {@code changedAtMillis} is not carried — the
+   * ledger stamps the change with its own time and mints the new version.
+   */
+  public static final Shape<QuotaSpec> PROPOSAL =
+      Shape.of(
+          QuotaSpec.class,
+          str("scope", QuotaSpec::scope),
+          str("resource", QuotaSpec::resource),
+          code("kind", QuotaSpec::kind, QuotaKind::fromCode, QuotaKind::code),
+          code("window", QuotaSpec::window, Window::fromCode, Window::code),
+          i64("limit", QuotaSpec::limit),
+          str("unit", QuotaSpec::unit),
+          i64("softLimit", QuotaSpec::softLimit),
+          code("overage", QuotaSpec::overage, Overage::fromCode, Overage::code),
+          i64("overageMax", QuotaSpec::overageMax),
+          i64("periodStartMillis", QuotaSpec::periodStartMillis),
+          i64("version", QuotaSpec::version),
+          str("actor", QuotaSpec::actor),
+          absent("changedAtMillis", 0L),
+          str("reason", QuotaSpec::reason));
+
+  /** This entry as stored: under the version the catalog minted, changed at ledger time. */
+  public QuotaSpec stored(long newVersion, long atMillis) {
+    return new QuotaSpec(scope, resource, kind, window, limit, unit, softLimit, overage,
+        overageMax, periodStartMillis, newVersion, actor, atMillis, reason);
+  }
 
   /** Most a level admits: the limit, plus the overage allowance when the policy allows one. */
   public long capacity() {
