@@ -1,6 +1,5 @@
 package dev.ration.wire.quota;
 
-import static dev.ration.wire.shape.Fields.absent;
 import static dev.ration.wire.shape.Fields.code;
 import static dev.ration.wire.shape.Fields.i64;
 import static dev.ration.wire.shape.Fields.str;
@@ -64,23 +63,7 @@ public record QuotaSpec(
    * version the caller last read (0: any), and {@code changedAtMillis} is not carried — the
    * ledger stamps the change with its own time and mints the new version.
    */
-  public static final Shape<QuotaSpec> PROPOSAL =
-      Shape.of(
-          QuotaSpec.class,
-          str("scope", QuotaSpec::scope),
-          str("resource", QuotaSpec::resource),
-          code("kind", QuotaSpec::kind, QuotaKind::fromCode, QuotaKind::code),
-          code("window", QuotaSpec::window, Window::fromCode, Window::code),
-          i64("limit", QuotaSpec::limit),
-          str("unit", QuotaSpec::unit),
-          i64("softLimit", QuotaSpec::softLimit),
-          code("overage", QuotaSpec::overage, Overage::fromCode, Overage::code),
-          i64("overageMax", QuotaSpec::overageMax),
-          i64("periodStartMillis", QuotaSpec::periodStartMillis),
-          i64("version", QuotaSpec::version),
-          str("actor", QuotaSpec::actor),
-          absent("changedAtMillis", 0L),
-          str("reason", QuotaSpec::reason));
+  public static final Shape<QuotaSpec> PROPOSAL = SHAPE.omitting("changedAtMillis", 0L);
 
   /** This entry as stored: under the version the catalog minted, changed at ledger time. */
   public QuotaSpec stored(long newVersion, long atMillis) {

@@ -102,6 +102,24 @@ public final class Shape<T extends Record> {
     }
   }
 
+  /**
+   * This shape without the component {@code name} in its bytes: it is neither written nor read,
+   * and reads as {@code readAs}. For a message that carries a value minus what its receiver
+   * fills in itself (a proposal the ledger stamps with its own time).
+   */
+  public Shape<T> omitting(String name, Object readAs) {
+    Field<T>[] kept = fields.clone();
+    java.util.List<String> names =
+        Arrays.stream(type.getRecordComponents()).map(RecordComponent::getName).toList();
+    for (int i = 0; i < kept.length; i++) {
+      if (kept[i].name().equals(name)) {
+        kept[i] = Fields.<T>absent(name, readAs).bind(names);
+        return new Shape<>(type, kept, slots, constructor);
+      }
+    }
+    throw new IllegalArgumentException(type.getName() + " has no component " + name);
+  }
+
   public Class<T> type() {
     return type;
   }
