@@ -1,14 +1,14 @@
 package dev.ration.statemachine;
 
 import dev.ration.wire.lease.Limit;
-import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.Proposal;
-import dev.ration.statemachine.command.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLease;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.command.ReturnLease;
-import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.statemachine.result.Result;

@@ -119,6 +119,14 @@ public enum Kind {
     return permission;
   }
 
+  /**
+   * The record a request of this kind carries: for TTL and quota kinds, the record inside
+   * {@link Request.Ttl} or {@link Request.Quota}.
+   */
+  public Class<?> requestType() {
+    return request.type();
+  }
+
   /** The request body's shape. */
   Shape<?> requestShape() {
     return request;

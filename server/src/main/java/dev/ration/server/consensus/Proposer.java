@@ -4,7 +4,7 @@ import dev.ration.server.consensus.CoordinatorException.Reason;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.BatchCodec;
 import dev.ration.statemachine.command.Command;
-import dev.ration.statemachine.command.NewEpoch;
+import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;

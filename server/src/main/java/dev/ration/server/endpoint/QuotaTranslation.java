@@ -2,15 +2,12 @@ package dev.ration.server.endpoint;
 
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.Outcome;
+import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
-import dev.ration.statemachine.command.AckUsage;
-import dev.ration.statemachine.command.CancelReservation;
-import dev.ration.statemachine.command.CompleteReservation;
-import dev.ration.statemachine.command.IngestUsage;
-import dev.ration.statemachine.command.Reconcile;
-import dev.ration.statemachine.command.Reserve;
-import dev.ration.statemachine.command.SetQuota;
+import dev.ration.statemachine.command.QuotaCommand.Reconcile;
+import dev.ration.statemachine.command.QuotaCommand.Reserve;
+import dev.ration.statemachine.command.QuotaCommand.SetQuota;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.query.QuotaQuery;
@@ -43,77 +40,72 @@ final class QuotaTranslation {
 
   private QuotaTranslation() {}
 
-  static Translation.Action toAction(QuotaRequest request) {
-    if (request instanceof QuotaRequest.SetQuota set) {
-      QuotaSpec r = set.spec();
-      Optional<String> p = r.kind() == null || r.window() == null || r.overage() == null
-          ? Optional.of("quotaKind, window and overage must be set")
-          : Scope.problem(r.scope());
-      if (p.isPresent()) {
-        return new Translation.Invalid(p.get());
-      }
-      return new Translation.Mutation(new SetQuota(r));
-    } else if (request instanceof QuotaRequest.GetQuota r) {
-      return read(new QuotaQuery.GetQuota(r.scope(), r.resource()), r.stale());
-    } else if (request instanceof QuotaRequest.ListQuotas r) {
-      return read(new QuotaQuery.ListQuotas(r.scopePrefix()), r.stale());
-    } else if (request instanceof QuotaRequest.QuotaHistory r) {
-      return read(new QuotaQuery.QuotaHistory(r.scope(), r.resource()), false);
-    } else if (request instanceof QuotaRequest.Reserve r) {
-      Optional<String> p = Scope.problem(r.scope());
-      if (p.isPresent()) {
-        return new Translation.Invalid(p.get());
-      }
-      return new Translation.Mutation(new Reserve(r.scope(),
-          r.items().stream().map(i -> new Reserve.Item(i.resource(), i.amount())).toList(),
-          r.configVersion(), r.ttlMillis()));
-    } else if (request instanceof QuotaRequest.ReserveKeyed r) {
-      Optional<String> p = Scope.problem(r.scope());
-      if (p.isEmpty() && r.idempotencyKey().isEmpty()) {
-        p = Optional.of("idempotencyKey is empty (use RESERVE for a reservation without one)");
-      }
-      if (p.isPresent()) {
-        return new Translation.Invalid(p.get());
-      }
-      return new Translation.Mutation(new Reserve(r.scope(),
-          r.items().stream().map(i -> new Reserve.Item(i.resource(), i.amount())).toList(),
-          r.configVersion(), r.ttlMillis(), r.idempotencyKey()));
-    } else if (request instanceof QuotaRequest.CompleteReservation r) {
-      return new Translation.Mutation(new CompleteReservation(r.reservationId(), r.actuals()));
-    } else if (request instanceof QuotaRequest.CancelReservation r) {
-      return new Translation.Mutation(new CancelReservation(r.reservationId()));
-    } else if (request instanceof QuotaRequest.ListReservations r) {
-      return read(new QuotaQuery.ListReservations(r.scopePrefix()), false);
-    } else if (request instanceof QuotaRequest.IngestUsage r) {
-      return new Translation.Mutation(new IngestUsage(r.eventId(), r.eventTimeMillis(), r.scope(),
-          r.resource(), r.quantity(), r.unit(), r.reservationId()));
-    } else if (request instanceof QuotaRequest.ReadUsage r) {
-      return read(new QuotaQuery.ReadUsage(r.consumer(), r.fromSequence(),
-          Math.max(0, Math.min(r.max(), READ_MAX))), false);
-    } else if (request instanceof QuotaRequest.AckUsage r) {
-      return new Translation.Mutation(new AckUsage(r.consumer(), r.sequence()));
-    } else if (request instanceof QuotaRequest.AggregateUsage r) {
-      return read(new QuotaQuery.AggregateUsage(r.scope(), r.resource(), r.fromMillis(),
-          r.toMillis()), false);
-    } else if (request instanceof QuotaRequest.Reconcile r) {
-      // The resource's length is the configured name bound, which the quota ledger checks.
-      Optional<String> p = Scope.problem(r.scope());
-      if (p.isEmpty() && r.fromMillis() >= r.toMillis()) {
-        p = Optional.of("period [" + r.fromMillis() + ", " + r.toMillis() + ") is empty");
-      }
-      if (p.isPresent()) {
-        return new Translation.Invalid(p.get());
-      }
-      if (r.repair()) {
-        return new Translation.Mutation(new Reconcile(r.scope(), r.resource(), r.fromMillis(),
-            r.toMillis(), r.actor(), r.reason()));
-      }
-      return read(new QuotaQuery.ReconcileReport(r.scope(), r.resource(), r.fromMillis(),
-          r.toMillis()), false);
-    } else if (request instanceof QuotaRequest.ReadAudit r) {
-      return read(new QuotaQuery.ReadAudit(r.fromSequence(), Math.max(0, Math.min(r.max(), READ_MAX))), false);
+  /**
+   * The quota kinds' handlers. RESERVATION_COMPLETE, RESERVATION_CANCEL, USAGE_INGEST and
+   * USAGE_ACK have none: each request carries exactly its command's components, so the endpoint
+   * copies one into the other and the quota ledger's checks answer a bad value.
+   */
+  static void register(Operations ops) {
+    ops.on(Kind.QUOTA_SET, QuotaRequest.SetQuota.class, set -> {
+          QuotaSpec r = set.spec();
+          Optional<String> p = r.kind() == null || r.window() == null || r.overage() == null
+              ? Optional.of("quotaKind, window and overage must be set")
+              : Scope.problem(r.scope());
+          return p.<Translation.Action>map(Translation.Invalid::new)
+              .orElseGet(() -> new Translation.Mutation(new SetQuota(r)));
+        })
+        .on(Kind.QUOTA_GET, QuotaRequest.GetQuota.class,
+            r -> read(new QuotaQuery.GetQuota(r.scope(), r.resource()), r.stale()))
+        .on(Kind.QUOTA_LIST, QuotaRequest.ListQuotas.class,
+            r -> read(new QuotaQuery.ListQuotas(r.scopePrefix()), r.stale()))
+        .on(Kind.QUOTA_HISTORY, QuotaRequest.QuotaHistory.class,
+            r -> read(new QuotaQuery.QuotaHistory(r.scope(), r.resource()), false))
+        .on(Kind.RESERVE, QuotaRequest.Reserve.class, r -> reserve(r.scope(), r.items(),
+            r.configVersion(), r.ttlMillis(), ""))
+        .on(Kind.RESERVE_KEYED, QuotaRequest.ReserveKeyed.class, r -> r.idempotencyKey().isEmpty()
+            ? new Translation.Invalid(
+                "idempotencyKey is empty (use RESERVE for a reservation without one)")
+            : reserve(r.scope(), r.items(), r.configVersion(), r.ttlMillis(), r.idempotencyKey()))
+        .on(Kind.RESERVATION_LIST, QuotaRequest.ListReservations.class,
+            r -> read(new QuotaQuery.ListReservations(r.scopePrefix()), false))
+        .on(Kind.USAGE_READ, QuotaRequest.ReadUsage.class,
+            r -> read(new QuotaQuery.ReadUsage(r.consumer(), r.fromSequence(),
+                Math.max(0, Math.min(r.max(), READ_MAX))), false))
+        .on(Kind.USAGE_AGGREGATE, QuotaRequest.AggregateUsage.class,
+            r -> read(new QuotaQuery.AggregateUsage(r.scope(), r.resource(), r.fromMillis(),
+                r.toMillis()), false))
+        .on(Kind.USAGE_RECONCILE, QuotaRequest.Reconcile.class, QuotaTranslation::reconcile)
+        .on(Kind.AUDIT_READ, QuotaRequest.ReadAudit.class,
+            r -> read(new QuotaQuery.ReadAudit(r.fromSequence(),
+                Math.max(0, Math.min(r.max(), READ_MAX))), false));
+  }
+
+  private static Translation.Action reserve(String scope, List<QuotaRequest.Item> items,
+      long configVersion, long ttlMillis, String idempotencyKey) {
+    Optional<String> p = Scope.problem(scope);
+    if (p.isPresent()) {
+      return new Translation.Invalid(p.get());
     }
-    return new Translation.Invalid("quota request " + request.kind() + " is not served here");
+    return new Translation.Mutation(new Reserve(scope,
+        items.stream().map(i -> new Reserve.Item(i.resource(), i.amount())).toList(),
+        configVersion, ttlMillis, idempotencyKey));
+  }
+
+  private static Translation.Action reconcile(QuotaRequest.Reconcile r) {
+    // The resource's length is the configured name bound, which the quota ledger checks.
+    Optional<String> p = Scope.problem(r.scope());
+    if (p.isEmpty() && r.fromMillis() >= r.toMillis()) {
+      p = Optional.of("period [" + r.fromMillis() + ", " + r.toMillis() + ") is empty");
+    }
+    if (p.isPresent()) {
+      return new Translation.Invalid(p.get());
+    }
+    if (r.repair()) {
+      return new Translation.Mutation(new Reconcile(r.scope(), r.resource(), r.fromMillis(),
+          r.toMillis(), r.actor(), r.reason()));
+    }
+    return read(new QuotaQuery.ReconcileReport(r.scope(), r.resource(), r.fromMillis(),
+        r.toMillis()), false);
   }
 
   private static Translation.Action read(QuotaQuery query, boolean stale) {

@@ -21,7 +21,7 @@ final class SameFields {
   private SameFields() {}
 
   /** A {@code to} made from the components of {@code from}, in order. */
-  static <C extends Record> C copy(Record from, Class<C> to) {
+  static <C> C copy(Record from, Class<C> to) {
     Copy copy =
         COPIES.computeIfAbsent(from.getClass(), k -> new ConcurrentHashMap<>())
             .computeIfAbsent(to, k -> Copy.between(from.getClass(), to));

@@ -7,11 +7,11 @@ import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.consensus.Peer;
-import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.Command;
-import dev.ration.statemachine.command.RenewLease;
-import dev.ration.statemachine.command.ReturnLease;
-import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.LimitStatus;
@@ -52,6 +52,7 @@ public final class Translation {
   public record Invalid(String message) implements Action {}
 
   private final int maxNameBytes;
+  private final Operations operations;
 
   /** @param maxNameBytes the state machine's name bound (StateOptions.maxNameBytes) */
   public Translation(int maxNameBytes) {
@@ -59,85 +60,67 @@ public final class Translation {
       throw new IllegalArgumentException("maxNameBytes " + maxNameBytes + " < 1");
     }
     this.maxNameBytes = maxNameBytes;
+    Operations ops = new Operations()
+        .on(Kind.HELLO, Request.Hello.class,
+            r -> new Invalid("HELLO is answered by the connection, once, first"))
+        .on(Kind.SET_LIMIT, Request.SetLimit.class, this::setLimit)
+        .on(Kind.GET_LIMIT, Request.GetLimit.class, r -> firstProblem(
+                name("tenant", r.tenant()), name("resource", r.resource()))
+            .<Action>map(Invalid::new)
+            .orElseGet(() -> new Read(new Query.GetLimit(r.tenant(), r.resource()), r.stale())))
+        .on(Kind.LIST_LIMITS, Request.ListLimits.class,
+            r -> new Read(new Query.ListLimits(), r.stale()))
+        .on(Kind.ACQUIRE_LEASE, Request.AcquireLease.class, r -> checked(r, AcquireLease.class,
+            name("tenant", r.tenant()),
+            name("resource", r.resource()),
+            name("holder", r.holder()),
+            nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
+            nonNegative("demandBurst", r.demandBurst())))
+        .on(Kind.RENEW_LEASE, Request.RenewLease.class, r -> checked(r, RenewLease.class,
+            nonNegative("leaseId", r.leaseId()),
+            nonNegative("presentedVersion", r.presentedVersion()),
+            nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
+            nonNegative("demandBurst", r.demandBurst()),
+            nonNegative("admittedPerSecond", r.admittedPerSecond()),
+            nonNegative("rejectedPerSecond", r.rejectedPerSecond()),
+            nonNegative("emergencyUsed", r.emergencyUsed())))
+        .on(Kind.RETURN_LEASE, Request.ReturnLease.class, r -> checked(r, ReturnLease.class,
+            nonNegative("leaseId", r.leaseId()),
+            nonNegative("presentedVersion", r.presentedVersion()),
+            nonNegative("unusedBalance", r.unusedBalance())))
+        .on(Kind.LIST_LEASES, Request.ListLeases.class, this::listLeases)
+        .on(Kind.CLUSTER_STATUS, Request.ClusterStatus.class, r -> new LocalStatus());
+    TtlTranslation.register(ops);
+    QuotaTranslation.register(ops);
+    this.operations = ops.complete();
   }
 
-  /** Decides what to do with {@code request}. HELLO is handled by the connection, never here. */
+  /** Decides what to do with {@code request}: its kind's handler does. */
   public Action toAction(Request request) {
-    if (request instanceof Request.SetLimit r) {
-      return setLimit(r);
-    } else if (request instanceof Request.GetLimit r) {
-      Optional<String> p = firstProblem(name("tenant", r.tenant()), name("resource", r.resource()));
-      return p.<Action>map(Invalid::new)
-          .orElseGet(() -> new Read(new Query.GetLimit(r.tenant(), r.resource()), r.stale()));
-    } else if (request instanceof Request.ListLimits r) {
-      return new Read(new Query.ListLimits(), r.stale());
-    } else if (request instanceof Request.AcquireLease r) {
-      Optional<String> p =
-          firstProblem(
-              name("tenant", r.tenant()),
-              name("resource", r.resource()),
-              name("holder", r.holder()),
-              nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
-              nonNegative("demandBurst", r.demandBurst()));
-      return p.<Action>map(Invalid::new)
-          .orElseGet(
-              () ->
-                  new Mutation(
-                      new AcquireLease(
-                          r.tenant(),
-                          r.resource(),
-                          r.holder(),
-                          r.demandRatePerSecond(),
-                          r.demandBurst())));
-    } else if (request instanceof Request.RenewLease r) {
-      Optional<String> p =
-          firstProblem(
-              nonNegative("leaseId", r.leaseId()),
-              nonNegative("presentedVersion", r.presentedVersion()),
-              nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
-              nonNegative("demandBurst", r.demandBurst()),
-              nonNegative("admittedPerSecond", r.admittedPerSecond()),
-              nonNegative("rejectedPerSecond", r.rejectedPerSecond()),
-              nonNegative("emergencyUsed", r.emergencyUsed()));
-      return p.<Action>map(Invalid::new)
-          .orElseGet(
-              () ->
-                  new Mutation(
-                      new RenewLease(
-                          r.leaseId(),
-                          r.presentedVersion(),
-                          r.demandRatePerSecond(),
-                          r.demandBurst(),
-                          r.admittedPerSecond(),
-                          r.rejectedPerSecond(),
-                          r.emergencyUsed())));
-    } else if (request instanceof Request.ReturnLease r) {
-      Optional<String> p =
-          firstProblem(
-              nonNegative("leaseId", r.leaseId()),
-              nonNegative("presentedVersion", r.presentedVersion()),
-              nonNegative("unusedBalance", r.unusedBalance()));
-      return p.<Action>map(Invalid::new)
-          .orElseGet(
-              () ->
-                  new Mutation(
-                      new ReturnLease(r.leaseId(), r.presentedVersion(), r.unusedBalance())));
-    } else if (request instanceof Request.ListLeases r) {
-      // Both empty lists every lease; otherwise both must be names.
-      if (r.tenant().isEmpty() && r.resource().isEmpty()) {
-        return new Read(new Query.ListLeases("", ""), r.stale());
-      }
-      Optional<String> p = firstProblem(name("tenant", r.tenant()), name("resource", r.resource()));
-      return p.<Action>map(Invalid::new)
-          .orElseGet(() -> new Read(new Query.ListLeases(r.tenant(), r.resource()), r.stale()));
-    } else if (request instanceof Request.ClusterStatus) {
-      return new LocalStatus();
-    } else if (request instanceof Request.Ttl t) {
-      return TtlTranslation.toAction(t.request());
-    } else if (request instanceof Request.Quota q) {
-      return QuotaTranslation.toAction(q.request());
+    return operations.act(request);
+  }
+
+  /** The mutation kinds served by a copy into their same-component command, and that command. */
+  public java.util.Map<Kind, Class<? extends Command>> derivedKinds() {
+    return operations.derived();
+  }
+
+  /** The command with {@code request}'s components, unless a check finds a problem first. */
+  @SafeVarargs
+  private static Action checked(
+      Record request, Class<? extends Command> command, Optional<String>... checks) {
+    return firstProblem(checks).<Action>map(Invalid::new)
+        .orElseGet(() -> new Mutation(SameFields.copy(request, command)));
+  }
+
+  private Action listLeases(Request.ListLeases r) {
+    // Both empty lists every lease; otherwise both must be names.
+    if (r.tenant().isEmpty() && r.resource().isEmpty()) {
+      return new Read(new Query.ListLeases("", ""), r.stale());
     }
-    return new Invalid("request kind " + request.kind() + " is not served here");
+    return firstProblem(name("tenant", r.tenant()), name("resource", r.resource()))
+        .<Action>map(Invalid::new)
+        .orElseGet(() -> new Read(new Query.ListLeases(r.tenant(), r.resource()), r.stale()));
   }
 
   private Action setLimit(Request.SetLimit request) {

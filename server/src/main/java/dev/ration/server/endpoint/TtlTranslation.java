@@ -1,17 +1,18 @@
 package dev.ration.server.endpoint;
 
 import dev.ration.wire.Outcome;
+import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.TtlRequest;
 import dev.ration.client.protocol.TtlResponse;
 import dev.ration.server.endpoint.Translation.Action;
 import dev.ration.server.endpoint.Translation.Invalid;
 import dev.ration.server.endpoint.Translation.Mutation;
 import dev.ration.server.endpoint.Translation.Read;
-import dev.ration.statemachine.command.CompareAndSetEntry;
-import dev.ration.statemachine.command.DeleteEntry;
-import dev.ration.statemachine.command.PutEntry;
-import dev.ration.statemachine.command.RefreshEntry;
-import dev.ration.statemachine.command.SetNamespace;
+import dev.ration.statemachine.command.TtlCommand.CompareAndSetEntry;
+import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
+import dev.ration.statemachine.command.TtlCommand.PutEntry;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.TtlCommand.SetNamespace;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
@@ -22,6 +23,7 @@ import dev.ration.wire.ttl.NamespaceView;
 import dev.ration.statemachine.ttl.TtlLedger;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * TTL requests (kinds 0x20–0x2F) to state-machine commands and queries, and answers back.
@@ -31,46 +33,48 @@ import java.util.List;
 final class TtlTranslation {
   private TtlTranslation() {}
 
-  static Action toAction(TtlRequest request) {
-    if (request instanceof TtlRequest.Put r) {
-      String p = problem(r.namespace(), r.key(), r.ttlMillis(), 0);
-      return p != null ? new Invalid(p)
-          : new Mutation(new PutEntry(r.namespace(), r.key(), new Bytes(r.value()), r.ttlMillis()));
-    } else if (request instanceof TtlRequest.CompareAndSet r) {
-      String p = problem(r.namespace(), r.key(), r.ttlMillis(), r.expectedVersion());
-      return p != null ? new Invalid(p)
-          : new Mutation(new CompareAndSetEntry(r.namespace(), r.key(), r.expectedVersion(),
-              new Bytes(r.value()), r.ttlMillis()));
-    } else if (request instanceof TtlRequest.Refresh r) {
-      String p = problem(r.namespace(), r.key(), r.ttlMillis(), r.expectedVersion());
-      return p != null ? new Invalid(p)
-          : new Mutation(SameFields.copy(r, RefreshEntry.class));
-    } else if (request instanceof TtlRequest.Delete r) {
-      String p = problem(r.namespace(), r.key(), 0, r.expectedVersion());
-      return p != null ? new Invalid(p)
-          : new Mutation(new DeleteEntry(r.namespace(), r.key(), r.expectedVersion()));
-    } else if (request instanceof TtlRequest.Get r) {
-      String p = problem(r.namespace(), r.key(), 0, 0);
-      return p != null ? new Invalid(p) : new Read(new Query.GetEntry(r.namespace(), r.key()), r.stale());
-    } else if (request instanceof TtlRequest.List r) {
-      if (r.prefix().length() > TtlLedger.MAX_KEY_BYTES) {
-        return new Invalid("prefix longer than " + TtlLedger.MAX_KEY_BYTES + " bytes");
-      }
-      if (r.limit() < 1 || r.limit() > TtlLedger.MAX_LIST_LIMIT) {
-        return new Invalid("limit " + r.limit() + " outside [1, " + TtlLedger.MAX_LIST_LIMIT + "]");
-      }
-      return new Read(new Query.ListEntries(r.namespace(), r.prefix(), r.limit()), r.stale());
-    } else if (request instanceof TtlRequest.SetNamespace r) {
-      if (r.policy() == null) {
-        return new Invalid("policy is not set");
-      }
-      return new Mutation(
-          new SetNamespace(r.namespace(), r.maxEntries(), r.maxBytes(), r.policy()));
-    } else if (request instanceof TtlRequest.GetNamespaces r) {
-      return new Read(r.namespace().isEmpty() ? new Query.ListNamespaces()
-          : new Query.GetNamespace(r.namespace()), r.stale());
+  /**
+   * The TTL kinds' handlers. TTL_REFRESH has none: its request carries exactly the components of
+   * {@link dev.ration.statemachine.command.TtlCommand.RefreshEntry}, so the endpoint copies one
+   * into the other and the ledger's checks answer a bad value.
+   */
+  static void register(Operations ops) {
+    ops.on(Kind.TTL_PUT, TtlRequest.Put.class, r -> checked(
+            problem(r.namespace(), r.key(), r.ttlMillis(), 0),
+            () -> new PutEntry(r.namespace(), r.key(), new Bytes(r.value()), r.ttlMillis())))
+        .on(Kind.TTL_CAS, TtlRequest.CompareAndSet.class, r -> checked(
+            problem(r.namespace(), r.key(), r.ttlMillis(), r.expectedVersion()),
+            () -> new CompareAndSetEntry(r.namespace(), r.key(), r.expectedVersion(),
+                new Bytes(r.value()), r.ttlMillis())))
+        .on(Kind.TTL_DELETE, TtlRequest.Delete.class, r -> checked(
+            problem(r.namespace(), r.key(), 0, r.expectedVersion()),
+            () -> SameFields.copy(r, DeleteEntry.class)))
+        .on(Kind.TTL_GET, TtlRequest.Get.class, r -> {
+          String p = problem(r.namespace(), r.key(), 0, 0);
+          return p != null ? new Invalid(p)
+              : new Read(new Query.GetEntry(r.namespace(), r.key()), r.stale());
+        })
+        .on(Kind.TTL_LIST, TtlRequest.List.class, TtlTranslation::list)
+        .on(Kind.TTL_NAMESPACE_SET, TtlRequest.SetNamespace.class, r -> r.policy() == null
+            ? new Invalid("policy is not set")
+            : new Mutation(SameFields.copy(r, SetNamespace.class)))
+        .on(Kind.TTL_NAMESPACE_GET, TtlRequest.GetNamespaces.class, r -> new Read(
+            r.namespace().isEmpty() ? new Query.ListNamespaces()
+                : new Query.GetNamespace(r.namespace()), r.stale()));
+  }
+
+  private static Action checked(String problem, Supplier<Command> command) {
+    return problem != null ? new Invalid(problem) : new Mutation(command.get());
+  }
+
+  private static Action list(TtlRequest.List r) {
+    if (r.prefix().length() > TtlLedger.MAX_KEY_BYTES) {
+      return new Invalid("prefix longer than " + TtlLedger.MAX_KEY_BYTES + " bytes");
     }
-    return new Invalid("ttl request " + request.kind() + " is not served here");
+    if (r.limit() < 1 || r.limit() > TtlLedger.MAX_LIST_LIMIT) {
+      return new Invalid("limit " + r.limit() + " outside [1, " + TtlLedger.MAX_LIST_LIMIT + "]");
+    }
+    return new Read(new Query.ListEntries(r.namespace(), r.prefix(), r.limit()), r.stale());
   }
 
   private static String problem(String namespace, String key, long ttlMillis, long expectedVersion) {

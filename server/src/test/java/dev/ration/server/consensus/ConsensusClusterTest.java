@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.CoordinatorState;
-import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.wire.lease.LimitStatus;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;

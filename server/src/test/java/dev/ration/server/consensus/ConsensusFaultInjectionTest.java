@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.CoordinatorState;
-import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
 import dev.ration.wire.Mode;

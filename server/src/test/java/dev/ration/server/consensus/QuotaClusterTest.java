@@ -4,10 +4,10 @@ import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.statemachine.command.CompleteReservation;
+import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.command.Reserve;
-import dev.ration.statemachine.command.SetQuota;
+import dev.ration.statemachine.command.QuotaCommand.Reserve;
+import dev.ration.statemachine.command.QuotaCommand.SetQuota;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.query.QuotaAnswer;

@@ -3,7 +3,7 @@ package dev.ration.server.consensus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.statemachine.command.PutEntry;
+import dev.ration.statemachine.command.TtlCommand.PutEntry;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.protocol.TtlRequest;
-import dev.ration.statemachine.command.DeleteEntry;
-import dev.ration.statemachine.command.RefreshEntry;
+import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
+import dev.ration.statemachine.command.TtlCommand.RefreshEntry;
 import org.junit.jupiter.api.Test;
 
 class SameFieldsTest {

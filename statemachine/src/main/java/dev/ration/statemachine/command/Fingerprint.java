@@ -1,5 +1,21 @@
 package dev.ration.statemachine.command;
 
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
+import dev.ration.statemachine.command.TtlCommand.PutEntry;
+import dev.ration.statemachine.command.TtlCommand.CompareAndSetEntry;
+import dev.ration.statemachine.command.TtlCommand.RefreshEntry;
+import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
+import dev.ration.statemachine.command.TtlCommand.SetNamespace;
+import dev.ration.statemachine.command.QuotaCommand.SetQuota;
+import dev.ration.statemachine.command.QuotaCommand.Reserve;
+import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
+import dev.ration.statemachine.command.QuotaCommand.CancelReservation;
+import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
+import dev.ration.statemachine.command.QuotaCommand.AckUsage;
+import dev.ration.statemachine.command.QuotaCommand.Reconcile;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;

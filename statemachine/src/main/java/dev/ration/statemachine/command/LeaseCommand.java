@@ -1,11 +1,17 @@
 package dev.ration.statemachine.command;
 
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+import static dev.ration.wire.shape.Fields.struct;
+
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.shape.Shape;
+
 /**
  * The lease ledger's commands: limits, leases and epochs. Codes 1-19 of the log format (Tick,
  * code 6, is the replica's).
  */
-public sealed interface LeaseCommand extends Command
-    permits SetLimit, AcquireLease, RenewLease, ReturnLease, NewEpoch {
+public sealed interface LeaseCommand extends Command {
 
   /** Calls the {@code handler} method for this command. */
   <R> R accept(Handler<R> handler);
@@ -13,6 +19,160 @@ public sealed interface LeaseCommand extends Command
   @Override
   default Class<LeaseCommand> family() {
     return LeaseCommand.class;
+  }
+
+  /**
+   * Create or change the global limit for ({@code limit.tenant()}, {@code limit.resource()}).
+   * {@code limit.version()} is the version the caller last read, as in optimistic concurrency
+   * control: 0 means "create or overwrite whatever is there"; otherwise the change applies only if
+   * the current config version equals it (else STALE_CONFIG with the current version). The ledger
+   * mints the new version; the stored limit never keeps the one proposed.
+   */
+  record SetLimit(Limit limit) implements LeaseCommand {
+    public static final int CODE = 1;
+
+    /** Its fields in the log, in this order after the command code: the limit's own encoding. */
+    public static final Shape<SetLimit> SHAPE =
+        Shape.of(SetLimit.class, struct("limit", SetLimit::limit, Limit.SHAPE));
+
+    /** The version the caller last read (0: any). */
+    public long expectedVersion() {
+      return limit.version();
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.setLimit(this);
+    }
+  }
+
+  /** Ask for a new lease on (tenant, resource) for {@code holder}, up to the demanded shares. */
+  record AcquireLease(
+      String tenant, String resource, String holder, long demandRatePerSecond, long demandBurst)
+      implements LeaseCommand {
+    public static final int CODE = 2;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<AcquireLease> SHAPE =
+        Shape.of(
+            AcquireLease.class,
+            str("tenant", AcquireLease::tenant),
+            str("resource", AcquireLease::resource),
+            str("holder", AcquireLease::holder),
+            i64("demandRatePerSecond", AcquireLease::demandRatePerSecond),
+            i64("demandBurst", AcquireLease::demandBurst));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.acquire(this);
+    }
+  }
+
+  /**
+   * Renew lease {@code leaseId}, presenting the newest version the holder has applied. Presenting
+   * the current version acknowledges it (ends a pending two-phase shrink). The demand report
+   * drives allocation; {@code emergencyUsed} reports best-effort overshoot spent while disconnected.
+   */
+  record RenewLease(
+      long leaseId,
+      long presentedVersion,
+      long demandRatePerSecond,
+      long demandBurst,
+      long admittedPerSecond,
+      long rejectedPerSecond,
+      long emergencyUsed)
+      implements LeaseCommand {
+    public static final int CODE = 3;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<RenewLease> SHAPE =
+        Shape.of(
+            RenewLease.class,
+            i64("leaseId", RenewLease::leaseId),
+            i64("presentedVersion", RenewLease::presentedVersion),
+            i64("demandRatePerSecond", RenewLease::demandRatePerSecond),
+            i64("demandBurst", RenewLease::demandBurst),
+            i64("admittedPerSecond", RenewLease::admittedPerSecond),
+            i64("rejectedPerSecond", RenewLease::rejectedPerSecond),
+            i64("emergencyUsed", RenewLease::emergencyUsed));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.renew(this);
+    }
+  }
+
+  /**
+   * Hand a lease back. The holder has already invalidated its bucket; {@code unusedBalance} tokens
+   * may be credited to the limit's bounded pool. Returning twice or returning an expired lease is
+   * a no-op with the same answer.
+   */
+  record ReturnLease(long leaseId, long presentedVersion, long unusedBalance)
+      implements LeaseCommand {
+    public static final int CODE = 4;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<ReturnLease> SHAPE =
+        Shape.of(
+            ReturnLease.class,
+            i64("leaseId", ReturnLease::leaseId),
+            i64("presentedVersion", ReturnLease::presentedVersion),
+            i64("unusedBalance", ReturnLease::unusedBalance));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.returnLease(this);
+    }
+  }
+
+  /**
+   * Committed first by every new leader. Leases live before it keep counting until at least
+   * {@code epochStart + leaseDuration + grace}; the epoch number rises by one.
+   * {@code leaderId} is recorded for audit only.
+   */
+  record NewEpoch(String leaderId) implements LeaseCommand {
+    public static final int CODE = 5;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<NewEpoch> SHAPE =
+        Shape.of(
+            NewEpoch.class,
+            str("leaderId", NewEpoch::leaderId));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.newEpoch(this);
+    }
+
+    @Override
+    public boolean fromClient() {
+      return false;
+    }
   }
 
   /** One method per lease command: whoever applies them must handle every one. */

@@ -1,14 +1,24 @@
 package dev.ration.statemachine.command;
 
+import static dev.ration.wire.shape.Fields.absent;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list16;
+import static dev.ration.wire.shape.Fields.longs16;
+import static dev.ration.wire.shape.Fields.nonEmptyStr;
+import static dev.ration.wire.shape.Fields.str;
+import static dev.ration.wire.shape.Fields.struct;
+
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.shape.Shape;
+import java.util.List;
+
 /**
  * The quota ledger's commands: catalog changes, check-and-reserve, reservation
  * settlement, usage ingestion, consumer acknowledgements, reconciliation repairs. Codes 40–59
  * of the log format are theirs; see {@link BatchCodec}. All come from clients and are
  * idempotent by their request key (the replica's shared idempotency).
  */
-public sealed interface QuotaCommand extends Command
-    permits SetQuota, Reserve, CompleteReservation, CancelReservation, IngestUsage, AckUsage,
-        Reconcile {
+public sealed interface QuotaCommand extends Command {
   int FIRST_CODE = 40;
   int LAST_CODE = 59;
 
@@ -18,6 +28,266 @@ public sealed interface QuotaCommand extends Command
   @Override
   default Class<QuotaCommand> family() {
     return QuotaCommand.class;
+  }
+
+  /**
+   * Create or change the catalog entry for (scope, resource): a new version, recorded with
+   * {@code actor} and {@code reason} in the history and the audit log. {@code spec.version()} is
+   * the version the caller last read: 0 means "whatever is there"; otherwise the change applies
+   * only if the entry's current version equals it (else STALE_CONFIG with the current version).
+   * The kind of an entry never changes.
+   */
+  record SetQuota(QuotaSpec spec) implements QuotaCommand {
+    public static final int CODE = 40;
+
+    /** Its fields in the log, in this order after the command code: the proposal's encoding. */
+    public static final Shape<SetQuota> SHAPE =
+        Shape.of(SetQuota.class, struct("spec", SetQuota::spec, QuotaSpec.PROPOSAL));
+
+    /** The version the caller last read (0: any). */
+    public long expectedVersion() {
+      return spec.version();
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.setQuota(this);
+    }
+  }
+
+  /**
+   * checkAndReserve: reserve every item, all or nothing, at every level of {@code scope} that has
+   * a catalog entry for the item's resource. {@code configVersion} is the catalog version the
+   * caller last saw for these entries (0 = do not check); if it is not the current one the answer
+   * is STALE_CONFIG with the current version. The request key of the proposal is the request id:
+   * a retry gets the first decision back. The reservation expires {@code ttlMillis} after it is
+   * made (ledger time).
+   *
+   * <p>{@code idempotencyKey} (empty = none) is the application's key for this reservation,
+   * scoped to {@code scope}: a Reserve with a key that already made a reservation gets that
+   * reservation's decision again, for the reservation's lifetime plus the settled retention,
+   * from any client and long after the transport key expired. A keyed Reserve is logged under
+   * {@link #KEYED_CODE}, so entries written before keys existed keep their encoding.
+   */
+  record Reserve(String scope, List<Item> items, long configVersion, long ttlMillis,
+      String idempotencyKey) implements QuotaCommand {
+    public static final int CODE = 41;
+    /** A Reserve with an idempotency key: the fields of {@link #CODE}, then str idempotencyKey. */
+    public static final int KEYED_CODE = 47;
+
+    /**
+     * Its fields in the log, in this order after the command code: the items come last there,
+     * after the version and the time to live, though they are the second component.
+     */
+    public static final Shape<Reserve> SHAPE =
+        Shape.reordered(
+            Reserve.class,
+            str("scope", Reserve::scope),
+            i64("configVersion", Reserve::configVersion),
+            i64("ttlMillis", Reserve::ttlMillis),
+            list16("items", Reserve::items, Item.SHAPE),
+            absent("idempotencyKey", ""));
+
+    /** The fields of a keyed Reserve ({@link #KEYED_CODE}): those of {@link #SHAPE}, then the key. */
+    public static final Shape<Reserve> KEYED_SHAPE =
+        Shape.reordered(
+            Reserve.class,
+            str("scope", Reserve::scope),
+            i64("configVersion", Reserve::configVersion),
+            i64("ttlMillis", Reserve::ttlMillis),
+            list16("items", Reserve::items, Item.SHAPE),
+            nonEmptyStr("idempotencyKey", Reserve::idempotencyKey));
+
+    public Reserve {
+      items = List.copyOf(items);
+      if (idempotencyKey == null) {
+        throw new IllegalArgumentException("idempotencyKey is null (use \"\" for none)");
+      }
+    }
+
+    /** A Reserve without an application idempotency key. */
+    public Reserve(String scope, List<Item> items, long configVersion, long ttlMillis) {
+      this(scope, items, configVersion, ttlMillis, "");
+    }
+
+    public boolean keyed() {
+      return !idempotencyKey.isEmpty();
+    }
+
+    public record Item(String resource, long amount) {
+      /** Its fields in the log. */
+      public static final Shape<Item> SHAPE =
+          Shape.of(
+              Item.class,
+              str("resource", Item::resource),
+              i64("amount", Item::amount));
+    }
+
+    @Override
+    public int code() {
+      return keyed() ? KEYED_CODE : CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.reserve(this);
+    }
+  }
+
+  /**
+   * Settle a reservation with the actual usage, one quantity per item in the reservation's order
+   * (each at most the reserved amount). Emits one usage event per item. Completing a settled
+   * reservation answers with its first settlement and emits nothing.
+   */
+  record CompleteReservation(long reservationId, List<Long> actuals) implements QuotaCommand {
+    public static final int CODE = 42;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<CompleteReservation> SHAPE =
+        Shape.of(
+            CompleteReservation.class,
+            i64("reservationId", CompleteReservation::reservationId),
+            longs16("actuals", CompleteReservation::actuals));
+
+    public CompleteReservation {
+      actuals = List.copyOf(actuals);
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.complete(this);
+    }
+  }
+
+  /**
+   * Settle a reservation as unused: quantity 0, one usage event per item. Cancelling a settled
+   * reservation answers with its first settlement and emits nothing.
+   */
+  record CancelReservation(long reservationId) implements QuotaCommand {
+    public static final int CODE = 43;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<CancelReservation> SHAPE =
+        Shape.of(
+            CancelReservation.class,
+            i64("reservationId", CancelReservation::reservationId));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.cancel(this);
+    }
+  }
+
+  /**
+   * A service's own usage event (e.g. storage used), appended to the usage log unless an event
+   * with the same id was seen within the retention window. Aggregated by {@code eventTimeMillis}.
+   * A negative quantity is allowed only for allocation resources (it releases allocation).
+   * {@code reservationId} (0 = none) ties the event to a reservation for reconciliation.
+   */
+  record IngestUsage(
+      String eventId,
+      long eventTimeMillis,
+      String scope,
+      String resource,
+      long quantity,
+      String unit,
+      long reservationId)
+      implements QuotaCommand {
+    public static final int CODE = 44;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<IngestUsage> SHAPE =
+        Shape.of(
+            IngestUsage.class,
+            str("eventId", IngestUsage::eventId),
+            i64("eventTimeMillis", IngestUsage::eventTimeMillis),
+            str("scope", IngestUsage::scope),
+            str("resource", IngestUsage::resource),
+            i64("quantity", IngestUsage::quantity),
+            str("unit", IngestUsage::unit),
+            i64("reservationId", IngestUsage::reservationId));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.ingest(this);
+    }
+  }
+
+  /**
+   * A consumer acknowledges the usage log up to and including {@code sequence}. The replicated
+   * cursor only moves forward; reads resume after it (at-least-once delivery).
+   */
+  record AckUsage(String consumer, long sequence) implements QuotaCommand {
+    public static final int CODE = 45;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<AckUsage> SHAPE =
+        Shape.of(
+            AckUsage.class,
+            str("consumer", AckUsage::consumer),
+            i64("sequence", AckUsage::sequence));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.ack(this);
+    }
+  }
+
+  /**
+   * Compare reservations, usage events and aggregates of (scope, resource) for settlements in
+   * [fromMillis, toMillis), and repair each reservation drift with one compensating usage event
+   * (never an edit). Empty {@code resource} means every resource of the scope. Audited.
+   */
+  record Reconcile(
+      String scope, String resource, long fromMillis, long toMillis, String actor, String reason)
+      implements QuotaCommand {
+    public static final int CODE = 46;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<Reconcile> SHAPE =
+        Shape.of(
+            Reconcile.class,
+            str("scope", Reconcile::scope),
+            str("resource", Reconcile::resource),
+            i64("fromMillis", Reconcile::fromMillis),
+            i64("toMillis", Reconcile::toMillis),
+            str("actor", Reconcile::actor),
+            str("reason", Reconcile::reason));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.reconcile(this);
+    }
   }
 
   /** One method per quota command: whoever applies them must handle every one. */

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.command;
 
+import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
+
 /**
  * The idempotency key of a client request: the client's 128-bit id and its request sequence.
  * A retried request carries the same key and gets the first answer back.

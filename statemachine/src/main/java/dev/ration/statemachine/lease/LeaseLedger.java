@@ -9,13 +9,13 @@ import dev.ration.wire.Policy;
 
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.StateOptions;
-import dev.ration.statemachine.command.AcquireLease;
+import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand;
-import dev.ration.statemachine.command.NewEpoch;
-import dev.ration.statemachine.command.RenewLease;
-import dev.ration.statemachine.command.ReturnLease;
-import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
+import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.replica.ApplyContext;

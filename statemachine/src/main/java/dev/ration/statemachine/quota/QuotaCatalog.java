@@ -9,7 +9,7 @@ import static dev.ration.statemachine.quota.Arguments.firstProblem;
 import static dev.ration.statemachine.quota.Arguments.invalid;
 import static dev.ration.statemachine.quota.Arguments.text;
 
-import dev.ration.statemachine.command.SetQuota;
+import dev.ration.statemachine.command.QuotaCommand.SetQuota;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.wire.Outcome;

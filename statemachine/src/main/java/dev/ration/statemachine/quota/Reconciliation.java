@@ -11,7 +11,7 @@ import static dev.ration.statemachine.quota.Arguments.firstProblem;
 import static dev.ration.statemachine.quota.Arguments.invalid;
 import static dev.ration.statemachine.quota.Arguments.text;
 
-import dev.ration.statemachine.command.Reconcile;
+import dev.ration.statemachine.command.QuotaCommand.Reconcile;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.wire.EventType;

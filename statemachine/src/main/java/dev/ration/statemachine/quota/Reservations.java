@@ -16,10 +16,10 @@ import static dev.ration.statemachine.quota.Arguments.amount;
 import static dev.ration.statemachine.quota.Arguments.firstProblem;
 import static dev.ration.statemachine.quota.Arguments.invalid;
 
-import dev.ration.statemachine.command.CancelReservation;
-import dev.ration.statemachine.command.CompleteReservation;
+import dev.ration.statemachine.command.QuotaCommand.CancelReservation;
+import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
 import dev.ration.statemachine.command.Fingerprint;
-import dev.ration.statemachine.command.Reserve;
+import dev.ration.statemachine.command.QuotaCommand.Reserve;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.statemachine.result.Result;

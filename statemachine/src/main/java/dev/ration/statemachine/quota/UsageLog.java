@@ -11,8 +11,8 @@ import dev.ration.wire.quota.QuotaSpec;
 import static dev.ration.statemachine.quota.Arguments.firstProblem;
 import static dev.ration.statemachine.quota.Arguments.invalid;
 
-import dev.ration.statemachine.command.AckUsage;
-import dev.ration.statemachine.command.IngestUsage;
+import dev.ration.statemachine.command.QuotaCommand.AckUsage;
+import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.wire.ByteReader;

@@ -1,5 +1,10 @@
 package dev.ration.statemachine.command;
 
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
+import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
 import dev.ration.wire.lease.Limit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,8 @@
 package dev.ration.statemachine.command;
 
+import dev.ration.statemachine.command.TtlCommand.PutEntry;
+import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
+import dev.ration.statemachine.command.QuotaCommand.Reserve;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

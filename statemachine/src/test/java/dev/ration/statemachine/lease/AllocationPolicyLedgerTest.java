@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import dev.ration.statemachine.Fixtures.Driver;
 import dev.ration.statemachine.StateOptions;
-import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;

@@ -20,11 +20,11 @@ import dev.ration.statemachine.Fixtures;
 import dev.ration.statemachine.Fixtures.Driver;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Batch;
-import dev.ration.statemachine.command.NewEpoch;
+import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.command.ReturnLease;
-import dev.ration.statemachine.command.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
@@ -91,7 +91,7 @@ class LeaseLedgerTest {
     assertEquals(1100 - 20, no.retryAfterMillis(), "until a's countedUntil");
     assertEquals(100, status().countedRate());
     assertEquals(10, status().countedBurst());
-    rejected(d.at(T0, new dev.ration.statemachine.command.AcquireLease("t", "zzz", "a", 1, 1)),
+    rejected(d.at(T0, new dev.ration.statemachine.command.LeaseCommand.AcquireLease("t", "zzz", "a", 1, 1)),
         Outcome.LIMIT_UNKNOWN);
   }
 

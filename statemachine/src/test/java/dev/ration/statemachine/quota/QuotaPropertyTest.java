@@ -12,12 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.StateOptions;
-import dev.ration.statemachine.command.CancelReservation;
+import dev.ration.statemachine.command.QuotaCommand.CancelReservation;
 import dev.ration.statemachine.command.Command;
-import dev.ration.statemachine.command.CompleteReservation;
+import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.command.Reserve;
-import dev.ration.statemachine.command.SetQuota;
+import dev.ration.statemachine.command.QuotaCommand.Reserve;
+import dev.ration.statemachine.command.QuotaCommand.SetQuota;
 import dev.ration.wire.Outcome;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.testkit.Gen;

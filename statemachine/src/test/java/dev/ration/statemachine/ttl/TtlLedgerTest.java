@@ -14,12 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.Fixtures.Driver;
 import dev.ration.statemachine.StateOptions;
-import dev.ration.statemachine.command.CompareAndSetEntry;
-import dev.ration.statemachine.command.DeleteEntry;
-import dev.ration.statemachine.command.PutEntry;
-import dev.ration.statemachine.command.RefreshEntry;
+import dev.ration.statemachine.command.TtlCommand.CompareAndSetEntry;
+import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
+import dev.ration.statemachine.command.TtlCommand.PutEntry;
+import dev.ration.statemachine.command.TtlCommand.RefreshEntry;
 import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.command.SetNamespace;
+import dev.ration.statemachine.command.TtlCommand.SetNamespace;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
