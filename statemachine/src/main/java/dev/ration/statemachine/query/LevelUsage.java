@@ -1,5 +1,11 @@
 package dev.ration.statemachine.query;
 
+import static dev.ration.wire.shape.Fields.bool;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.str;
+
+import dev.ration.wire.shape.Shape;
+
 import dev.ration.wire.quota.QuotaSpec;
 
 import dev.ration.wire.QuotaKind;
@@ -23,6 +29,19 @@ public record LevelUsage(
     long held,
     long allocated,
     boolean alerted) {
+  /** Its stored encoding (quota store format 1). */
+  public static final Shape<LevelUsage> SHAPE =
+      Shape.of(
+          LevelUsage.class,
+          str("scope", LevelUsage::scope),
+          str("resource", LevelUsage::resource),
+          i64("windowStartMillis", LevelUsage::windowStartMillis),
+          i64("windowUsed", LevelUsage::windowUsed),
+          i64("held", LevelUsage::held),
+          i64("allocated", LevelUsage::allocated),
+          bool("alerted", LevelUsage::alerted));
+
+
 
   public static LevelUsage empty(String scope, String resource) {
     return new LevelUsage(scope, resource, 0, 0, 0, 0, false);

@@ -1,5 +1,11 @@
 package dev.ration.statemachine.query;
 
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list16;
+import static dev.ration.wire.shape.Fields.str;
+
+import dev.ration.wire.shape.Shape;
+
 import java.util.List;
 
 /**
@@ -12,6 +18,17 @@ import java.util.List;
  */
 public record ReservationItem(
     String resource, long amount, long overage, String unit, List<LevelCharge> charges) {
+  /** Its stored encoding, inside a reservation. */
+  public static final Shape<ReservationItem> SHAPE =
+      Shape.of(
+          ReservationItem.class,
+          str("resource", ReservationItem::resource),
+          i64("amount", ReservationItem::amount),
+          i64("overage", ReservationItem::overage),
+          str("unit", ReservationItem::unit),
+          list16("charges", ReservationItem::charges, LevelCharge.SHAPE));
+
+
   public ReservationItem {
     charges = List.copyOf(charges);
   }

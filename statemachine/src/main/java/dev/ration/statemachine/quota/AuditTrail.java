@@ -40,7 +40,7 @@ final class AuditTrail {
     int most = Math.max(0, Math.min(max, options.maxScanRecords()));
     for (Map.Entry<byte[], byte[]> e : records.scan(QuotaRecords.Q,
         QuotaKeys.audit(Math.max(0, fromSequence)), QuotaKeys.end(QuotaKeys.AUDIT), most)) {
-      audit.add(QuotaFormat.readAudit(QuotaFormat.storedReader(e.getValue(), "audit")));
+      audit.add(QuotaFormat.read(e.getValue(), "audit", QuotaFormat::readAudit));
     }
     return new QuotaAnswer.AuditList(audit);
   }

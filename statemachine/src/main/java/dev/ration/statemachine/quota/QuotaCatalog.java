@@ -121,13 +121,13 @@ final class QuotaCatalog {
   /** The entry for exactly (scope, resource), if there is one. */
   Optional<QuotaSpec> spec(String scope, String resource) {
     return records.get(QuotaRecords.Q, QuotaKeys.catalog(scope, resource))
-        .map(v -> QuotaFormat.readSpec(QuotaFormat.storedReader(v, "catalog " + scope + " " + resource)));
+        .map(v -> QuotaFormat.read(v, "catalog " + scope + " " + resource, QuotaFormat::readSpec));
   }
 
   /** The usage stored for (scope, resource), as last written (not rolled to now). */
   LevelUsage usage(String scope, String resource) {
     return records.get(QuotaRecords.Q, QuotaKeys.level(scope, resource))
-        .map(v -> QuotaFormat.readUsage(QuotaFormat.storedReader(v, "usage " + scope + " " + resource)))
+        .map(v -> QuotaFormat.read(v, "usage " + scope + " " + resource, QuotaFormat::readUsage))
         .orElse(LevelUsage.empty(scope, resource));
   }
 
@@ -146,7 +146,7 @@ final class QuotaCatalog {
     List<QuotaAnswer.QuotaRow> rows = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e :
         records.scanTag(QuotaKeys.CATALOG, options.maxScanRecords())) {
-      QuotaSpec s = QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "catalog"));
+      QuotaSpec s = QuotaFormat.read(e.getValue(), "catalog", QuotaFormat::readSpec);
       if (Scope.under(s.scope(), scopePrefix) && rows.size() < QuotaLedger.LIST_MAX) {
         rows.add(new QuotaAnswer.QuotaRow(s, usage(s.scope(), s.resource()).rolled(s, readNowMillis)));
       }
@@ -160,7 +160,7 @@ final class QuotaCatalog {
     List<QuotaSpec> versions = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e :
         records.scanPrefix(QuotaKeys.historyOf(scope, resource), QuotaLedger.LIST_MAX)) {
-      versions.add(QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "history")));
+      versions.add(QuotaFormat.read(e.getValue(), "history", QuotaFormat::readSpec));
     }
     return new QuotaAnswer.History(versions);
   }

@@ -1,17 +1,9 @@
 package dev.ration.statemachine.quota;
 
 import dev.ration.statemachine.query.LevelUsage;
-
-import dev.ration.statemachine.query.LevelCharge;
-
-import dev.ration.statemachine.query.ReservationItem;
-
 import dev.ration.statemachine.query.Reservation;
-
 import dev.ration.wire.quota.UsageEvent;
-
 import dev.ration.wire.quota.AuditRecord;
-
 import dev.ration.wire.EventType;
 import dev.ration.wire.quota.QuotaSpec;
 
@@ -23,8 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Encodings of the quota ledger's values, shared by the log format (commands), the result
- * format (idempotency records, pinned by golden tests) and the store. Big-endian; strings are
+ * The quota ledger's stored values: a format byte, then the value's {@code SHAPE} (spec, level
+ * usage, reservation, usage event, audit record; a settlement's parallel lists are written here
+ * by hand). The layouts below are pinned by golden tests. Big-endian; strings are
  * u16 length + UTF-8; lists are u16 count + elements; enums by their explicit codes.
  *
  * <pre>
@@ -67,49 +60,20 @@ public final class QuotaFormat {
     throw in.fail("unknown usage event type code " + code);
   }
 
-  public static void writeUsage(ByteWriter out, LevelUsage u) {
-    out.str(u.scope()).str(u.resource()).i64(u.windowStartMillis()).i64(u.windowUsed())
-        .i64(u.held()).i64(u.allocated()).bool(u.alerted());
+  public static void writeUsage(ByteWriter out, LevelUsage value) {
+    LevelUsage.SHAPE.write(out, value);
   }
 
   public static LevelUsage readUsage(ByteReader in) {
-    return new LevelUsage(in.str("scope"), in.str("resource"), in.i64("windowStart"),
-        in.i64("windowUsed"), in.i64("held"), in.i64("allocated"), in.bool("alerted"));
+    return LevelUsage.SHAPE.read(in);
   }
 
-  public static void writeReservation(ByteWriter out, Reservation r) {
-    out.i64(r.reservationId()).str(r.scope()).i64(r.configVersion()).i64(r.createdAtMillis())
-        .i64(r.expiresAtMillis()).u16(r.items().size());
-    for (ReservationItem item : r.items()) {
-      out.str(item.resource()).i64(item.amount()).i64(item.overage()).str(item.unit())
-          .u16(item.charges().size());
-      for (LevelCharge c : item.charges()) {
-        out.str(c.levelScope()).i64(c.windowStartMillis());
-      }
-    }
+  public static void writeReservation(ByteWriter out, Reservation value) {
+    Reservation.SHAPE.write(out, value);
   }
 
   public static Reservation readReservation(ByteReader in) {
-    long id = in.i64("reservationId");
-    String scope = in.str("scope");
-    long version = in.i64("configVersion");
-    long created = in.i64("createdAt");
-    long expires = in.i64("expiresAt");
-    int n = in.u16("items");
-    List<ReservationItem> items = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      String resource = in.str("resource");
-      long amount = in.i64("amount");
-      long overage = in.i64("overage");
-      String unit = in.str("unit");
-      int m = in.u16("charges");
-      List<LevelCharge> charges = new ArrayList<>(m);
-      for (int j = 0; j < m; j++) {
-        charges.add(new LevelCharge(in.str("levelScope"), in.i64("windowStart")));
-      }
-      items.add(new ReservationItem(resource, amount, overage, unit, charges));
-    }
-    return new Reservation(id, scope, items, version, created, expires);
+    return Reservation.SHAPE.read(in);
   }
 
   public static void writeSettlement(ByteWriter out, Settlement s) {
@@ -135,30 +99,20 @@ public final class QuotaFormat {
     return new Settlement(id, scope, how, at, resources, quantities);
   }
 
-  public static void writeEvent(ByteWriter out, UsageEvent e) {
-    out.i64(e.sequence()).str(e.eventId()).u8(e.type().code()).i64(e.eventTimeMillis())
-        .i64(e.recordedAtMillis()).str(e.scope()).str(e.resource()).i64(e.quantity())
-        .str(e.unit()).i64(e.reservationId()).i64(e.overage());
+  public static void writeEvent(ByteWriter out, UsageEvent value) {
+    UsageEvent.SHAPE.write(out, value);
   }
 
   public static UsageEvent readEvent(ByteReader in) {
-    long seq = in.i64("sequence");
-    String id = in.str("eventId");
-    EventType type = eventType(in);
-    return new UsageEvent(seq, id, type, in.i64("eventTime"), in.i64("recordedAt"),
-        in.str("scope"), in.str("resource"), in.i64("quantity"), in.str("unit"),
-        in.i64("reservationId"), in.i64("overage"));
+    return UsageEvent.SHAPE.read(in);
   }
 
-  public static void writeAudit(ByteWriter out, AuditRecord a) {
-    out.i64(a.sequence()).i64(a.atMillis()).str(a.actor()).str(a.action()).str(a.scope())
-        .str(a.resource()).i64(a.version()).str(a.reason()).str(a.detail());
+  public static void writeAudit(ByteWriter out, AuditRecord value) {
+    AuditRecord.SHAPE.write(out, value);
   }
 
   public static AuditRecord readAudit(ByteReader in) {
-    return new AuditRecord(in.i64("sequence"), in.i64("at"), in.str("actor"), in.str("action"),
-        in.str("scope"), in.str("resource"), in.i64("version"), in.str("reason"),
-        in.str("detail"));
+    return AuditRecord.SHAPE.read(in);
   }
 
   // ------------------------------------------------------------ store values
@@ -168,6 +122,19 @@ public final class QuotaFormat {
     ByteWriter out = new ByteWriter(96).u8(STORE_FORMAT_VERSION);
     body.accept(out);
     return out.toByteArray();
+  }
+
+  /**
+   * The value stored as {@code value}, read by {@code reader}; bytes left over after it are
+   * corruption, not padding.
+   */
+  static <T> T read(byte[] value, String what, java.util.function.Function<ByteReader, T> reader) {
+    ByteReader in = storedReader(value, what);
+    T out = reader.apply(in);
+    if (in.remaining() != 0) {
+      throw in.fail(in.remaining() + " trailing bytes after the " + what);
+    }
+    return out;
   }
 
   /** A reader over a stored value, past its checked format byte. */

@@ -99,7 +99,7 @@ final class QuotaVerifier {
     Map<String, Long> held = new HashMap<>();
     long outstanding = 0;
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.RESERVATION, Integer.MAX_VALUE)) {
-      Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
+      Reservation r = QuotaFormat.read(e.getValue(), "reservation", QuotaFormat::readReservation);
       outstanding++;
       for (ReservationItem item : r.items()) {
         for (LevelCharge c : item.charges()) {
@@ -112,7 +112,7 @@ final class QuotaVerifier {
           + " reservations, store holds " + outstanding);
     }
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.LEVEL, Integer.MAX_VALUE)) {
-      LevelUsage u = QuotaFormat.readUsage(QuotaFormat.storedReader(e.getValue(), "level usage"));
+      LevelUsage u = QuotaFormat.read(e.getValue(), "level usage", QuotaFormat::readUsage);
       long expected = held.getOrDefault(u.scope() + "\n" + u.resource(), 0L);
       if (u.held() != expected || u.windowUsed() < 0 || u.allocated() < 0) {
         throw new InvariantViolation("Q2 level " + u.scope() + " " + u.resource() + " held "
@@ -147,7 +147,7 @@ final class QuotaVerifier {
     Map<String, Long> aggregatesFromLog = new TreeMap<>();
     for (Map.Entry<byte[], byte[]> e : records.scan(QuotaRecords.LOG, QuotaKeys.logStart(),
         QuotaKeys.logEnd(), Integer.MAX_VALUE)) {
-      UsageEvent event = QuotaFormat.readEvent(QuotaFormat.storedReader(e.getValue(), "usage event"));
+      UsageEvent event = QuotaFormat.read(e.getValue(), "usage event", QuotaFormat::readEvent);
       if (event.sequence() != expectedSeq) {
         throw new InvariantViolation("Q4 usage log has sequence " + event.sequence() + " where "
             + expectedSeq + " was due");
@@ -187,11 +187,11 @@ final class QuotaVerifier {
   /** Q7: each catalog entry is the newest version in its history, none above the counter. */
   private void verifyCatalog() {
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.CATALOG, Integer.MAX_VALUE)) {
-      QuotaSpec s = QuotaFormat.readSpec(QuotaFormat.storedReader(e.getValue(), "catalog"));
+      QuotaSpec s = QuotaFormat.read(e.getValue(), "catalog", QuotaFormat::readSpec);
       List<Map.Entry<byte[], byte[]>> versions =
           records.scanPrefix(QuotaKeys.historyOf(s.scope(), s.resource()), Integer.MAX_VALUE);
-      QuotaSpec newest = QuotaFormat.readSpec(QuotaFormat.storedReader(
-          versions.get(versions.size() - 1).getValue(), "history"));
+      QuotaSpec newest = QuotaFormat.read(
+          versions.get(versions.size() - 1).getValue(), "history", QuotaFormat::readSpec);
       if (!newest.equals(s) || s.version() > counters.catalogVersion()) {
         throw new InvariantViolation("Q7 catalog entry " + s + " is not the newest version "
             + newest + " (catalog version " + counters.catalogVersion() + ")");
@@ -213,11 +213,11 @@ final class QuotaVerifier {
       }
     });
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.RESERVATION, Integer.MAX_VALUE)) {
-      Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
+      Reservation r = QuotaFormat.read(e.getValue(), "reservation", QuotaFormat::readReservation);
       requireExpiry(stored, QuotaKeys.reservationEnd(r.expiresAtMillis(), r.reservationId()));
     }
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.SETTLED, Integer.MAX_VALUE)) {
-      Settlement st = QuotaFormat.readSettlement(QuotaFormat.storedReader(e.getValue(), "settlement"));
+      Settlement st = QuotaFormat.read(e.getValue(), "settlement", QuotaFormat::readSettlement);
       // Due after its settlement by the retention of that time, whatever the retention is now.
       Long due = settlementDue.get(st.reservationId());
       if (due == null || due <= st.settledAtMillis()) {

@@ -125,7 +125,7 @@ final class Reconciliation {
     List<Drift> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e :
         records.scanTag(QuotaKeys.SETTLED, options.maxScanRecords())) {
-      Settlement s = QuotaFormat.readSettlement(QuotaFormat.storedReader(e.getValue(), "settlement"));
+      Settlement s = QuotaFormat.read(e.getValue(), "settlement", QuotaFormat::readSettlement);
       if (!s.scope().equals(scope) || s.settledAtMillis() < from || s.settledAtMillis() >= to) {
         continue;
       }

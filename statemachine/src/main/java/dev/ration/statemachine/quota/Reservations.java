@@ -408,7 +408,7 @@ final class Reservations {
     List<Reservation> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e :
         records.scanTag(QuotaKeys.RESERVATION, options.maxScanRecords())) {
-      Reservation r = QuotaFormat.readReservation(QuotaFormat.storedReader(e.getValue(), "reservation"));
+      Reservation r = QuotaFormat.read(e.getValue(), "reservation", QuotaFormat::readReservation);
       if (Scope.under(r.scope(), scopePrefix) && r.expiresAtMillis() > readNowMillis
           && out.size() < QuotaLedger.LIST_MAX) {
         out.add(r);
@@ -419,11 +419,11 @@ final class Reservations {
 
   Optional<Reservation> reservation(long id) {
     return records.get(QuotaRecords.Q, QuotaKeys.reservation(id))
-        .map(v -> QuotaFormat.readReservation(QuotaFormat.storedReader(v, "reservation " + id)));
+        .map(v -> QuotaFormat.read(v, "reservation " + id, QuotaFormat::readReservation));
   }
 
   Optional<Settlement> settlement(long id) {
     return records.get(QuotaRecords.Q, QuotaKeys.settlement(id))
-        .map(v -> QuotaFormat.readSettlement(QuotaFormat.storedReader(v, "settlement " + id)));
+        .map(v -> QuotaFormat.read(v, "settlement " + id, QuotaFormat::readSettlement));
   }
 }

@@ -204,14 +204,14 @@ final class UsageLog {
 
   Optional<UsageEvent> event(long sequence) {
     return records.get(QuotaRecords.LOG, QuotaKeys.sequence(sequence))
-        .map(v -> QuotaFormat.readEvent(QuotaFormat.storedReader(v, "usage event " + sequence)));
+        .map(v -> QuotaFormat.read(v, "usage event " + sequence, QuotaFormat::readEvent));
   }
 
   List<UsageEvent> events(long fromSequence, int max) {
     List<UsageEvent> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e : records.scan(QuotaRecords.LOG,
         QuotaKeys.sequence(Math.max(1, fromSequence)), QuotaKeys.logEnd(), max)) {
-      out.add(QuotaFormat.readEvent(QuotaFormat.storedReader(e.getValue(), "usage event")));
+      out.add(QuotaFormat.read(e.getValue(), "usage event", QuotaFormat::readEvent));
     }
     return out;
   }
