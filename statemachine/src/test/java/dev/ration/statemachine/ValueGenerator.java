@@ -172,6 +172,11 @@ public final class ValueGenerator {
       types[i] = components[i].getType();
       args[i] = value(components[i].getGenericType(), components[i].getName());
     }
+    if (type == dev.ration.statemachine.command.QuotaCommand.SetQuota.class) {
+      // A proposal does not carry the change time: the ledger stamps it.
+      dev.ration.wire.quota.QuotaSpec spec = (dev.ration.wire.quota.QuotaSpec) args[0];
+      args[0] = spec.stored(spec.version(), 0);
+    }
     try {
       Constructor<?> constructor = type.getDeclaredConstructor(types);
       constructor.setAccessible(true);

@@ -3,6 +3,7 @@ package dev.ration.client.protocol;
 import dev.ration.wire.lease.LimitStatus;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
+import dev.ration.wire.quota.QuotaSpec;
 import java.lang.reflect.Array;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -219,11 +220,18 @@ final class MessageGenerator {
     Class<?>[] types = new Class<?>[components.length];
     for (int i = 0; i < components.length; i++) {
       types[i] = components[i].getType();
-      // A limit inside a limit status and a spec inside a quota info are written flat, with no
-      // presence byte: they are never absent.
+      // A limit inside a limit status or a SET_LIMIT, and a spec inside a quota info or a
+      // SET_QUOTA, are written flat, with no presence byte: they are never absent.
       boolean flat = (type == LimitStatus.class && components[i].getName().equals("limit"))
-          || (type == QuotaResponse.QuotaInfo.class && components[i].getName().equals("spec"));
+          || (type == Request.SetLimit.class && components[i].getName().equals("limit"))
+          || (type == QuotaResponse.QuotaInfo.class && components[i].getName().equals("spec"))
+          || (type == QuotaRequest.SetQuota.class && components[i].getName().equals("spec"));
       args[i] = value(components[i].getGenericType(), components[i].getName(), !flat);
+    }
+    if (type == QuotaRequest.SetQuota.class) {
+      // A proposal does not carry the change time: the ledger stamps it.
+      QuotaSpec spec = (QuotaSpec) args[0];
+      args[0] = spec.stored(spec.version(), 0);
     }
     if (type == TtlResponse.GetReply.class) {
       // The wire has one presence byte for both: found is true exactly when there is an entry.
