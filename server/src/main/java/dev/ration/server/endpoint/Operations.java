@@ -119,7 +119,7 @@ final class Operations {
 
   private static String[] signature(RecordComponent[] components) {
     return Arrays.stream(components)
-        .map(c -> c.getType().getName() + " " + c.getName())
+        .map(c -> c.getGenericType().getTypeName() + " " + c.getName())
         .toArray(String[]::new);
   }
 }

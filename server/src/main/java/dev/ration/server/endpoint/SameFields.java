@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The translation of a request whose wire record and state-machine command carry the same
- * fields: the same component names and types, in the same order. The protocol and the state
+ * fields: the same component names and types (type arguments included: a list of wire records
+ * is not a list of commands), in the same order. The protocol and the state
  * machine never share a type, so such a request and its command are two records; this copies
  * one into the other so that the translation of the request is one line and cannot drop or swap
  * a field. The pairing is checked the first time it is used and cached; a mismatch is an
@@ -40,10 +41,10 @@ final class SameFields {
       Class<?>[] types = new Class<?>[target.length];
       for (int i = 0; i < source.length; i++) {
         if (!source[i].getName().equals(target[i].getName())
-            || source[i].getType() != target[i].getType()) {
+            || !source[i].getGenericType().equals(target[i].getGenericType())) {
           throw new IllegalStateException(from.getName() + " component " + i + " is "
-              + source[i].getType().getSimpleName() + " " + source[i].getName() + ", "
-              + to.getName() + "'s is " + target[i].getType().getSimpleName() + " "
+              + source[i].getGenericType().getTypeName() + " " + source[i].getName() + ", "
+              + to.getName() + "'s is " + target[i].getGenericType().getTypeName() + " "
               + target[i].getName());
         }
         accessors[i] = source[i].getAccessor();

@@ -27,4 +27,18 @@ class SameFieldsTest {
         () -> SameFields.copy(new TtlRequest.Delete("n", "k", 3), RefreshEntry.class));
     assertTrue(e.getMessage().contains("components"), e.getMessage());
   }
+
+  public record Names(java.util.List<String> values) {}
+
+  public record Numbers(java.util.List<Long> values) {}
+
+  /** Goal: a list of one element type is never copied into a list of another (heap pollution). */
+  @Test
+  void refusesListsOfAnotherElementType() {
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> SameFields.copy(new Names(java.util.List.of("a")), Numbers.class));
+    assertTrue(e.getMessage().contains("java.util.List<java.lang.String> values"), e.getMessage());
+    assertEquals(new Numbers(java.util.List.of(1L)),
+        SameFields.copy(new Numbers(java.util.List.of(1L)), Numbers.class));
+  }
 }
