@@ -159,6 +159,22 @@ public final class RationClient implements Transport, AutoCloseable {
             rejectedPerSecond, emergencyUsed));
   }
 
+  /**
+   * Renews several leases in one frame (at most {@link Request.RenewLeases#MAX_RENEWALS}), each
+   * judged and answered on its own: the reply's {@code replies} answer {@code renewals} in
+   * order, each as {@link #renewLeaseAsync} would. One request id covers the batch, so a retry
+   * after a lost reply is answered from the first attempt.
+   */
+  public CompletableFuture<Response.RenewalsReply> renewLeasesAsync(
+      List<Request.RenewLease> renewals) {
+    return typed(call(new Request.RenewLeases(renewals)), Response.RenewalsReply.class);
+  }
+
+  /** As {@link #renewLeasesAsync}, waiting for the answer. */
+  public Response.RenewalsReply renewLeases(List<Request.RenewLease> renewals) {
+    return join(renewLeasesAsync(renewals));
+  }
+
   public CompletableFuture<Response.ReturnReply> returnLeaseAsync(long leaseId, long presentedVersion, long unusedBalance) {
     return typed(call(new Request.ReturnLease(leaseId, presentedVersion, unusedBalance)), Response.ReturnReply.class);
   }

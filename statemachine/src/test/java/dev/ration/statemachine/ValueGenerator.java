@@ -172,6 +172,10 @@ public final class ValueGenerator {
       types[i] = components[i].getType();
       args[i] = value(components[i].getGenericType(), components[i].getName());
     }
+    if (type == dev.ration.statemachine.result.Result.Renewal.class && args[0] != Outcome.SUCCESS) {
+      // A renewal carries its lease exactly when it succeeded.
+      args[4] = null;
+    }
     if (type == dev.ration.statemachine.command.QuotaCommand.SetQuota.class) {
       // A proposal does not carry the change time: the ledger stamps it.
       dev.ration.wire.quota.QuotaSpec spec = (dev.ration.wire.quota.QuotaSpec) args[0];

@@ -34,6 +34,8 @@ public enum Kind {
   LIST_LEASES(0x08, false, LIMIT_READ, LeaseMessages.LIST_LEASES, LeaseMessages.LEASE_LIST),
   CLUSTER_STATUS(
       0x09, false, CLUSTER_READ, LeaseMessages.CLUSTER_STATUS, LeaseMessages.CLUSTER_STATUS_REPLY),
+  RENEW_LEASES(
+      0x0A, true, LEASE_USE, LeaseMessages.RENEW_LEASES, LeaseMessages.RENEWALS_REPLY),
   // TTL entries: 0x20-0x2F, request shapes on the TtlRequest records, replies in TtlMessages.
   TTL_PUT(0x20, true, TTL_WRITE, TtlRequest.Put.SHAPE, TtlMessages.WRITE_REPLY),
   TTL_CAS(0x21, true, TTL_WRITE, TtlRequest.CompareAndSet.SHAPE, TtlMessages.WRITE_REPLY),

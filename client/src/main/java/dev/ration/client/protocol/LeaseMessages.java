@@ -68,6 +68,11 @@ final class LeaseMessages {
           i64("rejectedPerSecond", Request.RenewLease::rejectedPerSecond),
           i64("emergencyUsed", Request.RenewLease::emergencyUsed));
 
+  static final Shape<Request.RenewLeases> RENEW_LEASES =
+      Shape.of(
+          Request.RenewLeases.class,
+          list("renewals", Request.RenewLeases::renewals, RENEW_LEASE));
+
   static final Shape<Request.ReturnLease> RETURN_LEASE =
       Shape.of(
           Request.ReturnLease.class,
@@ -142,6 +147,13 @@ final class LeaseMessages {
           i64("currentVersion", Response.LeaseReply::currentVersion),
           optional("lease", Response.LeaseReply::lease, LEASE_VIEW),
           i64("startBalance", Response.LeaseReply::startBalance));
+
+  static final Shape<Response.RenewalsReply> RENEWALS_REPLY =
+      Shape.of(
+          Response.RenewalsReply.class,
+          code("outcome", Response.RenewalsReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", Response.RenewalsReply::message),
+          list("replies", Response.RenewalsReply::replies, LEASE_REPLY));
 
   static final Shape<Response.ReturnReply> RETURN_REPLY =
       Shape.of(

@@ -1,7 +1,9 @@
 package dev.ration.client.protocol;
 
 import dev.ration.wire.Mode;
+import dev.ration.wire.lease.LeaseBounds;
 import dev.ration.wire.lease.Limit;
+import java.util.List;
 import dev.ration.wire.Policy;
 
 /**
@@ -63,6 +65,24 @@ public sealed interface Request {
       implements Request {
     public Kind kind() {
       return Kind.RENEW_LEASE;
+    }
+  }
+
+  /**
+   * Renewals of several leases in one frame, at most {@link #MAX_RENEWALS}: each is judged and
+   * answered on its own, in order, as if sent alone; the frame is one mutation (one request id),
+   * so a resent batch is answered from the first one.
+   */
+  record RenewLeases(List<RenewLease> renewals) implements Request {
+    /** Most renewals in one batch: the protocol and the log share the bound. */
+    public static final int MAX_RENEWALS = LeaseBounds.MAX_RENEWALS_PER_BATCH;
+
+    public RenewLeases {
+      renewals = List.copyOf(renewals);
+    }
+
+    public Kind kind() {
+      return Kind.RENEW_LEASES;
     }
   }
 

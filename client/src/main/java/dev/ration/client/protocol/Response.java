@@ -66,6 +66,18 @@ public sealed interface Response {
       long startBalance)
       implements Response, OutcomeReply {}
 
+  /**
+   * The answers to RENEW_LEASES, one per renewal in the request's order, each as RENEW_LEASE
+   * would answer it alone. A refusal of the whole frame (a malformed batch, a reused request id)
+   * has that outcome and no replies.
+   */
+  record RenewalsReply(Outcome outcome, String message, List<LeaseReply> replies)
+      implements Response, OutcomeReply {
+    public RenewalsReply {
+      replies = List.copyOf(replies);
+    }
+  }
+
   record ReturnReply(
       Outcome outcome, String message, long leaseId, long credited, boolean alreadyGone)
       implements Response, OutcomeReply {}

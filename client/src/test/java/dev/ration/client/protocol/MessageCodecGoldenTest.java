@@ -88,6 +88,33 @@ class MessageCodecGoldenTest {
   }
 
   @Test
+  void renewLeasesAndItsReply() throws Exception {
+    // u32 count, then each renewal exactly as RENEW_LEASE carries it.
+    request(
+        new Request.RenewLeases(List.of(new Request.RenewLease(1, 2, 3, 4, 5, 6, 7),
+            new Request.RenewLease(8, 9, 0, 0, 0, 0, 0))),
+        100,
+        "00000064" + "00000002"
+            + "0000000000000001" + "0000000000000002" + "0000000000000003"
+            + "0000000000000004" + "0000000000000005" + "0000000000000006" + "0000000000000007"
+            + "0000000000000008" + "0000000000000009" + "0000000000000000"
+            + "0000000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000");
+    // u16 0 (not an error), u8 outcome, str message, u32 count, then each answer as
+    // RENEW_LEASE's reply body.
+    response(
+        Kind.RENEW_LEASES,
+        new Response.RenewalsReply(Outcome.SUCCESS, "", List.of(
+            new Response.LeaseReply(Outcome.VERSION_MISMATCH, "v", 0, 4, null, 0))),
+        "0000" + "00" + "0000" + "00000001"
+            + "05" + "000176" + "0000000000000000" + "0000000000000004" + "00"
+            + "0000000000000000");
+    response(
+        Kind.RENEW_LEASES,
+        new Response.RenewalsReply(Outcome.INVALID_ARGUMENT, "x", List.of()),
+        "0000" + "07" + "000178" + "00000000");
+  }
+
+  @Test
   void errorReplyForAnyKind() throws Exception {
     String hex = "0001" + "0002" + "6e6c" + "0008" + "683a31323334" + "00000000";
     hex = "0001" + "0002" + "6e6c" + "0006" + "683a31323334" + "00000000";

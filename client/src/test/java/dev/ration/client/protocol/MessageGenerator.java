@@ -47,6 +47,7 @@ final class MessageGenerator {
   static {
     REPLY_CLASS.put(Kind.HELLO, Response.HelloReply.class);
     REPLY_CLASS.put(Kind.SET_LIMIT, Response.SetLimitReply.class);
+    REPLY_CLASS.put(Kind.RENEW_LEASES, Response.RenewalsReply.class);
     REPLY_CLASS.put(Kind.GET_LIMIT, Response.GetLimitReply.class);
     REPLY_CLASS.put(Kind.LIST_LIMITS, Response.LimitList.class);
     REPLY_CLASS.put(Kind.ACQUIRE_LEASE, Response.LeaseReply.class);

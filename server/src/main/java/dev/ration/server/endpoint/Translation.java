@@ -10,6 +10,7 @@ import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.wire.lease.LeaseView;
@@ -76,14 +77,10 @@ public final class Translation {
             name("holder", r.holder()),
             nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
             nonNegative("demandBurst", r.demandBurst())))
-        .on(Kind.RENEW_LEASE, Request.RenewLease.class, r -> checked(r, RenewLease.class,
-            nonNegative("leaseId", r.leaseId()),
-            nonNegative("presentedVersion", r.presentedVersion()),
-            nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
-            nonNegative("demandBurst", r.demandBurst()),
-            nonNegative("admittedPerSecond", r.admittedPerSecond()),
-            nonNegative("rejectedPerSecond", r.rejectedPerSecond()),
-            nonNegative("emergencyUsed", r.emergencyUsed())))
+        .on(Kind.RENEW_LEASE, Request.RenewLease.class, r -> renewalProblem(r)
+            .<Action>map(Invalid::new)
+            .orElseGet(() -> new Mutation(SameFields.copy(r, RenewLease.class))))
+        .on(Kind.RENEW_LEASES, Request.RenewLeases.class, this::renewLeases)
         .on(Kind.RETURN_LEASE, Request.ReturnLease.class, r -> checked(r, ReturnLease.class,
             nonNegative("leaseId", r.leaseId()),
             nonNegative("presentedVersion", r.presentedVersion()),
@@ -111,6 +108,35 @@ public final class Translation {
       Record request, Class<? extends Command> command, Optional<String>... checks) {
     return firstProblem(checks).<Action>map(Invalid::new)
         .orElseGet(() -> new Mutation(SameFields.copy(request, command)));
+  }
+
+  private static Optional<String> renewalProblem(Request.RenewLease r) {
+    return firstProblem(
+        nonNegative("leaseId", r.leaseId()),
+        nonNegative("presentedVersion", r.presentedVersion()),
+        nonNegative("demandRatePerSecond", r.demandRatePerSecond()),
+        nonNegative("demandBurst", r.demandBurst()),
+        nonNegative("admittedPerSecond", r.admittedPerSecond()),
+        nonNegative("rejectedPerSecond", r.rejectedPerSecond()),
+        nonNegative("emergencyUsed", r.emergencyUsed()));
+  }
+
+  /** A bad renewal refuses the whole frame: the caller built it, and must fix it, not retry. */
+  private Action renewLeases(Request.RenewLeases batch) {
+    int n = batch.renewals().size();
+    if (n < 1 || n > RenewLeases.MAX_RENEWALS) {
+      return new Invalid(n + " renewals in one batch, allowed 1 to " + RenewLeases.MAX_RENEWALS);
+    }
+    List<RenewLease> renewals = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Request.RenewLease r = batch.renewals().get(i);
+      Optional<String> p = renewalProblem(r);
+      if (p.isPresent()) {
+        return new Invalid("renewal " + i + " (lease " + r.leaseId() + "): " + p.get());
+      }
+      renewals.add(SameFields.copy(r, RenewLease.class));
+    }
+    return new Mutation(new RenewLeases(renewals));
   }
 
   private Action listLeases(Request.ListLeases r) {
@@ -165,6 +191,7 @@ public final class Translation {
       dev.ration.wire.Outcome outcome = wireOutcome(rej.outcome());
       return switch (kind) {
         case SET_LIMIT -> new Response.SetLimitReply(outcome, rej.message(), rej.currentVersion(), null);
+        case RENEW_LEASES -> new Response.RenewalsReply(outcome, rej.message(), List.of());
         case ACQUIRE_LEASE, RENEW_LEASE ->
             new Response.LeaseReply(
                 outcome, rej.message(), rej.retryAfterMillis(), rej.currentVersion(), null, 0);
@@ -195,6 +222,14 @@ public final class Translation {
           r.lease().version(),
           r.lease(),
           0);
+    }
+    if (kind == Kind.RENEW_LEASES && result instanceof Result.LeasesRenewed r) {
+      List<Response.LeaseReply> replies = new ArrayList<>(r.renewals().size());
+      for (Result.Renewal n : r.renewals()) {
+        replies.add(new Response.LeaseReply(n.outcome(), n.message(), n.retryAfterMillis(),
+            n.currentVersion(), n.lease(), 0));
+      }
+      return new Response.RenewalsReply(dev.ration.wire.Outcome.SUCCESS, "", replies);
     }
     if (kind == Kind.RETURN_LEASE && result instanceof Result.LeaseReturned r) {
       return new Response.ReturnReply(

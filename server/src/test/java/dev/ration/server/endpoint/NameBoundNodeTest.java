@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NameBoundNodeTest {
   private static final String LONG = "n".repeat(256);
 
-  private static ServerConfig config(Path dir, int maxNameBytes) {
+  static ServerConfig config(Path dir, int maxNameBytes) {
     String client = "127.0.0.1:" + EndpointNodeTest.freePort();
     String admin = "127.0.0.1:" + EndpointNodeTest.freePort();
     Peer self = new Peer("n1", "127.0.0.1:" + EndpointNodeTest.freePort(), client, admin);

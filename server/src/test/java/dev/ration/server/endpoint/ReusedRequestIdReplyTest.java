@@ -41,6 +41,7 @@ class ReusedRequestIdReplyTest {
       new Request.SetLimit(new Limit("t", "r", 10, 5, Mode.HARD, 1_000, 100, 0, Policy.FREE_CAPACITY, 0)),
       new Request.AcquireLease("t", "r", "h", 1, 1),
       new Request.RenewLease(1, 1, 1, 1, 0, 0, 0),
+      new Request.RenewLeases(List.of(new Request.RenewLease(1, 1, 1, 1, 0, 0, 0))),
       new Request.ReturnLease(1, 1, 0),
       new Request.Ttl(new TtlRequest.Put("ns", "k1", new byte[] {'v'}, 60_000)),
       new Request.Ttl(new TtlRequest.CompareAndSet("ns", "k1", 1, new byte[] {'v'}, 60_000)),

@@ -115,6 +115,7 @@ class LoadgenGeneratorTest {
       int now = outstanding.incrementAndGet();
       maxOutstanding.accumulateAndGet(now, Math::max);
       CompletableFuture<Response.LeaseReply> f = new CompletableFuture<>();
+      // Replies come late enough that every slot is outstanding at once, even on a loaded machine.
       replies.schedule(() -> {
         outstanding.decrementAndGet();
         result.whenComplete((r, e) -> {
@@ -124,7 +125,7 @@ class LoadgenGeneratorTest {
             f.complete(r);
           }
         });
-      }, 200, TimeUnit.MICROSECONDS);
+      }, 20, TimeUnit.MILLISECONDS);
       return f;
     }
 

@@ -45,27 +45,34 @@ public record Fingerprint(int commandCode, byte[] digest) {
 
   /**
    * The protocol operation each client command code answers, named as the wire names it, so a
-   * refusal speaks the caller's language. ProtocolNamesTest (server) checks it against the
-   * translation of every mutation kind.
+   * refusal speaks the caller's language: each client command declares it beside its code
+   * ({@code OPERATION} for {@code CODE}, {@code KEYED_OPERATION} for {@code KEYED_CODE}).
+   * ProtocolNamesTest (server) checks every mutation kind against it.
    */
-  private static final Map<Integer, String> OPERATIONS = Map.ofEntries(
-      Map.entry(SetLimit.CODE, "SET_LIMIT"),
-      Map.entry(AcquireLease.CODE, "ACQUIRE_LEASE"),
-      Map.entry(RenewLease.CODE, "RENEW_LEASE"),
-      Map.entry(ReturnLease.CODE, "RETURN_LEASE"),
-      Map.entry(PutEntry.CODE, "TTL_PUT"),
-      Map.entry(CompareAndSetEntry.CODE, "TTL_CAS"),
-      Map.entry(RefreshEntry.CODE, "TTL_REFRESH"),
-      Map.entry(DeleteEntry.CODE, "TTL_DELETE"),
-      Map.entry(SetNamespace.CODE, "TTL_NAMESPACE_SET"),
-      Map.entry(SetQuota.CODE, "QUOTA_SET"),
-      Map.entry(Reserve.CODE, "RESERVE"),
-      Map.entry(Reserve.KEYED_CODE, "RESERVE_KEYED"),
-      Map.entry(CompleteReservation.CODE, "RESERVATION_COMPLETE"),
-      Map.entry(CancelReservation.CODE, "RESERVATION_CANCEL"),
-      Map.entry(IngestUsage.CODE, "USAGE_INGEST"),
-      Map.entry(AckUsage.CODE, "USAGE_ACK"),
-      Map.entry(Reconcile.CODE, "USAGE_RECONCILE"));
+  private static final Map<Integer, String> OPERATIONS = operations();
+
+  private static Map<Integer, String> operations() {
+    Map<Integer, String> out = new java.util.HashMap<>();
+    java.util.ArrayDeque<Class<?>> todo = new java.util.ArrayDeque<>(List.of(Command.class));
+    while (!todo.isEmpty()) {
+      Class<?> type = todo.pop();
+      if (type.getPermittedSubclasses() != null) {
+        todo.addAll(List.of(type.getPermittedSubclasses()));
+      }
+      for (String prefix : List.of("", "KEYED_")) {
+        try {
+          int code = type.getField(prefix + "CODE").getInt(null);
+          String name = (String) type.getField(prefix + "OPERATION").get(null);
+          out.put(code, name);
+        } catch (NoSuchFieldException notAClientCommand) {
+          // Kernel commands (Tick, NewEpoch) answer no protocol operation.
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException(type.getName() + " has no public OPERATION", e);
+        }
+      }
+    }
+    return Map.copyOf(out);
+  }
 
   public Fingerprint {
     if (commandCode < 0 || commandCode > 0xFF || digest.length != DIGEST_BYTES) {

@@ -1,11 +1,14 @@
 package dev.ration.statemachine.command;
 
 import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list16;
 import static dev.ration.wire.shape.Fields.str;
 import static dev.ration.wire.shape.Fields.struct;
 
+import dev.ration.wire.lease.LeaseBounds;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.shape.Shape;
+import java.util.List;
 
 /**
  * The lease ledger's commands: limits, leases and epochs. Codes 1-19 of the log format (Tick,
@@ -30,6 +33,9 @@ public sealed interface LeaseCommand extends Command {
    */
   record SetLimit(Limit limit) implements LeaseCommand {
     public static final int CODE = 1;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "SET_LIMIT";
 
     /** Its fields in the log, in this order after the command code: the limit's own encoding. */
     public static final Shape<SetLimit> SHAPE =
@@ -56,6 +62,9 @@ public sealed interface LeaseCommand extends Command {
       String tenant, String resource, String holder, long demandRatePerSecond, long demandBurst)
       implements LeaseCommand {
     public static final int CODE = 2;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "ACQUIRE_LEASE";
 
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<AcquireLease> SHAPE =
@@ -94,6 +103,9 @@ public sealed interface LeaseCommand extends Command {
       implements LeaseCommand {
     public static final int CODE = 3;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "RENEW_LEASE";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<RenewLease> SHAPE =
         Shape.of(
@@ -118,6 +130,41 @@ public sealed interface LeaseCommand extends Command {
   }
 
   /**
+   * Renewals of several leases, applied in order as if each were proposed alone: each is judged
+   * on its own (a stale version or an expired lease fails only that renewal) and answered in
+   * {@code Result.LeasesRenewed}, in the same order. One request key covers the whole batch, so a
+   * resent batch gets every answer of the first. At most {@link #MAX_RENEWALS} renewals (a format
+   * bound, the same as the protocol's).
+   */
+  record RenewLeases(List<RenewLease> renewals) implements LeaseCommand {
+    public static final int CODE = 7;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "RENEW_LEASES";
+
+    /** Most renewals in one batch: the protocol and the log share the bound. */
+    public static final int MAX_RENEWALS = LeaseBounds.MAX_RENEWALS_PER_BATCH;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<RenewLeases> SHAPE =
+        Shape.of(RenewLeases.class, list16("renewals", RenewLeases::renewals, RenewLease.SHAPE));
+
+    public RenewLeases {
+      renewals = List.copyOf(renewals);
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.renewAll(this);
+    }
+  }
+
+  /**
    * Hand a lease back. The holder has already invalidated its bucket; {@code unusedBalance} tokens
    * may be credited to the limit's bounded pool. Returning twice or returning an expired lease is
    * a no-op with the same answer.
@@ -125,6 +172,9 @@ public sealed interface LeaseCommand extends Command {
   record ReturnLease(long leaseId, long presentedVersion, long unusedBalance)
       implements LeaseCommand {
     public static final int CODE = 4;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "RETURN_LEASE";
 
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<ReturnLease> SHAPE =
@@ -182,6 +232,8 @@ public sealed interface LeaseCommand extends Command {
     R acquire(AcquireLease command);
 
     R renew(RenewLease command);
+
+    R renewAll(RenewLeases command);
 
     R returnLease(ReturnLease command);
 

@@ -40,6 +40,9 @@ public sealed interface QuotaCommand extends Command {
   record SetQuota(QuotaSpec spec) implements QuotaCommand {
     public static final int CODE = 40;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "QUOTA_SET";
+
     /** Its fields in the log, in this order after the command code: the proposal's encoding. */
     public static final Shape<SetQuota> SHAPE =
         Shape.of(SetQuota.class, struct("spec", SetQuota::spec, QuotaSpec.PROPOSAL));
@@ -77,8 +80,14 @@ public sealed interface QuotaCommand extends Command {
   record Reserve(String scope, List<Item> items, long configVersion, long ttlMillis,
       String idempotencyKey) implements QuotaCommand {
     public static final int CODE = 41;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "RESERVE";
     /** A Reserve with an idempotency key: the fields of {@link #CODE}, then str idempotencyKey. */
     public static final int KEYED_CODE = 47;
+
+    /** The protocol operation a keyed reserve serves. */
+    public static final String KEYED_OPERATION = "RESERVE_KEYED";
 
     /**
      * Its fields in the log, in this order after the command code: the items come last there,
@@ -147,6 +156,9 @@ public sealed interface QuotaCommand extends Command {
   record CompleteReservation(long reservationId, List<Long> actuals) implements QuotaCommand {
     public static final int CODE = 42;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "RESERVATION_COMPLETE";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<CompleteReservation> SHAPE =
         Shape.of(
@@ -175,6 +187,9 @@ public sealed interface QuotaCommand extends Command {
    */
   record CancelReservation(long reservationId) implements QuotaCommand {
     public static final int CODE = 43;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "RESERVATION_CANCEL";
 
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<CancelReservation> SHAPE =
@@ -210,6 +225,9 @@ public sealed interface QuotaCommand extends Command {
       implements QuotaCommand {
     public static final int CODE = 44;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "USAGE_INGEST";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<IngestUsage> SHAPE =
         Shape.of(
@@ -240,6 +258,9 @@ public sealed interface QuotaCommand extends Command {
   record AckUsage(String consumer, long sequence) implements QuotaCommand {
     public static final int CODE = 45;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "USAGE_ACK";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<AckUsage> SHAPE =
         Shape.of(
@@ -267,6 +288,9 @@ public sealed interface QuotaCommand extends Command {
       String scope, String resource, long fromMillis, long toMillis, String actor, String reason)
       implements QuotaCommand {
     public static final int CODE = 46;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "USAGE_RECONCILE";
 
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<Reconcile> SHAPE =

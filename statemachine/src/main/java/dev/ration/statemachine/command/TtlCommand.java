@@ -28,6 +28,9 @@ public sealed interface TtlCommand extends Command {
       implements TtlCommand {
     public static final int CODE = 20;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "TTL_PUT";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<PutEntry> SHAPE =
         Shape.of(
@@ -60,6 +63,9 @@ public sealed interface TtlCommand extends Command {
       long ttlMillis) implements TtlCommand {
     public static final int CODE = 21;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "TTL_CAS";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<CompareAndSetEntry> SHAPE =
         Shape.of(
@@ -90,6 +96,9 @@ public sealed interface TtlCommand extends Command {
       implements TtlCommand {
     public static final int CODE = 22;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "TTL_REFRESH";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<RefreshEntry> SHAPE =
         Shape.of(
@@ -117,6 +126,9 @@ public sealed interface TtlCommand extends Command {
   record DeleteEntry(String namespace, String key, long expectedVersion) implements TtlCommand {
     public static final int CODE = 23;
 
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "TTL_DELETE";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<DeleteEntry> SHAPE =
         Shape.of(
@@ -143,6 +155,9 @@ public sealed interface TtlCommand extends Command {
   record SetNamespace(String namespace, long maxEntries, long maxBytes,
       CapacityPolicy policy) implements TtlCommand {
     public static final int CODE = 24;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "TTL_NAMESPACE_SET";
 
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<SetNamespace> SHAPE =

@@ -14,6 +14,7 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.statemachine.query.Query;
@@ -190,6 +191,11 @@ public final class LeaseLedger implements Ledger {
     }
 
     @Override
+    public Result renewAll(RenewLeases command) {
+      return LeaseLedger.this.renewAll(command);
+    }
+
+    @Override
     public Result returnLease(ReturnLease command) {
       return LeaseLedger.this.returnLease(command);
     }
@@ -313,6 +319,20 @@ public final class LeaseLedger implements Ledger {
         demand.ratePerSecond(), demand.burst());
     putLease(null, lease, ledger);
     return new Result.LeaseGranted(view(lease, ledger), startBalance);
+  }
+
+  /** Each renewal as if proposed alone, in order; the batch itself fails only when malformed. */
+  private Result renewAll(RenewLeases c) {
+    int n = c.renewals().size();
+    if (n < 1 || n > RenewLeases.MAX_RENEWALS) {
+      return new Result.Rejected(Outcome.INVALID_ARGUMENT,
+          n + " renewals in one batch, allowed 1 to " + RenewLeases.MAX_RENEWALS, 0, 0);
+    }
+    List<Result.Renewal> answers = new ArrayList<>(n);
+    for (RenewLease renewal : c.renewals()) {
+      answers.add(Result.Renewal.of(renew(renewal)));
+    }
+    return new Result.LeasesRenewed(answers);
   }
 
   private Result renew(RenewLease c) {

@@ -3,6 +3,7 @@ package dev.ration.statemachine.result;
 import static dev.ration.wire.shape.Fields.bool;
 import static dev.ration.wire.shape.Fields.i32;
 import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list16;
 import static dev.ration.wire.shape.Fields.str;
 import static dev.ration.wire.shape.Fields.struct;
 
@@ -12,6 +13,7 @@ import dev.ration.wire.lease.Limit;
 import dev.ration.wire.shape.Fields;
 import dev.ration.wire.shape.Shape;
 import dev.ration.wire.ttl.NamespaceView;
+import java.util.List;
 
 /**
  * The outcome of applying one proposal. Results are replicated data: a retried request gets the
@@ -160,6 +162,58 @@ public sealed interface Result {
 
     public int code() {
       return CODE;
+    }
+  }
+
+  /** The answers to {@code RenewLeases}, one per renewal, in its order. */
+  record LeasesRenewed(List<Renewal> renewals) implements Result {
+    public static final int CODE = 8;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<LeasesRenewed> SHAPE =
+        Shape.of(LeasesRenewed.class, list16("renewals", LeasesRenewed::renewals, Renewal.SHAPE));
+
+    public LeasesRenewed {
+      renewals = List.copyOf(renewals);
+    }
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * One renewal's answer inside {@link LeasesRenewed}: SUCCESS with the renewed {@code lease},
+   * or a rejection's outcome, message, retry-after and current version with no lease.
+   */
+  record Renewal(Outcome outcome, String message, long retryAfterMillis, long currentVersion,
+      LeaseView lease) {
+    public static final Shape<Renewal> SHAPE =
+        Shape.of(
+            Renewal.class,
+            Fields.code("outcome", Renewal::outcome, Outcome::fromCode, Outcome::code),
+            str("message", Renewal::message),
+            i64("retryAfterMillis", Renewal::retryAfterMillis),
+            i64("currentVersion", Renewal::currentVersion),
+            Fields.optional("lease", Renewal::lease, LeaseView.SHAPE));
+
+    public Renewal {
+      if ((outcome == Outcome.SUCCESS) != (lease != null)) {
+        throw new IllegalArgumentException(
+            "a renewal carries its lease exactly when it succeeded: " + outcome);
+      }
+    }
+
+    /** The answer a single renewal's {@code result} gives inside a batch. */
+    public static Renewal of(Result result) {
+      if (result instanceof LeaseRenewed r) {
+        return new Renewal(Outcome.SUCCESS, "", 0, r.lease().version(), r.lease());
+      }
+      if (result instanceof Rejected no) {
+        return new Renewal(no.outcome(), no.message(), no.retryAfterMillis(), no.currentVersion(),
+            null);
+      }
+      throw new IllegalArgumentException("a renewal answered by " + result);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.ration.statemachine.command;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
 import dev.ration.wire.lease.Limit;
@@ -58,6 +59,22 @@ class BatchCodecTest {
     byte[] bytes = BatchCodec.encode(EVERY_KIND);
     assertEquals(GOLDEN, HexFormat.of().formatHex(bytes));
     assertEquals(EVERY_KIND, BatchCodec.decode(HexFormat.of().parseHex(GOLDEN)));
+  }
+
+  /** Goal: a batch of renewals is a u16 count of renewals, each as RenewLease stores it. */
+  @Test
+  void renewLeasesGoldenBytes() {
+    Batch batch = Batch.of(1_700_000_000_123L, List.of(new Proposal(new RequestKey(1, 2, 7),
+        new RenewLeases(List.of(new RenewLease(9, 11, 310, 12, 290, 5, 3),
+            new RenewLease(10, 1, 0, 0, 0, 0, 0))))));
+    String golden = "010000018bcfe5687b00000001"
+        + "000000000000000100000000000000020000000000000007" + "07" + "0002"
+        + "0000000000000009" + "000000000000000b" + "0000000000000136" + "000000000000000c"
+        + "0000000000000122" + "0000000000000005" + "0000000000000003"
+        + "000000000000000a" + "0000000000000001" + "0000000000000000" + "0000000000000000"
+        + "0000000000000000" + "0000000000000000" + "0000000000000000";
+    assertEquals(golden, HexFormat.of().formatHex(BatchCodec.encode(batch)));
+    assertEquals(batch, BatchCodec.decode(HexFormat.of().parseHex(golden)));
   }
 
   /** Goal: the header is what the format comment says: version, time, count. */

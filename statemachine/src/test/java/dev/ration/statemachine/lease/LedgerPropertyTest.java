@@ -15,6 +15,7 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
@@ -126,19 +127,21 @@ class LedgerPropertyTest {
       case 2:
         return new AcquireLease("t", resource, op.b() % 7 == 0 ? "" : "h" + op.b() % 4,
             op.c() % 90, op.d() % 20);
+      case 5:
+        if (op.a() % 2 == 0) {
+          // A batch of one to three renewals (the same lease twice is allowed: the second
+          // presents the version the first replaced and is judged on its own).
+          List<RenewLease> renewals = new ArrayList<>();
+          for (int i = 0; i <= op.c() % 3; i++) {
+            renewals.add(renewal(new Op(op.kind(), op.a() + i, op.b() + i, op.c() + i, op.d(), false),
+                model));
+          }
+          return new RenewLeases(renewals);
+        }
+        return renewal(op, model);
       case 3:
       case 4:
-      case 5: {
-        long id = leaseId(op, model);
-        ReferenceLedger.ModelLease lease = model.leases.get(id);
-        long current = lease == null ? op.b() % 10 : lease.version;
-        long presented = switch (op.b() % 4) {
-          case 0, 1 -> current;
-          case 2 -> Math.max(0, current - 1 - op.c() % 3);
-          default -> current + 1;
-        };
-        return new RenewLease(id, presented, op.c() % 100, op.d() % 25, 0, 0, op.d() % 3);
-      }
+        return renewal(op, model);
       case 6:
         return new ReturnLease(leaseId(op, model), 1, op.c() % 25);
       case 7:
@@ -146,6 +149,19 @@ class LedgerPropertyTest {
       default:
         return new Tick(1_000_000);
     }
+  }
+
+  /** A renewal of a lease the model holds (or not), presenting its version or a stale one. */
+  private static RenewLease renewal(Op op, ReferenceLedger model) {
+    long id = leaseId(op, model);
+    ReferenceLedger.ModelLease lease = model.leases.get(id);
+    long current = lease == null ? op.b() % 10 : lease.version;
+    long presented = switch (op.b() % 4) {
+      case 0, 1 -> current;
+      case 2 -> Math.max(0, current - 1 - op.c() % 3);
+      default -> current + 1;
+    };
+    return new RenewLease(id, presented, op.c() % 100, op.d() % 25, 0, 0, op.d() % 3);
   }
 
   /** Mostly a lease the model holds; sometimes any id up to one past the last granted. */
@@ -161,6 +177,13 @@ class LedgerPropertyTest {
   private static List<Result> normalise(List<Result> results) {
     List<Result> out = new ArrayList<>();
     for (Result r : results) {
+      if (r instanceof Result.LeasesRenewed batch) {
+        out.add(new Result.LeasesRenewed(batch.renewals().stream()
+            .map(n -> new Result.Renewal(n.outcome(), "", n.retryAfterMillis(),
+                n.currentVersion(), n.lease()))
+            .toList()));
+        continue;
+      }
       out.add(r instanceof Result.Rejected j
           ? new Result.Rejected(j.outcome(), "", j.retryAfterMillis(), j.currentVersion())
           : r);

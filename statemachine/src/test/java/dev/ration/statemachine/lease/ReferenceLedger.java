@@ -13,6 +13,7 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
@@ -230,6 +231,17 @@ final class ReferenceLedger {
       l.pool -= start;
       leases.put(x.id, x);
       return new Result.LeaseGranted(view(x), start);
+    }
+    if (command instanceof RenewLeases batch) {
+      int n = batch.renewals().size();
+      if (n < 1 || n > RenewLeases.MAX_RENEWALS) {
+        return invalid();
+      }
+      List<Result.Renewal> answers = new ArrayList<>();
+      for (RenewLease renewal : batch.renewals()) {
+        answers.add(Result.Renewal.of(run(renewal)));
+      }
+      return new Result.LeasesRenewed(answers);
     }
     if (command instanceof RenewLease c) {
       if (c.demandRatePerSecond() < 0 || c.demandBurst() < 0 || c.admittedPerSecond() < 0

@@ -26,7 +26,10 @@ class ResultCodecTest {
       new Result.LeaseReturned(9, 3, true),
       new Result.EpochStarted(4, 123456),
       new Result.Ticked(17),
-      new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "no", 250, 0));
+      new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "no", 250, 0),
+      new Result.LeasesRenewed(List.of(
+          new Result.Renewal(Outcome.SUCCESS, "", 0, 11, LEASE),
+          new Result.Renewal(Outcome.VERSION_MISMATCH, "v", 0, 4, null))));
 
   /** id, tenant, resource, holder, epoch, version, shares, counted, times, mode, E, duration. */
   static final String LEASE_HEX =
@@ -39,7 +42,12 @@ class ResultCodecTest {
       "01040000000000000009000000000000000301",
       "01050000000000000004000000000001e240",
       "010600000011",
-      "01070200026e6f00000000000000fa0000000000000000");
+      "01070200026e6f00000000000000fa0000000000000000",
+      // u16 count, then each renewal: u8 outcome, str message, i64 retryAfter, i64 version,
+      // u8 present + lease.
+      "0108" + "0002"
+          + "00" + "0000" + "0000000000000000" + "000000000000000b" + "01" + LEASE_HEX
+          + "05" + "000176" + "0000000000000000" + "0000000000000004" + "00");
 
   /** Goal: each result kind encodes to pinned bytes and decodes back equal. */
   @Test
