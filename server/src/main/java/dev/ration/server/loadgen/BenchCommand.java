@@ -6,6 +6,7 @@ import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
 import dev.ration.wire.Outcome;
+import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.cli.Exit;
 import dev.ration.server.config.Quantities;
@@ -47,10 +48,18 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Client addresses of the servers (default: ${DEFAULT-VALUE}; env RATION_SERVERS).")
   List<String> servers = new ArrayList<>();
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch",
       converter = Workload.Converter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md).")
   Workload workload;
+
+  @Option(names = "--batch-size", defaultValue = "1000", paramLabel = "N",
+      description = "renew-batch: renewals per RENEW_LEASES frame, 1..4096 (default: ${DEFAULT-VALUE}).")
+  int batchSize;
+
+  @Option(names = "--leases", defaultValue = "20000", paramLabel = "N",
+      description = "renew-batch: leases acquired first and renewed in turn (default: ${DEFAULT-VALUE}).")
+  int leases;
 
   @Option(names = "--ttl-keys", defaultValue = "10000", paramLabel = "N",
       description = "ttl-put/ttl-get: keys cycled through (default: ${DEFAULT-VALUE}).")
@@ -95,7 +104,7 @@ public final class BenchCommand implements Callable<Integer> {
   String tenant;
 
   @Option(names = "--lease-duration", paramLabel = "DURATION",
-      description = "Lease duration of the bench limits (default: 2s for acquire, so leases expire and the ledger stays bounded; 10s otherwise).")
+      description = "Lease duration of the bench limits (default: 2s for acquire, so leases expire and the ledger stays bounded; 60s for renew-batch, so acquiring many leases first leaves them live; 10s otherwise).")
   String leaseDurationText;
 
   @Option(names = "--grace", paramLabel = "DURATION", description = "Grace of the bench limits (default: 500ms for acquire, 1s otherwise).")
@@ -121,7 +130,8 @@ public final class BenchCommand implements Callable<Integer> {
     Duration progressInterval = duration("--progress-interval", progressText, Duration.ofMillis(100), Duration.ofHours(1));
     boolean acquire = workload == Workload.ACQUIRE;
     Duration leaseDuration = duration("--lease-duration",
-        leaseDurationText != null ? leaseDurationText : acquire ? "2s" : "10s", Duration.ofMillis(100), Duration.ofHours(1));
+        leaseDurationText != null ? leaseDurationText
+            : acquire ? "2s" : workload == Workload.RENEW_BATCH ? "60s" : "10s", Duration.ofMillis(100), Duration.ofHours(1));
     Duration grace = duration("--grace", graceText != null ? graceText : acquire ? "500ms" : "1s", Duration.ZERO, leaseDuration);
     if (inFlight < 1 || inFlight > LoadPlan.IN_FLIGHT_MAX) {
       throw usage("--in-flight " + inFlight + " not in [1, " + LoadPlan.IN_FLIGHT_MAX + "]");
@@ -169,6 +179,23 @@ public final class BenchCommand implements Callable<Integer> {
         out.print(output == Format.json ? TtlBench.json(r) + "\n" : TtlBench.table(r));
         out.flush();
         return r.ok() == 0 ? Exit.FAILED : Exit.OK;
+      }
+      if (workload == Workload.RENEW_BATCH) {
+        if (batchSize < 1 || batchSize > Request.RenewLeases.MAX_RENEWALS
+            || leases < inFlight || leases > 1_000_000) {
+          throw usage("--batch-size 1.." + Request.RenewLeases.MAX_RENEWALS
+              + ", --leases from --in-flight to 1000000");
+        }
+        err.printf(Locale.ROOT, "bench: renew-batch, %d batch(es) of %d in flight over %d connection(s), "
+                + "%d leases, warm-up %s, window %s%n", inFlight, batchSize, clients, leases,
+            Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
+        err.flush();
+        RenewBatchBench.Result r = new RenewBatchBench(opened, tenant, inFlight, leases, batchSize,
+            leaseDuration, System::nanoTime)
+            .run(warmup.toNanos(), duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
+        out.print(output == Format.json ? RenewBatchBench.json(r) + "\n" : RenewBatchBench.table(r));
+        out.flush();
+        return r.renewed() == 0 ? Exit.FAILED : Exit.OK;
       }
       if (workload == Workload.RESERVE) {
         err.printf(Locale.ROOT, "bench: reserve, %d in flight over %d connection(s), warm-up %s, window %s%n",

@@ -224,9 +224,10 @@ public final class LoadGenerator {
         case RENEW -> hasLease ? OpKind.RENEW : OpKind.REACQUIRE;
         case MIXED -> !hasLease ? OpKind.REACQUIRE
             : ThreadLocalRandom.current().nextDouble() < plan.renewRatio() ? OpKind.RENEW : OpKind.ACQUIRE;
-        // TtlBench and ReserveBench run these; BenchCommand never hands them to this generator.
+        // Their own benches run these; BenchCommand never hands them to this generator.
         case TTL_PUT, TTL_GET -> throw new IllegalStateException("TTL workloads run in TtlBench");
         case RESERVE -> throw new IllegalStateException("the reserve workload runs in ReserveBench");
+        case RENEW_BATCH -> throw new IllegalStateException("renew-batch runs in RenewBatchBench");
       };
     }
 

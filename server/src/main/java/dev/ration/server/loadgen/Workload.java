@@ -11,7 +11,9 @@ public enum Workload {
   TTL_PUT,
   TTL_GET,
   // Run by ReserveBench; given as --op reserve
-  RESERVE;
+  RESERVE,
+  // Run by RenewBatchBench; given as --op renew-batch
+  RENEW_BATCH;
 
   /** Whether TtlBench runs this workload. */
   boolean isTtl() {
