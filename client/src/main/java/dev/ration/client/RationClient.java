@@ -81,6 +81,7 @@ public final class RationClient implements Transport, AutoCloseable {
    * a random client id; under a fixed one, ids that follow the wall clock so a restarted
    * process does not reuse its predecessor's (docs/PROTOCOL.md, "Request ids").
    */
+  @Override
   public long nextRequestId() {
     return requestIds.next();
   }
@@ -258,6 +259,12 @@ public final class RationClient implements Transport, AutoCloseable {
   @Override
   public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
     return typed(call(request), replyType);
+  }
+
+  /** As {@link #call(Request, Class)} under an id from {@link #nextRequestId()}, the default deadline. */
+  @Override
+  public <T extends Response> CompletableFuture<T> call(long requestId, Request request, Class<T> replyType) {
+    return typed(call(requestId, request, options.requestDeadline()), replyType);
   }
 
   /** Sends {@code request} under a fresh request id; retries keep that id. */

@@ -224,9 +224,10 @@ public final class LoadGenerator {
         case RENEW -> hasLease ? OpKind.RENEW : OpKind.REACQUIRE;
         case MIXED -> !hasLease ? OpKind.REACQUIRE
             : ThreadLocalRandom.current().nextDouble() < plan.renewRatio() ? OpKind.RENEW : OpKind.ACQUIRE;
-        // TtlBench and ReserveBench run these; BenchCommand never hands them to this generator.
+        // TtlBench, ReserveBench and WarmStartBench run these; BenchCommand never hands them here.
         case TTL_PUT, TTL_GET -> throw new IllegalStateException("TTL workloads run in TtlBench");
         case RESERVE -> throw new IllegalStateException("the reserve workload runs in ReserveBench");
+        case WARM_START -> throw new IllegalStateException("the warm-start workload runs in WarmStartBench");
       };
     }
 

@@ -11,7 +11,9 @@ public enum Workload {
   TTL_PUT,
   TTL_GET,
   // Run by ReserveBench; given as --op reserve
-  RESERVE;
+  RESERVE,
+  // Run by WarmStartBench; given as --op warm-start
+  WARM_START;
 
   /** Whether TtlBench runs this workload. */
   boolean isTtl() {
