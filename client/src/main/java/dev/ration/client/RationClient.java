@@ -20,6 +20,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Java client of a Ration cluster, and the single owner of retries.
@@ -41,6 +43,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safe. Uses one daemon event-loop thread, released by {@link #close()}.
  */
 public final class RationClient implements Transport, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RationClient.class);
+  /** Connection changes are logged at most this often; the next line counts those left out. */
+  private static final long RECONNECT_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
   private final RationClientOptions options;
   private final EventLoopGroup group;
   private final Backoff backoff;
@@ -52,6 +57,9 @@ public final class RationClient implements Transport, AutoCloseable {
   private String currentAddress;
   private CompletableFuture<Connection> current;
   private boolean closed;
+  private long reconnectLoggedAtNanos;
+  private boolean reconnectLogged;
+  private long reconnectsNotLogged;
 
   public RationClient(RationClientOptions options) {
     this.options = options.withMintedClientId();
@@ -427,8 +435,10 @@ public final class RationClient implements Transport, AutoCloseable {
       return; // Someone already moved on; do not rotate twice for one failure.
     }
     closeCurrent();
+    String lost = currentAddress;
     addressIndex = (addressIndex + 1) % addresses.size();
     currentAddress = addresses.get(addressIndex);
+    logReconnect("connection to {} lost or refused, no leader known; reconnecting to {}", lost);
   }
 
   private synchronized void follow(CompletableFuture<Connection> from, String leaderAddress) {
@@ -436,7 +446,23 @@ public final class RationClient implements Transport, AutoCloseable {
       return;
     }
     closeCurrent();
+    String previous = currentAddress;
     currentAddress = leaderAddress;
+    logReconnect("{} does not lead; reconnecting to the leader it names, {}", previous);
+  }
+
+  /** Logs a move to {@link #currentAddress}, at most once per interval. Caller holds this. */
+  private void logReconnect(String format, String from) {
+    long now = System.nanoTime();
+    if (reconnectLogged && now - reconnectLoggedAtNanos < RECONNECT_LOG_INTERVAL_NANOS) {
+      reconnectsNotLogged++;
+      return;
+    }
+    String suffix = reconnectsNotLogged == 0 ? "" : " (" + reconnectsNotLogged + " earlier moves not logged)";
+    LOG.warn(format + suffix, from, currentAddress);
+    reconnectLogged = true;
+    reconnectLoggedAtNanos = now;
+    reconnectsNotLogged = 0;
   }
 
   private void closeCurrent() {

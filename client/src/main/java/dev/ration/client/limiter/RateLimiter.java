@@ -13,10 +13,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A global rate limit, admitted locally: one per (tenant, resource, holder) in a service. Every
@@ -64,10 +68,18 @@ import java.util.random.RandomGenerator;
  * in a {@link DemandMeter}, whose report each renewal carries (smoothed admitted and rejected
  * rates, demand rate and peak burst). Acquires ask for the same demand rate and burst.
  *
+ * <p><b>Seen, not silent.</b> Each decision is counted by reason ({@link #decisions}); the lease
+ * state ({@link #state()}) and each answered renewal go to {@link LeaseListener}s; a lost lease,
+ * a refused or failed acquire and failed renewals are logged through SLF4J (logger {@code
+ * dev.ration.client.limiter.RateLimiter}), each kind at most once per 10 s.
+ * {@code dev.ration.client.metrics.RateLimiterMetrics} binds all of it to Micrometer.
+ *
  * <p>Thread-safe. {@link #tryAcquire} is lock-free and allocation-free.
  */
 public final class RateLimiter implements AutoCloseable {
   private static final long NANOS_PER_MILLI = 1_000_000L;
+  private static final Logger LOG = LoggerFactory.getLogger(RateLimiter.class);
+  private static final long LOG_INTERVAL_NANOS = 10_000_000_000L;
 
   private final LeaseTransport transport;
   private final LimiterScheduler scheduler;
@@ -80,6 +92,15 @@ public final class RateLimiter implements AutoCloseable {
 
   /** Records every request on the hot path; reported under this object's monitor. */
   private final DemandMeter demand;
+
+  /** Decisions by reason (indexed by ordinal): counted on the hot path, read by metrics. */
+  private final LongAdder[] decisionCounts = new LongAdder[Decision.Reason.values().length];
+  private final CopyOnWriteArrayList<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+  private final RateLimitedLog lostLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  private final RateLimitedLog refusedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  private final RateLimitedLog failedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  private final RateLimitedLog regainedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.INFO, LOG_INTERVAL_NANOS);
+  private volatile LeaseState state = LeaseState.NONE;
 
   // ---- hot-path state (lock-free)
   private final AtomicBoolean kickPending = new AtomicBoolean();
@@ -106,6 +127,8 @@ public final class RateLimiter implements AutoCloseable {
   private boolean emergencyAvailable;
   private long emergencyInstalled;
   private long emergencyToReport;
+  /** Emergency tokens spent in disconnections that have ended. */
+  private long emergencySpentEnded;
   /** The renewal of the held lease being tried, or null. */
   private RenewCall renewCall;
   private CompletableFuture<Void> closing;
@@ -124,6 +147,9 @@ public final class RateLimiter implements AutoCloseable {
     this.resource = resource;
     this.holder = holder;
     this.demand = DemandMeter.of(options, clock.getAsLong());
+    for (int i = 0; i < decisionCounts.length; i++) {
+      decisionCounts[i] = new LongAdder();
+    }
   }
 
   /**
@@ -148,18 +174,25 @@ public final class RateLimiter implements AutoCloseable {
   /** Takes {@code permits} if the local bucket holds them now. Never blocks; never allocates. */
   public boolean tryAcquire(long permits) {
     if (closed) {
+      decisionCounts[Decision.Reason.CLOSED.ordinal()].increment();
       return false;
     }
     long now = clock.getAsLong();
     long r = bucket.acquireOrWaitNanos(permits, now);
     demand.record(permits, now, r == LeasedBucket.ADMITTED);
+    Decision.Reason reason;
     if (r == LeasedBucket.ADMITTED) {
-      return true;
-    }
-    if (r == LeasedBucket.NO_LEASE || r == LeasedBucket.EXPIRED) {
+      reason = inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED;
+    } else if (r > 0) {
+      reason = Decision.Reason.NO_TOKENS;
+    } else if (r == LeasedBucket.NOT_IN_TERM) {
+      reason = inEmergency ? Decision.Reason.EMERGENCY_EXHAUSTED : Decision.Reason.NO_TOKENS;
+    } else {
+      reason = r == LeasedBucket.EXPIRED ? Decision.Reason.LEASE_EXPIRED : lossReason;
       kick();
     }
-    return false;
+    decisionCounts[reason.ordinal()].increment();
+    return r == LeasedBucket.ADMITTED;
   }
 
   public boolean tryAcquire() {
@@ -244,6 +277,12 @@ public final class RateLimiter implements AutoCloseable {
 
   /** Like {@link #tryAcquire} but says why, and when to retry. */
   public Decision decide(long permits) {
+    Decision d = decideUncounted(permits);
+    decisionCounts[d.reason().ordinal()].increment();
+    return d;
+  }
+
+  private Decision decideUncounted(long permits) {
     RetryPolicy policy = options.unknownRetry();
     if (closed) {
       return new Decision(false, Decision.Reason.CLOSED, policy.initialDelayNanos(), false, policy);
@@ -336,10 +375,14 @@ public final class RateLimiter implements AutoCloseable {
       return;
     }
     if (err != null) {
+      failedLog.log(now, "acquire of {}/{} for {} failed, retrying: {}", tenant, resource, holder,
+          rootMessage(err));
       retryAcquire(now, hintOf(err));
       return;
     }
     if (reply.outcome() != Outcome.SUCCESS || reply.lease() == null) {
+      refusedLog.log(now, "acquire of {}/{} for {} refused: {} {}", tenant, resource, holder,
+          reply.outcome(), reply.message());
       long hint = reply.outcome() == Outcome.LIMIT_EXHAUSTED && reply.retryAfterMillis() > 0
           ? reply.retryAfterMillis() * NANOS_PER_MILLI : 0;
       lossReason = Decision.Reason.NO_LEASE;
@@ -357,10 +400,17 @@ public final class RateLimiter implements AutoCloseable {
     long left = bucket.install(l.rateShare(), l.burstShare(), reply.startBalance(), validUntil, now);
     if (inEmergency) {
       // The emergency bucket never refills: what is missing from E was spent.
-      emergencyToReport += Math.max(0, emergencyInstalled - left);
+      long spent = Math.max(0, emergencyInstalled - left);
+      emergencyToReport += spent;
+      emergencySpentEnded += spent;
       inEmergency = false;
       emergencyInstalled = 0;
     }
+    if (state == LeaseState.LOST || state == LeaseState.EMERGENCY) {
+      regainedLog.log(now, "lease {} on {}/{} for {} held again after {}", l.leaseId(), tenant,
+          resource, holder, state);
+    }
+    moveTo(LeaseState.HELD);
     emergencyAvailable = true;
     lease = l;
     leaseSentAtNanos = sentAt;
@@ -435,11 +485,15 @@ public final class RateLimiter implements AutoCloseable {
     }
     long now = clock.getAsLong();
     if (err != null) {
+      failedLog.log(now, "renewal of lease {} on {}/{} failed, resending until local expiry: {}",
+          held.leaseId(), tenant, resource, rootMessage(err));
       retryRenew(now, hintOf(err)); // the same call again: it may have been applied
       return;
     }
     renewCall = null; // answered: the next renewal is a new request with a fresh report
     long sentAt = call.firstSentAtNanos();
+    Duration latency = Duration.ofNanos(Math.max(0, now - sentAt));
+    notifyListeners(l -> l.onRenewAnswered(this, reply.outcome(), latency));
     switch (reply.outcome()) {
       case SUCCESS -> {
         LeaseView l = reply.lease();
@@ -461,6 +515,9 @@ public final class RateLimiter implements AutoCloseable {
       case LEASE_EXPIRED, LEASE_UNKNOWN, VERSION_MISMATCH -> {
         // The ledger no longer knows this lease (or our version): stop and start afresh.
         bucket.invalidate(now);
+        lostLog.log(now, "lease {} on {}/{} for {} lost: renewal answered {}", held.leaseId(),
+            tenant, resource, holder, reply.outcome());
+        moveTo(inEmergency ? LeaseState.EMERGENCY : LeaseState.LOST);
         lossReason = Decision.Reason.LEASE_EXPIRED;
         lease = null;
         failures = 0;
@@ -503,6 +560,9 @@ public final class RateLimiter implements AutoCloseable {
       bucket.invalidate(now);
     }
     lossReason = Decision.Reason.LEASE_EXPIRED;
+    lostLog.log(now, "lease {} on {}/{} for {} expired locally without renewal; {}", held.leaseId(),
+        tenant, resource, holder, inEmergency ? "admitting from the emergency budget" : "admitting nothing");
+    moveTo(inEmergency ? LeaseState.EMERGENCY : LeaseState.LOST);
     // The ledger may still count the lease (local expiry is early by design): free it now.
     returnQuietly(held.leaseId(), held.version(), 0);
     lease = null;
@@ -526,7 +586,12 @@ public final class RateLimiter implements AutoCloseable {
     long now = clock.getAsLong();
     // Invalidate first: from here no admission can spend what we are about to return.
     long unused = bucket.invalidate(now);
+    if (inEmergency) {
+      emergencySpentEnded += Math.max(0, emergencyInstalled - unused);
+      emergencyInstalled = 0;
+    }
     inEmergency = false;
+    moveTo(LeaseState.CLOSED);
     cancelTimers();
     LeaseView held = lease;
     boolean live = (phase == Phase.HELD || phase == Phase.RENEWING) && held != null;
@@ -580,6 +645,43 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  private void moveTo(LeaseState next) {
+    LeaseState previous = state;
+    if (previous == next) {
+      return;
+    }
+    state = next;
+    notifyListeners(l -> l.onLeaseStateChanged(this, previous, next));
+  }
+
+  /** Calls the listeners on the scheduler, outside this object's monitor. */
+  private void notifyListeners(java.util.function.Consumer<LeaseListener> call) {
+    if (listeners.isEmpty()) {
+      return;
+    }
+    try {
+      scheduler.schedule(() -> {
+        for (LeaseListener l : listeners) {
+          try {
+            call.accept(l);
+          } catch (RuntimeException e) {
+            LOG.warn("lease listener {} of {}/{} failed", l, tenant, resource, e);
+          }
+        }
+      }, 0);
+    } catch (RuntimeException e) {
+      // The scheduler is shut down (the client closed first): nobody is left to tell.
+    }
+  }
+
+  private static String rootMessage(Throwable err) {
+    Throwable c = err;
+    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+      c = c.getCause();
+    }
+    return String.valueOf(c.getMessage() != null ? c.getMessage() : c);
+  }
 
   private void returnQuietly(long leaseId, long version, long unused) {
     try {
@@ -662,6 +764,38 @@ public final class RateLimiter implements AutoCloseable {
   /** True while admitting from the best-effort emergency budget. */
   public boolean inEmergency() {
     return inEmergency;
+  }
+
+  /** Where the limiter stands with its lease. */
+  public LeaseState state() {
+    return state;
+  }
+
+  /** Decisions so far with {@code reason} ({@link #tryAcquire} and {@link #decide} alike). */
+  public long decisions(Decision.Reason reason) {
+    return decisionCounts[reason.ordinal()].sum();
+  }
+
+  /** Emergency tokens spent so far, in this disconnection and the ones before. */
+  public synchronized long emergencySpentTotal() {
+    long current = inEmergency ? Math.max(0, emergencyInstalled - bucket.balance(clock.getAsLong())) : 0;
+    return emergencySpentEnded + current;
+  }
+
+  /**
+   * Tells {@code listener} about this limiter's lease from now on (see {@link LeaseListener}
+   * for the thread it is called on).
+   */
+  public void addListener(LeaseListener listener) {
+    if (listener == null) {
+      throw new IllegalArgumentException("listener is required");
+    }
+    listeners.add(listener);
+  }
+
+  /** Stops telling {@code listener}; true if it was registered. */
+  public boolean removeListener(LeaseListener listener) {
+    return listeners.remove(listener);
   }
 
   /** Emergency tokens spent and not yet reported to the ledger. */
