@@ -438,7 +438,7 @@ public final class RationClient implements Transport, AutoCloseable {
     String lost = currentAddress;
     addressIndex = (addressIndex + 1) % addresses.size();
     currentAddress = addresses.get(addressIndex);
-    logReconnect("connection to {} lost or refused, no leader known; reconnecting to {}", lost);
+    logReconnect(true, "connection to {} lost or refused, no leader known; reconnecting to {}", lost);
   }
 
   private synchronized void follow(CompletableFuture<Connection> from, String leaderAddress) {
@@ -448,18 +448,23 @@ public final class RationClient implements Transport, AutoCloseable {
     closeCurrent();
     String previous = currentAddress;
     currentAddress = leaderAddress;
-    logReconnect("{} does not lead; reconnecting to the leader it names, {}", previous);
+    // Routine after an election or at start-up: information, not a warning.
+    logReconnect(false, "{} does not lead; reconnecting to the leader it names, {}", previous);
   }
 
   /** Logs a move to {@link #currentAddress}, at most once per interval. Caller holds this. */
-  private void logReconnect(String format, String from) {
+  private void logReconnect(boolean warn, String format, String from) {
     long now = System.nanoTime();
     if (reconnectLogged && now - reconnectLoggedAtNanos < RECONNECT_LOG_INTERVAL_NANOS) {
       reconnectsNotLogged++;
       return;
     }
     String suffix = reconnectsNotLogged == 0 ? "" : " (" + reconnectsNotLogged + " earlier moves not logged)";
-    LOG.warn(format + suffix, from, currentAddress);
+    if (warn) {
+      LOG.warn(format + suffix, from, currentAddress);
+    } else {
+      LOG.info(format + suffix, from, currentAddress);
+    }
     reconnectLogged = true;
     reconnectLoggedAtNanos = now;
     reconnectsNotLogged = 0;
