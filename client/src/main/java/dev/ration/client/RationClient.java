@@ -448,7 +448,8 @@ public final class RationClient implements Transport, AutoCloseable {
     closeCurrent();
     String previous = currentAddress;
     currentAddress = leaderAddress;
-    // Routine after an election or at start-up: information, not a warning.
+    // Routine after an election and on most first requests (a CLI command, a new client): a
+    // debug line, or every command line tool run would print it.
     logReconnect(false, "{} does not lead; reconnecting to the leader it names, {}", previous);
   }
 
@@ -463,7 +464,7 @@ public final class RationClient implements Transport, AutoCloseable {
     if (warn) {
       LOG.warn(format + suffix, from, currentAddress);
     } else {
-      LOG.info(format + suffix, from, currentAddress);
+      LOG.debug(format + suffix, from, currentAddress);
     }
     reconnectLogged = true;
     reconnectLoggedAtNanos = now;
