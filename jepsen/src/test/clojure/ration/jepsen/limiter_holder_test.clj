@@ -53,9 +53,10 @@
                                                         (* factor (.leaseDurationMillis l)))
                                             (.startBalance r)))))]
     (reify LeaseTransport
-      (acquire [_ a b c d e] (.thenApply (.acquire t a b c d e) stretch))
-      (renew [_ a b c d e f g] (.thenApply (.renew t a b c d e f g) stretch))
-      (returnLease [_ a b c] (.returnLease t a b c)))))
+      (nextRequestId [_] (.nextRequestId t))
+      (acquire [_ id a b c d e] (.thenApply (.acquire t id a b c d e) stretch))
+      (renew [_ id a b c d e f g] (.thenApply (.renew t id a b c d e f g) stretch))
+      (returnLease [_ id a b c] (.returnLease t id a b c)))))
 
 (defn simulate
   "One holder admitting 5 every 10 ms for 10 s, renewing at 85 % of the lease it believes in,

@@ -20,6 +20,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Java client of a Ration cluster, and the single owner of retries.
@@ -41,6 +43,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safe. Uses one daemon event-loop thread, released by {@link #close()}.
  */
 public final class RationClient implements Transport, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RationClient.class);
+  /** Connection changes are logged at most this often; the next line counts those left out. */
+  private static final long RECONNECT_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
   private final RationClientOptions options;
   private final EventLoopGroup group;
   private final Backoff backoff;
@@ -52,6 +57,9 @@ public final class RationClient implements Transport, AutoCloseable {
   private String currentAddress;
   private CompletableFuture<Connection> current;
   private boolean closed;
+  private long reconnectLoggedAtNanos;
+  private boolean reconnectLogged;
+  private long reconnectsNotLogged;
 
   public RationClient(RationClientOptions options) {
     this.options = options.withMintedClientId();
@@ -81,6 +89,7 @@ public final class RationClient implements Transport, AutoCloseable {
    * a random client id; under a fixed one, ids that follow the wall clock so a restarted
    * process does not reuse its predecessor's (docs/PROTOCOL.md, "Request ids").
    */
+  @Override
   public long nextRequestId() {
     return requestIds.next();
   }
@@ -276,6 +285,12 @@ public final class RationClient implements Transport, AutoCloseable {
     return typed(call(request), replyType);
   }
 
+  /** As {@link #call(Request, Class)} under an id from {@link #nextRequestId()}, the default deadline. */
+  @Override
+  public <T extends Response> CompletableFuture<T> call(long requestId, Request request, Class<T> replyType) {
+    return typed(call(requestId, request, options.requestDeadline()), replyType);
+  }
+
   /** Sends {@code request} under a fresh request id; retries keep that id. */
   public CompletableFuture<Response> call(Request request, Duration deadline) {
     return call(nextRequestId(), request, deadline);
@@ -436,8 +451,10 @@ public final class RationClient implements Transport, AutoCloseable {
       return; // Someone already moved on; do not rotate twice for one failure.
     }
     closeCurrent();
+    String lost = currentAddress;
     addressIndex = (addressIndex + 1) % addresses.size();
     currentAddress = addresses.get(addressIndex);
+    logReconnect(true, "connection to {} lost or refused, no leader known; reconnecting to {}", lost);
   }
 
   private synchronized void follow(CompletableFuture<Connection> from, String leaderAddress) {
@@ -445,7 +462,29 @@ public final class RationClient implements Transport, AutoCloseable {
       return;
     }
     closeCurrent();
+    String previous = currentAddress;
     currentAddress = leaderAddress;
+    // Routine after an election and on most first requests (a CLI command, a new client): a
+    // debug line, or every command line tool run would print it.
+    logReconnect(false, "{} does not lead; reconnecting to the leader it names, {}", previous);
+  }
+
+  /** Logs a move to {@link #currentAddress}, at most once per interval. Caller holds this. */
+  private void logReconnect(boolean warn, String format, String from) {
+    long now = System.nanoTime();
+    if (reconnectLogged && now - reconnectLoggedAtNanos < RECONNECT_LOG_INTERVAL_NANOS) {
+      reconnectsNotLogged++;
+      return;
+    }
+    String suffix = reconnectsNotLogged == 0 ? "" : " (" + reconnectsNotLogged + " earlier moves not logged)";
+    if (warn) {
+      LOG.warn(format + suffix, from, currentAddress);
+    } else {
+      LOG.debug(format + suffix, from, currentAddress);
+    }
+    reconnectLogged = true;
+    reconnectLoggedAtNanos = now;
+    reconnectsNotLogged = 0;
   }
 
   private void closeCurrent() {

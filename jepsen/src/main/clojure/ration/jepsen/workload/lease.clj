@@ -98,15 +98,15 @@
 
 (defn recording-transport
   "A LeaseTransport that sends each lease call through send! (fn [req-id request] ->
-  CompletableFuture of the reply) under a fresh request id from next-id! and records it in the
+  CompletableFuture of the reply) under the request id the limiter gives it (fresh ones come
+  from next-id!; the limiter resends an unanswered renewal under its first id) and records it in the
   history through record! (fn [op]; the recorder stamps :time) as its own op, under a fresh
   process from next-process!. The invocation is recorded before the call is sent and the
   completion before the limiter sees the answer. Each call is remembered in (:last-call
   @state) for :resend. timeout-ms bounds a call (past it: :info, and the limiter retries)."
   [{:keys [send! next-id! record! next-process! state tenant cid timeout-ms]}]
-  (letfn [(call [f value request]
-            (let [req-id (next-id!)
-                  v (assoc value :tenant tenant :req-id [cid req-id])
+  (letfn [(call [req-id f value request]
+            (let [v (assoc value :tenant tenant :req-id [cid req-id])
                   inv {:type :invoke :process (next-process!) :f f :value v}
                   _ (record! inv)
                   _ (swap! state assoc :last-call {:f f :value v :request request})
@@ -121,15 +121,16 @@
                                                 (try (reply->completion inv reply)
                                                      (catch Throwable t (client/error-completion inv t)))))))))))]
     (reify LeaseTransport
-      (acquire [_ tenant* res holder demand-rate demand-burst]
-        (call :acquire {:demand-rate demand-rate :demand-burst demand-burst}
+      (nextRequestId [_] (next-id!))
+      (acquire [_ req-id tenant* res holder demand-rate demand-burst]
+        (call req-id :acquire {:demand-rate demand-rate :demand-burst demand-burst}
               (Request$AcquireLease. tenant* res holder demand-rate demand-burst)))
-      (renew [_ lease-id version demand-rate demand-burst admitted rejected emergency]
-        (call :renew {:lease-id lease-id :version version :demand-rate demand-rate :demand-burst demand-burst
+      (renew [_ req-id lease-id version demand-rate demand-burst admitted rejected emergency]
+        (call req-id :renew {:lease-id lease-id :version version :demand-rate demand-rate :demand-burst demand-burst
                       :admitted admitted :rejected rejected :emergency-used emergency}
               (Request$RenewLease. lease-id version demand-rate demand-burst admitted rejected emergency)))
-      (returnLease [_ lease-id version unused]
-        (call :release {:lease-id lease-id :version version :unused unused}
+      (returnLease [_ req-id lease-id version unused]
+        (call req-id :release {:lease-id lease-id :version version :unused unused}
               (Request$ReturnLease. lease-id version unused))))))
 
 ;; ------------------------------------------------------------------ the client

@@ -111,6 +111,8 @@ public final class Simulation {
           .manual(clock)
           .renewFraction(s.renewFraction())
           .ewmaAlpha(s.ewmaAlpha())
+          // Seeded per region, apart from the scenario's stream: a run stays repeatable.
+          .jitterRandom(new SplittableRandom(s.seed() * 31 + id))
           .build();
       this.limiter = RateLimiter.create(new SimTransport(this), clock, TENANT, RESOURCE,
           "region-" + id, options);
@@ -284,9 +286,10 @@ public final class Simulation {
   }
 
   /** Sends {@code command} from region r; the reply (or a timeout) completes the future. */
-  private <T> CompletableFuture<T> send(Region r, Command command, Function<Result, T> reply) {
+  private <T> CompletableFuture<T> send(Region r, long requestId, Command command,
+      Function<Result, T> reply) {
     CompletableFuture<T> f = new CompletableFuture<>();
-    RequestKey key = new RequestKey(r.id + 1, 7, ++r.sequence);
+    RequestKey key = new RequestKey(r.id + 1, 7, requestId);
     Scenario.Network n = s.network();
     at(nowMillis + n.requestTimeoutMillis(), () -> {
       if (f.completeExceptionally(new TimeoutException(command + " timed out"))) {
@@ -362,24 +365,29 @@ public final class Simulation {
     }
 
     @Override
-    public CompletableFuture<Response.LeaseReply> acquire(String tenant, String resource,
-        String holder, long demandRatePerSecond, long demandBurst) {
-      return send(r, new AcquireLease(tenant, resource, holder, demandRatePerSecond, demandBurst),
+    public long nextRequestId() {
+      return ++r.sequence;
+    }
+
+    @Override
+    public CompletableFuture<Response.LeaseReply> acquire(long requestId, String tenant,
+        String resource, String holder, long demandRatePerSecond, long demandBurst) {
+      return send(r, requestId, new AcquireLease(tenant, resource, holder, demandRatePerSecond, demandBurst),
           Simulation::leaseReply);
     }
 
     @Override
-    public CompletableFuture<Response.LeaseReply> renew(long leaseId, long presentedVersion,
-        long demandRatePerSecond, long demandBurst, long admittedPerSecond,
+    public CompletableFuture<Response.LeaseReply> renew(long requestId, long leaseId,
+        long presentedVersion, long demandRatePerSecond, long demandBurst, long admittedPerSecond,
         long rejectedPerSecond, long emergencyUsed) {
-      return send(r, new RenewLease(leaseId, presentedVersion, demandRatePerSecond, demandBurst,
+      return send(r, requestId, new RenewLease(leaseId, presentedVersion, demandRatePerSecond, demandBurst,
           admittedPerSecond, rejectedPerSecond, emergencyUsed), Simulation::leaseReply);
     }
 
     @Override
-    public CompletableFuture<Response.ReturnReply> returnLease(long leaseId, long presentedVersion,
-        long unusedBalance) {
-      return send(r, new ReturnLease(leaseId, presentedVersion, unusedBalance), result -> {
+    public CompletableFuture<Response.ReturnReply> returnLease(long requestId, long leaseId,
+        long presentedVersion, long unusedBalance) {
+      return send(r, requestId, new ReturnLease(leaseId, presentedVersion, unusedBalance), result -> {
         if (result instanceof Result.LeaseReturned x) {
           return new Response.ReturnReply(Outcome.SUCCESS, "", x.leaseId(), x.credited(), x.alreadyGone());
         }

@@ -2,6 +2,7 @@ package dev.ration.client.limiter;
 
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
 
 /**
  * Settings of one {@link RateLimiter}, validated at construction.
@@ -21,7 +22,11 @@ import java.util.function.LongSupplier;
  *       after local expiry (default true; no effect in hard mode).
  *   <li>{@code ewmaAlpha}: weight of the newest renewal period in the smoothed rates (0.5).
  *   <li>{@code backoffBaseNanos}/{@code backoffMaxNanos}: retry delays of failed control calls
- *       (50 ms doubling to 2 s, no jitter on the first attempt so tests are deterministic).
+ *       (50 ms doubling to 2 s). Each delay d is drawn from [d/2, d] ("equal jitter"), so the
+ *       holders of a fleet that lost the coordinator together do not retry in lockstep, and a
+ *       test that advances a manual clock by d still sees the retry.
+ *   <li>{@code jitterRandom}: the random source of that jitter (empty: the calling thread's
+ *       {@code ThreadLocalRandom}); a seeded one makes a run repeatable (the simulation).
  *   <li>{@code unknownRetry}: the policy a rejected caller gets when no retry time is known.
  *   <li>{@code closeTimeoutNanos}: how long {@code close()} waits for the return (2 s).
  *   <li>{@code nanoClock}: the monotonic clock (System::nanoTime); {@code scheduler}: where the
@@ -42,7 +47,8 @@ public record LimiterOptions(
     long closeTimeoutNanos,
     LongSupplier nanoClock,
     Optional<LimiterScheduler> scheduler,
-    boolean derateRefill) {
+    boolean derateRefill,
+    Optional<RandomGenerator> jitterRandom) {
 
   public LimiterOptions {
     if (minDemandRatePerSecond < 0 || minDemandBurst < 0) {
@@ -70,8 +76,8 @@ public record LimiterOptions(
       throw new IllegalArgumentException("backoffBaseNanos " + backoffBaseNanos
           + " and backoffMaxNanos " + backoffMaxNanos + ": need 0 < base <= max");
     }
-    if (unknownRetry == null || nanoClock == null || scheduler == null) {
-      throw new IllegalArgumentException("unknownRetry, nanoClock and scheduler are required");
+    if (unknownRetry == null || nanoClock == null || scheduler == null || jitterRandom == null) {
+      throw new IllegalArgumentException("unknownRetry, nanoClock, scheduler and jitterRandom are required");
     }
   }
 
@@ -98,6 +104,8 @@ public record LimiterOptions(
     b.closeTimeoutNanos = closeTimeoutNanos;
     b.nanoClock = nanoClock;
     b.scheduler = scheduler;
+    b.derateRefill = derateRefill;
+    b.jitterRandom = jitterRandom;
     return b;
   }
 
@@ -116,6 +124,13 @@ public record LimiterOptions(
     private LongSupplier nanoClock = System::nanoTime;
     private Optional<LimiterScheduler> scheduler = Optional.empty();
     private boolean derateRefill = true;
+    private Optional<RandomGenerator> jitterRandom = Optional.empty();
+
+    /** The random source of the backoff jitter (default: {@code ThreadLocalRandom}). */
+    public Builder jitterRandom(RandomGenerator v) {
+      jitterRandom = Optional.of(v);
+      return this;
+    }
 
     /**
      * Refill at r·(1 − ε) instead of r (default on), so that a holder clock running up to ε fast
@@ -194,7 +209,7 @@ public record LimiterOptions(
     public LimiterOptions build() {
       return new LimiterOptions(minDemandRatePerSecond, minDemandBurst, renewFraction, driftFraction,
           marginNanos, emergencyEnabled, ewmaAlpha, backoffBaseNanos, backoffMaxNanos, unknownRetry,
-          closeTimeoutNanos, nanoClock, scheduler, derateRefill);
+          closeTimeoutNanos, nanoClock, scheduler, derateRefill, jitterRandom);
     }
   }
 }

@@ -6,13 +6,21 @@ import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.transport.CallFailure;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A global rate limit, admitted locally: one per (tenant, resource, holder) in a service. Every
@@ -24,7 +32,9 @@ import java.util.function.LongSupplier;
  *
  * <ul>
  *   <li>The first {@link #tryAcquire}/{@link #decide} schedules an acquire and answers NO_LEASE:
- *       the hot path never waits on the network.
+ *       the hot path never waits on the network. A service that would rather wait for its first
+ *       lease than answer 429 at start-up calls {@link #awaitReady(Duration)} once, or uses
+ *       {@link #tryAcquire(long, Duration)}, which waits (bounded) on the calling thread.
  *   <li>A granted lease is installed with its start balance (zero unless the ledger hands over
  *       returned tokens). Its local expiry is {@code sentAt + duration·(1−ε) − margin}, measured
  *       on the holder's monotonic clock from when the request was <i>sent</i>; nothing is
@@ -34,6 +44,13 @@ import java.util.function.LongSupplier;
  *       is applied only if its (epoch, version) is newer than any applied before; it keeps the
  *       balance, truncated to the new burst share. Failed renewals are retried with backoff until
  *       local expiry.
+ *   <li>A renewal that failed without an answer is resent as the same logical call: same
+ *       request id, same fields. The ledger applies it at most once and answers a resend with
+ *       its first result, so its demand and emergency report is never counted twice. Its terms
+ *       are measured from the <i>first</i> send, the earliest the ledger can have applied it. A
+ *       renewal that got an answer is finished; the next is new. Acquires are not resent under
+ *       their id: a grant measured from a first send long past would be over on arrival, and a
+ *       lost grant only holds capacity until it expires.
  *   <li>LEASE_EXPIRED / LEASE_UNKNOWN / VERSION_MISMATCH on renew: the bucket is invalidated and
  *       a fresh lease acquired (zero balance).
  *   <li>Local expiry: hard mode invalidates the bucket; best-effort mode (lease mode code 1, with
@@ -42,17 +59,27 @@ import java.util.function.LongSupplier;
  *       best-effort (freeing its share early if the ledger still counts it). The emergency tokens
  *       spent are reported in {@code emergencyUsed} of the first renewal of the next lease.
  *   <li>{@link #close()} invalidates the bucket first, then returns the lease with its unused
- *       whole tokens. Idempotent.
+ *       whole tokens. If emergency tokens are still unreported, or a renewal is unanswered, that
+ *       renewal (the same logical call, or a new one carrying the report) is settled first: the
+ *       return has no field for the report. Idempotent.
  * </ul>
  *
  * <p><b>Demand report</b> (every renewal; docs/LIMITER.md allocation input): every request is recorded
  * in a {@link DemandMeter}, whose report each renewal carries (smoothed admitted and rejected
  * rates, demand rate and peak burst). Acquires ask for the same demand rate and burst.
  *
+ * <p><b>Seen, not silent.</b> Each decision is counted by reason ({@link #decisions}); the lease
+ * state ({@link #state()}) and each answered renewal go to {@link LeaseListener}s; a lost lease,
+ * a refused or failed acquire and failed renewals are logged through SLF4J (logger {@code
+ * dev.ration.client.limiter.RateLimiter}), each kind at most once per 10 s.
+ * {@code dev.ration.client.metrics.RateLimiterMetrics} binds all of it to Micrometer.
+ *
  * <p>Thread-safe. {@link #tryAcquire} is lock-free and allocation-free.
  */
 public final class RateLimiter implements AutoCloseable {
   private static final long NANOS_PER_MILLI = 1_000_000L;
+  private static final Logger LOG = LoggerFactory.getLogger(RateLimiter.class);
+  private static final long LOG_INTERVAL_NANOS = 10_000_000_000L;
 
   private final LeaseTransport transport;
   private final LimiterScheduler scheduler;
@@ -65,6 +92,15 @@ public final class RateLimiter implements AutoCloseable {
 
   /** Records every request on the hot path; reported under this object's monitor. */
   private final DemandMeter demand;
+
+  /** Decisions by reason (indexed by ordinal): counted on the hot path, read by metrics. */
+  private final LongAdder[] decisionCounts = new LongAdder[Decision.Reason.values().length];
+  private final CopyOnWriteArrayList<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+  private final RateLimitedLog lostLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  private final RateLimitedLog refusedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  private final RateLimitedLog failedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  private final RateLimitedLog regainedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.INFO, LOG_INTERVAL_NANOS);
+  private volatile LeaseState state = LeaseState.NONE;
 
   // ---- hot-path state (lock-free)
   private final AtomicBoolean kickPending = new AtomicBoolean();
@@ -91,7 +127,10 @@ public final class RateLimiter implements AutoCloseable {
   private boolean emergencyAvailable;
   private long emergencyInstalled;
   private long emergencyToReport;
-  private long emergencyInFlight;
+  /** Emergency tokens spent in disconnections that have ended. */
+  private long emergencySpentEnded;
+  /** The renewal of the held lease being tried, or null. */
+  private RenewCall renewCall;
   private CompletableFuture<Void> closing;
 
   private RateLimiter(LeaseTransport transport, LimiterScheduler scheduler, String tenant,
@@ -108,6 +147,9 @@ public final class RateLimiter implements AutoCloseable {
     this.resource = resource;
     this.holder = holder;
     this.demand = DemandMeter.of(options, clock.getAsLong());
+    for (int i = 0; i < decisionCounts.length; i++) {
+      decisionCounts[i] = new LongAdder();
+    }
   }
 
   /**
@@ -132,26 +174,115 @@ public final class RateLimiter implements AutoCloseable {
   /** Takes {@code permits} if the local bucket holds them now. Never blocks; never allocates. */
   public boolean tryAcquire(long permits) {
     if (closed) {
+      decisionCounts[Decision.Reason.CLOSED.ordinal()].increment();
       return false;
     }
     long now = clock.getAsLong();
     long r = bucket.acquireOrWaitNanos(permits, now);
     demand.record(permits, now, r == LeasedBucket.ADMITTED);
+    Decision.Reason reason;
     if (r == LeasedBucket.ADMITTED) {
-      return true;
-    }
-    if (r == LeasedBucket.NO_LEASE || r == LeasedBucket.EXPIRED) {
+      reason = inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED;
+    } else if (r > 0) {
+      reason = Decision.Reason.NO_TOKENS;
+    } else if (r == LeasedBucket.NOT_IN_TERM) {
+      reason = inEmergency ? Decision.Reason.EMERGENCY_EXHAUSTED : Decision.Reason.NO_TOKENS;
+    } else {
+      reason = r == LeasedBucket.EXPIRED ? Decision.Reason.LEASE_EXPIRED : lossReason;
       kick();
     }
-    return false;
+    decisionCounts[reason.ordinal()].increment();
+    return r == LeasedBucket.ADMITTED;
   }
 
   public boolean tryAcquire() {
     return tryAcquire(1);
   }
 
+  /**
+   * Takes {@code permits}, waiting at most {@code timeout} on the calling thread for them: for
+   * the first lease (or a new one after a loss), or for the local refill that covers them.
+   * Returns false at the timeout, when closed, or when the thread is interrupted (its interrupt
+   * flag then stays set). Never call it on the client's event loop: the lease it waits for is
+   * installed there.
+   */
+  public boolean tryAcquire(long permits, Duration timeout) {
+    long deadline = deadlineOf(timeout);
+    while (true) {
+      Decision d = decide(permits);
+      if (d.allowed()) {
+        return true;
+      }
+      long left = deadline - System.nanoTime();
+      if (d.reason() == Decision.Reason.CLOSED || left <= 0 || Thread.currentThread().isInterrupted()) {
+        return false;
+      }
+      if (d.reason() == Decision.Reason.NO_LEASE || d.reason() == Decision.Reason.LEASE_EXPIRED) {
+        awaitReady(Duration.ofNanos(left));
+        continue;
+      }
+      long wait = d.retryAfterKnown() ? d.retryAfterNanos() : d.retryPolicy().initialDelayNanos();
+      LockSupport.parkNanos(Math.max(1, Math.min(wait, left)));
+    }
+  }
+
+  /**
+   * Waits at most {@code timeout} until a lease is held, starting to acquire one if none is
+   * (the limiter otherwise acquires on first use). True once a lease is held; false at the
+   * timeout, when closed, or when the thread is interrupted (its flag stays set). Use it at
+   * start-up so the first requests are not refused for want of a lease; the timeout bounds the
+   * wait when the cluster is unreachable or the limit is fully held. Never call it on the
+   * client's event loop: the lease it waits for is installed there.
+   */
+  public boolean awaitReady(Duration timeout) {
+    long deadline = deadlineOf(timeout);
+    if (ready()) {
+      return true;
+    }
+    kick();
+    synchronized (this) {
+      while (!readyLocked()) {
+        long left = deadline - System.nanoTime();
+        if (closed || left <= 0) {
+          return false;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(this, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  /** Whether a lease is held now. */
+  public synchronized boolean ready() {
+    return readyLocked();
+  }
+
+  private boolean readyLocked() {
+    return (phase == Phase.HELD || phase == Phase.RENEWING) && lease != null;
+  }
+
+  private static long deadlineOf(Duration timeout) {
+    if (timeout == null || timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout " + timeout + " must be >= 0");
+    }
+    long now = System.nanoTime();
+    long nanos = timeout.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : timeout.toNanos();
+    return now + nanos;
+  }
+
   /** Like {@link #tryAcquire} but says why, and when to retry. */
   public Decision decide(long permits) {
+    Decision d = decideUncounted(permits);
+    decisionCounts[d.reason().ordinal()].increment();
+    return d;
+  }
+
+  private Decision decideUncounted(long permits) {
     RetryPolicy policy = options.unknownRetry();
     if (closed) {
       return new Decision(false, Decision.Reason.CLOSED, policy.initialDelayNanos(), false, policy);
@@ -212,6 +343,10 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
+  /** One renewal of {@code held}: its attempts share all of this. */
+  private record RenewCall(long requestId, long firstSentAtNanos, LeaseView held,
+      DemandMeter.Demand demand, long emergencyUsed) {}
+
   private void sendAcquire() {
     cancelTimers();
     phase = Phase.ACQUIRING;
@@ -220,7 +355,7 @@ public final class RateLimiter implements AutoCloseable {
     DemandMeter.Demand d = demand.report(sentAt, false);
     CompletableFuture<Response.LeaseReply> f;
     try {
-      f = transport.acquire(tenant, resource, holder, d.ratePerSecond(), d.burst());
+      f = transport.acquire(transport.nextRequestId(), tenant, resource, holder, d.ratePerSecond(), d.burst());
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
@@ -240,10 +375,14 @@ public final class RateLimiter implements AutoCloseable {
       return;
     }
     if (err != null) {
+      failedLog.log(now, "acquire of {}/{} for {} failed, retrying: {}", tenant, resource, holder,
+          rootMessage(err));
       retryAcquire(now, hintOf(err));
       return;
     }
     if (reply.outcome() != Outcome.SUCCESS || reply.lease() == null) {
+      refusedLog.log(now, "acquire of {}/{} for {} refused: {} {}", tenant, resource, holder,
+          reply.outcome(), reply.message());
       long hint = reply.outcome() == Outcome.LIMIT_EXHAUSTED && reply.retryAfterMillis() > 0
           ? reply.retryAfterMillis() * NANOS_PER_MILLI : 0;
       lossReason = Decision.Reason.NO_LEASE;
@@ -261,10 +400,17 @@ public final class RateLimiter implements AutoCloseable {
     long left = bucket.install(l.rateShare(), l.burstShare(), reply.startBalance(), validUntil, now);
     if (inEmergency) {
       // The emergency bucket never refills: what is missing from E was spent.
-      emergencyToReport += Math.max(0, emergencyInstalled - left);
+      long spent = Math.max(0, emergencyInstalled - left);
+      emergencyToReport += spent;
+      emergencySpentEnded += spent;
       inEmergency = false;
       emergencyInstalled = 0;
     }
+    if (state == LeaseState.LOST || state == LeaseState.EMERGENCY) {
+      regainedLog.log(now, "lease {} on {}/{} for {} held again after {}", l.leaseId(), tenant,
+          resource, holder, state);
+    }
+    moveTo(LeaseState.HELD);
     emergencyAvailable = true;
     lease = l;
     leaseSentAtNanos = sentAt;
@@ -272,6 +418,7 @@ public final class RateLimiter implements AutoCloseable {
     failures = 0;
     readyHintNanos = Long.MIN_VALUE;
     scheduleTerm(sentAt, l, validUntil, now);
+    notifyAll(); // awaitReady / tryAcquire(permits, timeout) callers
   }
 
   private void retryAcquire(long now, long hintNanos) {
@@ -304,31 +451,49 @@ public final class RateLimiter implements AutoCloseable {
   private void sendRenew() {
     phase = Phase.RENEWING;
     long seq = ++requestSeq;
-    long sentAt = clock.getAsLong();
-    DemandMeter.Demand d = demand.report(sentAt, true);
-    long emergencyUsed = emergencyToReport;
-    emergencyInFlight = emergencyUsed;
-    LeaseView held = lease;
-    CompletableFuture<Response.LeaseReply> f;
-    try {
-      f = transport.renew(held.leaseId(), held.version(), d.ratePerSecond(), d.burst(),
-          d.admittedPerSecond(), d.rejectedPerSecond(), emergencyUsed);
-    } catch (RuntimeException e) {
-      f = CompletableFuture.failedFuture(e);
-    }
-    f.whenComplete((reply, err) -> scheduler.schedule(() -> onRenewAnswer(seq, sentAt, held, reply, err), 0));
+    RenewCall call = renewCallFor(lease);
+    CompletableFuture<Response.LeaseReply> f = send(call);
+    f.whenComplete((reply, err) -> scheduler.schedule(() -> onRenewAnswer(seq, call, reply, err), 0));
   }
 
-  private synchronized void onRenewAnswer(long seq, long sentAt, LeaseView held,
-      Response.LeaseReply reply, Throwable err) {
+  /** The renewal of {@code held} being tried, or a new one carrying the current report. */
+  private RenewCall renewCallFor(LeaseView held) {
+    if (renewCall == null || renewCall.held() != held) {
+      long now = clock.getAsLong();
+      renewCall = new RenewCall(transport.nextRequestId(), now, held, demand.report(now, true),
+          emergencyToReport);
+    }
+    return renewCall;
+  }
+
+  private CompletableFuture<Response.LeaseReply> send(RenewCall call) {
+    DemandMeter.Demand d = call.demand();
+    try {
+      return transport.renew(call.requestId(), call.held().leaseId(), call.held().version(),
+          d.ratePerSecond(), d.burst(), d.admittedPerSecond(), d.rejectedPerSecond(),
+          call.emergencyUsed());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private synchronized void onRenewAnswer(long seq, RenewCall call, Response.LeaseReply reply,
+      Throwable err) {
+    LeaseView held = call.held();
     if (seq != requestSeq || phase != Phase.RENEWING || lease != held) {
       return;
     }
     long now = clock.getAsLong();
     if (err != null) {
-      retryRenew(now, hintOf(err));
+      failedLog.log(now, "renewal of lease {} on {}/{} failed, resending until local expiry: {}",
+          held.leaseId(), tenant, resource, rootMessage(err));
+      retryRenew(now, hintOf(err)); // the same call again: it may have been applied
       return;
     }
+    renewCall = null; // answered: the next renewal is a new request with a fresh report
+    long sentAt = call.firstSentAtNanos();
+    Duration latency = Duration.ofNanos(Math.max(0, now - sentAt));
+    notifyListeners(l -> l.onRenewAnswered(this, reply.outcome(), latency));
     switch (reply.outcome()) {
       case SUCCESS -> {
         LeaseView l = reply.lease();
@@ -340,8 +505,7 @@ public final class RateLimiter implements AutoCloseable {
         lastVersion = l.version();
         long validUntil = localExpiry(sentAt, l.leaseDurationMillis());
         bucket.renew(l.rateShare(), l.burstShare(), validUntil, now);
-        emergencyToReport -= emergencyInFlight;
-        emergencyInFlight = 0;
+        emergencyToReport -= call.emergencyUsed();
         lease = l;
         leaseSentAtNanos = sentAt;
         phase = Phase.HELD;
@@ -351,8 +515,10 @@ public final class RateLimiter implements AutoCloseable {
       case LEASE_EXPIRED, LEASE_UNKNOWN, VERSION_MISMATCH -> {
         // The ledger no longer knows this lease (or our version): stop and start afresh.
         bucket.invalidate(now);
+        lostLog.log(now, "lease {} on {}/{} for {} lost: renewal answered {}", held.leaseId(),
+            tenant, resource, holder, reply.outcome());
+        moveTo(inEmergency ? LeaseState.EMERGENCY : LeaseState.LOST);
         lossReason = Decision.Reason.LEASE_EXPIRED;
-        emergencyInFlight = 0;
         lease = null;
         failures = 0;
         sendAcquire();
@@ -363,7 +529,6 @@ public final class RateLimiter implements AutoCloseable {
 
   private void retryRenew(long now, long hintNanos) {
     phase = Phase.HELD;
-    emergencyInFlight = 0;
     if (actionTimer != null) {
       actionTimer.cancel();
     }
@@ -395,9 +560,13 @@ public final class RateLimiter implements AutoCloseable {
       bucket.invalidate(now);
     }
     lossReason = Decision.Reason.LEASE_EXPIRED;
+    lostLog.log(now, "lease {} on {}/{} for {} expired locally without renewal; {}", held.leaseId(),
+        tenant, resource, holder, inEmergency ? "admitting from the emergency budget" : "admitting nothing");
+    moveTo(inEmergency ? LeaseState.EMERGENCY : LeaseState.LOST);
     // The ledger may still count the lease (local expiry is early by design): free it now.
     returnQuietly(held.leaseId(), held.version(), 0);
     lease = null;
+    renewCall = null;
     failures = 0;
     sendAcquire();
   }
@@ -413,13 +582,23 @@ public final class RateLimiter implements AutoCloseable {
       return closing;
     }
     closed = true;
+    notifyAll(); // waiters give up
     long now = clock.getAsLong();
     // Invalidate first: from here no admission can spend what we are about to return.
     long unused = bucket.invalidate(now);
+    if (inEmergency) {
+      emergencySpentEnded += Math.max(0, emergencyInstalled - unused);
+      emergencyInstalled = 0;
+    }
     inEmergency = false;
+    moveTo(LeaseState.CLOSED);
     cancelTimers();
     LeaseView held = lease;
     boolean live = (phase == Phase.HELD || phase == Phase.RENEWING) && held != null;
+    // A renewal in flight or awaiting its retry may have been applied, which moves the version
+    // the return must present; emergency tokens not yet reported can only travel in a renewal.
+    boolean settleRenewal = live
+        && ((renewCall != null && renewCall.held() == held) || emergencyToReport > 0);
     phase = Phase.CLOSED;
     requestSeq++;
     lease = null;
@@ -427,13 +606,28 @@ public final class RateLimiter implements AutoCloseable {
       closing = CompletableFuture.completedFuture(null);
       return closing;
     }
-    CompletableFuture<Response.ReturnReply> f;
-    try {
-      f = transport.returnLease(held.leaseId(), held.version(), unused);
-    } catch (RuntimeException e) {
-      f = CompletableFuture.failedFuture(e);
+    CompletableFuture<Long> version = CompletableFuture.completedFuture(held.version());
+    if (settleRenewal) {
+      RenewCall call = renewCallFor(held);
+      version = send(call).handle((reply, err) -> {
+        if (err == null && reply.outcome() == Outcome.SUCCESS && reply.lease() != null
+            && reply.lease().leaseId() == held.leaseId()) {
+          synchronized (this) {
+            emergencyToReport -= call.emergencyUsed();
+          }
+          return reply.lease().version();
+        }
+        return held.version();
+      });
     }
-    closing = f.handle((r, e) -> null);
+    renewCall = null;
+    closing = version.thenCompose(v -> {
+      try {
+        return transport.returnLease(transport.nextRequestId(), held.leaseId(), v, unused);
+      } catch (RuntimeException e) {
+        return CompletableFuture.<Response.ReturnReply>failedFuture(e);
+      }
+    }).handle((r, e) -> null);
     return closing;
   }
 
@@ -452,9 +646,46 @@ public final class RateLimiter implements AutoCloseable {
 
   // ------------------------------------------------------------------ helpers
 
+  private void moveTo(LeaseState next) {
+    LeaseState previous = state;
+    if (previous == next) {
+      return;
+    }
+    state = next;
+    notifyListeners(l -> l.onLeaseStateChanged(this, previous, next));
+  }
+
+  /** Calls the listeners on the scheduler, outside this object's monitor. */
+  private void notifyListeners(java.util.function.Consumer<LeaseListener> call) {
+    if (listeners.isEmpty()) {
+      return;
+    }
+    try {
+      scheduler.schedule(() -> {
+        for (LeaseListener l : listeners) {
+          try {
+            call.accept(l);
+          } catch (RuntimeException e) {
+            LOG.warn("lease listener {} of {}/{} failed", l, tenant, resource, e);
+          }
+        }
+      }, 0);
+    } catch (RuntimeException e) {
+      // The scheduler is shut down (the client closed first): nobody is left to tell.
+    }
+  }
+
+  private static String rootMessage(Throwable err) {
+    Throwable c = err;
+    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+      c = c.getCause();
+    }
+    return String.valueOf(c.getMessage() != null ? c.getMessage() : c);
+  }
+
   private void returnQuietly(long leaseId, long version, long unused) {
     try {
-      transport.returnLease(leaseId, version, unused);
+      transport.returnLease(transport.nextRequestId(), leaseId, version, unused);
     } catch (RuntimeException e) {
       // Best-effort: the lease expires on the ledger anyway.
     }
@@ -469,9 +700,13 @@ public final class RateLimiter implements AutoCloseable {
     return sentAt + (long) (durationNanos * (1 - options.driftFraction())) - options.marginNanos();
   }
 
+  /** The delay before retry {@code attempt}: d = base·2^attempt up to max, drawn from [d/2, d]. */
   private long backoff(int attempt) {
     long d = options.backoffBaseNanos() << Math.min(attempt, 30);
-    return d <= 0 || d > options.backoffMaxNanos() ? options.backoffMaxNanos() : d;
+    d = d <= 0 || d > options.backoffMaxNanos() ? options.backoffMaxNanos() : d;
+    long half = d / 2;
+    RandomGenerator random = options.jitterRandom().orElseGet(ThreadLocalRandom::current);
+    return half + random.nextLong(d - half + 1);
   }
 
   private static long hintOf(Throwable err) {
@@ -529,6 +764,38 @@ public final class RateLimiter implements AutoCloseable {
   /** True while admitting from the best-effort emergency budget. */
   public boolean inEmergency() {
     return inEmergency;
+  }
+
+  /** Where the limiter stands with its lease. */
+  public LeaseState state() {
+    return state;
+  }
+
+  /** Decisions so far with {@code reason} ({@link #tryAcquire} and {@link #decide} alike). */
+  public long decisions(Decision.Reason reason) {
+    return decisionCounts[reason.ordinal()].sum();
+  }
+
+  /** Emergency tokens spent so far, in this disconnection and the ones before. */
+  public synchronized long emergencySpentTotal() {
+    long current = inEmergency ? Math.max(0, emergencyInstalled - bucket.balance(clock.getAsLong())) : 0;
+    return emergencySpentEnded + current;
+  }
+
+  /**
+   * Tells {@code listener} about this limiter's lease from now on (see {@link LeaseListener}
+   * for the thread it is called on).
+   */
+  public void addListener(LeaseListener listener) {
+    if (listener == null) {
+      throw new IllegalArgumentException("listener is required");
+    }
+    listeners.add(listener);
+  }
+
+  /** Stops telling {@code listener}; true if it was registered. */
+  public boolean removeListener(LeaseListener listener) {
+    return listeners.remove(listener);
   }
 
   /** Emergency tokens spent and not yet reported to the ledger. */

@@ -23,6 +23,20 @@ public interface Transport {
   CompletableFuture<Response> call(Request request);
 
   /**
+   * A request id of this transport's client never handed out before. A caller that will retry a
+   * mutation itself (the limiter's renewals) takes one and sends every attempt under it, so the
+   * coordinator applies the mutation at most once and answers a resend with its first result.
+   */
+  long nextRequestId();
+
+  /**
+   * As {@link #call(Request, Class)} under {@code requestId} (from {@link #nextRequestId()}).
+   * A resend under the same id must carry the same request: the coordinator refuses a different
+   * request under an id it has answered.
+   */
+  <T extends Response> CompletableFuture<T> call(long requestId, Request request, Class<T> replyType);
+
+  /**
    * As {@link #call(Request)}, and fails (with a {@link CallFailure}) if the reply is not a
    * {@code replyType}.
    */

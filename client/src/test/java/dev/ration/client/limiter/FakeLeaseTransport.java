@@ -16,35 +16,41 @@ import java.util.function.Consumer;
  * ledger: the test decides every answer. Thread-safe enough for single-threaded tests.
  */
 final class FakeLeaseTransport implements LeaseTransport {
-  record Call(String kind, long leaseId, long version, long demandRate, long demandBurst,
+  record Call(String kind, long requestId, long leaseId, long version, long demandRate, long demandBurst,
       long admittedPerSecond, long rejectedPerSecond, long emergencyUsed, long unused,
       CompletableFuture<Response.LeaseReply> reply, CompletableFuture<Response.ReturnReply> returnReply) {}
 
   final List<Call> calls = new ArrayList<>();
+  private long lastRequestId;
+
+  @Override
+  public synchronized long nextRequestId() {
+    return ++lastRequestId;
+  }
   /** Runs inside returnLease (e.g. to check the bucket is already invalid). */
   Consumer<Call> onReturn = c -> { };
 
   @Override
-  public synchronized CompletableFuture<Response.LeaseReply> acquire(
+  public synchronized CompletableFuture<Response.LeaseReply> acquire(long requestId,
       String tenant, String resource, String holder, long demandRatePerSecond, long demandBurst) {
     CompletableFuture<Response.LeaseReply> f = new CompletableFuture<>();
-    calls.add(new Call("acquire", 0, 0, demandRatePerSecond, demandBurst, 0, 0, 0, 0, f, null));
+    calls.add(new Call("acquire", requestId, 0, 0, demandRatePerSecond, demandBurst, 0, 0, 0, 0, f, null));
     return f;
   }
 
   @Override
-  public synchronized CompletableFuture<Response.LeaseReply> renew(long leaseId, long presentedVersion,
+  public synchronized CompletableFuture<Response.LeaseReply> renew(long requestId, long leaseId, long presentedVersion,
       long demandRatePerSecond, long demandBurst, long admittedPerSecond, long rejectedPerSecond, long emergencyUsed) {
     CompletableFuture<Response.LeaseReply> f = new CompletableFuture<>();
-    calls.add(new Call("renew", leaseId, presentedVersion, demandRatePerSecond, demandBurst,
+    calls.add(new Call("renew", requestId, leaseId, presentedVersion, demandRatePerSecond, demandBurst,
         admittedPerSecond, rejectedPerSecond, emergencyUsed, 0, f, null));
     return f;
   }
 
   @Override
-  public synchronized CompletableFuture<Response.ReturnReply> returnLease(long leaseId, long presentedVersion, long unusedBalance) {
+  public synchronized CompletableFuture<Response.ReturnReply> returnLease(long requestId, long leaseId, long presentedVersion, long unusedBalance) {
     CompletableFuture<Response.ReturnReply> f = new CompletableFuture<>();
-    Call c = new Call("return", leaseId, presentedVersion, 0, 0, 0, 0, 0, unusedBalance, null, f);
+    Call c = new Call("return", requestId, leaseId, presentedVersion, 0, 0, 0, 0, 0, unusedBalance, null, f);
     calls.add(c);
     onReturn.accept(c);
     return f;

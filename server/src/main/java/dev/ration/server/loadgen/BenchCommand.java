@@ -48,9 +48,10 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Client addresses of the servers (default: ${DEFAULT-VALUE}; env RATION_SERVERS).")
   List<String> servers = new ArrayList<>();
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|warm-start",
       converter = Workload.Converter.class,
-      description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md).")
+      description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
+          + "warm-start times rateLimiter(...) to the first admitted request, --runs times.")
   Workload workload;
 
   @Option(names = "--batch-size", defaultValue = "1000", paramLabel = "N",
@@ -60,6 +61,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--leases", defaultValue = "20000", paramLabel = "N",
       description = "renew-batch: leases acquired first and renewed in turn (default: ${DEFAULT-VALUE}).")
   int leases;
+
+  @Option(names = "--runs", defaultValue = "10", paramLabel = "N",
+      description = "warm-start: runs, one after another (default: ${DEFAULT-VALUE}).")
+  int runs;
 
   @Option(names = "--ttl-keys", defaultValue = "10000", paramLabel = "N",
       description = "ttl-put/ttl-get: keys cycled through (default: ${DEFAULT-VALUE}).")
@@ -196,6 +201,25 @@ public final class BenchCommand implements Callable<Integer> {
         out.print(output == Format.json ? RenewBatchBench.json(r) + "\n" : RenewBatchBench.table(r));
         out.flush();
         return r.renewed() == 0 ? Exit.FAILED : Exit.OK;
+      }
+      if (workload == Workload.WARM_START) {
+        if (runs < 1 || runs > 1_000) {
+          throw usage("--runs " + runs + " not in [1, 1000]");
+        }
+        err.printf(Locale.ROOT, "bench: warm-start, %d run(s), each wait bounded by %s%n", runs,
+            Quantities.formatDuration(timeout));
+        err.flush();
+        WarmStartBench.Result r;
+        try {
+          r = new WarmStartBench(opened.get(0), tenant, System::nanoTime).run(runs, timeout, err);
+        } catch (RationException | IllegalStateException e) {
+          err.println("error: " + e.getMessage());
+          err.flush();
+          return Exit.FAILED;
+        }
+        out.print(output == Format.json ? WarmStartBench.json(r) + "\n" : WarmStartBench.table(r));
+        out.flush();
+        return r.admitted() == 0 ? Exit.FAILED : Exit.OK;
       }
       if (workload == Workload.RESERVE) {
         err.printf(Locale.ROOT, "bench: reserve, %d in flight over %d connection(s), warm-up %s, window %s%n",

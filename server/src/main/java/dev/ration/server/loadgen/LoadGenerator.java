@@ -228,6 +228,7 @@ public final class LoadGenerator {
         case TTL_PUT, TTL_GET -> throw new IllegalStateException("TTL workloads run in TtlBench");
         case RESERVE -> throw new IllegalStateException("the reserve workload runs in ReserveBench");
         case RENEW_BATCH -> throw new IllegalStateException("renew-batch runs in RenewBatchBench");
+        case WARM_START -> throw new IllegalStateException("the warm-start workload runs in WarmStartBench");
       };
     }
 

@@ -13,7 +13,9 @@ public enum Workload {
   // Run by ReserveBench; given as --op reserve
   RESERVE,
   // Run by RenewBatchBench; given as --op renew-batch
-  RENEW_BATCH;
+  RENEW_BATCH,
+  // Run by WarmStartBench; given as --op warm-start
+  WARM_START;
 
   /** Whether TtlBench runs this workload. */
   boolean isTtl() {

@@ -64,7 +64,7 @@ class RegionalLimiterClusterTest {
     }
   }
 
-  private static List<ServerConfig> configs(Path dir) {
+  static List<ServerConfig> configs(Path dir) {
     List<Peer> peers = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
       peers.add(new Peer("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort(),
@@ -238,7 +238,7 @@ class RegionalLimiterClusterTest {
   }
 
   /** The first write may meet a cluster still electing: retry within a bounded wait. */
-  private static Response.SetLimitReply awaitSetLimit(RationClient admin, LimitSpec spec) {
+  static Response.SetLimitReply awaitSetLimit(RationClient admin, LimitSpec spec) {
     return Waits.upTo(Duration.ofSeconds(40)).every(Duration.ofMillis(100)).retrying(
         "a leader accepting SetLimit", e -> e instanceof RuntimeException, () -> admin.setLimit(spec));
   }
