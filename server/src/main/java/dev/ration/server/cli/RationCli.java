@@ -99,8 +99,7 @@ public final class RationCli implements Runnable {
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = RationCli.class.getPackage().getImplementationVersion();
-      return new String[] {"ration " + (v == null ? "(development build)" : v)};
+      return new String[] {dev.ration.server.BuildInfo.current().describe()};
     }
   }
 }
