@@ -82,8 +82,11 @@ final class ProcessCluster implements AutoCloseable {
     }
   }
 
-  /** Starts every node with the working directory {@code cwd}; each logs to workDir/nI.log. */
-  void start(Path cwd, Map<String, String> env) throws IOException {
+  /**
+   * Starts every node with the working directory {@code cwd} and the extra environment {@code
+   * envOf.apply(id)}; each logs to workDir/nI.log.
+   */
+  void start(Path cwd, java.util.function.Function<String, Map<String, String>> envOf) throws IOException {
     for (String id : IDS) {
       Path data = workDir.resolve("data/" + id);
       Files.createDirectories(data);
@@ -93,7 +96,7 @@ final class ProcessCluster implements AutoCloseable {
           .redirectErrorStream(true)
           .redirectOutput(workDir.resolve(id + ".log").toFile());
       pb.environment().put("RATION_JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC");
-      pb.environment().putAll(env);
+      pb.environment().putAll(envOf.apply(id));
       processes.put(id, pb.start());
     }
   }
@@ -128,7 +131,7 @@ final class ProcessCluster implements AutoCloseable {
     }
   }
 
-  /** Runs the launcher with {@code args} from {@code cwd}, bounded by 60 s. */
+  /** Runs the launcher with {@code args} from {@code cwd}, bounded by 90 s. */
   Cli cli(Path cwd, String... args) throws Exception {
     int n = ++cliCalls;
     Path out = workDir.resolve("cli-" + n + ".out");
@@ -138,28 +141,38 @@ final class ProcessCluster implements AutoCloseable {
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile())
         .redirectOutput(out.toFile()).redirectError(err.toFile());
-    // A short-lived CLI JVM: C1 only starts faster on a busy 2-core machine.
+    // A short-lived CLI JVM: C1 only starts faster on a busy 2-core machine. Its class-data
+    // sharing archive goes to the work directory, not the user's cache.
     pb.environment().put("RATION_JAVA_OPTS", "-Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+    pb.environment().put("RATION_CDS_DIR", workDir.resolve("cds").toString());
     Process p = pb.start();
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+    if (!p.waitFor(90, TimeUnit.SECONDS)) {
+      // The launcher's first run keeps its JVM as a child (to move the CDS archive): kill both.
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
       p.waitFor(10, TimeUnit.SECONDS);
-      fail("ration " + String.join(" ", args) + " did not finish within 60s");
+      fail("ration " + String.join(" ", args) + " did not finish within 90s");
     }
     return new Cli(List.of(args), p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
         Files.readString(err, StandardCharsets.UTF_8));
   }
 
   /**
-   * Polls `cluster status --output json` (every 500 ms, at most 90 s: real processes elect and
-   * warm up, there is no clock to inject) until a reachable node leads; returns its row. Fails
+   * Polls `cluster status --output json` (every 500 ms, at most 180 s: real processes elect and
+   * warm up, slowly on a busy 2-core machine, and there is no clock to inject) until a reachable
+   * node leads; returns its row. Fails
    * at once if a node process has exited, with its log.
    */
   Map<String, Object> awaitLeader(Path cwd) {
-    Cli status = Waits.upTo(Duration.ofSeconds(90)).every(Duration.ofMillis(500)).until("a leader",
+    Cli status = Waits.upTo(Duration.ofSeconds(180)).every(Duration.ofMillis(500)).until("a leader",
         () -> {
           assertAllAlive();
-          return cli(cwd, "cluster", "status", "--servers", servers(), "--output", "json", "--timeout", "2s");
+          try {
+            return cli(cwd, "cluster", "status", "--servers", servers(), "--output", "json", "--timeout", "5s");
+          } catch (AssertionError slow) {
+            // A status call that outlived its bound on a starved machine: ask again.
+            return new Cli(List.of("cluster", "status"), -1, "", slow.getMessage());
+          }
         },
         c -> leaderRow(c).isPresent());
     return leaderRow(status).orElseThrow();

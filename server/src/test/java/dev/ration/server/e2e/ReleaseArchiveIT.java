@@ -70,7 +70,7 @@ class ReleaseArchiveIT {
           assertTrue(version.out().contains("commit " + build.shortCommit()), version.toString());
         }
 
-        cluster.start(cwd, Map.of());
+        cluster.start(cwd, id -> Map.of());
         Map<String, Object> leader = cluster.awaitLeader(cwd);
         assertTrue(ProcessCluster.IDS.contains(leader.get("id")), "leader row " + leader);
 
