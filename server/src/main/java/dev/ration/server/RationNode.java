@@ -72,6 +72,8 @@ public final class RationNode {
       consensus = ConsensusNode.start(config.consensus());
       metrics.bindNode(consensus::status);
       metrics.bindGroupCommit(consensus::proposerStats, consensus::expiryOverdueMillis);
+      metrics.bindStore(consensus::storeProperties, config.consensus().dataDir().toFile());
+      metrics.bindRatis(nodeId);
       endpoint =
           ClientEndpoint.start(
               config.clientAddress(),

@@ -63,4 +63,14 @@ public interface CoordinatorState extends AutoCloseable {
 
   @Override
   void close();
+
+  /**
+   * The store's own figures for monitoring (RocksDB properties such as
+   * {@code rocksdb.total-sst-files-size}, summed over column families where RocksDB keeps them
+   * per family), by property name; a property the store does not have is absent. Not part of
+   * the replicated state: values differ between replicas.
+   */
+  default java.util.Map<String, Long> storeProperties() {
+    return java.util.Map.of();
+  }
 }

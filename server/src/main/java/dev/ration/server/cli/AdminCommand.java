@@ -108,6 +108,24 @@ abstract class AdminCommand implements Callable<Integer> {
   }
 
   /**
+   * A TTL option: a duration (30s, 10m, as everywhere), or, as before durations had units, a
+   * bare number of milliseconds; {@code -1} (no expiry) where {@code noExpiry} allows it.
+   */
+  long ttlMillis(String option, String text, boolean noExpiry) {
+    String t = text.trim();
+    if (t.equals("-1")) {
+      if (!noExpiry) {
+        throw new ParameterException(spec.commandLine(), option + ": -1 (no expiry) is not allowed here");
+      }
+      return -1;
+    }
+    if (t.matches("\\d{1,18}")) {
+      return Long.parseLong(t);
+    }
+    return durationMillis(option, t);
+  }
+
+  /**
    * Prints a reply that carries a domain outcome, then ends with exit 2 unless it is SUCCESS:
    * a rejection is a definite answer, printed in full so the caller sees retry-after etc.
    */
@@ -139,11 +157,16 @@ abstract class AdminCommand implements Callable<Integer> {
   }
 
   int printList(String name, List<Fields> rows, List<String> columns) {
+    return printList(name, rows, columns, java.util.OptionalLong.empty());
+  }
+
+  /** As above; a table shows ledger times relative to {@code readAtMillis}, the list's read time. */
+  int printList(String name, List<Fields> rows, List<String> columns, java.util.OptionalLong readAtMillis) {
     PrintWriter out = spec.commandLine().getOut();
     if (admin.output == AdminOptions.Format.json) {
       out.print(new Fields().put(name, rows).toJson() + "\n");
     } else {
-      out.print(Tables.columns(rows, columns));
+      out.print(Tables.columns(rows, columns, readAtMillis));
     }
     out.flush();
     return Exit.OK;

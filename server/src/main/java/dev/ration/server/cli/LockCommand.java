@@ -40,10 +40,13 @@ final class LockCommand {
   static final class Acquire extends LockMutation {
     @Parameters(index = "0", paramLabel = "NAME") String name;
     @Option(names = "--owner", required = true) String owner;
-    @Option(names = "--ttl", required = true, paramLabel = "MILLIS") long ttlMillis;
+    @Option(names = "--ttl", required = true, paramLabel = "DURATION",
+        description = "How long the lock lives unless refreshed, e.g. 30s (a bare number is milliseconds).")
+    String ttl;
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
+      long ttlMillis = ttlMillis("--ttl", ttl, false);
       TtlResponse.WriteReply r = ttl(g, new TtlRequest.CompareAndSet(NAMESPACE, name, 0,
           owner.getBytes(StandardCharsets.UTF_8), ttlMillis), TtlResponse.WriteReply.class);
       Fields f = new Fields().put("outcome", r.outcome() == Outcome.VERSION_MISMATCH ? "HELD" : r.outcome().name())

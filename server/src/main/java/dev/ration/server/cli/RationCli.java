@@ -2,8 +2,10 @@ package dev.ration.server.cli;
 
 import dev.ration.server.config.ConfigException;
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -23,7 +25,7 @@ import picocli.CommandLine.Spec;
         TtlCommand.class, LockCommand.class,
         QuotaCommand.class, ReserveCommand.class, ReservationCommand.class, UsageCommand.class,
         AuditCommand.class,
-        dev.ration.server.loadgen.BenchCommand.class},
+        dev.ration.server.loadgen.BenchCommand.class, CompletionCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:ok",
@@ -40,6 +42,8 @@ public final class RationCli implements Runnable {
   }
 
   public static void main(String[] args) {
+    // gRPC (inside Ratis) logs through java.util.logging: one format for every line.
+    dev.ration.server.logging.JulBridge.install();
     System.exit(commandLine(ClientGateway::open, RationNodeLauncher::start).execute(args));
   }
 
@@ -47,6 +51,10 @@ public final class RationCli implements Runnable {
   static CommandLine commandLine(ClusterGateway.Factory gateways, NodeLauncher launcher) {
     CommandLine cl = new CommandLine(new RationCli(gateways, launcher));
     cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setExecutionStrategy(parseResult -> {
+      passGlobalOptions(parseResult);
+      return new CommandLine.RunLast().execute(parseResult);
+    });
     cl.setParameterExceptionHandler((ex, args) -> {
       PrintWriter err = ex.getCommandLine().getErr();
       err.println("error: " + ex.getMessage());
@@ -89,18 +97,72 @@ public final class RationCli implements Runnable {
 
   @Spec CommandSpec spec;
 
+  // The admin options, accepted before the command too (`ration --output json cluster status`):
+  // picocli parses them here, and passGlobalOptions hands them to the command's AdminOptions.
+  @Option(names = "--servers", paramLabel = "HOST:PORT[,HOST:PORT...]", split = ",",
+      description = "Admin commands: client addresses of the servers (also accepted after the command).")
+  List<String> servers;
+
+  @Option(names = "--output", paramLabel = "table|json",
+      description = "Admin commands: output format (also accepted after the command).")
+  AdminOptions.Format output;
+
+  @Option(names = "--timeout", paramLabel = "DURATION",
+      description = "Admin commands: how long to wait for an answer (also accepted after the command).")
+  String timeout;
+
+  static final List<String> GLOBAL_OPTIONS = List.of("--servers", "--output", "--timeout");
+
+  /**
+   * Copies the admin options given before the command into the command's own {@link
+   * AdminOptions}, unless the command was given them itself (the later, more specific one wins).
+   * Refuses them before a command that has no such options (`ration --output json server`).
+   */
+  static void passGlobalOptions(CommandLine.ParseResult parseResult) {
+    RationCli root = (RationCli) parseResult.commandSpec().userObject();
+    List<String> given = GLOBAL_OPTIONS.stream().filter(parseResult::hasMatchedOption).toList();
+    if (given.isEmpty()) {
+      return;
+    }
+    CommandLine.ParseResult leaf = parseResult;
+    while (leaf.hasSubcommand()) {
+      leaf = leaf.subcommand();
+    }
+    AdminOptions admin = null;
+    for (CommandSpec mixin : leaf.commandSpec().mixins().values()) {
+      if (mixin.userObject() instanceof AdminOptions a) {
+        admin = a;
+      }
+    }
+    if (admin == null) {
+      if (leaf == parseResult) {
+        return; // `ration --output json` alone: run() says to name a command.
+      }
+      throw new CommandLine.ParameterException(leaf.commandSpec().commandLine(),
+          String.join(", ", given) + " applies to admin commands, not '" + leaf.commandSpec().qualifiedName() + "'");
+    }
+    if (given.contains("--servers") && !leaf.hasMatchedOption("--servers")) {
+      admin.servers = new java.util.ArrayList<>(root.servers);
+    }
+    if (given.contains("--output") && !leaf.hasMatchedOption("--output")) {
+      admin.output = root.output;
+    }
+    if (given.contains("--timeout") && !leaf.hasMatchedOption("--timeout")) {
+      admin.timeoutText = root.timeout;
+    }
+  }
+
   @Override
   public void run() {
     // `ration` alone: a usage error for scripts; the handler points at --help.
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "name a command: server, cluster, limit or lease");
+        "name a command, e.g. server, cluster status, limit set or lease acquire (see 'ration --help')");
   }
 
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = RationCli.class.getPackage().getImplementationVersion();
-      return new String[] {"ration " + (v == null ? "(development build)" : v)};
+      return new String[] {dev.ration.server.BuildInfo.current().describe()};
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.ration.server.cli;
 
 import dev.ration.server.RationNode;
 import dev.ration.server.config.ServerConfig;
+import dev.ration.server.logging.LogContext;
 
 /** Starts the real node for `ration server`. */
 final class RationNodeLauncher {
@@ -9,6 +10,8 @@ final class RationNodeLauncher {
 
   static NodeLauncher.RunningNode start(ServerConfig config) throws Exception {
     RationNode node = RationNode.start(config);
+    // One node per server process: its log lines carry its term and commit index.
+    LogContext.raft(node.consensus()::currentTerm, node.consensus()::commitIndex);
     return new NodeLauncher.RunningNode() {
       @Override
       public void shutdown() {
@@ -18,6 +21,7 @@ final class RationNodeLauncher {
       @Override
       public void awaitTermination() throws InterruptedException {
         node.awaitTermination();
+        LogContext.raftGone();
       }
     };
   }

@@ -4,6 +4,8 @@ import dev.ration.server.config.ConfigException;
 import dev.ration.server.config.ConfigLoader;
 import dev.ration.server.config.ServerConfig;
 import dev.ration.server.consensus.ConsensusOptions;
+import dev.ration.server.logging.LogContext;
+import dev.ration.server.logging.RationLogProvider;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -44,8 +46,14 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    // A log setting that was refused would silently fall back to the defaults: refuse to start.
+    String logError = RationLogProvider.settings().error();
+    if (!logError.isEmpty()) {
+      throw new ConfigException("logging settings", java.util.List.of(logError));
+    }
     ServerConfig config = load();
     ConsensusOptions c = config.consensus();
+    LogContext.node(c.nodeId());
     log.info("event=config_loaded node={} source={} group={} peers={} client={} raft={} admin={} data_dir={}",
         c.nodeId(), source.config != null ? source.config : "embedded", c.groupId(), c.peers().size(),
         config.clientAddress(), c.self().raftAddress(), config.adminAddress(), c.dataDir());

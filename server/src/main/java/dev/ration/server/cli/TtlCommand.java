@@ -48,11 +48,13 @@ final class TtlCommand {
   static final class Put extends TtlMutation {
     @Parameters(index = "0", paramLabel = "KEY") String key;
     @Parameters(index = "1", paramLabel = "VALUE") String value;
-    @Option(names = "--ttl", required = true, paramLabel = "MILLIS", description = "TTL in ms (-1 = no expiry).")
-    long ttlMillis;
+    @Option(names = "--ttl", required = true, paramLabel = "DURATION",
+        description = "TTL, e.g. 30s, 10m (-1 = no expiry; a bare number is milliseconds).")
+    String ttl;
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
+      long ttlMillis = ttlMillis("--ttl", ttl, true);
       TtlResponse.WriteReply r = send(g, new TtlRequest.Put(ns.namespace, key, utf8(value), ttlMillis),
           TtlResponse.WriteReply.class);
       return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(ns.namespace, key, r));
@@ -64,10 +66,13 @@ final class TtlCommand {
     @Parameters(index = "0", paramLabel = "KEY") String key;
     @Parameters(index = "1", paramLabel = "VALUE") String value;
     @Option(names = "--expect", required = true, paramLabel = "VERSION") long expectedVersion;
-    @Option(names = "--ttl", required = true, paramLabel = "MILLIS") long ttlMillis;
+    @Option(names = "--ttl", required = true, paramLabel = "DURATION",
+        description = "TTL, e.g. 30s, 10m (-1 = no expiry; a bare number is milliseconds).")
+    String ttl;
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
+      long ttlMillis = ttlMillis("--ttl", ttl, true);
       TtlResponse.WriteReply r = send(g, new TtlRequest.CompareAndSet(ns.namespace, key,
           expectedVersion, utf8(value), ttlMillis), TtlResponse.WriteReply.class);
       return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(ns.namespace, key, r));
@@ -77,12 +82,15 @@ final class TtlCommand {
   @Command(name = "refresh", description = "Set a live entry's expiry to now + --ttl (value and version stay).")
   static final class Refresh extends TtlMutation {
     @Parameters(index = "0", paramLabel = "KEY") String key;
-    @Option(names = "--ttl", required = true, paramLabel = "MILLIS") long ttlMillis;
+    @Option(names = "--ttl", required = true, paramLabel = "DURATION",
+        description = "New TTL from now, e.g. 30s, 10m (a bare number is milliseconds).")
+    String ttl;
     @Option(names = "--expect", defaultValue = "0", paramLabel = "VERSION", description = "Only this version (default 0: any).")
     long expectedVersion;
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
+      long ttlMillis = ttlMillis("--ttl", ttl, false);
       TtlResponse.WriteReply r = send(g, new TtlRequest.Refresh(ns.namespace, key, ttlMillis,
           expectedVersion), TtlResponse.WriteReply.class);
       return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(ns.namespace, key, r));
@@ -131,7 +139,8 @@ final class TtlCommand {
     int run(ClusterGateway g) throws GatewayException {
       TtlResponse.ListReply r = send(g, new TtlRequest.List(ns.namespace, prefix, limit, stale),
           TtlResponse.ListReply.class);
-      return printList("entries", r.entries(), TtlViews::entry, TtlViews.ENTRY_COLUMNS);
+      return printList("entries", r.entries().stream().map(TtlViews::entry).toList(), TtlViews.ENTRY_COLUMNS,
+          java.util.OptionalLong.of(r.readAtMillis()));
     }
   }
 

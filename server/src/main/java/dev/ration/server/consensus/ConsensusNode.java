@@ -329,6 +329,23 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         leaderClientAddress(), ledger[0], ledger[1], proposer.queueDepth(), options.peers());
   }
 
+  /** The current Raft term: an atomic read, no lock (log lines read it); 0 before start. */
+  public long currentTerm() {
+    RaftServer.Division d = division;
+    return d == null ? 0 : d.getInfo().getCurrentTerm();
+  }
+
+  /** The Raft commit index: an atomic read, no lock (log lines read it); 0 before start. */
+  public long commitIndex() {
+    RaftServer.Division d = division;
+    return d == null ? 0 : d.getRaftLog().getLastCommittedIndex();
+  }
+
+  /** The store's RocksDB figures (metrics); empty while the state is busy or closed. */
+  public java.util.Map<String, Long> storeProperties() {
+    return stateMachine.tryWithState(CoordinatorState::storeProperties).orElse(java.util.Map.of());
+  }
+
   /** Log time minus the earliest due expiry at the last tick check; 0 if none or not leader. */
   public long expiryOverdueMillis() {
     return expiryOverdueMillis;

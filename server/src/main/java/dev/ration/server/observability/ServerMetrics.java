@@ -1,6 +1,7 @@
 package dev.ration.server.observability;
 
 import dev.ration.client.protocol.ErrorCode;
+import dev.ration.server.BuildInfo;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.GroupCommitStats;
 import dev.ration.server.consensus.NodeStatus;
@@ -14,6 +15,14 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.DiskSpaceMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -56,6 +65,8 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   private final List<LimitGauge> limitGauges = new ArrayList<>();
   private final Counter limitRefreshFailures;
   private ScheduledExecutorService refresher;
+  /** Binders holding resources (GC notification listeners) released on close. */
+  private final List<AutoCloseable> closeables = new ArrayList<>();
   /** Objects metered through weak references that nothing else holds. */
   private final List<Object> strongReferences = new ArrayList<>();
 
@@ -68,6 +79,21 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
 
   public ServerMetrics(PrometheusMeterRegistry registry) {
     this.registry = registry;
+    BuildInfo build = BuildInfo.current();
+    Gauge.builder("ration.build.info", () -> 1)
+        .description("1, labelled with the version and the git commit this node was built from")
+        .tags("version", build.version(), "commit", build.commit())
+        .strongReference(true)
+        .register(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    closeables.add(gc);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
     this.overloaded =
         Counter.builder("ration.overloaded")
             .description("Requests refused OVERLOADED (per-connection cap or group-commit queue full)")
@@ -124,7 +150,11 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     nodeGauge(status, "ration.raft.applied.index", "Index applied to the ledger", NodeStatus::appliedIndex);
     nodeGauge(status, "ration.group.commit.queue.depth", "Commands waiting for group commit", s -> (long) s.queueDepth());
     nodeGauge(status, "ration.ledger.epoch", "Ledger epoch (rises with each new leader)", NodeStatus::epoch);
-    nodeGauge(status, "ration.ledger.now.millis", "Ledger (log) time in milliseconds", NodeStatus::ledgerNowMillis);
+    Gauge.builder("ration.ledger.now", status, s -> s.get().ledgerNowMillis() / 1e3)
+        .description("Ledger (log) time in seconds (-1 ms while the state is busy or closed)")
+        .baseUnit("seconds")
+        .strongReference(true)
+        .register(registry);
   }
 
   /**
@@ -144,8 +174,9 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
         .description("Group-commit entries proposed and not yet answered")
         .strongReference(true)
         .register(registry);
-    Gauge.builder("ration.expiry.overdue.millis", expiryOverdueMillis, LongSupplier::getAsLong)
-        .description("Leader: log time minus the earliest due time in the expiry index at the last tick check (0 if none is due)")
+    Gauge.builder("ration.expiry.overdue", expiryOverdueMillis, m -> m.getAsLong() / 1e3)
+        .description("Leader: log time minus the earliest due time in the expiry index at the last tick check, in seconds (0 if none is due)")
+        .baseUnit("seconds")
         .strongReference(true)
         .register(registry);
   }
@@ -174,6 +205,65 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
         .description(description)
         .strongReference(true)
         .register(registry);
+  }
+
+  // ---------------------------------------------------------------- storage and Ratis
+
+  /** RocksDB properties exported, and their metric names (docs/OPERATIONS.md, "Storage"). */
+  static final List<String[]> STORE_GAUGES = List.of(
+      new String[] {"rocksdb.total-sst-files-size", "ration.rocksdb.sst.files.bytes", "Bytes of all SST files (RocksDB)"},
+      new String[] {"rocksdb.estimate-live-data-size", "ration.rocksdb.live.data.bytes", "Estimated bytes of live data (RocksDB)"},
+      new String[] {"rocksdb.cur-size-all-mem-tables", "ration.rocksdb.memtable.bytes", "Bytes in memtables (RocksDB)"},
+      new String[] {"rocksdb.estimate-pending-compaction-bytes", "ration.rocksdb.pending.compaction.bytes", "Bytes compaction still has to rewrite (RocksDB); writes slow down, then stop, as it grows"},
+      new String[] {"rocksdb.estimate-num-keys", "ration.rocksdb.estimated.keys", "Estimated keys (RocksDB)"},
+      new String[] {"rocksdb.num-running-compactions", "ration.rocksdb.running.compactions", "Compactions running (RocksDB)"},
+      new String[] {"rocksdb.is-write-stopped", "ration.rocksdb.write.stopped", "1 while RocksDB stops writes (a stall), else 0"},
+      new String[] {"rocksdb.actual-delayed-write-rate", "ration.rocksdb.delayed.write.rate.bytes.per.second", "Write rate RocksDB throttles to while it delays writes, 0 when not delaying"});
+
+  /**
+   * Exports the store's RocksDB figures, read from {@code properties} (name → value; empty while
+   * the state is busy or closed, then the gauges read NaN) at most once a second, however many
+   * gauges a scrape reads. Also the free and total bytes of the file system of {@code dataDir}.
+   */
+  public void bindStore(Supplier<java.util.Map<String, Long>> properties, java.io.File dataDir) {
+    StoreReading reading = new StoreReading(properties);
+    strongReferences.add(reading);
+    for (String[] g : STORE_GAUGES) {
+      String property = g[0];
+      Gauge.builder(g[1], reading, r -> r.value(property))
+          .description(g[2])
+          .strongReference(true)
+          .register(registry);
+    }
+    new DiskSpaceMetrics(dataDir).bindTo(registry);
+  }
+
+  /** The last RocksDB property reading, refreshed when older than a second. */
+  private static final class StoreReading {
+    private final Supplier<java.util.Map<String, Long>> source;
+    private java.util.Map<String, Long> last = java.util.Map.of();
+    private long readAtNanos;
+    private boolean read;
+
+    StoreReading(Supplier<java.util.Map<String, Long>> source) {
+      this.source = source;
+    }
+
+    synchronized double value(String property) {
+      long now = System.nanoTime();
+      if (!read || now - readAtNanos > TimeUnit.SECONDS.toNanos(1)) {
+        last = source.get();
+        readAtNanos = now;
+        read = true;
+      }
+      Long v = last.get(property);
+      return v == null ? Double.NaN : v;
+    }
+  }
+
+  /** Exports Ratis's metrics of member {@code memberId} (this node's id) at each scrape. */
+  public void bindRatis(String memberId) {
+    registry.getPrometheusRegistry().register(new RatisMetrics(memberId));
   }
 
   // ---------------------------------------------------------------- per-limit gauges
@@ -334,6 +424,13 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     if (refresher != null) {
       refresher.shutdownNow();
     }
+    for (AutoCloseable c : closeables) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.debug("event=metrics_binder_close_failed error={}", e.toString());
+      }
+    }
     registry.close();
   }
 
@@ -351,7 +448,8 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     if (!quotaGaugesRegistered) {
       synchronized (this) {
         if (!quotaGaugesRegistered) {
-          Gauge.builder("ration.quota.alerts.raised", quotaAlerts, java.util.concurrent.atomic.AtomicLong::get)
+          // A counter: the replicated count only rises (one per crossing).
+          FunctionCounter.builder("ration.quota.alerts.raised", quotaAlerts, java.util.concurrent.atomic.AtomicLong::get)
               .description("Soft-threshold alerts raised (one per crossing; ALERT records in the usage log)")
               .register(registry);
           Gauge.builder("ration.quota.reservations.outstanding", quotaReservations, java.util.concurrent.atomic.AtomicLong::get)

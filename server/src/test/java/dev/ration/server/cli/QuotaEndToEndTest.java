@@ -140,13 +140,13 @@ class QuotaEndToEndTest {
       assertEquals(1, quotas.readUsage("", 1, 100).events().stream()
           .filter(e -> e.type() == EventType.ALERT).count());
       java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-      // The gauge is refreshed periodically, not on the write.
+      // The counter is refreshed periodically, not on the write.
       Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(100)).until(
-          "ration_quota_alerts_raised 1.0 on /metrics",
+          "ration_quota_alerts_raised_total 1.0 on /metrics",
           () -> http.send(java.net.http.HttpRequest.newBuilder(
                   java.net.URI.create("http://" + c.adminAddress() + "/metrics")).build(),
               java.net.http.HttpResponse.BodyHandlers.ofString()).body(),
-          metrics -> metrics.contains("ration_quota_alerts_raised 1.0"));
+          metrics -> metrics.contains("ration_quota_alerts_raised_total 1.0"));
 
       String server = c.clientAddress();
       String[] list = cli(server, "quota", "list", "--output", "json");

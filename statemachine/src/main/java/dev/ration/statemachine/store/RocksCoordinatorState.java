@@ -435,6 +435,37 @@ public final class RocksCoordinatorState implements CoordinatorState {
   }
 
   @Override
+  public java.util.Map<String, Long> storeProperties() {
+    if (closed) {
+      return java.util.Map.of();
+    }
+    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+    for (String p : PER_FAMILY_PROPERTIES) {
+      try {
+        out.put(p, db.getAggregatedLongProperty(p));
+      } catch (RocksDBException e) {
+        // A property this RocksDB does not keep: left out, as the interface says.
+      }
+    }
+    for (String p : DB_PROPERTIES) {
+      try {
+        out.put(p, db.getLongProperty(p));
+      } catch (RocksDBException e) {
+        // As above.
+      }
+    }
+    return out;
+  }
+
+  /** RocksDB keeps these per column family; the store reports their sum. */
+  private static final List<String> PER_FAMILY_PROPERTIES = List.of(
+      "rocksdb.total-sst-files-size", "rocksdb.estimate-live-data-size", "rocksdb.cur-size-all-mem-tables",
+      "rocksdb.estimate-pending-compaction-bytes", "rocksdb.estimate-num-keys");
+  /** Properties of the whole database. */
+  private static final List<String> DB_PROPERTIES = List.of(
+      "rocksdb.num-running-compactions", "rocksdb.is-write-stopped", "rocksdb.actual-delayed-write-rate");
+
+  @Override
   public void close() {
     if (closed) {
       return;
