@@ -255,10 +255,12 @@
                            :opts opts :outstanding [] :seen #{}}))))
 
   (setup! [_ _]
-    ;; expectedVersion 0: unconditional (a retry after an unknown outcome just sets it again).
+    ;; version 0: unconditional (a retry after an unknown outcome just sets it again); the
+    ;; ledger stamps the change time, so the proposal carries 0.
     (doseq [[scope resource kind limit] (:catalog opts)]
-      (let [req (QuotaRequest$SetQuota. scope resource (kinds kind) Window/NONE (long limit) "units"
-                                        0 Overage/REJECT 0 0 0 "jepsen" "jepsen setup")]
+      (let [req (QuotaRequest$SetQuota.
+                 (QuotaSpec. scope resource (kinds kind) Window/NONE (long limit) "units"
+                             0 Overage/REJECT 0 0 0 "jepsen" 0 "jepsen setup"))]
         (when-not (u/await-fn #(let [^QuotaResponse$QuotaSetReply r (quota-call conn opts nil req)]
                                  (if (= Outcome/SUCCESS (.outcome r))
                                    true
