@@ -424,6 +424,7 @@ public final class WorkerPool implements AutoCloseable {
 
     JobState end;
     boolean retry = false;
+    JobResult<T> result = null;
     Instant now = options.clock().instant();
     lock.lock();
     try {
@@ -450,12 +451,14 @@ public final class WorkerPool implements AutoCloseable {
         end = JobState.FAILED;
       }
       task.overrun |= overrun;
-      workAvailable.signal();
+      if (!retry) {
+        result = task.finishLocked(end, value, failure, task.overrun);
+      }
     } finally {
       lock.unlock();
     }
-    if (!retry) {
-      task.finish(end, value, failure, task.overrun);
+    if (result != null) {
+      task.future.complete(result);
     }
   }
 
@@ -674,9 +677,24 @@ public final class WorkerPool implements AutoCloseable {
       return true;
     }
 
-    /** Ends the job: exactly once, or the pool has a bug. */
-    @SuppressWarnings("unchecked")
+    /** Ends the job: exactly once, or the pool has a bug. Completes the future outside the lock. */
     void finish(JobState end, Object value, Throwable failure, boolean wasOverrun) {
+      JobResult<T> result;
+      lock.lock();
+      try {
+        result = finishLocked(end, value, failure, wasOverrun);
+      } finally {
+        lock.unlock();
+      }
+      future.complete(result);
+    }
+
+    /**
+     * Under the lock: records the end (state, counters, retention) and returns the result, which
+     * the caller hands to {@link #future} once it has released the lock.
+     */
+    @SuppressWarnings("unchecked")
+    JobResult<T> finishLocked(JobState end, Object value, Throwable failure, boolean wasOverrun) {
       JobState before = state.getAndSet(end);
       if (before.isTerminal()) {
         throw new IllegalStateException("job " + id + " ended " + end + " after it had ended " + before);
@@ -689,18 +707,13 @@ public final class WorkerPool implements AutoCloseable {
       }
       JobResult<T> result = new JobResult<>(id, end, Optional.ofNullable((T) value), Optional.ofNullable(failure),
           attempts, options.clock().instant(), wasOverrun);
-      lock.lock();
-      try {
-        live.remove(id);
-        if (options.resultsRetained() > 0) {
-          retained.put(id, new Retained(result));
-          evictRetained(result.finishedAt());
-        }
-        jobEnded.signalAll();
-      } finally {
-        lock.unlock();
+      live.remove(id);
+      if (options.resultsRetained() > 0) {
+        retained.put(id, new Retained(result));
+        evictRetained(result.finishedAt());
       }
-      future.complete(result);
+      jobEnded.signalAll();
+      return result;
     }
 
     @Override
