@@ -39,8 +39,10 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
     Objects.requireNonNull(jitter, "jitter");
     Objects.requireNonNull(threadNamePrefix, "threadNamePrefix");
     check(workers >= 1 && workers <= 10_000, "workers " + workers + " must be in [1, 10000]");
-    check(queueCapacity >= 0 && queueCapacity <= 10_000_000,
-        "queueCapacity " + queueCapacity + " must be in [0, 10000000]");
+    // Every job passes through the queue on its way to a worker, so a pool with no queue
+    // could accept nothing.
+    check(queueCapacity >= 1 && queueCapacity <= 10_000_000,
+        "queueCapacity " + queueCapacity + " must be in [1, 10000000]");
     check(maxAttempts >= 1 && maxAttempts <= 100, "maxAttempts " + maxAttempts + " must be in [1, 100]");
     check(backoffBase.toNanos() > 0 && backoffMax.compareTo(backoffBase) >= 0,
         "backoffBase " + backoffBase + " and backoffMax " + backoffMax + ": need 0 < base <= max");

@@ -69,7 +69,6 @@ public final class WorkerPool implements AutoCloseable {
   private final ArrayDeque<Long> overrunIds = new ArrayDeque<>();
   private final LinkedHashMap<Long, Retained> retained = new LinkedHashMap<>();
   private boolean stopping;
-  private boolean leaseEnding;
   private int workersAlive;
 
   /** Jobs accepted and not ended, by id; bounded by Q + W. */
@@ -513,7 +512,7 @@ public final class WorkerPool implements AutoCloseable {
             t.readyAt = now;
             queue.add(t);
           }
-          leaseEnding = leaseEndingAt(now);
+          boolean leaseEnding = leaseEndingAt(now);
           for (Task<?> t : running) {
             if (leaseEnding) {
               toCancel.add(t);

@@ -339,6 +339,8 @@ class WorkerPoolTest {
     assertTrue(e.getMessage().contains("workers 0"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> PoolOptions.of(1, -1));
     assertTrue(e.getMessage().contains("queueCapacity -1"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> PoolOptions.of(1, 0));
+    assertTrue(e.getMessage().contains("queueCapacity 0"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
         () -> PoolOptions.of(1, 1).withRetries(0, Duration.ofMillis(1), Duration.ofMillis(1)));
     assertTrue(e.getMessage().contains("maxAttempts 0"), e.getMessage());
