@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -58,15 +57,21 @@ public final class WorkerPool implements AutoCloseable {
   private final Condition workAvailable = lock.newCondition();
   /** Signalled when a queue place frees, for submitters that wait for room. */
   private final Condition roomAvailable = lock.newCondition();
-  /** Signalled when a job ends, for shutdown. */
+  /** Signalled when a worker exits; shutdown also re-checks every tick, as jobs end without the lock. */
   private final Condition jobEnded = lock.newCondition();
 
   // Guarded by lock.
   private final LinkedHashSet<Task<?>> queue = new LinkedHashSet<>();
   private final PriorityQueue<Task<?>> backingOff =
       new PriorityQueue<>((a, b) -> a.readyAt.compareTo(b.readyAt));
-  private final Set<Task<?>> running = new HashSet<>();
+  /**
+   * Jobs running now. Added to only under the lock, after the start check, so the bound holds;
+   * removed from without it when a job ends (which only lowers the count).
+   */
+  private final Set<Task<?>> running = ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.atomic.AtomicInteger runningCount = new java.util.concurrent.atomic.AtomicInteger();
   private final ArrayDeque<Long> overrunIds = new ArrayDeque<>();
+  /** Ended jobs' results by id, oldest first; guarded by its own monitor, not the pool lock. */
   private final LinkedHashMap<Long, Retained> retained = new LinkedHashMap<>();
   private boolean stopping;
   private int workersAlive;
@@ -190,12 +195,9 @@ public final class WorkerPool implements AutoCloseable {
    * at most {@code resultsRetainedFor} after they ended; empty otherwise (also while it runs).
    */
   public Optional<JobResult<?>> result(long id) {
-    lock.lock();
-    try {
+    synchronized (retained) {
       Retained r = retained.get(id);
       return r == null ? Optional.empty() : Optional.of(r.result);
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -221,7 +223,7 @@ public final class WorkerPool implements AutoCloseable {
       Instant now = options.clock().instant();
       Duration oldest = queue.isEmpty() ? Duration.ZERO : Duration.between(queue.iterator().next().readyAt, now);
       return new PoolStats(queue.size(), backingOff.size(), oldest.isNegative() ? Duration.ZERO : oldest,
-          running.size(), options.workers(), slotsHeld(), accepted.get(), rejected.get(), overloaded.get(),
+          runningCount.get(), options.workers(), slotsHeld(), accepted.get(), rejected.get(), overloaded.get(),
           succeeded.get(), failed.get(), cancelled.get(), retries.get(), overruns.get(), runNanosTotal.get(),
           attemptsEnded.get());
     } finally {
@@ -359,7 +361,7 @@ public final class WorkerPool implements AutoCloseable {
 
   /** Under the lock: whether one more job may start now. */
   private boolean canStart() {
-    return running.size() < slotsHeld() && !leaseEndingAt(options.clock().instant());
+    return runningCount.get() < slotsHeld() && !leaseEndingAt(options.clock().instant());
   }
 
   private int slotsHeld() {
@@ -390,6 +392,7 @@ public final class WorkerPool implements AutoCloseable {
         throw new IllegalStateException("job " + t.id + " in the queue in state " + t.state.get());
       }
       running.add(t);
+      runningCount.incrementAndGet();
       return t;
     }
     return null;
@@ -421,44 +424,49 @@ public final class WorkerPool implements AutoCloseable {
     attemptsEnded.incrementAndGet();
     runNanosAverage = runNanosAverage - (runNanosAverage >> 3) + (ranNanos >> 3);
 
-    JobState end;
-    boolean retry = false;
-    JobResult<T> result = null;
+    // The common ends (success, permanent failure, cancellation) take no pool lock: the running
+    // set and count are concurrent, the result store has its own monitor. Only a retry (the
+    // backoff queue) and an overrun (the overrun list) need the lock.
     Instant now = options.clock().instant();
-    lock.lock();
-    try {
-      running.remove(task);
-      boolean overrun = markOverrunIfLeaseEnded(task, now);
-      if (failure == null) {
-        end = JobState.SUCCEEDED;
-      } else if (task.token.isCancelled() || failure instanceof CancellationException) {
-        end = task.token.reason().orElse(null) == CancellationToken.Reason.DEADLINE
-            ? JobState.FAILED : JobState.CANCELLED;
-      } else if (task.attempts < options.maxAttempts() && !stopping && classify(failure)) {
+    running.remove(task);
+    runningCount.decrementAndGet();
+    if (!now.isBefore(slots.validUntil())) {
+      lock.lock();
+      try {
+        markOverrunIfLeaseEnded(task, now);
+      } finally {
+        lock.unlock();
+      }
+    }
+    JobState end;
+    if (failure == null) {
+      end = JobState.SUCCEEDED;
+    } else if (task.token.isCancelled() || failure instanceof CancellationException) {
+      end = task.token.reason().orElse(null) == CancellationToken.Reason.DEADLINE
+          ? JobState.FAILED : JobState.CANCELLED;
+    } else {
+      end = JobState.FAILED;
+      if (task.attempts < options.maxAttempts() && classify(failure)) {
         long capNanos = options.backoffCapNanos(task.attempts - 1);
         long delayNanos = Math.max(0, Math.min(capNanos, options.jitter().applyAsLong(capNanos)));
         Instant readyAt = now.plusNanos(delayNanos);
         if (readyAt.isBefore(task.deadline)) {
-          retry = true;
-          task.readyAt = readyAt;
-          task.state.set(JobState.QUEUED);
-          backingOff.add(task);
-          retries.incrementAndGet();
+          lock.lock();
+          try {
+            if (!stopping) {
+              task.readyAt = readyAt;
+              task.state.set(JobState.QUEUED);
+              backingOff.add(task);
+              retries.incrementAndGet();
+              return;
+            }
+          } finally {
+            lock.unlock();
+          }
         }
-        end = JobState.FAILED;
-      } else {
-        end = JobState.FAILED;
       }
-      task.overrun |= overrun;
-      if (!retry) {
-        result = task.finishLocked(end, value, failure, task.overrun);
-      }
-    } finally {
-      lock.unlock();
     }
-    if (result != null) {
-      task.future.complete(result);
-    }
+    task.finish(end, value, failure, task.overrun);
   }
 
   private boolean classify(Throwable failure) {
@@ -522,8 +530,10 @@ public final class WorkerPool implements AutoCloseable {
             }
             markOverrunIfLeaseEnded(t, now);
           }
-          evictRetained(now);
-          runningNow = running.size();
+          synchronized (retained) {
+            evictRetained(now);
+          }
+          runningNow = runningCount.get();
           waitingNow = waiting();
           workAvailable.signalAll();
         } finally {
@@ -601,6 +611,7 @@ public final class WorkerPool implements AutoCloseable {
     }
   }
 
+  /** Holding {@code retained}'s monitor: drops results beyond the count or age bound, oldest first. */
   private void evictRetained(Instant now) {
     Instant oldest = now.minus(options.resultsRetainedFor());
     Iterator<Retained> it = retained.values().iterator();
@@ -627,7 +638,8 @@ public final class WorkerPool implements AutoCloseable {
     final AtomicReference<JobState> state = new AtomicReference<>(JobState.SUBMITTED);
     Instant readyAt;
     int attempts;
-    boolean overrun;
+    /** Written under the pool lock; read by the worker after its run. */
+    volatile boolean overrun;
 
     Task(long id, Job<T> job, Instant deadline) {
       this.id = id;
@@ -676,24 +688,13 @@ public final class WorkerPool implements AutoCloseable {
       return true;
     }
 
-    /** Ends the job: exactly once, or the pool has a bug. Completes the future outside the lock. */
-    void finish(JobState end, Object value, Throwable failure, boolean wasOverrun) {
-      JobResult<T> result;
-      lock.lock();
-      try {
-        result = finishLocked(end, value, failure, wasOverrun);
-      } finally {
-        lock.unlock();
-      }
-      future.complete(result);
-    }
-
     /**
-     * Under the lock: records the end (state, counters, retention) and returns the result, which
-     * the caller hands to {@link #future} once it has released the lock.
+     * Ends the job: exactly once, or the pool has a bug. Needs no pool lock (the state is
+     * atomic, the counters too, the result store has its own monitor), so a caller may hold it
+     * or not; the future is completed last.
      */
     @SuppressWarnings("unchecked")
-    JobResult<T> finishLocked(JobState end, Object value, Throwable failure, boolean wasOverrun) {
+    void finish(JobState end, Object value, Throwable failure, boolean wasOverrun) {
       JobState before = state.getAndSet(end);
       if (before.isTerminal()) {
         throw new IllegalStateException("job " + id + " ended " + end + " after it had ended " + before);
@@ -708,11 +709,12 @@ public final class WorkerPool implements AutoCloseable {
           attempts, options.clock().instant(), wasOverrun);
       live.remove(id);
       if (options.resultsRetained() > 0) {
-        retained.put(id, new Retained(result));
-        evictRetained(result.finishedAt());
+        synchronized (retained) {
+          retained.put(id, new Retained(result));
+          evictRetained(result.finishedAt());
+        }
       }
-      jobEnded.signalAll();
-      return result;
+      future.complete(result);
     }
 
     @Override
