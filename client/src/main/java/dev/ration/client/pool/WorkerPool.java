@@ -136,7 +136,8 @@ public final class WorkerPool implements AutoCloseable {
     if (maxWait.isNegative()) {
       throw new IllegalArgumentException("maxWait " + maxWait + " must be >= 0");
     }
-    Task<T> task;
+    // Built outside the lock, which workers wait on: an id lost to a refusal is only a gap.
+    Task<T> task = new Task<>(ids.incrementAndGet(), job, deadline);
     lock.lock();
     try {
       Instant now = options.clock().instant();
@@ -164,10 +165,10 @@ public final class WorkerPool implements AutoCloseable {
         }
         now = options.clock().instant();
       }
-      task = new Task<>(ids.incrementAndGet(), job, deadline);
-      live.put(task.id, task);
       task.state.set(JobState.QUEUED);
       task.readyAt = now;
+      // In the live map before any worker can take it (and so end it and remove it).
+      live.put(task.id, task);
       queue.add(task);
       accepted.incrementAndGet();
       workAvailable.signal();
