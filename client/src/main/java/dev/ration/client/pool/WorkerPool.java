@@ -279,7 +279,7 @@ public final class WorkerPool implements AutoCloseable {
     }
     endCancelled(dropped);
     for (Task<?> t : stillRunning) {
-      t.token.cancel(CancellationToken.Reason.SHUTDOWN);
+      cancelQuietly(t, CancellationToken.Reason.SHUTDOWN);
     }
     List<Long> finished = new ArrayList<>();
     List<Long> wasCancelled = new ArrayList<>();
