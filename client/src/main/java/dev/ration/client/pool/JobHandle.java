@@ -1,0 +1,22 @@
+package dev.ration.client.pool;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An accepted job: its id, its current state, its outcome as a future that always completes
+ * (with a {@link JobResult}, never exceptionally), and a way to cancel it.
+ */
+public interface JobHandle<T> {
+  long id();
+
+  JobState state();
+
+  CompletableFuture<JobResult<T>> result();
+
+  /**
+   * Cancels the job: a queued job is dropped and never runs (CANCELLED at once); a running job's
+   * token is cancelled and the job ends as it chooses (CANCELLED if it then fails or throws).
+   * Returns false if the job had already ended.
+   */
+  boolean cancel();
+}
