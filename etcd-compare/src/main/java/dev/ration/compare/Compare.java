@@ -110,7 +110,8 @@ public final class Compare {
     long[] rationPids = pids(arg("ration-pids", ""));
     try (Client etcd = Client.builder().endpoints(arg("etcd-endpoints", "").split(",")).build()) {
       if (prewarm > 0) {
-        System.err.printf(Locale.ROOT, "prewarm: %d s each, 64 in flight, not measured%n", prewarm);
+        System.err.printf(Locale.ROOT,
+            "prewarm: %d s per system, split over the shapes, 64 in flight, not measured%n", prewarm);
         for (String shape : shapes) {
           int each = Math.max(1, prewarm / shapes.size());
           etcdCell(etcd, shape, 64, 0, each, etcdPids, 0);
