@@ -359,6 +359,12 @@ final class Proposer implements AutoCloseable {
         }
         boolean work = !queue.isEmpty() || tickWanted;
         if (!epochProposed || !work || inFlight >= maxInFlight) {
+          if (!epochProposed || !work) {
+            // A linger cut short (the queue emptied by expiry or lost leadership) is over: a
+            // submit seeing it still set would not signal, and the next command would wait
+            // for an answer to wake this thread.
+            lingerUntilNanos = 0;
+          }
           changed.awaitNanos(queue.isEmpty() ? IDLE_NANOS : SWEEP_NANOS);
           continue;
         }
@@ -545,14 +551,8 @@ final class Proposer implements AutoCloseable {
 
   private void finish(
       List<Pending> members, boolean withTick, List<Result> results, CoordinatorException error) {
-    for (int i = 0; i < members.size(); i++) {
-      Pending p = members.get(i);
-      if (error == null) {
-        p.future.complete(results.get(i));
-      } else {
-        p.future.completeExceptionally(error);
-      }
-    }
+    // The window first, the answers after: a caller answered here may submit its next command
+    // at once, and it should find nothing in flight (the direct path) rather than race this.
     lock.lock();
     try {
       inFlight--;
@@ -562,6 +562,14 @@ final class Proposer implements AutoCloseable {
       changed.signal();
     } finally {
       lock.unlock();
+    }
+    for (int i = 0; i < members.size(); i++) {
+      Pending p = members.get(i);
+      if (error == null) {
+        p.future.complete(results.get(i));
+      } else {
+        p.future.completeExceptionally(error);
+      }
     }
   }
 
