@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Local Ration cluster on loopback: start | stop | status | logs.
 #
-#   scripts/cluster.sh start  [--nodes 3|5] [--run-dir DIR]
-#   scripts/cluster.sh stop   [--nodes 3|5] [--run-dir DIR]
-#   scripts/cluster.sh status [--nodes 3|5] [--run-dir DIR]
+#   scripts/cluster.sh start  [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
+#   scripts/cluster.sh stop   [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
+#   scripts/cluster.sh status [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
 #   scripts/cluster.sh logs   [--nodes 3|5] [--run-dir DIR] [--follow]
 #
-# Nodes come from config/cluster-N/nI.yaml and run `bin/ration server --config ... --data-dir
-# RUN/nI`. The run directory (default run/cluster-N) holds each node's data (nI/), log (nI.log)
+# Nodes come from config/cluster-N/nI.yaml (or DIR/nI.yaml with --config-dir: a copy with
+# other ports lets two clusters run side by side) and run `bin/ration server --config ...
+# --data-dir RUN/nI`. The run directory (default run/cluster-N) holds each node's data (nI/), log (nI.log)
 # and pid (nI.pid). `start` waits (bounded by RATION_START_TIMEOUT seconds, default 60) until
 # every node's admin /health answers and /ready says a leader is known; it refuses to start if a
 # node's raft, client or admin port is already taken. `stop` signals only the
@@ -18,7 +19,7 @@ root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ration="$root/bin/ration"
 
 usage() {
-  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,/^set /p' "${BASH_SOURCE[0]}" | grep '^#' | sed 's/^# \{0,1\}//' >&2
   exit 1
 }
 
@@ -27,6 +28,7 @@ command="${1:-}"
 shift
 nodes=3
 run_dir=""
+config_dir=""
 follow=false
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -34,13 +36,17 @@ while [[ $# -gt 0 ]]; do
     --nodes=*) nodes="${1#*=}"; shift ;;
     --run-dir) run_dir="${2:?--run-dir needs a directory}"; shift 2 ;;
     --run-dir=*) run_dir="${1#*=}"; shift ;;
+    --config-dir) config_dir="${2:?--config-dir needs a directory}"; shift 2 ;;
+    --config-dir=*) config_dir="${1#*=}"; shift ;;
     --follow|-f) follow=true; shift ;;
     -h|--help) usage ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
 done
 [[ "$nodes" == 3 || "$nodes" == 5 ]] || { echo "error: --nodes must be 3 or 5, not '$nodes'" >&2; exit 1; }
-config_dir="$root/config/cluster-$nodes"
+config_dir="${config_dir:-$root/config/cluster-$nodes}"
+[[ -f "$config_dir/n1.yaml" ]] || { echo "error: no n1.yaml in config directory '$config_dir'" >&2; exit 1; }
+config_dir="$(cd "$config_dir" && pwd)"
 run_dir="${run_dir:-$root/run/cluster-$nodes}"
 mkdir -p "$run_dir"
 run_dir="$(cd "$run_dir" && pwd)"

@@ -5,7 +5,9 @@ package dev.ration.server.consensus;
  * commands waiting now, entries outstanding now, commands refused with OVERLOADED and commands
  * dropped because their deadline passed before proposal; and where a command's time goes on the
  * leader: the total time commands waited in the queue before their entry was proposed, and the
- * total time answered entries took from proposal to answer (Raft replication, commit, apply).
+ * total time answered entries took from proposal to answer (Raft replication, commit, apply);
+ * and how many entries were proposed on the direct path (a lone command with nothing in flight,
+ * proposed by the submitting thread without queueing).
  */
 public record GroupCommitStats(
     long entriesProposed,
@@ -16,4 +18,5 @@ public record GroupCommitStats(
     long droppedExpired,
     long queueWaitNanos,
     long entriesAnswered,
-    long entryNanos) {}
+    long entryNanos,
+    long entriesDirect) {}

@@ -105,6 +105,10 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Number of limits the load is spread over (default: ${DEFAULT-VALUE}).")
   int limits;
 
+  @Option(names = "--reserve-projects", defaultValue = "8", paramLabel = "P",
+      description = "reserve: projects bench/t<slot mod P>/p the slots reserve on; 1 puts every slot on one hot project (default: ${DEFAULT-VALUE}).")
+  int reserveProjects;
+
   @Option(names = "--tenant", defaultValue = "bench", description = "Tenant of the bench limits (default: ${DEFAULT-VALUE}).")
   String tenant;
 
@@ -222,10 +226,13 @@ public final class BenchCommand implements Callable<Integer> {
         return r.admitted() == 0 ? Exit.FAILED : Exit.OK;
       }
       if (workload == Workload.RESERVE) {
-        err.printf(Locale.ROOT, "bench: reserve, %d in flight over %d connection(s), warm-up %s, window %s%n",
-            inFlight, clients, Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
+        if (reserveProjects < 1 || reserveProjects > 1024) {
+          throw usage("--reserve-projects must be 1..1024, not " + reserveProjects);
+        }
+        err.printf(Locale.ROOT, "bench: reserve, %d in flight over %d connection(s), %d project(s), warm-up %s, window %s%n",
+            inFlight, clients, reserveProjects, Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
         err.flush();
-        ReserveBench.Result r = new ReserveBench(opened, inFlight, System::nanoTime)
+        ReserveBench.Result r = new ReserveBench(opened, inFlight, reserveProjects, System::nanoTime)
             .run(warmup.toNanos(), duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
         out.print(output == Format.json ? ReserveBench.json(r) + "\n" : ReserveBench.table(r));
         out.flush();

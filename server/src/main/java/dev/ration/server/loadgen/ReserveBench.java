@@ -24,7 +24,7 @@ import org.HdrHistogram.Histogram;
 /**
  * `ration bench --op reserve`: a closed loop of checkAndReserve ({@code inFlight} slots, each
  * with one request outstanding). Each slot reserves 1 unit of {@code jobs} at
- * {@code bench/t<slot mod 8>/p} — three levels, each with a catalog entry, so every reserve is
+ * {@code bench/t<slot mod P>/p} ({@code --reserve-projects P}, default 8) — three levels, each with a catalog entry, so every reserve is
  * checked at every level — then completes it (not measured) before its next reserve, so the
  * state stays small and the loop is the full lifecycle. Reported: reserves per second and the
  * reserve latency.
@@ -41,11 +41,12 @@ final class ReserveBench {
     }
   }
 
-  private static final int TENANTS = 8;
   private static final Duration TTL = Duration.ofSeconds(30);
 
   private final List<RationClient> clients;
   private final int inFlight;
+  /** Projects bench/t0/p .. bench/t(P-1)/p; slot i reserves on project i mod P. */
+  private final int projects;
   private final LongSupplier clock;
   private final Histogram histogram = Accounting.newHistogram();
   private final AtomicLong ok = new AtomicLong();
@@ -54,9 +55,10 @@ final class ReserveBench {
   private volatile long measureStart;
   private volatile long measureEnd;
 
-  ReserveBench(List<RationClient> clients, int inFlight, LongSupplier clock) {
+  ReserveBench(List<RationClient> clients, int inFlight, int projects, LongSupplier clock) {
     this.clients = List.copyOf(clients);
     this.inFlight = inFlight;
+    this.projects = projects;
     this.clock = clock;
   }
 
@@ -64,18 +66,18 @@ final class ReserveBench {
       throws InterruptedException {
     QuotaClient setup = clients.get(0).quotas();
     set(setup, "bench");
-    for (int t = 0; t < TENANTS; t++) {
+    for (int t = 0; t < projects; t++) {
       set(setup, "bench/t" + t);
       set(setup, "bench/t" + t + "/p");
     }
-    progress.printf(Locale.ROOT, "bench: quotas set at bench, bench/t0..t%d, bench/t*/p%n", TENANTS - 1);
+    progress.printf(Locale.ROOT, "bench: quotas set at bench, bench/t0..t%d, bench/t*/p%n", projects - 1);
     progress.flush();
     long start = clock.getAsLong();
     measureStart = start + warmupNanos;
     measureEnd = measureStart + windowNanos;
     CountDownLatch stopped = new CountDownLatch(inFlight);
     for (int i = 0; i < inFlight; i++) {
-      next(clients.get(i % clients.size()).quotas(), "bench/t" + (i % TENANTS) + "/p", stopped);
+      next(clients.get(i % clients.size()).quotas(), "bench/t" + (i % projects) + "/p", stopped);
     }
     stopped.await(warmupNanos + windowNanos + drainNanos, TimeUnit.NANOSECONDS);
     LatencySummary latency;

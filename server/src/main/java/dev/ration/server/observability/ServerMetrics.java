@@ -166,6 +166,7 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   public void bindGroupCommit(Supplier<GroupCommitStats> stats, LongSupplier expiryOverdueMillis) {
     groupCommitCounter(stats, "ration.group.commit.entries", "Raft entries proposed by group commit on this node", GroupCommitStats::entriesProposed);
     groupCommitCounter(stats, "ration.group.commit.commands", "Client commands proposed in group-commit entries on this node", GroupCommitStats::commandsProposed);
+    groupCommitCounter(stats, "ration.group.commit.entries.direct", "Group-commit entries proposed at once by the submitting thread (a lone command with nothing in flight)", GroupCommitStats::entriesDirect);
     groupCommitCounter(stats, "ration.group.commit.expired", "Commands dropped because their deadline passed before they were proposed", GroupCommitStats::droppedExpired);
     groupCommitSeconds(stats, "ration.group.commit.queue.wait", "Total time proposed commands waited in the group-commit queue (divide by commands for the mean)", GroupCommitStats::queueWaitNanos);
     groupCommitCounter(stats, "ration.group.commit.entries.answered", "Group-commit entries answered by Raft (committed and applied, or failed)", GroupCommitStats::entriesAnswered);

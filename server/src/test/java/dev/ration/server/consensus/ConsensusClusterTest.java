@@ -253,6 +253,38 @@ class ConsensusClusterTest {
   }
 
   /**
+   * Goal: a lone command (nothing queued, nothing in flight) is proposed by the submitting thread
+   * itself, still answered only once its entry is committed and applied: every follower has
+   * applied each answered command, and each answer is its own command's result.
+   */
+  @Test
+  void loneCommandsTakeTheDirectPathAndAreAnsweredOnlyOnceApplied() throws Exception {
+    try (InProcessCluster cluster = new InProcessCluster(dir, 3, o -> o).startAll()) {
+      ConsensusNode leader = cluster.awaitLeader(WAIT);
+      cluster.submit(key(), limit("solo", 1_000, 1_000), WAIT);
+      GroupCommitStats start = leader.proposerStats();
+      int n = 40;
+      for (int i = 0; i < n; i++) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        Result r = leader.submit(key(), acquire("solo", "h" + i, 1), deadline)
+            .get(30, TimeUnit.SECONDS);
+        assertEquals("h" + i,
+            assertInstanceOf(Result.LeaseGranted.class, r).lease().holder());
+        // Read the leader's own state without a Raft round: the lease is there already.
+        QueryResult local = leader.query(new Query.GetLimit("tenant", "solo"), true, deadline)
+            .get(30, TimeUnit.SECONDS);
+        assertEquals(i + 1, ((QueryResult.LimitAnswer) local).limit().orElseThrow().leases());
+      }
+      GroupCommitStats end = leader.proposerStats();
+      assertEquals(n, end.commandsProposed() - start.commandsProposed());
+      long direct = end.entriesDirect() - start.entriesDirect();
+      // A Tick the ticker asks for in between sends a command through the queue instead.
+      assertTrue(direct >= n / 2, n + " lone commands, " + direct + " on the direct path");
+      assertEquals(n, limitStatus(cluster, "solo").leases());
+    }
+  }
+
+  /**
    * Goal: a full queue answers OVERLOADED at once, and commands whose deadline passes while
    * queued are dropped before proposal (definite). The leader is cut off from its only
    * follower, so nothing it proposes can commit and the queue cannot drain; long election

@@ -41,7 +41,7 @@ class AdminHttpTest {
     coordinator = new FakeCoordinator();
     metrics = new ServerMetrics();
     metrics.bindNode(coordinator::status);
-    metrics.bindGroupCommit(() -> new GroupCommitStats(40, 900, 3, 2, 1, 5, 1_800_000_000L, 38, 95_000_000L), () -> 1234);
+    metrics.bindGroupCommit(() -> new GroupCommitStats(40, 900, 3, 2, 1, 5, 1_800_000_000L, 38, 95_000_000L, 7), () -> 1234);
     admin = AdminServer.start("127.0.0.1:0", coordinator::status, metrics, draining::get, new Readiness(100));
   }
 
