@@ -151,6 +151,11 @@ public final class Shape<T extends Record> {
     try {
       return constructor.newInstance(args);
     } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof IllegalArgumentException invalid) {
+        // Fields that decode one by one but that the record refuses together (a renewal that
+        // succeeded without its lease): the bytes are malformed, in the reader's own failure.
+        throw r.fail(type.getSimpleName() + ": " + invalid.getMessage());
+      }
       if (e.getCause() instanceof RuntimeException re) {
         throw re;
       }
