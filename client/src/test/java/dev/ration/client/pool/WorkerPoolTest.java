@@ -103,12 +103,10 @@ class WorkerPoolTest {
     assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(50), "returned before its wait");
     assertEquals(2, pool.stats().overloaded());
 
+    Thread submitter = Thread.currentThread();
     Thread canceller = new Thread(() -> {
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        return;
-      }
+      // Cancel once the submit below is waiting for room.
+      WAIT.until("the submitter waiting for room", submitter::getState, WorkerPoolTest::parked);
       queued.cancel();
     });
     canceller.start();
@@ -316,12 +314,10 @@ class WorkerPoolTest {
       queued.add(accepted(pool.submit(a -> "never", in(Duration.ofSeconds(30)))).id());
     }
     assertTrue(started.await(10, TimeUnit.SECONDS));
+    Thread shutter = Thread.currentThread();
     Thread releaser = new Thread(() -> {
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        return;
-      }
+      // Let the running job finish once shutdown is waiting for it.
+      WAIT.until("shutdown waiting for the running job", shutter::getState, WorkerPoolTest::parked);
       gate.countDown();
     });
     releaser.start();
@@ -346,5 +342,9 @@ class WorkerPoolTest {
     assertTrue(e.getMessage().contains("maxAttempts 0"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> SlotSource.fixed(-1));
     assertTrue(e.getMessage().contains("-1"), e.getMessage());
+  }
+
+  private static boolean parked(Thread.State state) {
+    return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
   }
 }

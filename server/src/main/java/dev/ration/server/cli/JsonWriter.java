@@ -1,5 +1,6 @@
 package dev.ration.server.cli;
 
+import dev.ration.server.observability.JsonStrings;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
@@ -137,26 +138,6 @@ final class JsonWriter {
   }
 
   private void string(String s) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        case '\b' -> out.append("\\b");
-        case '\f' -> out.append("\\f");
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
+    JsonStrings.quote(out, s);
   }
 }

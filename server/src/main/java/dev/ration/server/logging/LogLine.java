@@ -1,5 +1,6 @@
 package dev.ration.server.logging;
 
+import dev.ration.server.observability.JsonStrings;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Instant;
@@ -27,20 +28,20 @@ final class LogLine {
       b.append("{\"time\":\"").append(time).append("\",\"level\":\"").append(level.name()).append('"');
       if (!node.isEmpty()) {
         b.append(",\"node\":");
-        quote(b, node);
+        JsonStrings.quote(b, node);
       }
       if (raft != null) {
         b.append(",\"term\":").append(raft[0]).append(",\"commit\":").append(raft[1]);
       }
       b.append(",\"thread\":");
-      quote(b, thread);
+      JsonStrings.quote(b, thread);
       b.append(",\"logger\":");
-      quote(b, logger);
+      JsonStrings.quote(b, logger);
       b.append(",\"message\":");
-      quote(b, message);
+      JsonStrings.quote(b, message);
       if (error != null) {
         b.append(",\"error\":");
-        quote(b, stackTrace(error));
+        JsonStrings.quote(b, stackTrace(error));
       }
       b.append("}\n");
     } else {
@@ -64,27 +65,5 @@ final class LogLine {
     StringWriter w = new StringWriter();
     t.printStackTrace(new PrintWriter(w));
     return w.toString();
-  }
-
-  static void quote(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    b.append('"');
   }
 }

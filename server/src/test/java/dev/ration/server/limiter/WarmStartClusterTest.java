@@ -96,9 +96,13 @@ class WarmStartClusterTest {
   @Test
   void closeEndsAWaitInProgress() throws Exception {
     RateLimiter limiter = client.rateLimiter("acme", "no-such-limit", "warm-4");
-    java.util.concurrent.CompletableFuture<Boolean> waited =
-        java.util.concurrent.CompletableFuture.supplyAsync(() -> limiter.awaitReady(Duration.ofMinutes(10)));
-    Thread.sleep(200); // let the waiter block (it cannot succeed either way)
+    java.util.concurrent.CompletableFuture<Boolean> waited = new java.util.concurrent.CompletableFuture<>();
+    Thread waiter = new Thread(() -> waited.complete(limiter.awaitReady(Duration.ofMinutes(10))));
+    waiter.start();
+    // Close once the waiter is blocked in awaitReady (it cannot succeed either way).
+    dev.ration.testkit.Waits.upTo(Duration.ofSeconds(20)).every(Duration.ofMillis(5)).until(
+        "the waiter blocked in awaitReady", waiter::getState,
+        s -> s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING);
     limiter.close();
     assertFalse(waited.get(20, java.util.concurrent.TimeUnit.SECONDS), "woken by close, false");
     assertFalse(limiter.tryAcquire(1, Duration.ofMinutes(10)), "closed: false at once");
