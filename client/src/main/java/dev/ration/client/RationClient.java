@@ -318,15 +318,37 @@ public final class RationClient implements Transport, AutoCloseable {
     final CompletableFuture<Response> result = new CompletableFuture<>();
     int retries;
     boolean mayHaveApplied;
+    /** The connection the latest attempt was written to, for a CANCEL if the caller gives up. */
+    volatile Connection sentOn;
 
     Call(long requestId, Request request, long deadlineNanos) {
       this.requestId = requestId;
       this.request = request;
       this.deadlineNanos = deadlineNanos;
       this.mutation = request.kind().mutation();
+      result.whenComplete((r, e) -> {
+        if (result.isCancelled()) {
+          withdraw();
+        }
+      });
+    }
+
+    /**
+     * The caller cancelled the future: no more attempts, and the server is asked to withdraw
+     * the request if it is still queued there (best effort; the caller was told "cancelled",
+     * so for a mutation whether it applied stays unknown, as for any abandoned call).
+     */
+    private void withdraw() {
+      Connection c = sentOn;
+      if (c != null) {
+        c.send(nextRequestId(), new Request.Cancel(requestId), (int) options.requestDeadline().toMillis());
+      }
     }
 
     void attempt() {
+      if (result.isDone()) {
+        return;
+      }
       long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
       if (remainingMillis <= 0) {
         fail(ErrorCode.DEADLINE_EXCEEDED, "deadline passed before attempt " + (retries + 1), 0, null);
@@ -342,7 +364,13 @@ public final class RationClient implements Transport, AutoCloseable {
               return;
             }
             int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, remainingMillis));
-            c.send(requestId, request, timeoutMillis).whenComplete((r, err) -> onReply(conn, r, err));
+            CompletableFuture<Response> sent = c.send(requestId, request, timeoutMillis);
+            // Set after send: a CANCEL then follows the request on the connection's event loop.
+            sentOn = c;
+            if (result.isCancelled()) {
+              withdraw();
+            }
+            sent.whenComplete((r, err) -> onReply(conn, r, err));
           });
     }
 

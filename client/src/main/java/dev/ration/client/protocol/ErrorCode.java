@@ -26,7 +26,9 @@ public enum ErrorCode {
   MALFORMED(12, true),
   /** HELLO was not the first frame, or was sent twice. */
   HELLO_REQUIRED(13, true),
-  INTERNAL(14, false);
+  INTERNAL(14, false),
+  /** Withdrawn by CANCEL (or by its connection closing) before it was proposed: never applied. */
+  CANCELLED(15, true);
 
   private final int code;
   private final boolean definite;

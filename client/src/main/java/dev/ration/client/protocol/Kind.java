@@ -36,6 +36,11 @@ public enum Kind {
       0x09, false, CLUSTER_READ, LeaseMessages.CLUSTER_STATUS, LeaseMessages.CLUSTER_STATUS_REPLY),
   RENEW_LEASES(
       0x0A, true, LEASE_USE, LeaseMessages.RENEW_LEASES, LeaseMessages.RENEWALS_REPLY),
+  /**
+   * Withdraws a request of the same connection that is still waiting to be proposed: answered
+   * by the connection itself, never proposed, so any session may send it.
+   */
+  CANCEL(0x10, false, CONNECT, LeaseMessages.CANCEL, LeaseMessages.CANCEL_REPLY),
   // TTL entries: 0x20-0x2F, request shapes on the TtlRequest records, replies in TtlMessages.
   TTL_PUT(0x20, true, TTL_WRITE, TtlRequest.Put.SHAPE, TtlMessages.WRITE_REPLY),
   TTL_CAS(0x21, true, TTL_WRITE, TtlRequest.CompareAndSet.SHAPE, TtlMessages.WRITE_REPLY),

@@ -89,6 +89,9 @@ final class LeaseMessages {
 
   static final Shape<Request.ClusterStatus> CLUSTER_STATUS = Shape.of(Request.ClusterStatus.class);
 
+  static final Shape<Request.Cancel> CANCEL =
+      Shape.of(Request.Cancel.class, i64("requestId", Request.Cancel::requestId));
+
   // Replies.
 
   static final Shape<Response.HelloReply> HELLO_REPLY =
@@ -154,6 +157,12 @@ final class LeaseMessages {
           code("outcome", Response.RenewalsReply::outcome, Outcome::fromCode, Outcome::code),
           str("message", Response.RenewalsReply::message),
           list("replies", Response.RenewalsReply::replies, LEASE_REPLY));
+
+  static final Shape<Response.CancelReply> CANCEL_REPLY =
+      Shape.of(
+          Response.CancelReply.class,
+          code("outcome", Response.CancelReply::outcome, CancelOutcome::fromCode, CancelOutcome::code),
+          str("message", Response.CancelReply::message));
 
   static final Shape<Response.ReturnReply> RETURN_REPLY =
       Shape.of(

@@ -99,6 +99,16 @@ public sealed interface Request {
     }
   }
 
+  /**
+   * Withdraw request {@code requestId} of this connection if it has not been proposed yet. The
+   * withdrawn request is answered {@link ErrorCode#CANCELLED}; the reply says which happened.
+   */
+  record Cancel(long requestId) implements Request {
+    public Kind kind() {
+      return Kind.CANCEL;
+    }
+  }
+
   record ClusterStatus() implements Request {
     public Kind kind() {
       return Kind.CLUSTER_STATUS;

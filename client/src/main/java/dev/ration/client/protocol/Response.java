@@ -37,6 +37,9 @@ public sealed interface Response {
   record Error(ErrorCode code, String message, String leaderAddress, int retryAfterMillis)
       implements Response {}
 
+  /** What CANCEL did to the request it named. */
+  record CancelReply(CancelOutcome outcome, String message) implements Response {}
+
   record HelloReply(String serverId, int protocolVersion, boolean leader, String leaderAddress)
       implements Response {}
 

@@ -88,6 +88,19 @@ class MessageCodecGoldenTest {
   }
 
   @Test
+  void cancel() throws Exception {
+    request(new Request.Cancel(0x1234), 0, "00000000" + "0000000000001234");
+    response(Kind.CANCEL, new Response.CancelReply(CancelOutcome.CANCELLED, ""), "0000" + "01" + "0000");
+    response(
+        Kind.CANCEL,
+        new Response.CancelReply(CancelOutcome.TOO_LATE, "p"),
+        "0000" + "02" + "0001" + "70");
+    response(Kind.CANCEL, new Response.CancelReply(CancelOutcome.NOT_FOUND, ""), "0000" + "03" + "0000");
+    assertThrows(MalformedMessageException.class,
+        () -> MessageCodec.decodeResponse(Kind.CANCEL, HEX.parseHex("0000" + "09" + "0000")));
+  }
+
+  @Test
   void renewLeasesAndItsReply() throws Exception {
     // u32 count, then each renewal exactly as RENEW_LEASE carries it.
     request(

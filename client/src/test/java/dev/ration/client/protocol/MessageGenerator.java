@@ -55,6 +55,7 @@ final class MessageGenerator {
     REPLY_CLASS.put(Kind.RETURN_LEASE, Response.ReturnReply.class);
     REPLY_CLASS.put(Kind.LIST_LEASES, Response.LeaseList.class);
     REPLY_CLASS.put(Kind.CLUSTER_STATUS, Response.ClusterStatusReply.class);
+    REPLY_CLASS.put(Kind.CANCEL, Response.CancelReply.class);
     REPLY_CLASS.put(Kind.TTL_PUT, TtlResponse.WriteReply.class);
     REPLY_CLASS.put(Kind.TTL_CAS, TtlResponse.WriteReply.class);
     REPLY_CLASS.put(Kind.TTL_REFRESH, TtlResponse.WriteReply.class);

@@ -10,7 +10,9 @@ public final class CoordinatorException extends RuntimeException {
     /** The deadline passed before the command was proposed (definite) or answered. */
     DEADLINE_EXCEEDED,
     /** No leader / shutting down / log failure: the command may or may not have applied. */
-    UNAVAILABLE
+    UNAVAILABLE,
+    /** Withdrawn by its caller before it was proposed: never applied. */
+    CANCELLED
   }
 
   private final Reason reason;

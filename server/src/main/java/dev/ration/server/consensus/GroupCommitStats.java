@@ -7,7 +7,8 @@ package dev.ration.server.consensus;
  * leader: the total time commands waited in the queue before their entry was proposed, and the
  * total time answered entries took from proposal to answer (Raft replication, commit, apply);
  * and how many entries were proposed on the direct path (a lone command with nothing in flight,
- * proposed by the submitting thread without queueing).
+ * proposed by the submitting thread without queueing); and how many queued commands their callers
+ * withdrew before proposal (a CANCEL frame, or the connection closed).
  */
 public record GroupCommitStats(
     long entriesProposed,
@@ -19,4 +20,5 @@ public record GroupCommitStats(
     long queueWaitNanos,
     long entriesAnswered,
     long entryNanos,
-    long entriesDirect) {}
+    long entriesDirect,
+    long withdrawn) {}

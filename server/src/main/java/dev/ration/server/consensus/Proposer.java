@@ -72,13 +72,20 @@ final class Proposer implements AutoCloseable {
    */
   private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-  private static final class Pending {
+  private final class Pending {
     final RequestKey key;
     final Command command;
     final long deadlineNanos;
     final int bytes;
     final long submittedNanos;
-    final CompletableFuture<Result> future = new CompletableFuture<>();
+    final Withdrawable future = new Withdrawable(this);
+    /**
+     * Taken out of the queue: proposed (or about to be), expired, failed or withdrawn. Guarded
+     * by {@link #lock}; once set, {@link #withdraw} can no longer stop the command.
+     */
+    boolean taken;
+    /** Withdrawn while queued: the proposer skips it. Guarded by {@link #lock}. */
+    boolean withdrawn;
 
     Pending(RequestKey key, Command command, long deadlineNanos, int bytes, long submittedNanos) {
       this.key = key;
@@ -86,6 +93,25 @@ final class Proposer implements AutoCloseable {
       this.deadlineNanos = deadlineNanos;
       this.bytes = bytes;
       this.submittedNanos = submittedNanos;
+    }
+  }
+
+  /**
+   * A queued command's future: {@code cancel} withdraws the command if it has not been taken for
+   * proposal yet (it then fails with a definite CANCELLED and is never proposed) and returns
+   * false otherwise, leaving the command to its real outcome. Never completes with a
+   * CancellationException: whoever waits learns which of the two happened.
+   */
+  final class Withdrawable extends CompletableFuture<Result> {
+    private final Pending pending;
+
+    private Withdrawable(Pending pending) {
+      this.pending = pending;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      return withdraw(pending);
     }
   }
 
@@ -106,6 +132,7 @@ final class Proposer implements AutoCloseable {
   private final AtomicLong entriesAnswered = new AtomicLong();
   private final AtomicLong entryNanos = new AtomicLong();
   private final AtomicLong entriesDirect = new AtomicLong();
+  private final AtomicLong withdrawn = new AtomicLong();
   private final Thread thread;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -177,6 +204,7 @@ final class Proposer implements AutoCloseable {
         // proposer thread could only add latency and a thread wake-up. Counted in flight under
         // the lock, so the proposer thread waits for its answer like for any other entry.
         inFlight++;
+        pending.taken = true;
       } else {
         if (depth >= options.queueCapacity()) {
           rejectedOverloaded.incrementAndGet();
@@ -295,7 +323,7 @@ final class Proposer implements AutoCloseable {
     }
     return new GroupCommitStats(entriesProposed.get(), commandsProposed.get(), queueDepth, flying,
         rejectedOverloaded.get(), droppedExpired.get(), queueWaitNanos.get(),
-        entriesAnswered.get(), entryNanos.get(), entriesDirect.get());
+        entriesAnswered.get(), entryNanos.get(), entriesDirect.get(), withdrawn.get());
   }
 
   int queueDepth() {
@@ -311,7 +339,11 @@ final class Proposer implements AutoCloseable {
 
   private void failQueued(Supplier<CoordinatorException> error) {
     while (!queue.isEmpty()) {
-      queue.poll().future.completeExceptionally(error.get());
+      Pending p = queue.poll();
+      p.taken = true;
+      if (!p.withdrawn) {
+        p.future.completeExceptionally(error.get());
+      }
     }
     queueDepth = 0;
   }
@@ -320,12 +352,37 @@ final class Proposer implements AutoCloseable {
     Iterator<Pending> it = queue.iterator();
     while (it.hasNext()) {
       Pending p = it.next();
-      if (nowNanos - p.deadlineNanos >= 0) {
+      if (p.withdrawn) {
         it.remove();
+      } else if (nowNanos - p.deadlineNanos >= 0) {
+        it.remove();
+        p.taken = true;
         expire(p);
       }
     }
     queueDepth = queue.size();
+  }
+
+  /**
+   * Withdraws a queued command (its caller gave up: a CANCEL frame, or its connection closed).
+   * True if it was still waiting: it fails with a definite CANCELLED and is never proposed. False
+   * once the proposer took it (or it already finished): then its real outcome stands.
+   */
+  private boolean withdraw(Pending p) {
+    lock.lock();
+    try {
+      if (p.taken) {
+        return false;
+      }
+      p.taken = true;
+      p.withdrawn = true;
+    } finally {
+      lock.unlock();
+    }
+    withdrawn.incrementAndGet();
+    p.future.completeExceptionally(new CoordinatorException(
+        Reason.CANCELLED, "withdrawn before it was proposed", "", 0, false));
+    return true;
   }
 
   private void expire(Pending p) {
@@ -391,10 +448,15 @@ final class Proposer implements AutoCloseable {
         long waited = 0;
         while (!queue.isEmpty() && members.size() < options.batchMaxCommands()) {
           Pending next = queue.peek();
+          if (next.withdrawn) {
+            queue.poll();
+            continue;
+          }
           if (!members.isEmpty() && bytes + next.bytes > options.batchMaxBytes()) {
             break;
           }
           queue.poll();
+          next.taken = true;
           if (now - next.deadlineNanos >= 0) {
             expire(next);
             continue;

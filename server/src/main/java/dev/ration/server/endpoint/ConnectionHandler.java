@@ -1,5 +1,6 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.client.protocol.CancelOutcome;
 import dev.ration.client.protocol.DecodedRequest;
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.client.protocol.Frame;
@@ -87,6 +88,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** What the request holds until it is answered; released when {@link #done} is set. */
     final Admission.Admitted admitted;
     ScheduledFuture<?> timer;
+    /** The coordinator's future; cancelling a mutation's withdraws it if still queued. */
+    CompletableFuture<?> answer;
     boolean done;
 
     Pending(long requestId, Request request, long startNanos, Admission.Admitted admitted) {
@@ -142,11 +145,18 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     closing = true;
     int dropped = 0;
+    int withdrawn = 0;
     // Bounded by the in-flight cap. Answers that arrive later find done=true and are dropped.
     for (Pending p : pending) {
       p.done = true;
       if (p.timer != null) {
         p.timer.cancel(false);
+      }
+      // Nobody is left to hear the answer: a mutation still queued for group commit is
+      // withdrawn and never reaches Raft. One already proposed runs its course; the client
+      // must treat it as indeterminate and retry under the same request id.
+      if (p.answer != null && p.request.kind().mutation() && p.answer.cancel(false)) {
+        withdrawn++;
       }
       admission.release(p.admitted);
       dropped++;
@@ -154,8 +164,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     pending.clear();
     gate.unregister(this);
     listener.connectionClosed();
-    log.debug(
-        "event=connection_closed remote={} unanswered={}", ctx.channel().remoteAddress(), dropped);
+    log.debug("event=connection_closed remote={} unanswered={} withdrawn={}",
+        ctx.channel().remoteAddress(), dropped, withdrawn);
     super.channelInactive(ctx);
   }
 
@@ -238,6 +248,10 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       reply(f.requestId(), kind, ErrorReplies.malformed(e), startNanos);
       return;
     }
+    if (decoded.request() instanceof Request.Cancel cancel) {
+      onCancel(f.requestId(), cancel, startNanos);
+      return;
+    }
     Optional<Admission.Refused> draining = admission.checkDraining();
     if (draining.isPresent()) {
       reply(f.requestId(), kind, draining.get().toResponse(), startNanos);
@@ -285,6 +299,37 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         startNanos);
   }
 
+  /**
+   * CANCEL: withdraw a request of this connection that has not reached Raft. A queued mutation
+   * is withdrawn and answered CANCELLED (never applied); a read is answered CANCELLED at once
+   * (it has no effect to undo); a mutation already proposed keeps its real outcome (TOO_LATE).
+   * Only this connection's own requests can be named: another connection's ids are NOT_FOUND.
+   */
+  private void onCancel(long cancelRequestId, Request.Cancel cancel, long startNanos) {
+    Pending target = null;
+    for (Pending p : pending) {
+      if (p.requestId == cancel.requestId() && !p.done) {
+        target = p;
+        break;
+      }
+    }
+    Response.CancelReply reply;
+    if (target == null) {
+      reply = new Response.CancelReply(CancelOutcome.NOT_FOUND,
+          "no request " + cancel.requestId() + " is waiting on this connection");
+    } else if (!target.request.kind().mutation()) {
+      finish(target, ErrorReplies.cancelled("read cancelled by request " + cancelRequestId));
+      reply = new Response.CancelReply(CancelOutcome.CANCELLED, "");
+    } else if (target.answer != null && target.answer.cancel(false)) {
+      // The withdrawn command's CANCELLED answer arrives through the usual answer path.
+      reply = new Response.CancelReply(CancelOutcome.CANCELLED, "");
+    } else {
+      reply = new Response.CancelReply(CancelOutcome.TOO_LATE,
+          "request " + cancel.requestId() + " was already proposed; its own reply tells its outcome");
+    }
+    reply(cancelRequestId, Kind.CANCEL, reply, startNanos);
+  }
+
   static boolean isLeader(NodeStatus s) {
     return "LEADER".equalsIgnoreCase(s.role());
   }
@@ -318,6 +363,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException e) {
       answer = CompletableFuture.failedFuture(e);
     }
+    p.answer = answer;
     answer.whenComplete((value, failure) -> answered(p, value, failure));
   }
 

@@ -67,10 +67,16 @@ final class ErrorReplies {
         case DEADLINE_EXCEEDED -> error(ErrorCode.DEADLINE_EXCEEDED, message, "", 0);
         case UNAVAILABLE ->
             error(ErrorCode.UNAVAILABLE, message, ce.leaderClientAddress(), ce.retryAfterMillis());
+        case CANCELLED -> error(ErrorCode.CANCELLED, message, "", 0);
       };
     }
     log.warn("event=request_failed error={}", t.toString(), t);
     return internal(t.toString());
+  }
+
+  /** A request withdrawn by CANCEL before it had an effect. */
+  static Response.Error cancelled(String message) {
+    return error(ErrorCode.CANCELLED, message, "", 0);
   }
 
   // ---------------------------------------------------------------- framing and HELLO

@@ -86,7 +86,9 @@ public final class Translation {
             nonNegative("presentedVersion", r.presentedVersion()),
             nonNegative("unusedBalance", r.unusedBalance())))
         .on(Kind.LIST_LEASES, Request.ListLeases.class, this::listLeases)
-        .on(Kind.CLUSTER_STATUS, Request.ClusterStatus.class, r -> new LocalStatus());
+        .on(Kind.CLUSTER_STATUS, Request.ClusterStatus.class, r -> new LocalStatus())
+        .on(Kind.CANCEL, Request.Cancel.class,
+            r -> new Invalid("CANCEL is answered by the connection that sent the request"));
     TtlTranslation.register(ops);
     QuotaTranslation.register(ops);
     this.operations = ops.complete();

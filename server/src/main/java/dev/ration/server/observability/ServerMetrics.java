@@ -168,6 +168,7 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     groupCommitCounter(stats, "ration.group.commit.commands", "Client commands proposed in group-commit entries on this node", GroupCommitStats::commandsProposed);
     groupCommitCounter(stats, "ration.group.commit.entries.direct", "Group-commit entries proposed at once by the submitting thread (a lone command with nothing in flight)", GroupCommitStats::entriesDirect);
     groupCommitCounter(stats, "ration.group.commit.expired", "Commands dropped because their deadline passed before they were proposed", GroupCommitStats::droppedExpired);
+    groupCommitCounter(stats, "ration.group.commit.cancelled", "Queued commands withdrawn before they were proposed: a CANCEL frame, or their connection closed", GroupCommitStats::withdrawn);
     groupCommitSeconds(stats, "ration.group.commit.queue.wait", "Total time proposed commands waited in the group-commit queue (divide by commands for the mean)", GroupCommitStats::queueWaitNanos);
     groupCommitCounter(stats, "ration.group.commit.entries.answered", "Group-commit entries answered by Raft (committed and applied, or failed)", GroupCommitStats::entriesAnswered);
     groupCommitSeconds(stats, "ration.group.commit.entry", "Total time answered entries took from proposal to answer: replication, commit, apply (divide by entries answered for the mean)", GroupCommitStats::entryNanos);

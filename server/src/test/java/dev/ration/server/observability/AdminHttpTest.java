@@ -41,7 +41,7 @@ class AdminHttpTest {
     coordinator = new FakeCoordinator();
     metrics = new ServerMetrics();
     metrics.bindNode(coordinator::status);
-    metrics.bindGroupCommit(() -> new GroupCommitStats(40, 900, 3, 2, 1, 5, 1_800_000_000L, 38, 95_000_000L, 7), () -> 1234);
+    metrics.bindGroupCommit(() -> new GroupCommitStats(40, 900, 3, 2, 1, 5, 1_800_000_000L, 38, 95_000_000L, 7, 4), () -> 1234);
     admin = AdminServer.start("127.0.0.1:0", coordinator::status, metrics, draining::get, new Readiness(100));
   }
 
@@ -129,6 +129,7 @@ class AdminHttpTest {
             "ration_group_commit_entries_total 40.0",
             "ration_group_commit_commands_total 900.0",
             "ration_group_commit_expired_total 5.0",
+            "ration_group_commit_cancelled_total 4.0",
             "ration_group_commit_queue_wait_seconds_total 1.8",
             "ration_group_commit_entries_answered_total 38.0",
             "ration_group_commit_entry_seconds_total 0.095",
