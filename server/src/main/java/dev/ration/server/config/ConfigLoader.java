@@ -258,6 +258,14 @@ public final class ConfigLoader {
     Optional<Duration> maxDeadline = ep.duration("max-deadline", Duration.ofSeconds(60), Duration.ofMillis(10), Duration.ofHours(1));
     Optional<Long> ioThreads = ep.integer("io-threads", 2, 1, 64);
     Optional<Long> perTenant = ep.integer("max-in-flight-per-tenant", 256, 1, 65_536);
+    Optional<String> fairnessText = ep.string("tenant-fairness", false);
+    TenantFairness fairness =
+        fairnessText.isPresent() ? TenantFairness.parse(fairnessText.get()) : TenantFairness.ALL;
+    if (fairness == null) {
+      problems.add("endpoint.tenant-fairness: \"" + fairnessText.get()
+          + "\" is not one of all, quota, none");
+      fairness = TenantFairness.ALL;
+    }
     ep.rejectUnknownKeys();
     if (defaultDeadline.isPresent() && maxDeadline.isPresent() && defaultDeadline.get().compareTo(maxDeadline.get()) > 0) {
       problems.add("endpoint.default-deadline: " + Quantities.formatDuration(defaultDeadline.get())
@@ -295,7 +303,8 @@ public final class ConfigLoader {
         tickInterval.get(), tickMaxItems.get().intValue(), state);
     EndpointOptions endpoint = new EndpointOptions(
         maxFrame.get().intValue(), perConn.get().intValue(), maxConns.get().intValue(),
-        defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue());
+        defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue(),
+        fairness);
     Peer self = consensus.self();
     return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get());
   }

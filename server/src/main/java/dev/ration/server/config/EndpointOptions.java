@@ -13,8 +13,10 @@ import java.time.Duration;
  * @param defaultDeadline deadline of a request that names none (timeoutMillis = 0)
  * @param maxDeadline longest deadline a request may ask for
  * @param ioThreads Netty event-loop threads for client connections
- * @param maxInFlightPerTenant reservations and usage ingests of one tenant being served at once
- *     across all connections of this node; beyond it the next one gets OVERLOADED immediately
+ * @param maxInFlightPerTenant requests of one tenant being served at once across all connections
+ *     of this node (which requests: {@code tenantFairness}); beyond it the next one gets
+ *     OVERLOADED immediately
+ * @param tenantFairness which requests take a place in their tenant's share
  */
 public record EndpointOptions(
     int maxFrameBytes,
@@ -23,4 +25,25 @@ public record EndpointOptions(
     Duration defaultDeadline,
     Duration maxDeadline,
     int ioThreads,
-    int maxInFlightPerTenant) {}
+    int maxInFlightPerTenant,
+    TenantFairness tenantFairness) {
+
+  public EndpointOptions {
+    if (tenantFairness == null) {
+      throw new IllegalArgumentException("tenantFairness is null");
+    }
+  }
+
+  /** With every kind gated per tenant, the default. */
+  public EndpointOptions(
+      int maxFrameBytes,
+      int maxInFlightPerConnection,
+      int maxConnections,
+      Duration defaultDeadline,
+      Duration maxDeadline,
+      int ioThreads,
+      int maxInFlightPerTenant) {
+    this(maxFrameBytes, maxInFlightPerConnection, maxConnections, defaultDeadline, maxDeadline,
+        ioThreads, maxInFlightPerTenant, TenantFairness.ALL);
+  }
+}

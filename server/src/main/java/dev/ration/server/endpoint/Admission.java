@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * <p>Three bounds, asked in this order: the node-wide {@link AdmissionGate} (a draining node
  * refuses everything with UNAVAILABLE, naming the leader, before the request is even
  * translated), the connection's in-flight cap, then the request's tenant share in {@link
- * TenantShares} (reservations and usage ingests only, see {@link QuotaFairness}). The last two
+ * TenantShares} (whose share a request takes: {@link Fairness}). The last two
  * refuse with OVERLOADED and a short retry-after, which the client retries under the same
  * request id.
  *
@@ -70,7 +70,7 @@ final class Admission {
    *
    * @param inFlightOnConnection requests of this connection admitted and not yet answered
    */
-  Decision admit(int inFlightOnConnection, Request request) {
+  Decision admit(int inFlightOnConnection, Request request, String session) {
     int max = gate.options().maxInFlightPerConnection();
     if (inFlightOnConnection >= max) {
       return new Refused(ErrorCode.OVERLOADED,
@@ -78,12 +78,12 @@ final class Admission {
           "", OVERLOADED_RETRY_AFTER_MILLIS);
     }
     // A tenant past its share is refused before it takes a place in the gate or the queue.
-    String tenant = QuotaFairness.tenantOf(request);
+    String tenant = Fairness.keyOf(gate.options().tenantFairness(), request, session);
     TenantShares shares = gate.tenantShares();
     if (!tenant.isEmpty() && !shares.tryAcquire(tenant)) {
       return new Refused(ErrorCode.OVERLOADED,
-          "tenant " + tenant + " has " + shares.maxInFlightPerTenant() + " quota requests in flight, its "
-              + "share of this node",
+          Fairness.describe(tenant) + " has " + shares.maxInFlightPerTenant()
+              + " requests in flight, its share of this node",
           "", OVERLOADED_RETRY_AFTER_MILLIS);
     }
     gate.acquired();

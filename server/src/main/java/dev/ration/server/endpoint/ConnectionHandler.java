@@ -69,6 +69,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private boolean helloDone;
   private long clientHigh;
   private long clientLow;
+  /** The client id from HELLO, the fairness key of requests that name no tenant. */
+  private String session = "";
   /** Set when we decided to close: later frames already decoded are ignored. */
   private boolean closing;
   /** Inside channelRead (or writing a burst of answers): writes wait for one flush after. */
@@ -290,6 +292,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     helloDone = true;
     clientHigh = hello.clientHigh();
     clientLow = hello.clientLow();
+    session = Long.toHexString(clientHigh) + ":" + Long.toHexString(clientLow);
     NodeStatus s = coordinator.status();
     boolean leader = isLeader(s);
     log.debug("event=hello client={}:{} remote={} leader={}",
@@ -335,7 +338,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void admit(long requestId, DecodedRequest decoded, Translation.Action action, long startNanos) {
-    Admission.Decision decision = admission.admit(pending.size(), decoded.request());
+    Admission.Decision decision = admission.admit(pending.size(), decoded.request(), session);
     if (decision instanceof Admission.Refused refused) {
       reply(requestId, decoded.request().kind(), refused.toResponse(), startNanos);
       return;

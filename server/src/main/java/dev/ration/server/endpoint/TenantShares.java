@@ -3,14 +3,13 @@ package dev.ration.server.endpoint;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Per-tenant fairness of admission for quota work: each tenant (the first two segments of a
- * scope path, {@code org/tenant}, or the org alone) may have at most
- * {@code maxInFlightPerTenant} ({@code endpoint.max-in-flight-per-tenant}) reservations and
- * usage ingests in flight across all connections of this node. It is local admission, not
- * replicated state, so nodes may differ. A hot tenant past its share gets OVERLOADED at once
- * (never a wait), so it can fill at most its share of the group-commit queue and cannot starve
- * other tenants of the coordinator. Completions, cancellations and acknowledgements are never
- * gated: they free capacity.
+ * Per-tenant fairness of admission: each tenant (or client session, for requests that name no
+ * tenant; {@link Fairness} says which) may have at most {@code maxInFlightPerTenant}
+ * ({@code endpoint.max-in-flight-per-tenant}) requests in flight across all connections of this
+ * node. It is local admission, not replicated state, so nodes may differ. A hot tenant past its
+ * share gets OVERLOADED at once (never a wait), so it can fill at most its share of the
+ * group-commit queue and cannot starve other tenants of the coordinator. Returns, completions,
+ * cancellations and acknowledgements are never gated: they free capacity.
  *
  * <p>Thread-safe: connections on different event loops acquire and release concurrently. Only
  * tenants with work in flight have an entry, so memory is bounded by requests in flight.

@@ -119,12 +119,13 @@ class ConfigLoaderTest {
             max-reservation-ttl: 1h
             max-items-per-reservation: 4
             max-scan-records: 5_000
-        endpoint: { max-in-flight-per-tenant: 3 }
+        endpoint: { max-in-flight-per-tenant: 3, tenant-fairness: quota }
         """);
     assertEquals(new StateOptions(60_000, 50, 7, 256,
             new QuotaOptions(7_200_000, 1_800_000, 0, 3_600_000, 4, 5_000)),
         c.consensus().stateOptions());
     assertEquals(3, c.endpoint().maxInFlightPerTenant());
+    assertEquals(TenantFairness.QUOTA, c.endpoint().tenantFairness());
   }
 
   @Test
@@ -227,6 +228,8 @@ class ConfigLoaderTest {
       "ledger: { quota: { dedup-retention: 1h, dedupe-retention: 1h } }|ledger.quota.dedupe-retention: unknown key (known keys here: dedup-retention, max-future-skew, max-items-per-reservation, max-reservation-ttl, max-scan-records, settled-retention)",
       "endpoint: { max-in-flight-per-tenant: 0 }|endpoint.max-in-flight-per-tenant: 0 is below the minimum 1",
       "endpoint: { max-in-flight-per-tenant: 70000 }|endpoint.max-in-flight-per-tenant: 70000 is above the maximum 65536",
+      "endpoint: { tenant-fairness: sometimes }|endpoint.tenant-fairness: \"sometimes\" is not one of all, quota, none",
+      "endpoint: { tenant-fairness: off }|endpoint.tenant-fairness: expected a string, got the boolean false (quote it)",
       "endpoint: { max-frame-bytes: 128MiB }|endpoint.max-frame-bytes: 128MiB is above the maximum 64MiB",
       "endpoint: { max-in-flight-per-connection: 0 }|endpoint.max-in-flight-per-connection: 0 is below the minimum 1",
       "endpoint: { max-connections: true }|endpoint.max-connections: expected a whole number, got the boolean true",

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.protocol.ErrorCode;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.TtlRequest;
 import dev.ration.server.config.EndpointOptions;
+import dev.ration.server.config.TenantFairness;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,7 +48,7 @@ class AdmissionTest {
 
   @Test
   void theConnectionCapRefusesWithoutTakingAnything() {
-    Admission.Refused r = assertInstanceOf(Admission.Refused.class, admission.admit(2, reserve("acme/shop")));
+    Admission.Refused r = assertInstanceOf(Admission.Refused.class, admission.admit(2, reserve("acme/shop"), "c1"));
     assertEquals(ErrorCode.OVERLOADED, r.code());
     assertEquals("connection has 2 requests in flight, max 2", r.message());
     assertEquals(Admission.OVERLOADED_RETRY_AFTER_MILLIS, r.retryAfterMillis());
@@ -56,15 +58,16 @@ class AdmissionTest {
 
   @Test
   void aTenantPastItsShareIsRefusedWhileOthersAndUngatedRequestsPass() {
-    Admission.Admitted first = assertInstanceOf(Admission.Admitted.class, admission.admit(0, reserve("acme/shop/web")));
+    Admission.Admitted first = assertInstanceOf(Admission.Admitted.class, admission.admit(0, reserve("acme/shop/web"), "c1"));
     assertEquals("acme/shop", first.tenant());
-    Admission.Refused r = assertInstanceOf(Admission.Refused.class, admission.admit(1, reserve("acme/shop/api")));
+    Admission.Refused r = assertInstanceOf(Admission.Refused.class, admission.admit(1, reserve("acme/shop/api"), "c1"));
     assertEquals(ErrorCode.OVERLOADED, r.code());
-    assertEquals("tenant acme/shop has 1 quota requests in flight, its share of this node", r.message());
+    assertEquals("tenant acme/shop has 1 requests in flight, its share of this node", r.message());
     assertEquals(Admission.OVERLOADED_RETRY_AFTER_MILLIS, r.retryAfterMillis());
     assertEquals(1, gate.inFlight(), "a refused tenant takes no place in the gate");
 
-    Admission.Admitted ungated = assertInstanceOf(Admission.Admitted.class, admission.admit(0, new Request.ListLimits(false)));
+    Admission.Admitted ungated = assertInstanceOf(Admission.Admitted.class,
+        admission.admit(0, new Request.ReturnLease(7, 1, 0), "c1"), "returning frees capacity: never gated");
     assertEquals("", ungated.tenant());
     assertEquals(2, gate.inFlight());
 
@@ -72,6 +75,43 @@ class AdmissionTest {
     admission.release(ungated);
     assertEquals(0, gate.inFlight());
     assertEquals(0, gate.tenantShares().inFlight("acme/shop"));
-    assertInstanceOf(Admission.Admitted.class, admission.admit(0, reserve("acme/shop/api")), "the share is free again");
+    assertInstanceOf(Admission.Admitted.class, admission.admit(0, reserve("acme/shop/api"), "c1"), "the share is free again");
+  }
+
+  @Test
+  void everyKindThatAddsWorkTakesItsTenantsOrItsSessionsShare() {
+    Admission.Admitted ttl = assertInstanceOf(Admission.Admitted.class, admission.admit(0, put("acme"), "c1"));
+    assertEquals("acme", ttl.tenant());
+    Admission.Refused hot = assertInstanceOf(Admission.Refused.class, admission.admit(0, put("acme"), "c2"));
+    assertEquals("tenant acme has 1 requests in flight, its share of this node", hot.message());
+    assertInstanceOf(Admission.Admitted.class, admission.admit(0, put("globex"), "c1"), "another tenant passes");
+
+    // A renewal names no tenant: it takes its session's share, one session's not another's.
+    Request renew = new Request.RenewLease(1, 1, 1, 1, 0, 0, 0);
+    Admission.Admitted s1 = assertInstanceOf(Admission.Admitted.class, admission.admit(0, renew, "c1"));
+    Admission.Refused again = assertInstanceOf(Admission.Refused.class, admission.admit(0, renew, "c1"));
+    assertEquals("this client session has 1 requests in flight, its share of this node", again.message());
+    assertInstanceOf(Admission.Admitted.class, admission.admit(0, renew, "c2"));
+    admission.release(s1);
+    assertInstanceOf(Admission.Admitted.class, admission.admit(0, renew, "c1"), "released");
+  }
+
+  @Test
+  void quotaModeGatesOnlyQuotaWorkAndNoneModeNothing() {
+    for (TenantFairness mode : TenantFairness.values()) {
+      AdmissionGate g = new AdmissionGate(new EndpointOptions(
+          4096, 100, 10, Duration.ofSeconds(5), Duration.ofSeconds(30), 1, 1, mode));
+      Admission a = new Admission(g, () -> "");
+      a.admit(0, put("acme"), "c1");
+      a.admit(0, reserve("acme/shop/web"), "c1");
+      boolean ttlGated = a.admit(0, put("acme"), "c1") instanceof Admission.Refused;
+      boolean quotaGated = a.admit(0, reserve("acme/shop/web"), "c1") instanceof Admission.Refused;
+      assertEquals(mode == TenantFairness.ALL, ttlGated, mode + ": TTL writes gated");
+      assertEquals(mode != TenantFairness.NONE, quotaGated, mode + ": reservations gated");
+    }
+  }
+
+  private static Request put(String namespace) {
+    return new Request.Ttl(new TtlRequest.Put(namespace, "k", new byte[] {1}, 1_000));
   }
 }
