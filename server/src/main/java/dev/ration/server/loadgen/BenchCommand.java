@@ -48,11 +48,21 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Client addresses of the servers (default: ${DEFAULT-VALUE}; env RATION_SERVERS).")
   List<String> servers = new ArrayList<>();
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|warm-start",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|warm-start|saturation",
       converter = Workload.Converter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
-          + "warm-start times rateLimiter(...) to the first admitted request, --runs times.")
+          + "warm-start times rateLimiter(...) to the first admitted request, --runs times; "
+          + "saturation measures capacity with TTL puts, then offers --steps multiples of it, open loop.")
   Workload workload;
+
+  @Option(names = "--steps", defaultValue = "0.5,1,1.5,2", split = ",", paramLabel = "M[,M...]",
+      description = "saturation: offered load of each step, as multiples of the measured capacity, "
+          + "each step --duration long (default: ${DEFAULT-VALUE}).")
+  List<Double> steps;
+
+  @Option(names = "--namespaces", defaultValue = "32", paramLabel = "N",
+      description = "saturation: TTL namespaces (tenants) the puts go round-robin over, 1..1024 (default: ${DEFAULT-VALUE}).")
+  int namespaces;
 
   @Option(names = "--batch-size", defaultValue = "1000", paramLabel = "N",
       description = "renew-batch: renewals per RENEW_LEASES frame, 1..4096 (default: ${DEFAULT-VALUE}).")
@@ -167,8 +177,13 @@ public final class BenchCommand implements Callable<Integer> {
       for (int i = 0; i < clients; i++) {
         RationClientOptions options;
         try {
-          options = RationClientOptions.builder().addresses(addresses).requestDeadline(timeout)
-              .maxInFlightPerConnection(Math.max(1024, inFlight)).build();
+          RationClientOptions.Builder b = RationClientOptions.builder().addresses(addresses)
+              .requestDeadline(timeout).maxInFlightPerConnection(Math.max(1024, inFlight));
+          if (workload == Workload.SATURATION) {
+            // Every refusal is a figure of the step: a retry would hide it and add load.
+            b.maxRetries(0).maxInFlightPerConnection(SaturationBench.MAX_OUTSTANDING);
+          }
+          options = b.build();
         } catch (IllegalArgumentException e) {
           throw usage("--servers: " + e.getMessage());
         }
@@ -188,6 +203,26 @@ public final class BenchCommand implements Callable<Integer> {
         out.print(output == Format.json ? TtlBench.json(r) + "\n" : TtlBench.table(r));
         out.flush();
         return r.ok() == 0 ? Exit.FAILED : Exit.OK;
+      }
+      if (workload == Workload.SATURATION) {
+        if (namespaces < 1 || namespaces > 1024 || steps.isEmpty()
+            || steps.stream().anyMatch(m -> !(m > 0 && m <= 10))) {
+          throw usage("--namespaces 1..1024, --steps multiples in (0, 10]");
+        }
+        err.printf(Locale.ROOT, "bench: saturation, capacity probe with %d in flight over %d connection(s), "
+                + "then steps %s, each %s, warm-up %s%n", inFlight, clients, steps,
+            Quantities.formatDuration(duration), Quantities.formatDuration(warmup));
+        err.flush();
+        // Set-up goes through a client that follows the leader and retries like any caller's.
+        RationClient setup = new RationClient(RationClientOptions.builder().addresses(addresses)
+            .requestDeadline(timeout.plusSeconds(10)).build());
+        opened.add(0, setup);
+        SaturationBench.Result r = new SaturationBench(setup, opened.subList(1, opened.size()),
+            namespaces, inFlight, System::nanoTime).run(steps.stream().mapToDouble(Double::doubleValue).toArray(), warmup.toNanos(),
+                duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
+        out.print(output == Format.json ? SaturationBench.json(r) + "\n" : SaturationBench.table(r));
+        out.flush();
+        return Exit.OK;
       }
       if (workload == Workload.RENEW_BATCH) {
         if (batchSize < 1 || batchSize > Request.RenewLeases.MAX_RENEWALS

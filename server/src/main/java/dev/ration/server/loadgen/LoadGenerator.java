@@ -229,6 +229,7 @@ public final class LoadGenerator {
         case RESERVE -> throw new IllegalStateException("the reserve workload runs in ReserveBench");
         case RENEW_BATCH -> throw new IllegalStateException("renew-batch runs in RenewBatchBench");
         case WARM_START -> throw new IllegalStateException("the warm-start workload runs in WarmStartBench");
+        case SATURATION -> throw new IllegalStateException("the saturation workload runs in SaturationBench");
       };
     }
 

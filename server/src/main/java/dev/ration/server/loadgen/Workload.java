@@ -15,7 +15,9 @@ public enum Workload {
   // Run by RenewBatchBench; given as --op renew-batch
   RENEW_BATCH,
   // Run by WarmStartBench; given as --op warm-start
-  WARM_START;
+  WARM_START,
+  // Run by SaturationBench; given as --op saturation
+  SATURATION;
 
   /** Whether TtlBench runs this workload. */
   boolean isTtl() {
