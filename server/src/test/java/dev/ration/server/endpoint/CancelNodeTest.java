@@ -160,18 +160,25 @@ class CancelNodeTest {
   void cancellingTheClientsFutureWithdrawsTheRequestOnTheServer() throws Exception {
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .addresses(List.of(config.clientAddress())).requestDeadline(Duration.ofSeconds(60)).build())) {
+      // Connected first, so each call below is handed to the connection's event loop at once.
+      client.call(put("client-warm", "k"), Duration.ofSeconds(60)).get(60, TimeUnit.SECONDS);
+      long withdrawnBefore = node.consensus().proposerStats().withdrawn();
       List<CompletableFuture<Response>> writes = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
         writes.add(client.call(put("client", key(i)), Duration.ofSeconds(60)));
       }
+      // The event loop writes requests in order before it reads a reply: once the first write
+      // is answered, all 300 were sent, and the last waits behind ~298 entries on the node.
+      writes.get(0).get(60, TimeUnit.SECONDS);
       CompletableFuture<Response> last = writes.get(writes.size() - 1);
       assertTrue(last.cancel(false));
       for (int i = 0; i < writes.size() - 1; i++) {
         assertInstanceOf(Response.Ttl.class, writes.get(i).get(60, TimeUnit.SECONDS));
       }
       // The CANCEL follows the write on its connection; the write behind 298 others was queued.
-      long withdrawnBefore = node.consensus().proposerStats().withdrawn();
-      assertTrue(withdrawnBefore >= 1, "the server withdrew the cancelled write");
+      Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(20)).until(
+          "the server to withdraw the cancelled write",
+          () -> node.consensus().proposerStats().withdrawn(), w -> w == withdrawnBefore + 1);
       assertFalse(keys("client").contains(key(299)));
       assertEquals(299, count("client"));
     }

@@ -39,7 +39,8 @@ class ErrorRepliesTest {
       new Row(Reason.NOT_LEADER, ErrorCode.NOT_LEADER, true, false, true),
       new Row(Reason.OVERLOADED, ErrorCode.OVERLOADED, false, true, true),
       new Row(Reason.DEADLINE_EXCEEDED, ErrorCode.DEADLINE_EXCEEDED, false, false, false),
-      new Row(Reason.UNAVAILABLE, ErrorCode.UNAVAILABLE, true, true, false));
+      new Row(Reason.UNAVAILABLE, ErrorCode.UNAVAILABLE, true, true, false),
+      new Row(Reason.CANCELLED, ErrorCode.CANCELLED, false, false, true));
 
   static Stream<Object[]> cases() {
     return TABLE.stream().flatMap(row -> Stream.of(false, true).flatMap(proposed -> {
