@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Local Ration cluster on loopback: start | stop | status | logs.
+# Local Ration cluster on loopback: start | stop | status | logs | kill-leader.
 #
-#   scripts/cluster.sh start  [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
-#   scripts/cluster.sh stop   [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
-#   scripts/cluster.sh status [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
-#   scripts/cluster.sh logs   [--nodes 3|5] [--run-dir DIR] [--follow]
+#   scripts/cluster.sh start       [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
+#   scripts/cluster.sh stop        [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
+#   scripts/cluster.sh status      [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
+#   scripts/cluster.sh logs        [--nodes 3|5] [--run-dir DIR] [--follow]
+#   scripts/cluster.sh kill-leader [--nodes 3|5] [--run-dir DIR] [--config-dir DIR]
 #
+# `kill-leader` asks the cluster which node leads and sends that node's recorded pid SIGKILL (a
+# crash, not a shutdown); `start` brings it back.
 # Nodes come from config/cluster-N/nI.yaml (or DIR/nI.yaml with --config-dir: a copy with
 # other ports lets two clusters run side by side) and run `bin/ration server --config ...
 # --data-dir RUN/nI`. The run directory (default run/cluster-N) holds each node's data (nI/), log (nI.log)
@@ -234,10 +237,29 @@ logs() {
   done
 }
 
+# SIGKILL to the node the cluster says leads: a crash for tours, drills and fault tests.
+kill_leader() {
+  local json leader pid
+  json="$("$ration" --output json cluster status --servers "$(client_servers)" 2>/dev/null || true)"
+  leader="$(printf '%s' "$json" | grep -o '"id":"[^"]*","role":"LEADER"' | sed -n 's/"id":"\([^"]*\)".*/\1/p' | sed -n 1p)"
+  if [[ -z "$leader" ]]; then
+    echo "error: no node of cluster-$nodes reports itself LEADER" >&2
+    exit 1
+  fi
+  pid="$(live_pid "$leader")"
+  if [[ -z "$pid" ]]; then
+    echo "error: the leader $leader has no live pid recorded in $run_dir" >&2
+    exit 1
+  fi
+  kill -9 "$pid"
+  echo "killed leader $leader (pid $pid)"
+}
+
 case "$command" in
   start) start ;;
   stop) stop ;;
   status) status ;;
   logs) logs ;;
+  kill-leader) kill_leader ;;
   *) echo "error: unknown command '$command'" >&2; usage ;;
 esac
