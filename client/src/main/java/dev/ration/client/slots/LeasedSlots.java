@@ -61,7 +61,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   private final Object lock = new Object();
   // Guarded by lock.
   private SlotLease lease;
-  private Instant validUntil = Instant.MIN;
+  private Instant validUntil = Instant.EPOCH;
   private int share;
   private int inFlightCap = Integer.MAX_VALUE;
   private boolean renewing;
@@ -121,7 +121,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   @Override
   public Instant validUntil() {
     synchronized (lock) {
-      return lease == null ? Instant.MIN : validUntil;
+      return lease == null ? Instant.EPOCH : validUntil;
     }
   }
 

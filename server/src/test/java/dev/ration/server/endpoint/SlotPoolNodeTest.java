@@ -63,7 +63,7 @@ class SlotPoolNodeTest {
             } catch (RuntimeException e) {
               return null; // not elected yet
             }
-          });
+          }, r -> r != null);
       assertEquals(C, set.slots().concurrency());
 
       // A job that honours cancellation: it waits on its token, up to 30 ms.
