@@ -41,7 +41,7 @@ public final class LeaseFormat {
   /** Version 3 = version 2 + concurrency, slotCeiling; written only when either is not 0. */
   static final int SLOT_LIMIT_FORMAT_VERSION = 3;
   /** Version 4 = version 3 + slotShare, pendingSlots, demandSlots; only when one is not 0. */
-  static final int SLOT_LEASE_FORMAT_VERSION = 4;
+  public static final int SLOT_LEASE_FORMAT_VERSION = 4;
   /** Version 3 = version 2 + demandRate, demandBurst. */
   public static final int LEASE_FORMAT_VERSION = 3;
   private static final int OLD_LEASE_FORMAT_VERSION = 2;
