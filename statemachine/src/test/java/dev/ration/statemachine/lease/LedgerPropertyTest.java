@@ -42,9 +42,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Random command sequences (several limits with random allocation policies and holders, time going backwards in batch time,
- * NewEpoch, Tick, duplicate keys, returns, renewals with stale and future versions, restarts)
- * applied to the RocksDB state and to {@link ReferenceLedger}: results, limit statuses and
- * leases must agree, and verify() must pass after every step. A failure prints its seed, the
+ * NewEpoch, Tick, duplicate keys, returns, renewals with stale and future versions, restarts,
+ * and the concurrency-slot commands: caps set and lowered, slot acquires, slot renewals with
+ * and without release promises) applied to the RocksDB state and to {@link ReferenceLedger}:
+ * results, limit statuses, slot statuses and leases must agree, and verify() must pass after
+ * every step. A failure prints its seed, the
  * command that replays it, and the failing sequence of steps.
  */
 class LedgerPropertyTest {

@@ -45,6 +45,11 @@ import java.util.TreeMap;
  * live holders' last demands. The fair-share split is modelled independently (one unit at a time
  * to the lowest allocation still short of its demand); proportional and static are short
  * formulas written again here.
+ *
+ * <p>Concurrency slots are modelled from their rules (docs/INVARIANTS.md, I12): a cap per limit
+ * beside R and B, a slot share per lease with the same two-phase shrink and ceiling, a slot
+ * holder's target split over the live slot holders only, and a renewal's release promise that
+ * lowers what is counted at once.
  */
 final class ReferenceLedger {
   static final class ModelLimit {
