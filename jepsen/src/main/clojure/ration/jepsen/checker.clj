@@ -40,7 +40,8 @@
           {} history))
 
 (defn lease-segments
-  "lease-id -> {:tenant :segments [[from to rate burst] ...] :acquired-at :release-invoked}."
+  "lease-id -> {:tenant :segments [[from to rate burst slots] ...] :acquired-at :release-invoked}
+  (slots 0 when the grant carries none)."
   [history epsilon]
   (let [firsts (first-invocations history)
         cs (h/completions history)
@@ -67,18 +68,86 @@
                                         (let [from (:time g)
                                               to (min e nxt (or rel Long/MAX_VALUE))]
                                           (when (< from to)
-                                            [from to (get-in g [:value :rate]) (get-in g [:value :burst])])))
+                                            [from to (get-in g [:value :rate]) (get-in g [:value :burst])
+                                             (get-in g [:value :slots] 0)])))
                                       (map vector gs ends nexts)))]]
             [id {:tenant (get-in acq [:value :tenant])
                  :acquired-at (:time acq)
                  :release-invoked rel
                  :segments segs}]))))
 
+;; ------------------------------------------------------------------ concurrency slots
+
+(defn slot-usage
+  "lease-id -> {:tenant :steps [[from to slots] ...]}: the slots an honest holder may run jobs
+  under. A lease's share at t is the :slots of its latest :ok acquire/renew completed by t,
+  while usable (as lease-segments). A slot renewal invoked with :release r >= 0 is the
+  holder's promise to run at most r jobs from that invocation until the renewal completes :ok
+  (or, without an :ok answer, for as long as the lease is usable), because the ledger stops
+  counting the slots above r when it applies the renewal; so over that interval the holder's
+  slots are min(share, r)."
+  [history epsilon]
+  (let [segs (lease-segments history epsilon)
+        oks (reduce (fn [m c]
+                      (if (and (h/ok? c) (= :renew (:f c)))
+                        (update m (get-in c [:value :req-id]) #(if % (min % (:time c)) (:time c)))
+                        m))
+                    {} (h/completions history))
+        promises (->> history
+                      (filter #(and (h/invoke? %) (= :renew (:f %))
+                                    (some-> (get-in % [:value :release]) (>= 0))))
+                      (map (fn [op]
+                             [(get-in op [:value :lease-id])
+                              [(:time op) (get oks (get-in op [:value :req-id]) Long/MAX_VALUE)
+                               (get-in op [:value :release])]]))
+                      (group-by first))]
+    (into {}
+          (for [[id l] segs
+                :let [ps (map second (get promises id))
+                      covering (fn [t ivs] (filter (fn [[f to]] (and (<= f t) (< t to))) ivs))
+                      cuts (->> (concat (mapcat (fn [[f t]] [f t]) (:segments l))
+                                        (mapcat (fn [[f t]] [f t]) ps)
+                                        [Long/MAX_VALUE])
+                                distinct sort)
+                      steps (vec (keep (fn [[a b]]
+                                         (when-let [[_ _ _ _ share] (first (covering a (:segments l)))]
+                                           (let [cap (reduce min Long/MAX_VALUE (map #(nth % 2) (covering a ps)))
+                                                 n (min (or share 0) cap)]
+                                             (when (pos? n) [a b n]))))
+                                       (partition 2 1 cuts)))]]
+            [id {:tenant (:tenant l) :steps steps}]))))
+
+(defn- slot-sweep
+  "Σ slots over the tenant's leases at every instant against C (ends before starts at equal
+  times): {:valid? :max-seen :violation-count :violations}."
+  [usage tenant concurrency]
+  (let [events (->> usage
+                    (filter #(= tenant (:tenant (val %))))
+                    (mapcat (fn [[id u]] (mapcat (fn [[from to n]] [[from 1 id n] [to 0 id n]]) (:steps u))))
+                    (sort-by (juxt first second)))
+        sweep (reduce (fn [{:keys [n active] :as s} [t kind id dn]]
+                        (let [n (if (= 1 kind) (+ n dn) (- n dn))
+                              active (if (= 1 kind) (assoc active id dn) (dissoc active id))
+                              s (assoc s :n n :active active)
+                              s (if (> n (get-in s [:max-seen :slots] 0))
+                                  (assoc s :max-seen {:time t :slots n :leases (vec (keys active))})
+                                  s)]
+                          (if (and (= 1 kind) (> n concurrency))
+                            (update s :violations conj {:time t :slots n :C concurrency :leases active})
+                            s)))
+                      {:n 0 :active {} :max-seen nil :violations []}
+                      events)]
+    {:valid? (empty? (:violations sweep))
+     :max-seen (:max-seen sweep)
+     :violation-count (count (:violations sweep))
+     :violations (vec (take 5 (:violations sweep)))}))
+
 (defn- tenant-limits [test opts]
   (or (:tenants opts) (get-in test [:workload-opts :tenants])))
 
 (defn conservation
-  "Σ rate ≤ R and Σ burst ≤ B over usable intervals at every instant, per tenant. :info acquires
+  "Σ rate ≤ R and Σ burst ≤ B over usable intervals at every instant, per tenant; for a tenant
+  whose limit has a :concurrency C, also Σ slots ≤ C (slot-usage, under :slots). :info acquires
   are unknown grants (their capacity may be leaked until expiry): reported, never violations."
   []
   (reify Checker
@@ -86,13 +155,14 @@
       (let [eps (or (:epsilon opts) 0.1)
             limits (tenant-limits test opts)
             leases (lease-segments history eps)
+            slots (slot-usage history eps)
             per-tenant
             (into (sorted-map)
-                  (for [[tenant {:keys [rate burst]}] limits
+                  (for [[tenant {:keys [rate burst concurrency]}] limits
                         :let [events (->> leases
                                           (filter #(= tenant (:tenant (val %))))
                                           (mapcat (fn [[id l]]
-                                                    (mapcat (fn [[from to r b]]
+                                                    (mapcat (fn [[from to r b _]]
                                                               [[from 1 id r b] [to 0 id r b]])
                                                             (:segments l))))
                                           ;; At equal times, ends (0) before starts (1).
@@ -112,11 +182,13 @@
                                                   s)))
                                             {:r 0 :b 0 :active {} :worst nil :violations []}
                                             events)]]
-                    [tenant {:valid? (empty? (:violations sweep))
+                    [tenant (cond-> {:valid? (empty? (:violations sweep))
                              :leases (count (filter #(= tenant (:tenant (val %))) leases))
                              :max-seen (dissoc (:worst sweep) :score)
                              :violation-count (count (:violations sweep))
-                             :violations (vec (take 5 (:violations sweep)))}]))
+                             :violations (vec (take 5 (:violations sweep)))}
+                              concurrency (as-> t (let [sl (slot-sweep slots tenant concurrency)]
+                                                    (assoc t :slots sl :valid? (and (:valid? t) (:valid? sl))))))]))
             unknown (count (filter #(and (h/info? %) (= :acquire (:f %))) (h/completions history)))]
         {:valid? (every? :valid? (vals per-tenant))
          :tenants per-tenant

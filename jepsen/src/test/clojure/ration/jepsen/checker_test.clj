@@ -189,3 +189,38 @@
     (let [r (c/check (c/lifecycle) {} (apply hist (concat (lease-1 "t1") (within-bound "t1"))) be-opts)]
       (is (false? (:valid? r)))
       (is (= 2 (count (filter #(= :admit-outside-lease (:kind %)) (:errors r))))))))
+
+(def slot-opts {:tenants {"t1" {:rate 0 :burst 0 :concurrency 10}} :epsilon 0.1})
+
+(defn slot-acquire [p id slots t0 t1]
+  [[p :invoke :acquire {:tenant "t1" :req-id [p id]} t0]
+   [p :ok :acquire {:tenant "t1" :req-id [p id] :lease-id id :version 1 :rate 0 :burst 0
+                    :slots slots :ttl-ms 3000} t1]])
+
+(defn slot-renew [p id n slots release t0 t1]
+  [[p :invoke :renew {:tenant "t1" :req-id [p id n] :lease-id id :release release} t0]
+   [p :ok :renew {:tenant "t1" :req-id [p id n] :lease-id id :version (+ 1 n) :rate 0 :burst 0
+                  :slots slots :ttl-ms 3000} t1]])
+
+(deftest slot-conservation-pass-and-violation
+  (let [check (fn [history] (c/check (c/conservation) {} history slot-opts))]
+    (testing "6 + 4 of C = 10 at once is fine"
+      (let [r (check (apply hist (concat (slot-acquire 0 1 6 0 10) (slot-acquire 1 2 4 5 20))))]
+        (is (true? (:valid? r)))
+        (is (= 10 (get-in r [:tenants "t1" :slots :max-seen :slots])))))
+    (testing "6 + 6 > C = 10 while both are usable: the checker bites"
+      (let [r (check (apply hist (concat (slot-acquire 0 1 6 0 10) (slot-acquire 1 2 6 500 510))))]
+        (is (false? (:valid? r)))
+        (is (= 1 (get-in r [:tenants "t1" :slots :violation-count])))))
+    (testing "a release promise frees the slots above it from the renewal's invocation"
+      ;; Lease 1 promises at most 1 job from 100 ms; the ledger frees 5 slots and lease 2 gets
+      ;; them at 120 ms, before lease 1's renewal answer (130 ms) arrives.
+      (is (true? (:valid? (check (apply hist (concat (slot-acquire 0 1 6 0 10)
+                                                     (slot-acquire 1 2 4 5 20)
+                                                     [[0 :invoke :renew {:tenant "t1" :req-id [0 1 1] :lease-id 1 :release 1} 100]]
+                                                     (slot-renew 1 2 1 9 -1 110 120)
+                                                     [[0 :ok :renew {:tenant "t1" :req-id [0 1 1] :lease-id 1 :version 2 :rate 0 :burst 0 :slots 1 :ttl-ms 3000} 130]])))))))
+    (testing "without the promise the same grant is a violation"
+      (is (false? (:valid? (check (apply hist (concat (slot-acquire 0 1 6 0 10)
+                                                      (slot-acquire 1 2 4 5 20)
+                                                      (slot-renew 1 2 1 9 -1 110 120))))))))))

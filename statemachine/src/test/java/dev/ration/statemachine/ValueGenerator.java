@@ -172,7 +172,9 @@ public final class ValueGenerator {
       types[i] = components[i].getType();
       args[i] = value(components[i].getGenericType(), components[i].getName());
     }
-    if (type == dev.ration.statemachine.result.Result.Renewal.class && args[0] != Outcome.SUCCESS) {
+    if ((type == dev.ration.statemachine.result.Result.Renewal.class
+        || type == dev.ration.statemachine.result.Result.SlotRenewalAnswer.class)
+        && args[0] != Outcome.SUCCESS) {
       // A renewal carries its lease exactly when it succeeded.
       args[4] = null;
     }

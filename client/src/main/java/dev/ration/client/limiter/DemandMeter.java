@@ -11,7 +11,11 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Role.</b> Each permit request is {@linkplain #record recorded} with its time. On each
  * {@linkplain #report report}, the period since the previous one, of length Δ, gives
  * {@code a = admitted/Δ} and {@code j = rejected/Δ} (permits per second); each is smoothed as
- * {@code ewma ← α·x + (1−α)·ewma} (the first period: x). The report is {@code
+ * {@code ewma ← α·x + (1−α)·ewma} (the first period: x), except across a <b>level shift</b>: when
+ * the period's demand {@code a + j} is below half or above twice the smoothed demand, both are
+ * set to the period's measurement, so a holder whose demand collapsed (or surged) says so on its
+ * next renewal instead of over several (smoothing damps noise, not a move of the load). The
+ * report is {@code
  * admittedPerSecond = round(ewmaA)}, {@code rejectedPerSecond = round(ewmaJ)}, {@code
  * demandRatePerSecond = max(minDemandRate, ceil(ewmaA + ewmaJ))} and {@code demandBurst =
  * max(minDemandBurst, peak)}, where peak is the most permits requested (admitted or not) within
@@ -32,6 +36,9 @@ import java.util.concurrent.atomic.LongAdder;
 public final class DemandMeter {
   /** Peak windows are 2^27 ns (≈134 ms): short enough to see a burst, long enough to hold one. */
   static final int WINDOW_SHIFT = 27;
+
+  /** A period's demand this many times below or above the smoothed one replaces it. */
+  static final double LEVEL_SHIFT = 2.0;
 
   /** One demand report; every field is ≥ 0. */
   public record Demand(long ratePerSecond, long burst, long admittedPerSecond,
@@ -109,8 +116,11 @@ public final class DemandMeter {
       double seconds = periodNanos / 1e9;
       double ra = (a - lastAdmitted) / seconds;
       double rj = (j - lastRejected) / seconds;
-      ewmaAdmitted = ewmaAdmitted < 0 ? ra : alpha * ra + (1 - alpha) * ewmaAdmitted;
-      ewmaRejected = ewmaRejected < 0 ? rj : alpha * rj + (1 - alpha) * ewmaRejected;
+      double smoothed = ewmaAdmitted + ewmaRejected;
+      boolean levelShift = ewmaAdmitted < 0
+          || ra + rj < smoothed / LEVEL_SHIFT || ra + rj > smoothed * LEVEL_SHIFT;
+      ewmaAdmitted = levelShift ? ra : alpha * ra + (1 - alpha) * ewmaAdmitted;
+      ewmaRejected = levelShift ? rj : alpha * rj + (1 - alpha) * ewmaRejected;
       lastAdmitted = a;
       lastRejected = j;
       lastReportNanos = nowNanos;

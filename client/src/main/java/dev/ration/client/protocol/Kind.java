@@ -36,6 +36,12 @@ public enum Kind {
       0x09, false, CLUSTER_READ, LeaseMessages.CLUSTER_STATUS, LeaseMessages.CLUSTER_STATUS_REPLY),
   RENEW_LEASES(
       0x0A, true, LEASE_USE, LeaseMessages.RENEW_LEASES, LeaseMessages.RENEWALS_REPLY),
+  // Concurrency slots: new kinds, so the bytes of SET_LIMIT and the lease kinds stay.
+  SET_LIMIT_CONCURRENCY(0x0B, true, LIMIT_ADMIN,
+      LeaseMessages.SET_LIMIT_CONCURRENCY, LeaseMessages.SLOT_LIMIT_REPLY),
+  ACQUIRE_SLOTS(0x0C, true, LEASE_USE, LeaseMessages.ACQUIRE_SLOTS, LeaseMessages.SLOT_LEASE_REPLY),
+  RENEW_SLOTS(0x0D, true, LEASE_USE, LeaseMessages.RENEW_SLOTS, LeaseMessages.SLOT_RENEWALS_REPLY),
+  GET_SLOTS(0x0E, false, LIMIT_READ, LeaseMessages.GET_SLOTS, LeaseMessages.SLOTS_REPLY),
   /**
    * Withdraws a request of the same connection that is still waiting to be proposed: answered
    * by the connection itself, never proposed, so any session may send it.

@@ -17,6 +17,8 @@ import dev.ration.wire.Policy;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.lease.SlotLease;
+import dev.ration.wire.lease.SlotStatus;
 import dev.ration.wire.shape.Shape;
 
 /**
@@ -86,6 +88,41 @@ final class LeaseMessages {
           str("tenant", Request.ListLeases::tenant),
           str("resource", Request.ListLeases::resource),
           bool("stale", Request.ListLeases::stale));
+
+  static final Shape<Request.SetLimitConcurrency> SET_LIMIT_CONCURRENCY =
+      Shape.of(
+          Request.SetLimitConcurrency.class,
+          struct("limit", Request.SetLimitConcurrency::limit, Limit.SHAPE),
+          i64("concurrency", Request.SetLimitConcurrency::concurrency));
+
+  static final Shape<Request.AcquireSlots> ACQUIRE_SLOTS =
+      Shape.of(
+          Request.AcquireSlots.class,
+          str("tenant", Request.AcquireSlots::tenant),
+          str("resource", Request.AcquireSlots::resource),
+          str("holder", Request.AcquireSlots::holder),
+          i64("demandSlots", Request.AcquireSlots::demandSlots));
+
+  static final Shape<Request.SlotRenewal> SLOT_RENEWAL =
+      Shape.of(
+          Request.SlotRenewal.class,
+          i64("leaseId", Request.SlotRenewal::leaseId),
+          i64("presentedVersion", Request.SlotRenewal::presentedVersion),
+          i64("running", Request.SlotRenewal::running),
+          i64("queued", Request.SlotRenewal::queued),
+          i64("release", Request.SlotRenewal::release));
+
+  static final Shape<Request.RenewSlots> RENEW_SLOTS =
+      Shape.of(
+          Request.RenewSlots.class,
+          list("renewals", Request.RenewSlots::renewals, SLOT_RENEWAL));
+
+  static final Shape<Request.GetSlots> GET_SLOTS =
+      Shape.of(
+          Request.GetSlots.class,
+          str("tenant", Request.GetSlots::tenant),
+          str("resource", Request.GetSlots::resource),
+          bool("stale", Request.GetSlots::stale));
 
   static final Shape<Request.ClusterStatus> CLUSTER_STATUS = Shape.of(Request.ClusterStatus.class);
 
@@ -175,6 +212,37 @@ final class LeaseMessages {
 
   static final Shape<Response.LeaseList> LEASE_LIST =
       Shape.of(Response.LeaseList.class, list("leases", Response.LeaseList::leases, LEASE_VIEW));
+
+  static final Shape<Response.SlotLimitReply> SLOT_LIMIT_REPLY =
+      Shape.of(
+          Response.SlotLimitReply.class,
+          code("outcome", Response.SlotLimitReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", Response.SlotLimitReply::message),
+          i64("currentVersion", Response.SlotLimitReply::currentVersion),
+          optional("slots", Response.SlotLimitReply::slots, SlotStatus.SHAPE));
+
+  static final Shape<Response.SlotLeaseReply> SLOT_LEASE_REPLY =
+      Shape.of(
+          Response.SlotLeaseReply.class,
+          code("outcome", Response.SlotLeaseReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", Response.SlotLeaseReply::message),
+          i64("retryAfterMillis", Response.SlotLeaseReply::retryAfterMillis),
+          i64("currentVersion", Response.SlotLeaseReply::currentVersion),
+          optional("lease", Response.SlotLeaseReply::lease, SlotLease.SHAPE));
+
+  static final Shape<Response.SlotRenewalsReply> SLOT_RENEWALS_REPLY =
+      Shape.of(
+          Response.SlotRenewalsReply.class,
+          code("outcome", Response.SlotRenewalsReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", Response.SlotRenewalsReply::message),
+          list("replies", Response.SlotRenewalsReply::replies, SLOT_LEASE_REPLY));
+
+  static final Shape<Response.SlotsReply> SLOTS_REPLY =
+      Shape.of(
+          Response.SlotsReply.class,
+          bool("found", Response.SlotsReply::found),
+          optional("status", Response.SlotsReply::status, SlotStatus.SHAPE),
+          list("leases", Response.SlotsReply::leases, SlotLease.SHAPE));
 
   static final Shape<Response.PeerInfo> PEER =
       Shape.of(

@@ -115,6 +115,53 @@ public sealed interface Request {
     }
   }
 
+  /**
+   * SET_LIMIT with a concurrency cap C (0 removes it): the limit and its cap in one mutation.
+   * {@code limit.version()} is the expected version, as for SET_LIMIT.
+   */
+  record SetLimitConcurrency(Limit limit, long concurrency) implements Request {
+    public Kind kind() {
+      return Kind.SET_LIMIT_CONCURRENCY;
+    }
+  }
+
+  /** A new lease holding up to {@code demandSlots} concurrency slots (running + queued jobs). */
+  record AcquireSlots(String tenant, String resource, String holder, long demandSlots)
+      implements Request {
+    public Kind kind() {
+      return Kind.ACQUIRE_SLOTS;
+    }
+  }
+
+  /**
+   * One slot renewal: demand = {@code running + queued}; {@code release} ≥ 0 promises that the
+   * holder runs at most that many jobs from sending this until it has the answer (−1: no
+   * promise), which lets the ledger free the rest at once.
+   */
+  record SlotRenewal(long leaseId, long presentedVersion, long running, long queued,
+      long release) {}
+
+  /** Slot renewals of several leases in one frame, each answered on its own, in order. */
+  record RenewSlots(List<SlotRenewal> renewals) implements Request {
+    /** Most renewals in one batch: the protocol and the log share the bound. */
+    public static final int MAX_RENEWALS = LeaseBounds.MAX_RENEWALS_PER_BATCH;
+
+    public RenewSlots {
+      renewals = List.copyOf(renewals);
+    }
+
+    public Kind kind() {
+      return Kind.RENEW_SLOTS;
+    }
+  }
+
+  /** A limit's concurrency cap, slot ledger and slot leases. */
+  record GetSlots(String tenant, String resource, boolean stale) implements Request {
+    public Kind kind() {
+      return Kind.GET_SLOTS;
+    }
+  }
+
   /** A TTL entry request (kinds 0x20–0x2F). */
   record Ttl(TtlRequest request) implements Request {
     public Kind kind() {

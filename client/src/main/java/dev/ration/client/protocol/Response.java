@@ -3,6 +3,8 @@ package dev.ration.client.protocol;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.lease.SlotLease;
+import dev.ration.wire.lease.SlotStatus;
 
 import java.util.List;
 import java.util.Optional;
@@ -39,6 +41,26 @@ public sealed interface Response {
 
   /** What CANCEL did to the request it named. */
   record CancelReply(CancelOutcome outcome, String message) implements Response {}
+
+  /** Answer to SET_LIMIT_CONCURRENCY: on SUCCESS the limit's slot figures with the new C. */
+  record SlotLimitReply(Outcome outcome, String message, long currentVersion, SlotStatus slots)
+      implements Response, OutcomeReply {}
+
+  /**
+   * Answer to ACQUIRE_SLOTS, and one renewal's answer inside {@link SlotRenewalsReply}: on
+   * SUCCESS the lease's slot share; otherwise {@code retryAfterMillis} (0 = unknown) and
+   * {@code currentVersion} may be set.
+   */
+  record SlotLeaseReply(Outcome outcome, String message, long retryAfterMillis,
+      long currentVersion, SlotLease lease) implements Response, OutcomeReply {}
+
+  /** Answer to RENEW_SLOTS: one reply per renewal, in order (none when the frame is refused). */
+  record SlotRenewalsReply(Outcome outcome, String message, List<SlotLeaseReply> replies)
+      implements Response, OutcomeReply {}
+
+  /** Answer to GET_SLOTS; {@code found} false for an unknown limit. */
+  record SlotsReply(boolean found, SlotStatus status, List<SlotLease> leases)
+      implements Response {}
 
   record HelloReply(String serverId, int protocolVersion, boolean leader, String leaderAddress)
       implements Response {}

@@ -52,11 +52,32 @@ class DemandMeterTest {
     DemandMeter m = new DemandMeter(0.5, 0, 0, 0);
     m.record(100, 0, true);
     assertEquals(100, m.report(SECOND, true).admittedPerSecond());
-    m.record(1_000, SECOND, true);
+    m.record(150, SECOND, true);
     // Δ = 0: no new period; the permits wait for the next one.
     assertEquals(100, m.report(SECOND, true).admittedPerSecond());
-    // Next period, 1 s: 0.5·1000 + 0.5·100.
-    assertEquals(550, m.report(2 * SECOND, true).admittedPerSecond());
+    // Next period, 1 s: 0.5·150 + 0.5·100.
+    assertEquals(125, m.report(2 * SECOND, true).admittedPerSecond());
+  }
+
+  /** Goal: a collapse or a surge of demand (beyond ×2) is reported at once, not smoothed. */
+  @Test
+  void aLevelShiftReplacesTheSmoothedRates() {
+    DemandMeter m = new DemandMeter(0.5, 0, 0, 0);
+    m.record(1_000, 0, true);
+    assertEquals(1_000, m.report(SECOND, true).ratePerSecond());
+    m.record(40, SECOND, true);
+    m.record(9, SECOND, false);
+    // 49 < 1000 / 2: the demand collapsed; the report says so in full.
+    DemandMeter.Demand collapsed = m.report(2 * SECOND, true);
+    assertEquals(49, collapsed.ratePerSecond());
+    assertEquals(40, collapsed.admittedPerSecond());
+    assertEquals(9, collapsed.rejectedPerSecond());
+    m.record(60, 2 * SECOND, true);
+    // 60 is within ×2 of 49: smoothed again, 0.5·60 + 0.5·40 admitted, 0.5·9 rejected.
+    assertEquals(50, m.report(3 * SECOND, true).admittedPerSecond());
+    m.record(500, 3 * SECOND, false);
+    // A surge above twice the smoothed demand is taken at once too.
+    assertEquals(500, m.report(4 * SECOND, true).ratePerSecond());
   }
 
   @Test

@@ -32,6 +32,7 @@ class KindTest {
     assertEquals(
         EnumSet.of(
             Kind.SET_LIMIT, Kind.ACQUIRE_LEASE, Kind.RENEW_LEASE, Kind.RENEW_LEASES, Kind.RETURN_LEASE,
+            Kind.SET_LIMIT_CONCURRENCY, Kind.ACQUIRE_SLOTS, Kind.RENEW_SLOTS,
             Kind.TTL_PUT, Kind.TTL_CAS, Kind.TTL_REFRESH, Kind.TTL_DELETE, Kind.TTL_NAMESPACE_SET,
             Kind.QUOTA_SET, Kind.RESERVE, Kind.RESERVE_KEYED, Kind.RESERVATION_COMPLETE,
             Kind.RESERVATION_CANCEL,

@@ -128,6 +128,56 @@ class MessageCodecGoldenTest {
   }
 
   @Test
+  void slotKinds() throws Exception {
+    // SET_LIMIT's limit, then i64 concurrency.
+    request(
+        new Request.SetLimitConcurrency(
+            new Limit("t", "r", 0, 0, Mode.HARD, 1000, 100, 0, Policy.FAIR_SHARE, 0), 6),
+        100,
+        "00000064" + "000174" + "000172" + "0000000000000000" + "0000000000000000" + "00"
+            + "00000000000003e8" + "0000000000000064" + "0000000000000000" + "01"
+            + "0000000000000000" + "0000000000000006");
+    request(
+        new Request.AcquireSlots("t", "r", "h", 3),
+        100,
+        "00000064" + "000174" + "000172" + "000168" + "0000000000000003");
+    request(
+        new Request.RenewSlots(List.of(new Request.SlotRenewal(1, 2, 3, 4, -1))),
+        100,
+        "00000064" + "00000001" + "0000000000000001" + "0000000000000002"
+            + "0000000000000003" + "0000000000000004" + "ffffffffffffffff");
+    request(new Request.GetSlots("t", "r", true), 100, "00000064" + "000174" + "000172" + "01");
+    dev.ration.wire.lease.SlotStatus status =
+        new dev.ration.wire.lease.SlotStatus("t", "r", 6, 9, 5, 4, 6, 7, 2, 1);
+    String statusHex = "000174" + "000172" + "0000000000000006" + "0000000000000009"
+        + "0000000000000005" + "0000000000000004" + "0000000000000006" + "0000000000000007"
+        + "00000002" + "00000001";
+    response(
+        Kind.SET_LIMIT_CONCURRENCY,
+        new Response.SlotLimitReply(Outcome.SUCCESS, "", 9, status),
+        "0000" + "00" + "0000" + "0000000000000009" + "01" + statusHex);
+    dev.ration.wire.lease.SlotLease lease =
+        new dev.ration.wire.lease.SlotLease(1, "t", "r", "h", 2, 3, 4, 5, 6, 7, 8, 1000);
+    String leaseHex = "0000000000000001" + "000174" + "000172" + "000168" + "0000000000000002"
+        + "0000000000000003" + "0000000000000004" + "0000000000000005" + "0000000000000006"
+        + "0000000000000007" + "0000000000000008" + "00000000000003e8";
+    response(
+        Kind.ACQUIRE_SLOTS,
+        new Response.SlotLeaseReply(Outcome.SUCCESS, "", 0, 3, lease),
+        "0000" + "00" + "0000" + "0000000000000000" + "0000000000000003" + "01" + leaseHex);
+    response(
+        Kind.RENEW_SLOTS,
+        new Response.SlotRenewalsReply(Outcome.SUCCESS, "", List.of(
+            new Response.SlotLeaseReply(Outcome.LEASE_EXPIRED, "x", 0, 3, null))),
+        "0000" + "00" + "0000" + "00000001"
+            + "04" + "000178" + "0000000000000000" + "0000000000000003" + "00");
+    response(
+        Kind.GET_SLOTS,
+        new Response.SlotsReply(true, status, List.of(lease)),
+        "0000" + "01" + "01" + statusHex + "00000001" + leaseHex);
+  }
+
+  @Test
   void errorReplyForAnyKind() throws Exception {
     String hex = "0001" + "0002" + "6e6c" + "0008" + "683a31323334" + "00000000";
     hex = "0001" + "0002" + "6e6c" + "0006" + "683a31323334" + "00000000";

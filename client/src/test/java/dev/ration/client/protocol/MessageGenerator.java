@@ -56,6 +56,10 @@ final class MessageGenerator {
     REPLY_CLASS.put(Kind.LIST_LEASES, Response.LeaseList.class);
     REPLY_CLASS.put(Kind.CLUSTER_STATUS, Response.ClusterStatusReply.class);
     REPLY_CLASS.put(Kind.CANCEL, Response.CancelReply.class);
+    REPLY_CLASS.put(Kind.SET_LIMIT_CONCURRENCY, Response.SlotLimitReply.class);
+    REPLY_CLASS.put(Kind.ACQUIRE_SLOTS, Response.SlotLeaseReply.class);
+    REPLY_CLASS.put(Kind.RENEW_SLOTS, Response.SlotRenewalsReply.class);
+    REPLY_CLASS.put(Kind.GET_SLOTS, Response.SlotsReply.class);
     REPLY_CLASS.put(Kind.TTL_PUT, TtlResponse.WriteReply.class);
     REPLY_CLASS.put(Kind.TTL_CAS, TtlResponse.WriteReply.class);
     REPLY_CLASS.put(Kind.TTL_REFRESH, TtlResponse.WriteReply.class);

@@ -25,13 +25,29 @@ final class LeaseCommand {
     @Option(names = "--tenant", required = true) String tenant;
     @Option(names = "--resource", required = true) String resource;
     @Option(names = "--holder", required = true, description = "Region or replica that will hold the lease.") String holder;
-    @Option(names = "--rate", required = true, paramLabel = "N", description = "Demanded rate, tokens per second.")
-    long rate;
-    @Option(names = "--burst", required = true, paramLabel = "N", description = "Demanded burst, tokens.")
-    long burst;
+    @Option(names = "--rate", paramLabel = "N", description = "Demanded rate, tokens per second (with --burst).")
+    Long rate;
+    @Option(names = "--burst", paramLabel = "N", description = "Demanded burst, tokens (with --rate).")
+    Long burst;
+    @Option(names = "--slots", paramLabel = "N",
+        description = "Instead of --rate/--burst: a lease of concurrency slots, demanding N (running + queued jobs).")
+    Long slots;
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
+      if (slots != null) {
+        if (rate != null || burst != null) {
+          throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+              "give either --slots or --rate and --burst, not both");
+        }
+        Response.SlotLeaseReply r = send(g, new Request.AcquireSlots(tenant, resource, holder, slots),
+            Response.SlotLeaseReply.class);
+        return printOutcome(r.outcome(), r.message(), r.retryAfterMillis(), Views.slotLeaseReply(r));
+      }
+      if (rate == null || burst == null) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "give --rate and --burst (a rate lease) or --slots (a slot lease)");
+      }
       Response.LeaseReply r = send(g, new Request.AcquireLease(tenant, resource, holder, rate, burst),
           Response.LeaseReply.class);
       return printOutcome(r.outcome(), r.message(), r.retryAfterMillis(), Views.leaseReply(r));

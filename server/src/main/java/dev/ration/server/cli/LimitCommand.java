@@ -13,7 +13,8 @@ import picocli.CommandLine.TypeConversionException;
 
 /** `ration limit ...`: global limits (tenant, resource) -> R, B, mode, lease duration. */
 @Command(name = "limit", description = "Create, change and inspect global limits.",
-    subcommands = {LimitCommand.Set.class, LimitCommand.Get.class, LimitCommand.ListLimits.class})
+    subcommands = {LimitCommand.Set.class, LimitCommand.Get.class, LimitCommand.ListLimits.class,
+        LimitCommand.Slots.class})
 final class LimitCommand {
   @picocli.CommandLine.Mixin HelpOption help;
 
@@ -43,12 +44,26 @@ final class LimitCommand {
     @Option(names = "--expected-version", defaultValue = "0", paramLabel = "V",
         description = "Apply only if the limit's version is V; 0 creates or overwrites (default).")
     long expectedVersion;
+    @Option(names = "--concurrency", paramLabel = "N",
+        description = "Concurrency cap C: at most N jobs at once over every slot lease (0 removes it; "
+            + "without this option the limit keeps the cap it has).")
+    Long concurrency;
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      Request.SetLimit request = new Request.SetLimit(new Limit(tenant, resource, ratePerSecond, burst, mode,
+      Limit limit = new Limit(tenant, resource, ratePerSecond, burst, mode,
           durationMillis("--lease-duration", leaseDuration), durationMillis("--grace", grace), emergency,
-          policy, expectedVersion));
+          policy, expectedVersion);
+      if (concurrency != null) {
+        if (concurrency < 0) {
+          throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+              "--concurrency " + concurrency + " must be >= 0");
+        }
+        Response.SlotLimitReply reply = send(g, new Request.SetLimitConcurrency(limit, concurrency),
+            Response.SlotLimitReply.class);
+        return printOutcome(reply.outcome(), reply.message(), 0, Views.slotLimitReply(reply));
+      }
+      Request.SetLimit request = new Request.SetLimit(limit);
       Response.SetLimitReply reply = send(g, request, Response.SetLimitReply.class);
       return printOutcome(reply.outcome(), reply.message(), 0, Views.setLimitReply(reply));
     }
@@ -83,6 +98,27 @@ final class LimitCommand {
     int run(ClusterGateway g) throws GatewayException {
       Response.LimitList reply = send(g, new Request.ListLimits(stale), Response.LimitList.class);
       return printList("limits", reply.limits(), Views::limit, Views.LIMIT_COLUMNS);
+    }
+  }
+
+  @Command(name = "slots", description = "Show a limit's concurrency cap, slot figures and slot leases (exit 2 if there is no limit).")
+  static final class Slots extends AdminCommand {
+    @Option(names = "--tenant", required = true) String tenant;
+    @Option(names = "--resource", required = true) String resource;
+    @Option(names = "--stale", description = "Answer from the contacted server's state, without a linearizable read.")
+    boolean stale;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      Response.SlotsReply reply = send(g, new Request.GetSlots(tenant, resource, stale),
+          Response.SlotsReply.class);
+      Fields f = new Fields().put("found", reply.found());
+      if (reply.found() && reply.status() != null) {
+        f.put("slots", Views.slots(reply.status()));
+        f.put("leases", reply.leases().stream().map(Views::slotLease).toList());
+      }
+      return printFound(reply.found(), f,
+          "LIMIT_UNKNOWN: no limit for tenant '" + tenant + "' resource '" + resource + "'");
     }
   }
 

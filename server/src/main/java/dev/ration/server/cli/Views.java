@@ -4,6 +4,8 @@ import dev.ration.wire.lease.Limit;
 
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.lease.SlotLease;
+import dev.ration.wire.lease.SlotStatus;
 
 import dev.ration.client.protocol.Response;
 import dev.ration.wire.Mode;
@@ -99,6 +101,51 @@ final class Views {
     f.put("startBalance", r.startBalance());
     if (r.lease() != null) {
       f.put("lease", lease(r.lease()));
+    }
+    return f;
+  }
+
+  static Fields slots(SlotStatus s) {
+    return new Fields()
+        .put("tenant", s.tenant())
+        .put("resource", s.resource())
+        .put("concurrency", s.concurrency())
+        .put("version", s.version())
+        .put("countedSlots", s.countedSlots())
+        .put("grantedSlots", s.grantedSlots())
+        .put("slotCeiling", s.slotCeiling())
+        .put("demandSlots", s.demandSlots())
+        .put("slotLeases", s.slotLeases())
+        .put("pendingSlotShrinks", s.pendingSlotShrinks());
+  }
+
+  static Fields slotLease(SlotLease l) {
+    return new Fields()
+        .put("leaseId", l.leaseId())
+        .put("holder", l.holder())
+        .put("epoch", l.epoch())
+        .put("version", l.version())
+        .put("slotShare", l.slotShare())
+        .put("countedSlots", l.countedSlots())
+        .put("grantedAtMillis", l.grantedAtMillis())
+        .put("expiresAtMillis", l.expiresAtMillis())
+        .put("countedUntilMillis", l.countedUntilMillis());
+  }
+
+  static Fields slotLimitReply(Response.SlotLimitReply r) {
+    Fields f = new Fields().put("outcome", r.outcome().name()).put("message", r.message());
+    f.put("currentVersion", r.currentVersion());
+    if (r.slots() != null) {
+      f.put("slots", slots(r.slots()));
+    }
+    return f;
+  }
+
+  static Fields slotLeaseReply(Response.SlotLeaseReply r) {
+    Fields f = new Fields().put("outcome", r.outcome().name()).put("message", r.message());
+    f.put("retryAfterMillis", r.retryAfterMillis()).put("currentVersion", r.currentVersion());
+    if (r.lease() != null) {
+      f.put("lease", slotLease(r.lease()));
     }
     return f;
   }

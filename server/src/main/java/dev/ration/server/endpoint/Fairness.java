@@ -47,6 +47,10 @@ final class Fairness {
     lease(Kind.RENEW_LEASE, Request.RenewLease.class, r -> "");
     lease(Kind.RENEW_LEASES, Request.RenewLeases.class, r -> "");
     lease(Kind.LIST_LEASES, Request.ListLeases.class, Request.ListLeases::tenant);
+    lease(Kind.SET_LIMIT_CONCURRENCY, Request.SetLimitConcurrency.class, r -> r.limit().tenant());
+    lease(Kind.ACQUIRE_SLOTS, Request.AcquireSlots.class, Request.AcquireSlots::tenant);
+    lease(Kind.RENEW_SLOTS, Request.RenewSlots.class, r -> "");
+    lease(Kind.GET_SLOTS, Request.GetSlots.class, Request.GetSlots::tenant);
     ttl(Kind.TTL_PUT, TtlRequest.Put.class, TtlRequest.Put::namespace);
     ttl(Kind.TTL_CAS, TtlRequest.CompareAndSet.class, TtlRequest.CompareAndSet::namespace);
     ttl(Kind.TTL_REFRESH, TtlRequest.Refresh.class, TtlRequest.Refresh::namespace);

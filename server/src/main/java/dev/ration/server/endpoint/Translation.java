@@ -13,6 +13,11 @@ import dev.ration.statemachine.command.LeaseCommand.RenewLease;
 import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.AcquireSlots;
+import dev.ration.statemachine.command.LeaseCommand.RenewSlots;
+import dev.ration.statemachine.command.LeaseCommand.SetLimitConcurrency;
+import dev.ration.statemachine.command.LeaseCommand.SlotRenewal;
+import dev.ration.wire.lease.SlotStatus;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.LimitStatus;
@@ -88,7 +93,22 @@ public final class Translation {
         .on(Kind.LIST_LEASES, Request.ListLeases.class, this::listLeases)
         .on(Kind.CLUSTER_STATUS, Request.ClusterStatus.class, r -> new LocalStatus())
         .on(Kind.CANCEL, Request.Cancel.class,
-            r -> new Invalid("CANCEL is answered by the connection that sent the request"));
+            r -> new Invalid("CANCEL is answered by the connection that sent the request"))
+        .on(Kind.SET_LIMIT_CONCURRENCY, Request.SetLimitConcurrency.class,
+            r -> nonNegative("concurrency", r.concurrency()).<Action>map(Invalid::new)
+                .orElseGet(() -> setLimit(new Request.SetLimit(r.limit())) instanceof Invalid bad
+                    ? bad
+                    : new Mutation(new SetLimitConcurrency(r.limit(), r.concurrency()))))
+        .on(Kind.ACQUIRE_SLOTS, Request.AcquireSlots.class, r -> checked(r, AcquireSlots.class,
+            name("tenant", r.tenant()),
+            name("resource", r.resource()),
+            name("holder", r.holder()),
+            nonNegative("demandSlots", r.demandSlots())))
+        .on(Kind.RENEW_SLOTS, Request.RenewSlots.class, this::renewSlots)
+        .on(Kind.GET_SLOTS, Request.GetSlots.class, r -> firstProblem(
+                name("tenant", r.tenant()), name("resource", r.resource()))
+            .<Action>map(Invalid::new)
+            .orElseGet(() -> new Read(new Query.GetSlots(r.tenant(), r.resource()), r.stale())));
     TtlTranslation.register(ops);
     QuotaTranslation.register(ops);
     this.operations = ops.complete();
@@ -139,6 +159,30 @@ public final class Translation {
       renewals.add(SameFields.copy(r, RenewLease.class));
     }
     return new Mutation(new RenewLeases(renewals));
+  }
+
+  /** As RENEW_LEASES: a bad renewal refuses the whole frame before it is proposed. */
+  private Action renewSlots(Request.RenewSlots batch) {
+    int n = batch.renewals().size();
+    if (n < 1 || n > RenewSlots.MAX_RENEWALS) {
+      return new Invalid(n + " slot renewals in one batch, allowed 1 to " + RenewSlots.MAX_RENEWALS);
+    }
+    List<SlotRenewal> renewals = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Request.SlotRenewal r = batch.renewals().get(i);
+      Optional<String> p = firstProblem(
+          nonNegative("leaseId", r.leaseId()),
+          nonNegative("presentedVersion", r.presentedVersion()),
+          nonNegative("running", r.running()),
+          nonNegative("queued", r.queued()),
+          r.release() < SlotRenewal.NO_RELEASE
+              ? Optional.of("release " + r.release() + " < -1") : Optional.empty());
+      if (p.isPresent()) {
+        return new Invalid("slot renewal " + i + " (lease " + r.leaseId() + "): " + p.get());
+      }
+      renewals.add(SameFields.copy(r, SlotRenewal.class));
+    }
+    return new Mutation(new RenewSlots(renewals));
   }
 
   private Action listLeases(Request.ListLeases r) {
@@ -194,6 +238,10 @@ public final class Translation {
       return switch (kind) {
         case SET_LIMIT -> new Response.SetLimitReply(outcome, rej.message(), rej.currentVersion(), null);
         case RENEW_LEASES -> new Response.RenewalsReply(outcome, rej.message(), List.of());
+        case SET_LIMIT_CONCURRENCY ->
+            new Response.SlotLimitReply(outcome, rej.message(), rej.currentVersion(), null);
+        case ACQUIRE_SLOTS -> slotReply(Result.SlotRenewalAnswer.refused(rej));
+        case RENEW_SLOTS -> new Response.SlotRenewalsReply(outcome, rej.message(), List.of());
         case ACQUIRE_LEASE, RENEW_LEASE ->
             new Response.LeaseReply(
                 outcome, rej.message(), rej.retryAfterMillis(), rej.currentVersion(), null, 0);
@@ -233,6 +281,22 @@ public final class Translation {
       }
       return new Response.RenewalsReply(dev.ration.wire.Outcome.SUCCESS, "", replies);
     }
+    if (kind == Kind.SET_LIMIT_CONCURRENCY && result instanceof Result.LimitConcurrencySet s) {
+      Limit l = s.limit();
+      return new Response.SlotLimitReply(dev.ration.wire.Outcome.SUCCESS, "", l.version(),
+          new SlotStatus(l.tenant(), l.resource(), s.concurrency(), l.version(), 0, 0,
+              s.concurrency(), 0, 0, 0));
+    }
+    if (kind == Kind.ACQUIRE_SLOTS && result instanceof Result.SlotsGranted g) {
+      return slotReply(Result.SlotRenewalAnswer.granted(g.lease()));
+    }
+    if (kind == Kind.RENEW_SLOTS && result instanceof Result.SlotsRenewed r) {
+      List<Response.SlotLeaseReply> replies = new ArrayList<>(r.renewals().size());
+      for (Result.SlotRenewalAnswer a : r.renewals()) {
+        replies.add(slotReply(a));
+      }
+      return new Response.SlotRenewalsReply(dev.ration.wire.Outcome.SUCCESS, "", replies);
+    }
     if (kind == Kind.RETURN_LEASE && result instanceof Result.LeaseReturned r) {
       return new Response.ReturnReply(
           dev.ration.wire.Outcome.SUCCESS, "", r.leaseId(), r.credited(), r.alreadyGone());
@@ -256,6 +320,9 @@ public final class Translation {
     }
     if (kind == Kind.LIST_LIMITS && result instanceof QueryResult.LimitList l) {
       return new Response.LimitList(l.limits());
+    }
+    if (kind == Kind.GET_SLOTS && result instanceof QueryResult.SlotAnswer a) {
+      return new Response.SlotsReply(a.status().isPresent(), a.status().orElse(null), a.leases());
     }
     if (kind == Kind.LIST_LEASES && result instanceof QueryResult.LeaseList l) {
       return new Response.LeaseList(l.leases());
@@ -302,6 +369,12 @@ public final class Translation {
    */
   public static LimitStatus configured(Limit l) {
     return new LimitStatus(l, 0, 0, 0, 0, 0, 0, 0, l.ratePerSecond(), l.burst(), 0);
+  }
+
+  /** One slot lease answer (granted or refused) as its wire reply. */
+  private static Response.SlotLeaseReply slotReply(Result.SlotRenewalAnswer a) {
+    return new Response.SlotLeaseReply(wireOutcome(a.outcome()), a.message(),
+        a.retryAfterMillis(), a.currentVersion(), a.lease());
   }
 
   /** A result that does not answer the request's kind is a bug between layers. */

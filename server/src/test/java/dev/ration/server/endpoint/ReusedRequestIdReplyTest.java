@@ -43,6 +43,10 @@ class ReusedRequestIdReplyTest {
       new Request.RenewLease(1, 1, 1, 1, 0, 0, 0),
       new Request.RenewLeases(List.of(new Request.RenewLease(1, 1, 1, 1, 0, 0, 0))),
       new Request.ReturnLease(1, 1, 0),
+      new Request.SetLimitConcurrency(
+          new Limit("t", "r", 10, 5, Mode.HARD, 1_000, 100, 0, Policy.FREE_CAPACITY, 0), 4),
+      new Request.AcquireSlots("t", "r", "h", 2),
+      new Request.RenewSlots(List.of(new Request.SlotRenewal(1, 1, 1, 0, -1))),
       new Request.Ttl(new TtlRequest.Put("ns", "k1", new byte[] {'v'}, 60_000)),
       new Request.Ttl(new TtlRequest.CompareAndSet("ns", "k1", 1, new byte[] {'v'}, 60_000)),
       new Request.Ttl(new TtlRequest.Refresh("ns", "k1", 60_000, 0)),

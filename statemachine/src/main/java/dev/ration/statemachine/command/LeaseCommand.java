@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * The lease ledger's commands: limits, leases and epochs. Codes 1-19 of the log format (Tick,
- * code 6, is the replica's).
+ * code 6, is the replica's); 8-15 are the concurrency-slot commands.
  */
 public sealed interface LeaseCommand extends Command {
 
@@ -225,6 +225,121 @@ public sealed interface LeaseCommand extends Command {
     }
   }
 
+  /**
+   * {@link SetLimit} with a concurrency cap C: create or change the limit and set C in one
+   * command (0 removes the cap; existing slot shares then shrink on renewal). A plain SetLimit
+   * keeps the cap a limit has. {@code limit.version()} is the expected version, as for SetLimit.
+   */
+  record SetLimitConcurrency(Limit limit, long concurrency) implements LeaseCommand {
+    public static final int CODE = 8;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "SET_LIMIT_CONCURRENCY";
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<SetLimitConcurrency> SHAPE =
+        Shape.of(
+            SetLimitConcurrency.class,
+            struct("limit", SetLimitConcurrency::limit, Limit.SHAPE),
+            i64("concurrency", SetLimitConcurrency::concurrency));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.setLimitConcurrency(this);
+    }
+  }
+
+  /**
+   * Ask for a new lease on (tenant, resource) for {@code holder} holding concurrency slots, up
+   * to {@code demandSlots} (the holder's running + queued jobs). Its rate and burst shares are 0.
+   */
+  record AcquireSlots(String tenant, String resource, String holder, long demandSlots)
+      implements LeaseCommand {
+    public static final int CODE = 9;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "ACQUIRE_SLOTS";
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<AcquireSlots> SHAPE =
+        Shape.of(
+            AcquireSlots.class,
+            str("tenant", AcquireSlots::tenant),
+            str("resource", AcquireSlots::resource),
+            str("holder", AcquireSlots::holder),
+            i64("demandSlots", AcquireSlots::demandSlots));
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.acquireSlots(this);
+    }
+  }
+
+  /**
+   * One slot renewal inside {@link RenewSlots}: the holder's demand is {@code running + queued}.
+   * {@code release} ≥ 0 is the holder's promise that from the moment it sent this renewal until
+   * it has the answer it runs at most {@code release} jobs under the lease (−1: no promise); the
+   * ledger then stops counting every slot above it at once, without waiting for an
+   * acknowledgement, so a holder whose demand collapsed hands its slots over in one renewal.
+   */
+  record SlotRenewal(long leaseId, long presentedVersion, long running, long queued,
+      long release) {
+    public static final Shape<SlotRenewal> SHAPE =
+        Shape.of(
+            SlotRenewal.class,
+            i64("leaseId", SlotRenewal::leaseId),
+            i64("presentedVersion", SlotRenewal::presentedVersion),
+            i64("running", SlotRenewal::running),
+            i64("queued", SlotRenewal::queued),
+            i64("release", SlotRenewal::release));
+
+    /** No promise: the ledger counts what the lease holds until acknowledged. */
+    public static final long NO_RELEASE = -1;
+  }
+
+  /**
+   * Slot renewals of several leases, each applied exactly as RenewLease applies a rate renewal
+   * (presented version, two-phase shrink, growth from free slots only) and answered on its own,
+   * in order, in {@code Result.SlotsRenewed}. Rate and burst shares of the leases are kept.
+   */
+  record RenewSlots(List<SlotRenewal> renewals) implements LeaseCommand {
+    public static final int CODE = 10;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "RENEW_SLOTS";
+
+    /** Most renewals in one batch: the protocol and the log share the bound. */
+    public static final int MAX_RENEWALS = LeaseBounds.MAX_RENEWALS_PER_BATCH;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<RenewSlots> SHAPE =
+        Shape.of(RenewSlots.class, list16("renewals", RenewSlots::renewals, SlotRenewal.SHAPE));
+
+    public RenewSlots {
+      renewals = List.copyOf(renewals);
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(LeaseCommand.Handler<R> handler) {
+      return handler.renewSlots(this);
+    }
+  }
+
   /** One method per lease command: whoever applies them must handle every one. */
   interface Handler<R> {
     R setLimit(SetLimit command);
@@ -238,5 +353,11 @@ public sealed interface LeaseCommand extends Command {
     R returnLease(ReturnLease command);
 
     R newEpoch(NewEpoch command);
+
+    R setLimitConcurrency(SetLimitConcurrency command);
+
+    R acquireSlots(AcquireSlots command);
+
+    R renewSlots(RenewSlots command);
   }
 }

@@ -13,7 +13,12 @@ package dev.ration.statemachine.lease;
  * (acquire or renew): the input of the demand-driven policies for every <i>other</i> holder's
  * allocation until this holder reports again.
  *
- * <p>Invariants: counted ≥ share in both dimensions (I2, by construction of
+ * <p>{@code slotShare}/{@code pendingSlots}/{@code demandSlots} are the same three for
+ * concurrency slots (a share of the limit's cap C): one lease may hold rate, burst and slots,
+ * and a pending shrink of any of them ends at the one {@code pendingUntilMillis}. A lease
+ * acquired for rate holds 0 slots and one acquired for slots holds rate and burst 0.
+ *
+ * <p>Invariants: counted ≥ share in every dimension (I2, by construction of
  * {@link #countedRate()}); pendingUntil ≤ countedUntil; expiresAt ≤ countedUntil.
  */
 public record Lease(
@@ -32,10 +37,28 @@ public record Lease(
     long pendingBurst,
     long pendingUntilMillis,
     long demandRatePerSecond,
-    long demandBurst) {
+    long demandBurst,
+    long slotShare,
+    long pendingSlots,
+    long demandSlots) {
+
+  /** A lease without slots (rate and burst only). */
+  public Lease(long leaseId, String tenant, String resource, String holder, long epoch,
+      long version, long rateShare, long burstShare, long grantedAtMillis, long expiresAtMillis,
+      long countedUntilMillis, long pendingRate, long pendingBurst, long pendingUntilMillis,
+      long demandRatePerSecond, long demandBurst) {
+    this(leaseId, tenant, resource, holder, epoch, version, rateShare, burstShare,
+        grantedAtMillis, expiresAtMillis, countedUntilMillis, pendingRate, pendingBurst,
+        pendingUntilMillis, demandRatePerSecond, demandBurst, 0, 0, 0);
+  }
 
   public boolean hasPending() {
-    return pendingRate != 0 || pendingBurst != 0;
+    return pendingRate != 0 || pendingBurst != 0 || pendingSlots != 0;
+  }
+
+  /** Slots the ledger counts against C: the current share, or more while a shrink is pending. */
+  public long countedSlots() {
+    return Math.max(slotShare, pendingSlots);
   }
 
   public long countedRate() {
@@ -57,12 +80,12 @@ public record Lease(
   Lease withTimes(long countedUntil, long pendingUntil) {
     return new Lease(leaseId, tenant, resource, holder, epoch, version, rateShare, burstShare,
         grantedAtMillis, expiresAtMillis, countedUntil, pendingRate, pendingBurst, pendingUntil,
-        demandRatePerSecond, demandBurst);
+        demandRatePerSecond, demandBurst, slotShare, pendingSlots, demandSlots);
   }
 
   Lease withoutPending() {
     return new Lease(leaseId, tenant, resource, holder, epoch, version, rateShare, burstShare,
         grantedAtMillis, expiresAtMillis, countedUntilMillis, 0, 0, 0, demandRatePerSecond,
-        demandBurst);
+        demandBurst, slotShare, 0, demandSlots);
   }
 }

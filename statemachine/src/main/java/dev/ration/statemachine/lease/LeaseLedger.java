@@ -4,6 +4,8 @@ import dev.ration.statemachine.replica.ExpiryKey;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.lease.SlotLease;
+import dev.ration.wire.lease.SlotStatus;
 
 import dev.ration.wire.Policy;
 
@@ -17,6 +19,10 @@ import dev.ration.statemachine.command.LeaseCommand.RenewLease;
 import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.AcquireSlots;
+import dev.ration.statemachine.command.LeaseCommand.RenewSlots;
+import dev.ration.statemachine.command.LeaseCommand.SetLimitConcurrency;
+import dev.ration.statemachine.command.LeaseCommand.SlotRenewal;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.replica.ApplyContext;
@@ -159,7 +165,8 @@ public final class LeaseLedger implements Ledger {
   public void load() {
     context.store().scan(LeaseFormat.LIMITS, new byte[0], (key, value) -> {
       LeaseFormat.StoredLimit l = LeaseFormat.readLimit(value);
-      restoreLimit(l.limit(), l.pool(), l.rateCeiling(), l.burstCeiling(), l.emergencyReported());
+      restoreLimit(l.limit(), l.pool(), l.rateCeiling(), l.burstCeiling(), l.emergencyReported(),
+          l.concurrency(), l.slotCeiling());
       return true;
     });
     context.store().scan(LeaseFormat.LEASES, new byte[0], (key, value) -> {
@@ -204,6 +211,24 @@ public final class LeaseLedger implements Ledger {
     public Result newEpoch(NewEpoch command) {
       return LeaseLedger.this.newEpoch(command);
     }
+
+    @Override
+    public Result setLimitConcurrency(SetLimitConcurrency command) {
+      if (command.concurrency() < 0) {
+        return invalid("concurrency " + command.concurrency() + " < 0");
+      }
+      return LeaseLedger.this.setLimit(command.limit(), command.concurrency());
+    }
+
+    @Override
+    public Result acquireSlots(AcquireSlots command) {
+      return LeaseLedger.this.acquireSlots(command);
+    }
+
+    @Override
+    public Result renewSlots(RenewSlots command) {
+      return LeaseLedger.this.renewSlots(command);
+    }
   };
 
   @Override
@@ -225,7 +250,11 @@ public final class LeaseLedger implements Ledger {
   // ---------------------------------------------------------------- commands
 
   private Result setLimit(SetLimit command) {
-    Limit c = command.limit();
+    return setLimit(command.limit(), -1);
+  }
+
+  /** SetLimit, and with {@code concurrency} ≥ 0 also the limit's concurrency cap (−1: kept). */
+  private Result setLimit(Limit c, long concurrency) {
     Optional<Result> bad = firstInvalid(
         badName("tenant", c.tenant()),
         badName("resource", c.resource()),
@@ -267,6 +296,10 @@ public final class LeaseLedger implements Ledger {
       ledger.reconfigure(limit);
     }
     touch(ledger);
+    if (concurrency >= 0) {
+      ledger.setConcurrency(concurrency);
+      return new Result.LimitConcurrencySet(limit, concurrency);
+    }
     return new Result.LimitSet(limit);
   }
 
@@ -346,30 +379,17 @@ public final class LeaseLedger implements Ledger {
       return bad.get();
     }
     long leaseId = c.leaseId();
-    if (leaseId <= 0 || leaseId >= nextLeaseId) {
-      return new Result.Rejected(Outcome.LEASE_UNKNOWN,
-          "lease " + leaseId + " was never granted (next lease id " + nextLeaseId + ")", 0, 0);
+    Result.Rejected refused = refuseRenewal(leaseId, c.presentedVersion());
+    if (refused != null) {
+      return refused;
     }
     Lease lease = leases.get(leaseId);
-    if (lease == null) {
-      return new Result.Rejected(Outcome.LEASE_EXPIRED,
-          "lease " + leaseId + " is gone (returned or expired and freed)", 0, 0);
-    }
-    if (nowMillis >= lease.expiresAtMillis()) {
-      return new Result.Rejected(Outcome.LEASE_EXPIRED,
-          "lease " + leaseId + " expired at " + lease.expiresAtMillis() + ", now " + nowMillis
-              + "; acquire a new lease", 0, lease.version());
-    }
-    if (c.presentedVersion() > lease.version()) {
-      return new Result.Rejected(Outcome.VERSION_MISMATCH,
-          "lease " + leaseId + " presented version " + c.presentedVersion()
-              + " is newer than current version " + lease.version(), 0, lease.version());
-    }
     LimitLedger ledger = ledgerOf(lease);
     Limit limit = ledger.limit();
     boolean acknowledged = c.presentedVersion() == lease.version();
     long pendingRate = acknowledged ? 0 : lease.pendingRate();
     long pendingBurst = acknowledged ? 0 : lease.pendingBurst();
+    long pendingSlots = acknowledged ? 0 : lease.pendingSlots();
     long pendingUntil = acknowledged ? 0 : lease.pendingUntilMillis();
 
     Shares free = ledger.free();
@@ -384,7 +404,7 @@ public final class LeaseLedger implements Ledger {
       // it acknowledges the smaller version, so keep counting them until then or until the
       // current version could no longer be in use (its countedUntil, which includes grace and
       // any NewEpoch extension).
-      boolean hadPending = pendingRate != 0 || pendingBurst != 0;
+      boolean hadPending = pendingRate != 0 || pendingBurst != 0 || pendingSlots != 0;
       pendingRate = Math.max(pendingRate, lease.rateShare());
       pendingBurst = Math.max(pendingBurst, lease.burstShare());
       pendingUntil = hadPending
@@ -395,10 +415,234 @@ public final class LeaseLedger implements Ledger {
     long countedUntil = Math.max(lease.countedUntilMillis(), plus(expiresAt, limit.graceMillis()));
     Lease renewed = new Lease(leaseId, lease.tenant(), lease.resource(), lease.holder(), epoch,
         context.mintVersion(), target.ratePerSecond(), target.burst(), nowMillis, expiresAt, countedUntil,
-        pendingRate, pendingBurst, pendingUntil, c.demandRatePerSecond(), c.demandBurst());
+        pendingRate, pendingBurst, pendingUntil, c.demandRatePerSecond(), c.demandBurst(),
+        lease.slotShare(), pendingSlots, lease.demandSlots());
     putLease(lease, renewed, ledger);
     ledger.reportEmergency(c.emergencyUsed());
     return new Result.LeaseRenewed(view(renewed, ledger));
+  }
+
+  /** Why a renewal of {@code leaseId} presenting {@code presented} is refused; null if not. */
+  private Result.Rejected refuseRenewal(long leaseId, long presented) {
+    if (leaseId <= 0 || leaseId >= nextLeaseId) {
+      return new Result.Rejected(Outcome.LEASE_UNKNOWN,
+          "lease " + leaseId + " was never granted (next lease id " + nextLeaseId + ")", 0, 0);
+    }
+    Lease lease = leases.get(leaseId);
+    if (lease == null) {
+      return new Result.Rejected(Outcome.LEASE_EXPIRED,
+          "lease " + leaseId + " is gone (returned or expired and freed)", 0, 0);
+    }
+    if (nowMillis >= lease.expiresAtMillis()) {
+      return new Result.Rejected(Outcome.LEASE_EXPIRED,
+          "lease " + leaseId + " expired at " + lease.expiresAtMillis() + ", now " + nowMillis
+              + "; acquire a new lease", 0, lease.version());
+    }
+    if (presented > lease.version()) {
+      return new Result.Rejected(Outcome.VERSION_MISMATCH,
+          "lease " + leaseId + " presented version " + presented
+              + " is newer than current version " + lease.version(), 0, lease.version());
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------- concurrency slots
+
+  private Result acquireSlots(AcquireSlots c) {
+    Optional<Result> bad = firstInvalid(
+        badName("tenant", c.tenant()),
+        badName("resource", c.resource()),
+        badName("holder", c.holder()),
+        negative("demandSlots", c.demandSlots()));
+    if (bad.isPresent()) {
+      return bad.get();
+    }
+    LimitLedger ledger = limits.get(new LimitKey(c.tenant(), c.resource()));
+    if (ledger == null) {
+      return new Result.Rejected(Outcome.LIMIT_UNKNOWN,
+          "no limit for tenant " + c.tenant() + " resource " + c.resource(), 0, 0);
+    }
+    Limit limit = ledger.limit();
+    if (ledger.leaseCount() >= options.maxLeasesPerLimit()) {
+      return new Result.Rejected(Outcome.LIMIT_EXHAUSTED,
+          "limit " + c.tenant() + "/" + c.resource() + " holds " + ledger.leaseCount()
+              + " leases, maxLeasesPerLimit " + options.maxLeasesPerLimit(),
+          retryAfterMillis(ledger), 0);
+    }
+    long leaseId = nextLeaseId;
+    long target = slotTarget(ledger, leaseId, c.demandSlots());
+    long granted = Math.min(target, ledger.freeSlots());
+    // As for rate: under a demand-driven policy a holder with a positive target gets a lease
+    // even with nothing free, so its demand is on record and the others shrink towards theirs.
+    boolean waitForShare = limit.policy() != Policy.FREE_CAPACITY && target > 0;
+    if (c.demandSlots() > 0 && granted == 0 && !waitForShare) {
+      return new Result.Rejected(Outcome.LIMIT_EXHAUSTED,
+          ledger.concurrency() == 0
+              ? "limit " + c.tenant() + "/" + c.resource() + " has no concurrency cap"
+              : "no free slots on " + c.tenant() + "/" + c.resource() + ": counted slots "
+                  + ledger.countedSlots() + " of " + ledger.concurrency(),
+          retryAfterMillis(ledger), 0);
+    }
+    nextLeaseId++;
+    long version = context.mintVersion();
+    long expiresAt = plus(nowMillis, limit.leaseDurationMillis());
+    long countedUntil = plus(expiresAt, limit.graceMillis());
+    Lease lease = new Lease(leaseId, c.tenant(), c.resource(), c.holder(), epoch, version,
+        0, 0, nowMillis, expiresAt, countedUntil, 0, 0, 0, 0, 0, granted, 0, c.demandSlots());
+    putLease(null, lease, ledger);
+    return new Result.SlotsGranted(slotView(lease, ledger));
+  }
+
+  /** Each slot renewal as if proposed alone, in order. */
+  private Result renewSlots(RenewSlots c) {
+    int n = c.renewals().size();
+    if (n < 1 || n > RenewSlots.MAX_RENEWALS) {
+      return new Result.Rejected(Outcome.INVALID_ARGUMENT,
+          n + " slot renewals in one batch, allowed 1 to " + RenewSlots.MAX_RENEWALS, 0, 0);
+    }
+    List<Result.SlotRenewalAnswer> answers = new ArrayList<>(n);
+    for (SlotRenewal renewal : c.renewals()) {
+      Result r = renewSlot(renewal);
+      answers.add(r instanceof Result.Rejected no
+          ? Result.SlotRenewalAnswer.refused(no)
+          : Result.SlotRenewalAnswer.granted(((Result.SlotsGranted) r).lease()));
+    }
+    return new Result.SlotsRenewed(answers);
+  }
+
+  /**
+   * One slot renewal: the same rules as a rate renewal (presented version, two-phase shrink,
+   * growth only from free slots), with the holder's promise ({@code release}) taken at its word:
+   * slots above it are not counted any more, in any version, because the holder runs no more
+   * jobs than that from the moment it sent the renewal. Rate and burst shares are kept.
+   */
+  private Result renewSlot(SlotRenewal c) {
+    Optional<Result> bad = firstInvalid(
+        negative("running", c.running()),
+        negative("queued", c.queued()),
+        c.release() < SlotRenewal.NO_RELEASE ? "release " + c.release() + " < -1" : null);
+    if (bad.isPresent()) {
+      return bad.get();
+    }
+    Result.Rejected refused = refuseRenewal(c.leaseId(), c.presentedVersion());
+    if (refused != null) {
+      return refused;
+    }
+    Lease lease = leases.get(c.leaseId());
+    LimitLedger ledger = ledgerOf(lease);
+    Limit limit = ledger.limit();
+    boolean acknowledged = c.presentedVersion() == lease.version();
+    long pendingRate = acknowledged ? 0 : lease.pendingRate();
+    long pendingBurst = acknowledged ? 0 : lease.pendingBurst();
+    long pendingSlots = acknowledged ? 0 : lease.pendingSlots();
+    long pendingUntil = acknowledged ? 0 : lease.pendingUntilMillis();
+    // What the holder may be running under this lease until it has the answer.
+    long inUse = lease.slotShare();
+    if (c.release() >= 0) {
+      inUse = Math.min(c.release(), lease.countedSlots());
+      pendingSlots = 0;
+    }
+    long demand = plus(c.running(), c.queued());
+    long available = plus(lease.countedSlots(), ledger.freeSlots());
+    long target = Math.min(slotTarget(ledger, lease.leaseId(), demand), available);
+    if (target < inUse) {
+      // Two-phase shrink, as for rate: the slots in use stay counted until acknowledged or
+      // until this version could no longer be in use.
+      boolean hadPending = pendingRate != 0 || pendingBurst != 0 || pendingSlots != 0;
+      pendingSlots = Math.max(pendingSlots, inUse);
+      pendingUntil = hadPending
+          ? Math.max(pendingUntil, lease.countedUntilMillis())
+          : lease.countedUntilMillis();
+    }
+    if (pendingRate == 0 && pendingBurst == 0 && pendingSlots == 0) {
+      pendingUntil = 0;
+    }
+    long expiresAt = plus(nowMillis, limit.leaseDurationMillis());
+    long countedUntil = Math.max(lease.countedUntilMillis(), plus(expiresAt, limit.graceMillis()));
+    Lease renewed = new Lease(lease.leaseId(), lease.tenant(), lease.resource(), lease.holder(),
+        epoch, context.mintVersion(), lease.rateShare(), lease.burstShare(), nowMillis,
+        expiresAt, countedUntil, pendingRate, pendingBurst, pendingUntil,
+        lease.demandRatePerSecond(), lease.demandBurst(), target, pendingSlots, demand);
+    putLease(lease, renewed, ledger);
+    return new Result.SlotsGranted(slotView(renewed, ledger));
+  }
+
+  /**
+   * The requester's slot target under the limit's policy, before the clip to free slots: its
+   * demand under free-capacity, else its part of the split of C over the live slot holders
+   * (leases not expired that hold or ask for slots, in id order) with the requester's new
+   * demand. A rate-only lease is no slot holder, so a static split counts only slot holders.
+   */
+  private long slotTarget(LimitLedger ledger, long leaseId, long demand) {
+    long cap = ledger.concurrency();
+    if (ledger.limit().policy() == Policy.FREE_CAPACITY) {
+      return demand;
+    }
+    List<Long> demands = new ArrayList<>();
+    int self = -1;
+    for (long id : ledger.leaseIds()) {
+      if (id == leaseId) {
+        self = demands.size();
+        demands.add(demand);
+        continue;
+      }
+      Lease other = leases.get(id);
+      if (nowMillis < other.expiresAtMillis()
+          && (other.demandSlots() > 0 || other.slotShare() > 0)) {
+        demands.add(other.demandSlots());
+      }
+    }
+    if (self < 0) {
+      self = demands.size();
+      demands.add(demand);
+    }
+    long[] d = new long[demands.size()];
+    for (int i = 0; i < d.length; i++) {
+      d[i] = demands.get(i);
+    }
+    long target = Allocation.targets(ledger.limit().policy(), cap, d)[self];
+    if (target < 0 || target > Math.max(cap, 0)) {
+      throw new InvariantViolation("I12 policy " + ledger.limit().policy() + " proposed "
+          + target + " slots outside [0, " + cap + "] on " + ledger.limit().tenant() + "/"
+          + ledger.limit().resource());
+    }
+    return target;
+  }
+
+  private SlotLease slotView(Lease lease, LimitLedger ledger) {
+    return new SlotLease(lease.leaseId(), lease.tenant(), lease.resource(), lease.holder(),
+        lease.epoch(), lease.version(), lease.slotShare(), lease.countedSlots(),
+        lease.grantedAtMillis(), lease.expiresAtMillis(), lease.countedUntilMillis(),
+        ledger.limit().leaseDurationMillis());
+  }
+
+  private static boolean hasSlots(Lease lease) {
+    return lease.countedSlots() > 0 || lease.demandSlots() > 0;
+  }
+
+  /** The slot ledger of a limit, demand summed over holders live at max(now, readNowMillis). */
+  private SlotStatus slotStatus(LimitLedger ledger, long readNowMillis) {
+    long at = Math.max(nowMillis, readNowMillis);
+    long demand = 0;
+    int holders = 0;
+    int pending = 0;
+    for (long id : ledger.leaseIds()) {
+      Lease lease = leases.get(id);
+      if (!hasSlots(lease)) {
+        continue;
+      }
+      holders++;
+      if (lease.pendingSlots() > lease.slotShare()) {
+        pending++;
+      }
+      if (at < lease.expiresAtMillis()) {
+        demand = plus(demand, lease.demandSlots());
+      }
+    }
+    Limit limit = ledger.limit();
+    return new SlotStatus(limit.tenant(), limit.resource(), ledger.concurrency(), limit.version(),
+        ledger.countedSlots(), ledger.grantedSlots(), ledger.slotCeiling(), demand, holders,
+        pending);
   }
 
   private Result returnLease(ReturnLease c) {
@@ -678,6 +922,19 @@ public final class LeaseLedger implements Ledger {
         all.add(status(ledger, readNowMillis));
       }
       return Optional.of(new QueryResult.LimitList(all));
+    } else if (query instanceof Query.GetSlots q) {
+      LimitLedger ledger = limits.get(new LimitKey(q.tenant(), q.resource()));
+      List<SlotLease> views = new ArrayList<>();
+      if (ledger != null) {
+        for (long id : ledger.leaseIds()) {
+          Lease lease = leases.get(id);
+          if (hasSlots(lease)) {
+            views.add(slotView(lease, ledger));
+          }
+        }
+      }
+      return Optional.of(new QueryResult.SlotAnswer(
+          Optional.ofNullable(ledger).map(l -> slotStatus(l, readNowMillis)), views));
     } else if (query instanceof Query.ListLeases q) {
       // Every lease the ledger still counts is listed, expired or not, so an operator sees
       // counted vs granted; expiresAt and countedUntil tell a reader which are past
@@ -757,8 +1014,15 @@ public final class LeaseLedger implements Ledger {
   /** Loading from the store: a limit with its stored ledger fields (leases come after). */
   public void restoreLimit(Limit limit, long pool, long rateCeiling, long burstCeiling,
       long emergencyReported) {
+    restoreLimit(limit, pool, rateCeiling, burstCeiling, emergencyReported, 0, 0);
+  }
+
+  /** Loading from the store: a limit with its concurrency cap and slot ceiling. */
+  public void restoreLimit(Limit limit, long pool, long rateCeiling, long burstCeiling,
+      long emergencyReported, long concurrency, long slotCeiling) {
     limits.put(new LimitKey(limit.tenant(), limit.resource()),
-        new LimitLedger(limit, pool, rateCeiling, burstCeiling, emergencyReported));
+        new LimitLedger(limit, pool, rateCeiling, burstCeiling, emergencyReported, concurrency,
+            slotCeiling));
   }
 
   /** Loading from the store: a lease and its index keys; its limit must be restored first. */

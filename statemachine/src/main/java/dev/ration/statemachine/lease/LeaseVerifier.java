@@ -26,13 +26,16 @@ final class LeaseVerifier {
   /** I2: a lease's shares and counted amounts and times are consistent. */
   static void checkLease(Lease lease) {
 
-    if (lease.rateShare() < 0 || lease.burstShare() < 0
+    if (lease.rateShare() < 0 || lease.burstShare() < 0 || lease.slotShare() < 0
+        || lease.pendingSlots() < 0 || lease.demandSlots() < 0
         || lease.countedRate() < lease.rateShare() || lease.countedBurst() < lease.burstShare()
         || lease.countedUntilMillis() < lease.expiresAtMillis()
         || (lease.hasPending() && lease.pendingUntilMillis() > lease.countedUntilMillis())) {
       throw new InvariantViolation("I2 lease " + lease.leaseId() + " shares rate "
           + lease.rateShare() + " burst " + lease.burstShare() + " counted rate "
-          + lease.countedRate() + " burst " + lease.countedBurst() + " expiresAt "
+          + lease.countedRate() + " burst " + lease.countedBurst() + " slots " + lease.slotShare()
+          + " pending slots " + lease.pendingSlots() + " demand slots " + lease.demandSlots()
+          + " expiresAt "
           + lease.expiresAtMillis() + " countedUntil " + lease.countedUntilMillis()
           + " pendingUntil " + lease.pendingUntilMillis());
     }
@@ -53,7 +56,7 @@ final class LeaseVerifier {
         throw new InvariantViolation("I7 limit " + limit.tenant() + "/" + limit.resource()
             + " version " + limit.version() + " not unique or not below nextVersion " + nextVersion);
       }
-      sums.put(new LimitKey(limit.tenant(), limit.resource()), new long[6]);
+      sums.put(new LimitKey(limit.tenant(), limit.resource()), new long[8]);
     }
     for (Lease lease : leases) {
       checkLease(lease);
@@ -76,6 +79,8 @@ final class LeaseVerifier {
       sum[3] += lease.burstShare();
       sum[4] += lease.hasPending() ? 1 : 0;
       sum[5] += 1;
+      sum[6] += lease.countedSlots();
+      sum[7] += lease.slotShare();
       freeTimes.computeIfAbsent(lease.limitKey(), k -> new TreeMap<>())
           .merge(LimitLedger.freeTime(lease), 1, Integer::sum);
       if (!expiry.holds(ExpiryKey.leaseEnd(lease.countedUntilMillis(), lease.leaseId()))) {
@@ -105,6 +110,19 @@ final class LeaseVerifier {
             limit.tenant(), limit.resource(), ledger.countedRate(), sum[0], ledger.countedBurst(),
             sum[1], ledger.grantedRate(), sum[2], ledger.grantedBurst(), sum[3],
             ledger.pendingShrinks(), sum[4], ledger.leaseCount(), sum[5]));
+      }
+      if (sum[6] != ledger.countedSlots() || sum[7] != ledger.grantedSlots()) {
+        throw new InvariantViolation(String.format(
+            "I5 slot aggregates of %s/%s: counted slots %d (recomputed %d), granted slots %d (%d)",
+            limit.tenant(), limit.resource(), ledger.countedSlots(), sum[6],
+            ledger.grantedSlots(), sum[7]));
+      }
+      if (ledger.concurrency() < 0 || ledger.slotCeiling() < ledger.concurrency()
+          || ledger.countedSlots() > ledger.slotCeiling()) {
+        throw new InvariantViolation(String.format(
+            "I12 slot conservation of %s/%s: counted slots %d, slot ceiling %d, C %d",
+            limit.tenant(), limit.resource(), ledger.countedSlots(), ledger.slotCeiling(),
+            ledger.concurrency()));
       }
       TreeMap<Long, Integer> recomputed = freeTimes.getOrDefault(
           new LimitKey(limit.tenant(), limit.resource()), new TreeMap<>());

@@ -20,8 +20,13 @@ import java.util.TreeSet;
  * {@code burstCeiling := max(B, min(burstCeiling, Σ counted burst + pool))}. I1 holds iff
  * Σ counted never exceeds max(R, previous ceiling).
  *
+ * <p><b>Concurrency slots.</b> A limit may also carry a concurrency cap C (0: none), kept
+ * beside the {@link Limit} (which the protocol and the log encode unchanged), with the same
+ * ceiling rule: {@code slotCeiling := max(C, min(slotCeiling, Σ counted slots))}, and I12
+ * holds iff Σ counted slots never exceeds max(C, previous slot ceiling).
+ *
  * <p>Σ counted/granted, lease ids and the pending count are derived from the leases (recomputed
- * at load; I5 checks them); pool, ceilings and emergencyReported are stored. Thread: the
+ * at load; I5 checks them); pool, ceilings, C and emergencyReported are stored. Thread: the
  * applying thread only.
  */
 public final class LimitLedger {
@@ -35,6 +40,10 @@ public final class LimitLedger {
   private long burstCeiling;
   private long emergencyReported;
   private int pendingShrinks;
+  private long concurrency;
+  private long slotCeiling;
+  private long countedSlots;
+  private long grantedSlots;
   private final TreeSet<Long> leaseIds = new TreeSet<>();
   /**
    * When each lease's counted share (or its pending shrink) is next due to be freed, as a
@@ -51,6 +60,13 @@ public final class LimitLedger {
     this.emergencyReported = emergencyReported;
   }
 
+  LimitLedger(Limit limit, long pool, long rateCeiling, long burstCeiling, long emergencyReported,
+      long concurrency, long slotCeiling) {
+    this(limit, pool, rateCeiling, burstCeiling, emergencyReported);
+    this.concurrency = concurrency;
+    this.slotCeiling = slotCeiling;
+  }
+
   static LimitLedger fresh(Limit limit) {
     return new LimitLedger(limit, 0, limit.ratePerSecond(), limit.burst(), 0);
   }
@@ -64,11 +80,21 @@ public final class LimitLedger {
     pool = Math.min(pool, Math.max(0, newLimit.burst() - countedBurst));
   }
 
+  /**
+   * A new concurrency cap. Lowering it revokes nothing: the slot ceiling settles by the usual
+   * rule, new grants need free slots under the new C, and held shares shrink on renewal.
+   */
+  void setConcurrency(long newConcurrency) {
+    this.concurrency = newConcurrency;
+  }
+
   void add(Lease lease) {
     countedRate = Math.addExact(countedRate, lease.countedRate());
     countedBurst = Math.addExact(countedBurst, lease.countedBurst());
     grantedRate = Math.addExact(grantedRate, lease.rateShare());
     grantedBurst = Math.addExact(grantedBurst, lease.burstShare());
+    countedSlots = Math.addExact(countedSlots, lease.countedSlots());
+    grantedSlots = Math.addExact(grantedSlots, lease.slotShare());
     if (lease.hasPending()) {
       pendingShrinks++;
     }
@@ -81,6 +107,8 @@ public final class LimitLedger {
     countedBurst -= lease.countedBurst();
     grantedRate -= lease.rateShare();
     grantedBurst -= lease.burstShare();
+    countedSlots -= lease.countedSlots();
+    grantedSlots -= lease.slotShare();
     if (lease.hasPending()) {
       pendingShrinks--;
     }
@@ -120,6 +148,11 @@ public final class LimitLedger {
         Math.max(0, limit.burst() - countedBurst - pool));
   }
 
+  /** Slots a new share may take: under the configured C. */
+  long freeSlots() {
+    return Math.max(0, concurrency - countedSlots);
+  }
+
   /** Room in the pool for returned tokens: what fits under B next to the counted burst. */
   long poolRoom() {
     return Math.max(0, limit.burst() - countedBurst - pool);
@@ -152,8 +185,34 @@ public final class LimitLedger {
           limit.tenant(), limit.resource(), nowMillis, countedRate, rateCeiling, newRateCeiling,
           limit.ratePerSecond(), countedBurst, pool, burstCeiling, newBurstCeiling, limit.burst()));
     }
+    long newSlotCeiling = Math.max(concurrency, Math.min(slotCeiling, countedSlots));
+    if (countedSlots > newSlotCeiling || countedSlots < 0 || concurrency < 0) {
+      throw new InvariantViolation(String.format(
+          "I12 slot conservation broken for %s/%s at now=%d: counted slots %d, slot ceiling "
+              + "%d -> %d, C %d",
+          limit.tenant(), limit.resource(), nowMillis, countedSlots, slotCeiling, newSlotCeiling,
+          concurrency));
+    }
     rateCeiling = newRateCeiling;
     burstCeiling = newBurstCeiling;
+    slotCeiling = newSlotCeiling;
+  }
+
+  /** The concurrency cap C; 0 when the limit has none. */
+  public long concurrency() {
+    return concurrency;
+  }
+
+  public long slotCeiling() {
+    return slotCeiling;
+  }
+
+  public long countedSlots() {
+    return countedSlots;
+  }
+
+  public long grantedSlots() {
+    return grantedSlots;
   }
 
   public Limit limit() {

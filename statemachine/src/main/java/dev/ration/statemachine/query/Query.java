@@ -26,6 +26,9 @@ public sealed interface Query {
   /** Every namespace, in name order (for metrics). */
   record ListNamespaces() implements Query {}
 
+  /** One limit's concurrency cap, slot ledger and slot-holding leases; empty if unknown. */
+  record GetSlots(String tenant, String resource) implements Query {}
+
   /** A question to the quota ledger. */
   record Quota(QuotaQuery query) implements Query {}
 }

@@ -2,6 +2,8 @@ package dev.ration.statemachine.query;
 
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.lease.SlotLease;
+import dev.ration.wire.lease.SlotStatus;
 import dev.ration.wire.ttl.NamespaceView;
 import java.util.List;
 import java.util.Optional;
@@ -13,6 +15,9 @@ public sealed interface QueryResult {
   record LimitList(List<LimitStatus> limits) implements QueryResult {}
 
   record LeaseList(List<LeaseView> leases) implements QueryResult {}
+
+  /** A limit's slot ledger and its leases that hold, count or ask for slots (by id). */
+  record SlotAnswer(Optional<SlotStatus> status, List<SlotLease> leases) implements QueryResult {}
 
   record StatusAnswer(
       long appliedTerm,

@@ -10,6 +10,7 @@ import static dev.ration.wire.shape.Fields.struct;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.Limit;
+import dev.ration.wire.lease.SlotLease;
 import dev.ration.wire.shape.Fields;
 import dev.ration.wire.shape.Shape;
 import dev.ration.wire.ttl.NamespaceView;
@@ -214,6 +215,86 @@ public sealed interface Result {
             null);
       }
       throw new IllegalArgumentException("a renewal answered by " + result);
+    }
+  }
+
+  // Concurrency-slot results: codes 9-15.
+  /** A limit set with its concurrency cap: the limit as stored and C. */
+  record LimitConcurrencySet(Limit limit, long concurrency) implements Result {
+    public static final int CODE = 9;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<LimitConcurrencySet> SHAPE =
+        Shape.of(
+            LimitConcurrencySet.class,
+            struct("limit", LimitConcurrencySet::limit, Limit.SHAPE),
+            i64("concurrency", LimitConcurrencySet::concurrency));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /** A new lease holding concurrency slots. */
+  record SlotsGranted(SlotLease lease) implements Result {
+    public static final int CODE = 10;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<SlotsGranted> SHAPE =
+        Shape.of(SlotsGranted.class, struct("lease", SlotsGranted::lease, SlotLease.SHAPE));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /** The answers to {@code RenewSlots}, one per renewal, in its order. */
+  record SlotsRenewed(List<SlotRenewalAnswer> renewals) implements Result {
+    public static final int CODE = 11;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<SlotsRenewed> SHAPE =
+        Shape.of(SlotsRenewed.class,
+            list16("renewals", SlotsRenewed::renewals, SlotRenewalAnswer.SHAPE));
+
+    public SlotsRenewed {
+      renewals = List.copyOf(renewals);
+    }
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * One slot renewal's answer inside {@link SlotsRenewed}: SUCCESS with the renewed
+   * {@code lease}, or a rejection's outcome, message, retry-after and current version.
+   */
+  record SlotRenewalAnswer(Outcome outcome, String message, long retryAfterMillis,
+      long currentVersion, SlotLease lease) {
+    public static final Shape<SlotRenewalAnswer> SHAPE =
+        Shape.of(
+            SlotRenewalAnswer.class,
+            Fields.code("outcome", SlotRenewalAnswer::outcome, Outcome::fromCode, Outcome::code),
+            str("message", SlotRenewalAnswer::message),
+            i64("retryAfterMillis", SlotRenewalAnswer::retryAfterMillis),
+            i64("currentVersion", SlotRenewalAnswer::currentVersion),
+            Fields.optional("lease", SlotRenewalAnswer::lease, SlotLease.SHAPE));
+
+    public SlotRenewalAnswer {
+      if ((outcome == Outcome.SUCCESS) != (lease != null)) {
+        throw new IllegalArgumentException(
+            "a slot renewal carries its lease exactly when it succeeded: " + outcome);
+      }
+    }
+
+    public static SlotRenewalAnswer granted(SlotLease lease) {
+      return new SlotRenewalAnswer(Outcome.SUCCESS, "", 0, lease.version(), lease);
+    }
+
+    public static SlotRenewalAnswer refused(Rejected no) {
+      return new SlotRenewalAnswer(no.outcome(), no.message(), no.retryAfterMillis(),
+          no.currentVersion(), null);
     }
   }
 

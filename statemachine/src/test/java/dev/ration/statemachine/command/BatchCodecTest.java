@@ -77,6 +77,29 @@ class BatchCodecTest {
     assertEquals(batch, BatchCodec.decode(HexFormat.of().parseHex(golden)));
   }
 
+  /** Goal: the slot commands (codes 8-10) never change by accident. */
+  @Test
+  void slotCommandsGoldenBytes() {
+    Batch batch = Batch.of(1_700_000_000_123L, List.of(
+        new Proposal(new RequestKey(1, 2, 8), new LeaseCommand.SetLimitConcurrency(
+            new Limit("acme", "api", 0, 0, Mode.HARD, 5000, 250, 0, Policy.FAIR_SHARE, 7), 12)),
+        new Proposal(new RequestKey(1, 2, 9), new LeaseCommand.AcquireSlots("acme", "api", "p", 4)),
+        new Proposal(new RequestKey(1, 2, 10), new LeaseCommand.RenewSlots(List.of(
+            new LeaseCommand.SlotRenewal(9, 11, 3, 2, -1))))));
+    String golden = "010000018bcfe5687b00000003"
+        + "000000000000000100000000000000020000000000000008" + "08"
+        + "000461636d65" + "0003617069" + "0000000000000000" + "0000000000000000" + "00"
+        + "0000000000001388" + "00000000000000fa" + "0000000000000000" + "01" + "0000000000000007"
+        + "000000000000000c"
+        + "000000000000000100000000000000020000000000000009" + "09"
+        + "000461636d65" + "0003617069" + "000170" + "0000000000000004"
+        + "00000000000000010000000000000002000000000000000a" + "0a" + "0001"
+        + "0000000000000009" + "000000000000000b" + "0000000000000003" + "0000000000000002"
+        + "ffffffffffffffff";
+    assertEquals(golden, HexFormat.of().formatHex(BatchCodec.encode(batch)));
+    assertEquals(batch, BatchCodec.decode(HexFormat.of().parseHex(golden)));
+  }
+
   /** Goal: the header is what the format comment says: version, time, count. */
   @Test
   void header() {

@@ -19,6 +19,10 @@ import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
+import dev.ration.statemachine.command.LeaseCommand.AcquireSlots;
+import dev.ration.statemachine.command.LeaseCommand.RenewSlots;
+import dev.ration.statemachine.command.LeaseCommand.SetLimitConcurrency;
+import dev.ration.statemachine.command.LeaseCommand.SlotRenewal;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
@@ -38,9 +42,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Random command sequences (several limits with random allocation policies and holders, time going backwards in batch time,
- * NewEpoch, Tick, duplicate keys, returns, renewals with stale and future versions, restarts)
- * applied to the RocksDB state and to {@link ReferenceLedger}: results, limit statuses and
- * leases must agree, and verify() must pass after every step. A failure prints its seed, the
+ * NewEpoch, Tick, duplicate keys, returns, renewals with stale and future versions, restarts,
+ * and the concurrency-slot commands: caps set and lowered, slot acquires, slot renewals with
+ * and without release promises) applied to the RocksDB state and to {@link ReferenceLedger}:
+ * results, limit statuses, slot statuses and leases must agree, and verify() must pass after
+ * every step. A failure prints its seed, the
  * command that replays it, and the failing sequence of steps.
  */
 class LedgerPropertyTest {
@@ -51,7 +57,7 @@ class LedgerPropertyTest {
 
   record Step(int timeDeltaMillis, List<Op> ops, boolean restart) {}
 
-  static final Gen<Op> OP = r -> new Op(r.between(0, 9), r.between(0, 1000), r.between(0, 1000),
+  static final Gen<Op> OP = r -> new Op(r.between(0, 13), r.between(0, 1000), r.between(0, 1000),
       r.between(0, 1000), r.between(0, 1000), r.oneIn(4));
 
   /** 1–5 ops; time moves −300..900 ms; a restart after it when its draw in 0..19 is 0. */
@@ -93,6 +99,11 @@ class LedgerPropertyTest {
         assertEquals(normalise(expected), normalise(actual), "step " + (index - 1) + " " + batch);
         for (Result r : actual) {
           results.add(r instanceof Result.Rejected j ? j.outcome().name() : r.getClass().getSimpleName());
+          if (r instanceof Result.SlotsRenewed slots) {
+            slots.renewals().forEach(n -> results.add("slot renewal " + n.outcome()
+                + (n.lease() != null && n.lease().countedSlots() > n.lease().slotShare()
+                    ? " pending" : "")));
+          }
         }
         state.verify();
         if (step.restart()) {
@@ -104,6 +115,11 @@ class LedgerPropertyTest {
         assertEquals(model.views(),
             ((QueryResult.LeaseList) state.query(new Query.ListLeases("", ""), 0)).leases());
         assertEquals(model.now, state.nowMillis());
+        for (var slots : model.slotStatuses()) {
+          assertEquals(slots, ((QueryResult.SlotAnswer) state.query(
+              new Query.GetSlots(slots.tenant(), slots.resource()), 0)).status()
+              .orElseThrow(), "slots after step " + (index - 1));
+        }
       }
     } finally {
       state.close();
@@ -144,6 +160,34 @@ class LedgerPropertyTest {
         return renewal(op, model);
       case 6:
         return new ReturnLease(leaseId(op, model), 1, op.c() % 25);
+      case 10:
+        return new SetLimitConcurrency(new Limit("t", resource, op.b() % 150, op.c() % 30,
+            Mode.HARD, op.d() % 2 == 0 ? 500 : 1000, op.d() % 3 == 0 ? 0 : 100, 0,
+            Policy.values()[op.c() % Policy.values().length],
+            op.d() % 5 == 0 ? op.c() % 6 : 0), op.b() % 13 == 0 ? -1 : op.d() % 12);
+      case 8:
+      case 11:
+        return new AcquireSlots("t", resource, op.b() % 7 == 0 ? "" : "h" + op.b() % 4,
+            op.c() % 9);
+      case 12:
+      case 13: {
+        // One to three slot renewals, some presenting stale or future versions, some with a
+        // release promise (-1: none), some invalid.
+        List<SlotRenewal> renewals = new ArrayList<>();
+        for (int i = 0; i <= op.c() % 3; i++) {
+          RenewLease like = renewal(
+              new Op(op.kind(), op.a() + i, op.b() + i, op.c() + i, op.d(), false), model);
+          long release = switch ((op.d() + i) % 4) {
+            case 0 -> SlotRenewal.NO_RELEASE;
+            case 1 -> op.b() % 5;
+            case 2 -> 0;
+            default -> op.d() % 31 == 0 ? -3 : op.c() % 8;
+          };
+          renewals.add(new SlotRenewal(like.leaseId(), like.presentedVersion(), op.c() % 5,
+              (op.b() + i) % 6, release));
+        }
+        return new RenewSlots(renewals);
+      }
       case 7:
         return new NewEpoch("n" + op.a() % 3);
       default:
@@ -177,6 +221,13 @@ class LedgerPropertyTest {
   private static List<Result> normalise(List<Result> results) {
     List<Result> out = new ArrayList<>();
     for (Result r : results) {
+      if (r instanceof Result.SlotsRenewed batch) {
+        out.add(new Result.SlotsRenewed(batch.renewals().stream()
+            .map(n -> new Result.SlotRenewalAnswer(n.outcome(), "", n.retryAfterMillis(),
+                n.currentVersion(), n.lease()))
+            .toList()));
+        continue;
+      }
       if (r instanceof Result.LeasesRenewed batch) {
         out.add(new Result.LeasesRenewed(batch.renewals().stream()
             .map(n -> new Result.Renewal(n.outcome(), "", n.retryAfterMillis(),

@@ -3,6 +3,12 @@ package dev.ration.statemachine.lease;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.lease.SlotLease;
+import dev.ration.wire.lease.SlotStatus;
+import dev.ration.statemachine.command.LeaseCommand.AcquireSlots;
+import dev.ration.statemachine.command.LeaseCommand.RenewSlots;
+import dev.ration.statemachine.command.LeaseCommand.SetLimitConcurrency;
+import dev.ration.statemachine.command.LeaseCommand.SlotRenewal;
 
 import dev.ration.wire.Policy;
 
@@ -39,6 +45,11 @@ import java.util.TreeMap;
  * live holders' last demands. The fair-share split is modelled independently (one unit at a time
  * to the lowest allocation still short of its demand); proportional and static are short
  * formulas written again here.
+ *
+ * <p>Concurrency slots are modelled from their rules (docs/INVARIANTS.md, I12): a cap per limit
+ * beside R and B, a slot share per lease with the same two-phase shrink and ceiling, a slot
+ * holder's target split over the live slot holders only, and a renewal's release promise that
+ * lowers what is counted at once.
  */
 final class ReferenceLedger {
   static final class ModelLimit {
@@ -47,6 +58,8 @@ final class ReferenceLedger {
     long rateCeiling;
     long burstCeiling;
     long emergencyReported;
+    long concurrency;
+    long slotCeiling;
   }
 
   static final class ModelLease {
@@ -66,9 +79,20 @@ final class ReferenceLedger {
     long pendingUntil;
     long demandRate;
     long demandBurst;
+    long slots;
+    long pendingSlots;
+    long demandSlots;
 
     boolean pending() {
-      return pendingRate != 0 || pendingBurst != 0;
+      return pendingRate != 0 || pendingBurst != 0 || pendingSlots != 0;
+    }
+
+    long countedSlots() {
+      return Math.max(slots, pendingSlots);
+    }
+
+    boolean hasSlots() {
+      return countedSlots() > 0 || demandSlots > 0;
     }
 
     long countedRate() {
@@ -113,6 +137,7 @@ final class ReferenceLedger {
         long[] s = sums(l);
         l.rateCeiling = Math.max(l.limit.ratePerSecond(), Math.min(l.rateCeiling, s[0]));
         l.burstCeiling = Math.max(l.limit.burst(), Math.min(l.burstCeiling, s[1] + l.pool));
+        l.slotCeiling = Math.max(l.concurrency, Math.min(l.slotCeiling, s[6]));
       }
       if (!p.key().isNone()) {
         idempotency.put(p.key(), new Stored(r, now + options.idempotencyRetentionMillis(), p.command()));
@@ -131,9 +156,12 @@ final class ReferenceLedger {
     return n < 1 || n > options.maxNameBytes();
   }
 
-  /** [counted rate, counted burst, granted rate, granted burst, pending, leases]. */
+  /**
+   * [counted rate, counted burst, granted rate, granted burst, pending, leases, counted slots,
+   * granted slots].
+   */
   long[] sums(ModelLimit l) {
-    long[] s = new long[6];
+    long[] s = new long[8];
     for (ModelLease x : leases.values()) {
       if (x.tenant.equals(l.limit.tenant()) && x.resource.equals(l.limit.resource())) {
         s[0] += x.countedRate();
@@ -142,6 +170,8 @@ final class ReferenceLedger {
         s[3] += x.burst;
         s[4] += x.pending() ? 1 : 0;
         s[5]++;
+        s[6] += x.countedSlots();
+        s[7] += x.slots;
       }
     }
     return s;
@@ -160,6 +190,14 @@ final class ReferenceLedger {
   }
 
   private Result run(Command command) {
+    long concurrency = -1;
+    if (command instanceof SetLimitConcurrency sc) {
+      if (sc.concurrency() < 0) {
+        return invalid();
+      }
+      concurrency = sc.concurrency();
+      command = new SetLimit(sc.limit());
+    }
     if (command instanceof SetLimit set) {
       Limit c = set.limit();
       if (badName(c.tenant()) || badName(c.resource()) || c.ratePerSecond() < 0 || c.burst() < 0
@@ -188,7 +226,58 @@ final class ReferenceLedger {
         l.limit = limit;
         l.pool = Math.min(l.pool, Math.max(0, limit.burst() - sums(l)[1]));
       }
+      if (concurrency >= 0) {
+        l.concurrency = concurrency;
+        return new Result.LimitConcurrencySet(limit, concurrency);
+      }
       return new Result.LimitSet(limit);
+    }
+    if (command instanceof AcquireSlots c) {
+      if (badName(c.tenant()) || badName(c.resource()) || badName(c.holder())
+          || c.demandSlots() < 0) {
+        return invalid();
+      }
+      ModelLimit l = limits.get(new LimitKey(c.tenant(), c.resource()));
+      if (l == null) {
+        return new Result.Rejected(Outcome.LIMIT_UNKNOWN, "", 0, 0);
+      }
+      long[] s = sums(l);
+      if (s[5] >= options.maxLeasesPerLimit()) {
+        return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
+      }
+      long target = slotTarget(l, nextLeaseId, c.demandSlots());
+      long granted = Math.min(target, Math.max(0, l.concurrency - s[6]));
+      boolean waiting = l.limit.policy() != Policy.FREE_CAPACITY && target > 0;
+      if (c.demandSlots() > 0 && granted == 0 && !waiting) {
+        return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
+      }
+      ModelLease x = new ModelLease();
+      x.id = nextLeaseId++;
+      x.version = nextVersion++;
+      x.tenant = c.tenant();
+      x.resource = c.resource();
+      x.holder = c.holder();
+      x.epoch = epoch;
+      x.slots = granted;
+      x.demandSlots = c.demandSlots();
+      x.grantedAt = now;
+      x.expiresAt = now + l.limit.leaseDurationMillis();
+      x.countedUntil = x.expiresAt + l.limit.graceMillis();
+      leases.put(x.id, x);
+      return new Result.SlotsGranted(slotView(x));
+    }
+    if (command instanceof RenewSlots batch) {
+      int n = batch.renewals().size();
+      if (n < 1 || n > RenewSlots.MAX_RENEWALS) {
+        return invalid();
+      }
+      List<Result.SlotRenewalAnswer> answers = new ArrayList<>();
+      for (SlotRenewal renewal : batch.renewals()) {
+        Result r = renewSlots(renewal);
+        answers.add(r instanceof Result.Rejected no ? Result.SlotRenewalAnswer.refused(no)
+            : Result.SlotRenewalAnswer.granted(((Result.SlotsGranted) r).lease()));
+      }
+      return new Result.SlotsRenewed(answers);
     }
     if (command instanceof AcquireLease c) {
       if (badName(c.tenant()) || badName(c.resource()) || badName(c.holder())
@@ -268,6 +357,7 @@ final class ReferenceLedger {
       if (c.presentedVersion() == x.version) {
         x.pendingRate = 0;
         x.pendingBurst = 0;
+        x.pendingSlots = 0;
         x.pendingUntil = 0;
       }
       long[] target = target(l, x.id, c.demandRatePerSecond(), c.demandBurst());
@@ -328,6 +418,7 @@ final class ReferenceLedger {
           freed++;
           x.pendingRate = 0;
           x.pendingBurst = 0;
+          x.pendingSlots = 0;
           x.pendingUntil = 0;
         }
         if (x.countedUntil <= now) {
@@ -340,6 +431,114 @@ final class ReferenceLedger {
       return new Result.Ticked(freed);
     }
     throw new IllegalStateException("unmodelled " + command);
+  }
+
+  /** One slot renewal, written from the rules rather than from the ledger's code. */
+  private Result renewSlots(SlotRenewal c) {
+    if (c.running() < 0 || c.queued() < 0 || c.release() < -1) {
+      return invalid();
+    }
+    if (c.leaseId() <= 0 || c.leaseId() >= nextLeaseId) {
+      return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
+    }
+    ModelLease x = leases.get(c.leaseId());
+    if (x == null) {
+      return new Result.Rejected(Outcome.LEASE_EXPIRED, "", 0, 0);
+    }
+    if (now >= x.expiresAt) {
+      return new Result.Rejected(Outcome.LEASE_EXPIRED, "", 0, x.version);
+    }
+    if (c.presentedVersion() > x.version) {
+      return new Result.Rejected(Outcome.VERSION_MISMATCH, "", 0, x.version);
+    }
+    ModelLimit l = limits.get(new LimitKey(x.tenant, x.resource));
+    long countedBefore = x.countedSlots();
+    long available = countedBefore + Math.max(0, l.concurrency - sums(l)[6]);
+    if (c.presentedVersion() == x.version) {
+      x.pendingRate = 0;
+      x.pendingBurst = 0;
+      x.pendingSlots = 0;
+      x.pendingUntil = 0;
+    }
+    long inUse = x.slots;
+    if (c.release() >= 0) {
+      inUse = Math.min(c.release(), countedBefore);
+      x.pendingSlots = 0;
+    }
+    long demand = c.running() + c.queued();
+    long target = Math.min(slotTarget(l, x.id, demand), available);
+    if (target < inUse) {
+      x.pendingUntil = x.pending() ? Math.max(x.pendingUntil, x.countedUntil) : x.countedUntil;
+      x.pendingSlots = Math.max(x.pendingSlots, inUse);
+    }
+    if (!x.pending()) {
+      x.pendingUntil = 0;
+    }
+    x.slots = target;
+    x.demandSlots = demand;
+    x.version = nextVersion++;
+    x.epoch = epoch;
+    x.grantedAt = now;
+    x.expiresAt = now + l.limit.leaseDurationMillis();
+    x.countedUntil = Math.max(x.countedUntil, x.expiresAt + l.limit.graceMillis());
+    return new Result.SlotsGranted(slotView(x));
+  }
+
+  /** Slot target: the demand (free-capacity) or the part of C over the live slot holders. */
+  long slotTarget(ModelLimit l, long id, long demand) {
+    if (l.limit.policy() == Policy.FREE_CAPACITY) {
+      return demand;
+    }
+    List<long[]> holders = new ArrayList<>();
+    for (ModelLease x : leases.values()) {
+      if (x.tenant.equals(l.limit.tenant()) && x.resource.equals(l.limit.resource())) {
+        if (x.id == id) {
+          holders.add(new long[] {id, demand});
+        } else if (now < x.expiresAt && (x.demandSlots > 0 || x.slots > 0)) {
+          holders.add(new long[] {x.id, x.demandSlots});
+        }
+      }
+    }
+    if (holders.stream().noneMatch(h -> h[0] == id)) {
+      holders.add(new long[] {id, demand});
+    }
+    long[] demands = new long[holders.size()];
+    int self = 0;
+    for (int i = 0; i < demands.length; i++) {
+      demands[i] = holders.get(i)[1];
+      if (holders.get(i)[0] == id) {
+        self = i;
+      }
+    }
+    return split(l.limit.policy(), l.concurrency, demands)[self];
+  }
+
+  SlotLease slotView(ModelLease x) {
+    Limit limit = limits.get(new LimitKey(x.tenant, x.resource)).limit;
+    return new SlotLease(x.id, x.tenant, x.resource, x.holder, x.epoch, x.version, x.slots,
+        x.countedSlots(), x.grantedAt, x.expiresAt, x.countedUntil, limit.leaseDurationMillis());
+  }
+
+  /** The slot status of every limit, in key order. */
+  List<SlotStatus> slotStatuses() {
+    List<SlotStatus> out = new ArrayList<>();
+    for (ModelLimit l : limits.values()) {
+      long[] s = sums(l);
+      long demand = 0;
+      int holders = 0;
+      int pending = 0;
+      for (ModelLease x : leases.values()) {
+        if (x.tenant.equals(l.limit.tenant()) && x.resource.equals(l.limit.resource())
+            && x.hasSlots()) {
+          holders++;
+          pending += x.pendingSlots > x.slots ? 1 : 0;
+          demand += now < x.expiresAt ? x.demandSlots : 0;
+        }
+      }
+      out.add(new SlotStatus(l.limit.tenant(), l.limit.resource(), l.concurrency,
+          l.limit.version(), s[6], s[7], l.slotCeiling, demand, holders, pending));
+    }
+    return out;
   }
 
   /** {rate, burst} target of holder {@code id} (renewing, or about to be minted) with this demand. */

@@ -69,7 +69,8 @@ public class StoreFormatFuzzTest {
         Lease lease = LeaseFormat.readLease(key, value);
         assertArrayEquals(key, LeaseFormat.leaseKey(lease.leaseId()));
         byte[] again = LeaseFormat.leaseValue(lease);
-        if (value[0] == LeaseFormat.LEASE_FORMAT_VERSION) {
+        if (value[0] == LeaseFormat.LEASE_FORMAT_VERSION
+            || value[0] == LeaseFormat.SLOT_LEASE_FORMAT_VERSION) {
           assertArrayEquals(value, again);
         }
         assertEquals(lease, LeaseFormat.readLease(key, again));
@@ -156,6 +157,13 @@ public class StoreFormatFuzzTest {
       seeds.put("format-two-idempotency-key-" + i, input(FORMAT_TWO_IDEMPOTENCY_KEY,
           Arrays.copyOfRange(StoreFormat.idempotencyKey(0, requestKey), 8, 32), none));
     }
+    // A limit with a concurrency cap (format 3) and a lease holding slots (format 4).
+    seeds.put("limit-slots", input(LIMIT, none, LeaseFormat.limitValue(new LeaseFormat.StoredLimit(
+        new Limit("t", "r", 0, 0, dev.ration.wire.Mode.HARD, 1000, 100, 0,
+            dev.ration.wire.Policy.FAIR_SHARE, 3), 0, 0, 0, 0, 20, 24))));
+    Lease slotted = new Lease(7, "t", "r", "pool-1", 1, 9, 0, 0, 100, 1100, 1200, 0, 0, 1200, 0, 0,
+        4, 6, 11);
+    seeds.put("lease-slots", input(LEASE, LeaseFormat.leaseKey(7), LeaseFormat.leaseValue(slotted)));
     byte[] lease = seeds.get("lease-0");
     byte[] formatTwo = lease.clone();
     formatTwo[2 + 8] = (byte) StoreFormat.FORMAT_VERSION;

@@ -1,0 +1,395 @@
+package dev.ration.client.slots;
+
+import dev.ration.client.pool.SlotSource;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.client.transport.CallFailure;
+import dev.ration.client.transport.Transport;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.lease.SlotLease;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link SlotSource} that holds a lease of concurrency slots on a limit's cap C (docs/POOL.md,
+ * "The global cap"): the pool's concurrency is the lease's slot share, never above
+ * {@code maxSlots} (the pool's W), so the pools of a whole fleet run at most C jobs at once.
+ *
+ * <p>One thread of its own acquires the lease, renews it every quarter of the lease duration
+ * (sooner when the pool's demand moved away from the share), and reports the pool's demand
+ * (running + queued jobs, at most {@code maxSlots}) on every renewal. Each renewal also carries
+ * the holder's promise: from when it is sent until it is answered the pool runs at most
+ * {@code release = min(share, demand)} jobs (never fewer than are running), and {@link #permits()}
+ * is held at that while the renewal is in flight. The ledger then counts exactly what the pool
+ * may still be running, so a pool whose demand collapsed hands its slots to the others in one
+ * renewal, and a shrunk share whose jobs are still running stays counted for as long as they
+ * run under a live lease.
+ *
+ * <p>Timing: the lease is valid until {@code sent + duration·(1 − 2 %) − 5 ms} on the clock,
+ * measured from the first send of the request that granted it. A renewal that fails without an
+ * answer is resent under the same request id (same promise) with jittered backoff until then;
+ * when the lease lapses, {@link #permits()} is 0 and a new lease is acquired. The pool cancels
+ * running jobs before {@link #validUntil()} and reports those still running after it as
+ * overruns; the ledger keeps counting their slots until the lease's end plus grace.
+ *
+ * <p>Thread-safe. {@link #close()} stops renewing and returns the lease.
+ */
+public final class LeasedSlots implements SlotSource, AutoCloseable {
+  private static final double DRIFT = 0.02;
+  private static final Duration MARGIN = Duration.ofMillis(5);
+  private static final long FIRST_BACKOFF_MILLIS = 50;
+  private static final long MAX_BACKOFF_MILLIS = 2_000;
+
+  private final Transport transport;
+  private final String tenant;
+  private final String resource;
+  private final String holder;
+  private final int maxSlots;
+  private final Clock clock;
+  private final ScheduledExecutorService timer;
+  private final CopyOnWriteArrayList<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+  private final Object lock = new Object();
+  // Guarded by lock.
+  private SlotLease lease;
+  private Instant validUntil = Instant.EPOCH;
+  private int share;
+  private int inFlightCap = Integer.MAX_VALUE;
+  private boolean renewing;
+  private boolean closed;
+  private Instant lastSent = Instant.MIN;
+  private long renewalsAnswered;
+  private long renewalsFailed;
+  private long leasesLost;
+  /** Bumped by every installed lease: a scheduled renewal of an older one does nothing. */
+  private long generation;
+
+  private volatile int permits;
+  private volatile int running;
+  private volatile int queued;
+
+  private LeasedSlots(Transport transport, String tenant, String resource, String holder,
+      int maxSlots, Clock clock) {
+    this.transport = Objects.requireNonNull(transport, "transport");
+    this.tenant = Objects.requireNonNull(tenant, "tenant");
+    this.resource = Objects.requireNonNull(resource, "resource");
+    this.holder = Objects.requireNonNull(holder, "holder");
+    if (maxSlots < 1) {
+      throw new IllegalArgumentException("maxSlots " + maxSlots + " must be >= 1");
+    }
+    this.maxSlots = maxSlots;
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "ration-slots-" + tenant + "/" + resource + "/" + holder);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Starts acquiring a slot lease on ({@code tenant}, {@code resource}) for {@code holder},
+   * for a pool of {@code maxSlots} workers; the wall clock times the lease. Returns at once:
+   * {@link #permits()} is 0 until the lease is granted.
+   */
+  public static LeasedSlots start(Transport transport, String tenant, String resource,
+      String holder, int maxSlots) {
+    return start(transport, tenant, resource, holder, maxSlots, Clock.systemUTC());
+  }
+
+  /** As above with the clock the pool uses too ({@code PoolOptions}'s clock). */
+  public static LeasedSlots start(Transport transport, String tenant, String resource,
+      String holder, int maxSlots, Clock clock) {
+    LeasedSlots slots = new LeasedSlots(transport, tenant, resource, holder, maxSlots, clock);
+    slots.timer.execute(slots::acquire);
+    return slots;
+  }
+
+  @Override
+  public int permits() {
+    return permits;
+  }
+
+  @Override
+  public Instant validUntil() {
+    synchronized (lock) {
+      return lease == null ? Instant.EPOCH : validUntil;
+    }
+  }
+
+  @Override
+  public void addListener(Runnable onChange) {
+    listeners.add(Objects.requireNonNull(onChange, "onChange"));
+  }
+
+  /**
+   * The pool's demand. A demand away from the share starts a renewal sooner than the regular
+   * one (at most ten a lease duration), so a pool that needs more, or much less, says so early.
+   */
+  @Override
+  public void reportUsage(int runningNow, int queuedNow) {
+    this.running = Math.max(0, runningNow);
+    this.queued = Math.max(0, queuedNow);
+    boolean early;
+    synchronized (lock) {
+      early = lease != null && !renewing && !closed && demand() != share
+          && !clock.instant().isBefore(lastSent.plus(leaseDuration().dividedBy(10)));
+    }
+    if (early) {
+      try {
+        timer.execute(() -> renew(-1));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // Closed meanwhile.
+      }
+    }
+  }
+
+  /** The slot share of the lease held now (0 when none); {@link #permits()} may be less. */
+  public int share() {
+    synchronized (lock) {
+      return lease == null ? 0 : share;
+    }
+  }
+
+  /** Renewals the ledger answered with a lease. */
+  public long renewalsAnswered() {
+    synchronized (lock) {
+      return renewalsAnswered;
+    }
+  }
+
+  /** Renewal attempts that failed without an answer (each resent while the lease lasted). */
+  public long renewalsFailed() {
+    synchronized (lock) {
+      return renewalsFailed;
+    }
+  }
+
+  /** Leases lost: refused on renewal, or lapsed without an answer. */
+  public long leasesLost() {
+    synchronized (lock) {
+      return leasesLost;
+    }
+  }
+
+  /** Stops renewing and returns the lease (waiting at most a few seconds for the answer). */
+  @Override
+  public void close() {
+    SlotLease held;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      held = lease;
+      lease = null;
+      share = 0;
+    }
+    publish();
+    timer.shutdownNow();
+    if (held != null) {
+      try {
+        transport.call(new Request.ReturnLease(held.leaseId(), held.version(), 0),
+            Response.ReturnReply.class).get(5, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        // The lease ends by itself at its expiry plus grace; nothing else is owed.
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- the lease
+
+  private long demand() {
+    return Math.min((long) maxSlots, (long) running + queued);
+  }
+
+  private Duration leaseDuration() {
+    SlotLease l = lease;
+    return l == null ? Duration.ofSeconds(1) : Duration.ofMillis(l.leaseDurationMillis());
+  }
+
+  private void acquire() {
+    if (isClosed()) {
+      return;
+    }
+    Instant sent = clock.instant();
+    long requestId = transport.nextRequestId();
+    transport.call(requestId, new Request.AcquireSlots(tenant, resource, holder, demand()),
+            Response.SlotLeaseReply.class)
+        .whenComplete((reply, failure) -> {
+          if (failure == null && reply.outcome() == Outcome.SUCCESS) {
+            install(null, reply.lease(), sent);
+          } else {
+            long retry = failure == null ? Math.max(reply.retryAfterMillis(), FIRST_BACKOFF_MILLIS)
+                : retryAfter(failure, FIRST_BACKOFF_MILLIS);
+            schedule(this::acquire, Duration.ofMillis(jitter(Math.min(retry, MAX_BACKOFF_MILLIS))));
+          }
+        });
+  }
+
+  /**
+   * Renews the lease unless a renewal is in flight; {@code ofGeneration} is the lease a
+   * scheduled renewal was meant for (−1: an early renewal, for whatever lease is held).
+   */
+  private void renew(long ofGeneration) {
+    SlotLease held;
+    long release;
+    long demand;
+    Instant sent = clock.instant();
+    synchronized (lock) {
+      if (closed || lease == null || renewing
+          || (ofGeneration >= 0 && ofGeneration != generation)) {
+        return;
+      }
+      renewing = true;
+      held = lease;
+      demand = demand();
+      // The promise: until the answer, at most min(share, demand) jobs, or those running now.
+      long cap = Math.min(share, demand);
+      release = Math.max(running, cap);
+      inFlightCap = (int) cap;
+      lastSent = sent;
+    }
+    publish();
+    Request.RenewSlots request = new Request.RenewSlots(List.of(new Request.SlotRenewal(
+        held.leaseId(), held.version(), running, Math.max(0, demand - running), release)));
+    send(transport.nextRequestId(), request, held, sent, FIRST_BACKOFF_MILLIS);
+  }
+
+  /** One attempt of a renewal; a failure without an answer resends the same request. */
+  private void send(long requestId, Request.RenewSlots request, SlotLease held, Instant sent,
+      long backoffMillis) {
+    transport.call(requestId, request, Response.SlotRenewalsReply.class)
+        .whenComplete((reply, failure) -> {
+          if (failure == null) {
+            answered(reply, held, sent);
+            return;
+          }
+          Instant end;
+          synchronized (lock) {
+            renewalsFailed++;
+            end = lease == held ? validUntil : Instant.MIN;
+          }
+          long delay = Math.max(jitter(backoffMillis), retryAfter(failure, 0));
+          if (clock.instant().plusMillis(delay).isBefore(end)) {
+            schedule(() -> send(requestId, request, held, sent,
+                Math.min(backoffMillis * 2, MAX_BACKOFF_MILLIS)), Duration.ofMillis(delay));
+          } else {
+            // No answer before the lease lapses: start nothing more, and begin again.
+            schedule(() -> lost(held), Duration.between(clock.instant(), end).isNegative()
+                ? Duration.ZERO : Duration.between(clock.instant(), end));
+          }
+        });
+  }
+
+  private void answered(Response.SlotRenewalsReply reply, SlotLease held, Instant sent) {
+    Response.SlotLeaseReply one = reply.replies().isEmpty() ? null : reply.replies().get(0);
+    if (reply.outcome() == Outcome.SUCCESS && one != null && one.outcome() == Outcome.SUCCESS) {
+      synchronized (lock) {
+        renewalsAnswered++;
+      }
+      install(held, one.lease(), sent);
+      return;
+    }
+    lost(held);
+  }
+
+  /** The lease is gone (expired, unknown, refused or lapsed): hold nothing, acquire anew. */
+  private void lost(SlotLease held) {
+    synchronized (lock) {
+      if (lease != held || closed) {
+        return;
+      }
+      lease = null;
+      share = 0;
+      renewing = false;
+      leasesLost++;
+    }
+    publish();
+    timer.execute(this::acquire);
+  }
+
+  /**
+   * Holds {@code granted} in place of {@code replaced} (null for an acquire) and schedules its
+   * renewal; an answer for a lease no longer held (lost meanwhile) is dropped.
+   */
+  private void install(SlotLease replaced, SlotLease granted, Instant sent) {
+    long gen;
+    synchronized (lock) {
+      if (closed || lease != replaced) {
+        return;
+      }
+      lease = granted;
+      share = (int) Math.min(maxSlots, granted.slotShare());
+      long lifeMillis = (long) (granted.leaseDurationMillis() * (1 - DRIFT));
+      validUntil = sent.plusMillis(lifeMillis).minus(MARGIN);
+      inFlightCap = Integer.MAX_VALUE;
+      renewing = false;
+      gen = ++generation;
+    }
+    publish();
+    schedule(() -> renew(gen), renewDelay(granted));
+  }
+
+  /** Recomputes {@link #permits()} and tells the listeners. */
+  private void publish() {
+    synchronized (lock) {
+      permits = lease == null || closed ? 0 : Math.max(0, Math.min(share, inFlightCap));
+    }
+    for (Runnable r : listeners) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        // A listener's failure must not stop the lease's upkeep.
+      }
+    }
+  }
+
+  private Duration renewDelay(SlotLease l) {
+    return Duration.ofMillis(Math.max(1, l.leaseDurationMillis() / 4));
+  }
+
+  private boolean isClosed() {
+    synchronized (lock) {
+      return closed;
+    }
+  }
+
+  private void schedule(Runnable task, Duration delay) {
+    if (isClosed()) {
+      return;
+    }
+    try {
+      timer.schedule(task, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // Closed meanwhile.
+    }
+  }
+
+  private static long jitter(long millis) {
+    return millis / 2 + ThreadLocalRandom.current().nextLong(millis / 2 + 1);
+  }
+
+  private static long retryAfter(Throwable failure, long floor) {
+    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause() : failure;
+    return cause instanceof CallFailure f ? Math.max(floor, f.retryAfterMillis()) : floor;
+  }
+
+  @Override
+  public String toString() {
+    return "LeasedSlots(" + tenant + "/" + resource + " " + holder + ", share " + share()
+        + " of at most " + maxSlots + ")";
+  }
+}

@@ -1,0 +1,187 @@
+package dev.ration.client.slots;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.pool.CancellationToken;
+import dev.ration.client.pool.Job;
+import dev.ration.client.pool.JobState;
+import dev.ration.client.pool.PoolOptions;
+import dev.ration.client.pool.ShutdownPolicy;
+import dev.ration.client.pool.SubmitResult;
+import dev.ration.client.pool.WorkerPool;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.client.transport.Transport;
+import dev.ration.testkit.Waits;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.lease.SlotLease;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link LeasedSlots} under a pool, against a scripted transport: the pool's concurrency follows
+ * the lease's slot share, every renewal carries the release promise, and when renewals fail the
+ * pool starts nothing more, cancels running jobs before the lease's local end and reports a job
+ * that ignores cancellation as an overrun.
+ */
+class LeasedSlotsTest {
+  static final Waits WAIT = Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(5));
+  static final long LEASE_MILLIS = 800;
+
+  /** Grants one lease of {@code share.get()} slots, then answers renewals as scripted. */
+  static final class Scripted implements Transport {
+    final AtomicInteger share = new AtomicInteger(3);
+    final AtomicInteger acquires = new AtomicInteger();
+    final AtomicReference<String> renewals = new AtomicReference<>("answer");
+    final List<Request.SlotRenewal> sent = new CopyOnWriteArrayList<>();
+    final AtomicLong version = new AtomicLong(1);
+    final AtomicLong ids = new AtomicLong();
+
+    SlotLease lease() {
+      return new SlotLease(7, "t", "r", "h", 1, version.incrementAndGet(), share.get(),
+          share.get(), 0, LEASE_MILLIS, LEASE_MILLIS + 100, LEASE_MILLIS);
+    }
+
+    @Override
+    public CompletableFuture<Response> call(Request request) {
+      return call(request, Response.class);
+    }
+
+    @Override
+    public long nextRequestId() {
+      return ids.incrementAndGet();
+    }
+
+    @Override
+    public <T extends Response> CompletableFuture<T> call(long requestId, Request request,
+        Class<T> replyType) {
+      return call(request, replyType);
+    }
+
+    @Override
+    public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
+      Response reply;
+      if (request instanceof Request.AcquireSlots) {
+        if (acquires.incrementAndGet() > 1) {
+          return CompletableFuture.failedFuture(new IllegalStateException("cluster unreachable"));
+        }
+        reply = new Response.SlotLeaseReply(Outcome.SUCCESS, "", 0, 2, lease());
+      } else if (request instanceof Request.RenewSlots r) {
+        sent.addAll(r.renewals());
+        if (renewals.get().equals("fail")) {
+          return CompletableFuture.failedFuture(new IllegalStateException("cluster unreachable"));
+        }
+        SlotLease l = lease();
+        reply = new Response.SlotRenewalsReply(Outcome.SUCCESS, "", List.of(
+            new Response.SlotLeaseReply(Outcome.SUCCESS, "", 0, l.version(), l)));
+      } else if (request instanceof Request.ReturnLease r) {
+        reply = new Response.ReturnReply(Outcome.SUCCESS, "", r.leaseId(), 0, false);
+      } else {
+        return CompletableFuture.failedFuture(new IllegalStateException("unexpected " + request));
+      }
+      return CompletableFuture.completedFuture(replyType.cast(reply));
+    }
+  }
+
+  /** Goal: the pool runs at most the share, shrinks with it, and says what it will use. */
+  @Test
+  void concurrencyFollowsTheShareAndRenewalsCarryThePromise() throws Exception {
+    Scripted t = new Scripted();
+    LeasedSlots slots = LeasedSlots.start(t, "t", "r", "h", 5);
+    WorkerPool pool = new WorkerPool(PoolOptions.of(5, 100), slots);
+    AtomicInteger concurrent = new AtomicInteger();
+    AtomicInteger max = new AtomicInteger();
+    Job<Integer> job = a -> {
+      max.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
+      try {
+        Thread.sleep(20);
+        return 1;
+      } finally {
+        concurrent.decrementAndGet();
+      }
+    };
+    try {
+      WAIT.until("the first lease", slots::permits, p -> p == 3);
+      for (int i = 0; i < 60; i++) {
+        pool.submit(job, Instant.now().plusSeconds(20));
+      }
+      WAIT.until("renewals reporting demand", () -> t.sent.size(), n -> n >= 2);
+      assertTrue(max.get() <= 3, "max " + max.get() + " with a share of 3");
+      t.share.set(1);
+      WAIT.until("the shrink", slots::share, s -> s == 1);
+      // Jobs running when the share shrank finish (a shrink cancels nothing); none start beyond it.
+      Thread.sleep(100);
+      max.set(0);
+      for (int i = 0; i < 20; i++) {
+        pool.submit(job, Instant.now().plusSeconds(20));
+      }
+      WAIT.until("the queue drained", () -> pool.stats().queued(), q -> q == 0);
+      assertTrue(max.get() <= 1, "after the shrink: " + max.get());
+      for (Request.SlotRenewal r : t.sent) {
+        assertTrue(r.release() >= r.running(), "promise " + r.release() + " below running "
+            + r.running());
+        assertTrue(r.release() <= Math.max(r.running(), 3), "promise above the share: " + r);
+      }
+    } finally {
+      pool.shutdown(Instant.now().plusSeconds(5), ShutdownPolicy.CANCEL_QUEUED);
+      slots.close();
+    }
+  }
+
+  /**
+   * Goal: renewals fail: nothing starts after the lease ends, running jobs are cancelled before
+   * its local end, and a job that ignores cancellation is reported as an overrun.
+   */
+  @Test
+  void failedRenewalsCancelBeforeTheEndAndReportOverruns() throws Exception {
+    Scripted t = new Scripted();
+    LeasedSlots slots = LeasedSlots.start(t, "t", "r", "h", 4);
+    WorkerPool pool = new WorkerPool(
+        PoolOptions.of(4, 100).withCancelLead(Duration.ofMillis(200)), slots);
+    AtomicReference<Instant> cancelledAt = new AtomicReference<>();
+    try {
+      Job<Integer> honours = a -> {
+        CancellationToken token = a.token();
+        while (!token.isCancelled()) {
+          Thread.sleep(1);
+        }
+        cancelledAt.set(Instant.now());
+        return 0;
+      };
+      Job<Integer> ignores = a -> {
+        Thread.sleep(LEASE_MILLIS + 600);
+        return 0;
+      };
+      var h1 = ((SubmitResult.Accepted<Integer>) pool.submit(honours, Instant.now().plusSeconds(20))).handle();
+      var h2 = ((SubmitResult.Accepted<Integer>) pool.submit(ignores, Instant.now().plusSeconds(20))).handle();
+      WAIT.until("both running", () -> h1.state() == JobState.RUNNING && h2.state() == JobState.RUNNING,
+          x -> x);
+      // From now on the cluster cannot be reached: the lease runs out.
+      t.renewals.set("fail");
+      WAIT.until("a renewal failed", slots::renewalsFailed, n -> n >= 1);
+      Instant end = slots.validUntil();
+      WAIT.until("the honouring job cancelled", cancelledAt::get, x -> x != null);
+      assertTrue(cancelledAt.get().isBefore(end), "cancelled at " + cancelledAt.get()
+          + ", lease end " + end);
+      WAIT.until("the lease lapsed", slots::permits, p -> p == 0);
+      var h3 = ((SubmitResult.Accepted<Integer>) pool.submit(honours, Instant.now().plusSeconds(20))).handle();
+      WAIT.until("the ignoring job ended", () -> h2.state(), s -> s.isTerminal());
+      assertTrue(pool.overrunJobIds().contains(h2.id()), "overruns " + pool.overrunJobIds());
+      assertEquals(JobState.QUEUED, h3.state(), "nothing starts without a lease");
+      assertTrue(h1.state().isTerminal());
+      assertTrue(slots.renewalsFailed() >= 1);
+      assertEquals(1, slots.leasesLost());
+    } finally {
+      pool.shutdown(Instant.now().plusSeconds(5), ShutdownPolicy.CANCEL_QUEUED);
+      slots.close();
+    }
+  }
+}

@@ -1,0 +1,149 @@
+package dev.ration.server.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.RationClient;
+import dev.ration.client.RationClientOptions;
+import dev.ration.client.pool.CancellationToken;
+import dev.ration.client.pool.Job;
+import dev.ration.client.pool.PoolOptions;
+import dev.ration.client.pool.SubmitResult;
+import dev.ration.client.pool.WorkerPool;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.Response;
+import dev.ration.client.slots.LeasedSlots;
+import dev.ration.server.RationNode;
+import dev.ration.server.config.ServerConfig;
+import dev.ration.testkit.Waits;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.Limit;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two worker pools sharing one concurrency cap C through slot leases on a real single-node
+ * cluster (TCP endpoint, Raft, RocksDB). The jobs count themselves in one counter, which is what
+ * the downstream would see: it must never pass C, also while C is lowered under load.
+ */
+class SlotPoolNodeTest {
+  static final int C = 6;
+  static final int W = 5;
+
+  static Limit limit(long version) {
+    return new Limit("acme", "db", 0, 0, Mode.HARD, 2_000, 200, 0, Policy.FAIR_SHARE, version);
+  }
+
+  @Test
+  void twoPoolsStayUnderTheCapAlsoWhenItShrinks(@TempDir Path dir) throws Exception {
+    ServerConfig c = NameBoundNodeTest.config(dir, 128);
+    RationNode node = RationNode.start(c);
+    AtomicInteger concurrent = new AtomicInteger();
+    AtomicInteger cap = new AtomicInteger(C);
+    AtomicLong violations = new AtomicLong();
+    AtomicInteger maxSeen = new AtomicInteger();
+    try (RationClient client = new RationClient(RationClientOptions.builder()
+        .addresses(List.of(c.clientAddress())).requestDeadline(Duration.ofSeconds(20)).build())) {
+      Response.SlotLimitReply set = Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(100))
+          .until("the cap is set", () -> {
+            try {
+              Response r = client.call(new Request.SetLimitConcurrency(limit(0), C)).join();
+              return r instanceof Response.SlotLimitReply s && s.outcome() == Outcome.SUCCESS
+                  ? s : null;
+            } catch (RuntimeException e) {
+              return null; // not elected yet
+            }
+          }, r -> r != null);
+      assertEquals(C, set.slots().concurrency());
+
+      // A job that honours cancellation: it waits on its token, up to 30 ms.
+      Job<Integer> job = a -> {
+        int now = concurrent.incrementAndGet();
+        maxSeen.accumulateAndGet(now, Math::max);
+        if (now > cap.get()) {
+          violations.incrementAndGet();
+        }
+        try {
+          CancellationToken token = a.token();
+          long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(30);
+          while (!token.isCancelled() && System.nanoTime() < until) {
+            Thread.sleep(1);
+          }
+          return now;
+        } finally {
+          concurrent.decrementAndGet();
+        }
+      };
+
+      LeasedSlots slotsA = LeasedSlots.start(client, "acme", "db", "pool-a", W);
+      LeasedSlots slotsB = LeasedSlots.start(client, "acme", "db", "pool-b", W);
+      WorkerPool a = new WorkerPool(PoolOptions.of(W, 200), slotsA);
+      WorkerPool b = new WorkerPool(PoolOptions.of(W, 200), slotsB);
+      try {
+        Instant end = Instant.now().plusSeconds(4);
+        feed(List.of(a, b), job, end);
+        assertTrue(maxSeen.get() >= C - 1,
+            "both pools together used the cap (max seen " + maxSeen.get() + ")");
+        assertTrue(slotsA.share() + slotsB.share() <= C,
+            "shares " + slotsA.share() + " + " + slotsB.share());
+
+        // Lower C while both pools are busy. Until the pools have renewed and shrunk, the jobs
+        // already running keep their slots (the ledger keeps counting them); after two lease
+        // durations no more than the new C run.
+        Response.SlotsReply before = assertInstanceOf(Response.SlotsReply.class,
+            client.call(new Request.GetSlots("acme", "db", false)).join());
+        Response.SlotLimitReply lowered = assertInstanceOf(Response.SlotLimitReply.class,
+            client.call(new Request.SetLimitConcurrency(limit(before.status().version()), 2))
+                .join());
+        assertEquals(Outcome.SUCCESS, lowered.outcome(), lowered.message());
+        Instant settled = Instant.now().plusMillis(4_000);
+        feed(List.of(a, b), job, settled);
+        cap.set(2);
+        maxSeen.set(0);
+        feed(List.of(a, b), job, Instant.now().plusSeconds(3));
+        assertTrue(maxSeen.get() <= 2, "after the shrink settled, max seen " + maxSeen.get());
+        assertTrue(maxSeen.get() >= 1, "work still ran under the smaller cap");
+        assertEquals(0, violations.get(), "concurrency above the cap");
+        Response.SlotsReply after = assertInstanceOf(Response.SlotsReply.class,
+            client.call(new Request.GetSlots("acme", "db", false)).join());
+        assertTrue(after.status().countedSlots() <= 2, "counted " + after.status());
+      } finally {
+        a.shutdown(Instant.now().plusSeconds(5), dev.ration.client.pool.ShutdownPolicy.CANCEL_QUEUED);
+        b.shutdown(Instant.now().plusSeconds(5), dev.ration.client.pool.ShutdownPolicy.CANCEL_QUEUED);
+        slotsA.close();
+        slotsB.close();
+      }
+      Response.SlotsReply returned = assertInstanceOf(Response.SlotsReply.class,
+          client.call(new Request.GetSlots("acme", "db", false)).join());
+      assertEquals(0, returned.status().countedSlots(), "closing returned both leases");
+    } finally {
+      node.shutdown();
+      node.awaitTermination(Duration.ofSeconds(30));
+    }
+  }
+
+  /** Keeps both pools' queues non-empty until {@code end} (bounded by time and count). */
+  private static void feed(List<WorkerPool> pools, Job<Integer> job, Instant end)
+      throws InterruptedException {
+    int submitted = 0;
+    while (Instant.now().isBefore(end) && submitted < 200_000) {
+      for (WorkerPool p : pools) {
+        SubmitResult<Integer> r = p.submit(job, Instant.now().plusSeconds(30));
+        if (r instanceof SubmitResult.Accepted<Integer>) {
+          submitted++;
+        }
+      }
+      Thread.sleep(2);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package dev.ration.simulation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pools sharing a concurrency cap through slot leases on the real ledger (docs/benchmarks.md,
+ * "Simulation (concurrency slots)"): the jobs running together never exceed C nor what the
+ * ledger counts, and with the release promise the hot pool runs 90 % of C within one lease
+ * duration after demand moves. Prints the table of the benchmarks page.
+ */
+class SlotSimulationTest {
+  @Test
+  void poolsStayUnderTheCapAndReleaseRebalancesWithinOneLease() {
+    System.out.println("| setup | max running / C | max running − counted | hot share ≥ 90 % C "
+        + "| hot running ≥ 90 % C | jobs completed | ledger entries |");
+    System.out.println("|---|---|---|---|---|---|---|");
+    for (SlotSimulation.Setup setup : SlotSimulation.all()) {
+      SlotSimulation.Outcome o = SlotSimulation.run(setup);
+      System.out.println(String.format(Locale.ROOT, "| %s | %d / %d | %d | %s | %s | %d | %d |",
+          o.name(), o.maxConcurrent(), setup.cap(), o.maxAboveCounted(),
+          inLeases(o.hotShareTo90Millis(), o), inLeases(o.hotRunningTo90Millis(), o),
+          o.completed(), o.ledgerEntries()));
+      assertTrue(o.maxConcurrent() <= setup.cap(), o.name() + ": " + o.maxConcurrent());
+      assertTrue(o.maxAboveCounted() <= 0, o.name() + ": ran above the counted slots");
+      assertTrue(o.hotRunningTo90Millis() >= 0, o.name() + ": the hot pool never got there");
+    }
+    SlotSimulation.Outcome fast = SlotSimulation.run(SlotSimulation.shift(true));
+    assertTrue(fast.hotRunningTo90Millis() <= fast.leaseMillis(),
+        "release: " + fast.hotRunningTo90Millis() + " ms");
+  }
+
+  @Test
+  void replaysExactly() {
+    assertEquals(SlotSimulation.run(SlotSimulation.shift(true)),
+        SlotSimulation.run(SlotSimulation.shift(true)));
+  }
+
+  private static String inLeases(long millis, SlotSimulation.Outcome o) {
+    return millis < 0 ? "never"
+        : String.format(Locale.ROOT, "%d ms (%.2f L)", millis, millis / (double) o.leaseMillis());
+  }
+}
