@@ -33,7 +33,7 @@ public record LimitSpec(
     }
   }
 
-  public Request.SetLimit toRequest() {
+  Request.SetLimit toRequest() {
     return new Request.SetLimit(new Limit(
         tenant,
         resource,

@@ -1,5 +1,7 @@
 package dev.ration.client.limiter;
 
+import dev.ration.client.limiter.internal.LeaseTransport;
+import dev.ration.client.limiter.internal.Limiters;
 import dev.ration.wire.Mode;
 import dev.ration.wire.lease.LeaseView;
 
@@ -77,6 +79,10 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #tryAcquire} is lock-free and allocation-free.
  */
 public final class RateLimiter implements AutoCloseable {
+  static {
+    Limiters.install(RateLimiter::create);
+  }
+
   private static final long NANOS_PER_MILLI = 1_000_000L;
   private static final Logger LOG = LoggerFactory.getLogger(RateLimiter.class);
   private static final long LOG_INTERVAL_NANOS = 10_000_000_000L;
@@ -156,7 +162,7 @@ public final class RateLimiter implements AutoCloseable {
    * A limiter over any transport and scheduler (the simulation and tests use this; services use
    * {@code RationClient.rateLimiter}). Nothing is sent until first use.
    */
-  public static RateLimiter create(LeaseTransport transport, LimiterScheduler scheduler,
+  static RateLimiter create(LeaseTransport transport, LimiterScheduler scheduler,
       String tenant, String resource, String holder, LimiterOptions options) {
     if (transport == null || scheduler == null || options == null) {
       throw new IllegalArgumentException("transport, scheduler and options are required");

@@ -1,7 +1,7 @@
 package dev.ration.client.quota;
 
+import dev.ration.client.time.LedgerTime;
 import dev.ration.wire.Outcome;
-import dev.ration.client.protocol.QuotaResponse;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -20,17 +20,17 @@ import java.util.concurrent.CompletableFuture;
  * {@link #cancel} already settled it. Settlement is idempotent on the coordinator (a repeated
  * complete or cancel answers with the first settlement), and travels under a request id that
  * the client's retries keep. If the process dies instead, the reservation expires at
- * {@link #expiresAtMillis()} (ledger time) and the coordinator emits its usage event.
+ * {@link #expiresAt()} (ledger time) and the coordinator emits its usage event.
  *
  * <p>Thread: not thread-safe; one owner, like the try block that holds it.
  */
 public final class Reservation implements AutoCloseable {
   private final QuotaClient client;
-  private final QuotaResponse.ReserveReply reply;
+  private final ReserveResult reply;
   private List<Long> actuals = List.of();
-  private QuotaResponse.SettleReply settlement;
+  private Settlement settlement;
 
-  Reservation(QuotaClient client, QuotaResponse.ReserveReply reply) {
+  Reservation(QuotaClient client, ReserveResult reply) {
     this.client = client;
     this.reply = reply;
   }
@@ -39,15 +39,15 @@ public final class Reservation implements AutoCloseable {
     return reply.reservationId();
   }
 
-  public long expiresAtMillis() {
-    return reply.expiresAtMillis();
+  public LedgerTime expiresAt() {
+    return reply.expiresAt();
   }
 
   public long configVersion() {
     return reply.configVersion();
   }
 
-  public List<QuotaResponse.ReservedItem> items() {
+  public List<ReservedItem> items() {
     return reply.items();
   }
 
@@ -67,17 +67,17 @@ public final class Reservation implements AutoCloseable {
   }
 
   /** Completes now with {@code amount} (single resource). */
-  public QuotaResponse.SettleReply complete(long amount) {
+  public Settlement complete(long amount) {
     actual(amount);
     return settle(client.completeAsync(reservationId(), actuals));
   }
 
-  public QuotaResponse.SettleReply cancel() {
+  public Settlement cancel() {
     return settle(client.cancelAsync(reservationId()));
   }
 
   /** The settlement, once this object settled the reservation. */
-  public java.util.Optional<QuotaResponse.SettleReply> settlement() {
+  public java.util.Optional<Settlement> settlement() {
     return java.util.Optional.ofNullable(settlement);
   }
 
@@ -97,8 +97,8 @@ public final class Reservation implements AutoCloseable {
     }
   }
 
-  private QuotaResponse.SettleReply settle(CompletableFuture<QuotaResponse.SettleReply> f) {
-    QuotaResponse.SettleReply r = QuotaClient.join(f);
+  private Settlement settle(CompletableFuture<Settlement> f) {
+    Settlement r = QuotaClient.join(f);
     if (r.outcome() != Outcome.SUCCESS) {
       throw new IllegalStateException("settling reservation " + reservationId() + ": "
           + r.outcome() + " " + r.message());

@@ -1,6 +1,6 @@
 package dev.ration.client.transport;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 
 /**
  * What a failed {@link Transport} call tells its caller: the wire error, whether the request
