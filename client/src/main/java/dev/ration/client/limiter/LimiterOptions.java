@@ -1,5 +1,6 @@
 package dev.ration.client.limiter;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
@@ -16,19 +17,19 @@ import java.util.random.RandomGenerator;
  *       the request that produced the lease was sent (default 0.25; (0, 0.9]). Four renewals per
  *       lease let demand move between holders within two lease durations (see the simulation in
  *       docs/benchmarks.md); at 0.5 it took 3.2.
- *   <li>{@code driftFraction} ε: local expiry = send time + duration·(1−ε) − {@code marginNanos}
+ *   <li>{@code driftFraction} ε: local expiry = send time + duration·(1−ε) − {@code margin}
  *       (default 0.02 and 5 ms): covers clock-rate drift between holder and ledger.
  *   <li>{@code emergencyEnabled}: in best-effort mode, spend the limit's emergency budget E
  *       after local expiry (default true; no effect in hard mode).
  *   <li>{@code ewmaAlpha}: weight of the newest renewal period in the smoothed rates (0.5).
- *   <li>{@code backoffBaseNanos}/{@code backoffMaxNanos}: retry delays of failed control calls
+ *   <li>{@code backoffBase}/{@code backoffMax}: retry delays of failed control calls
  *       (50 ms doubling to 2 s). Each delay d is drawn from [d/2, d] ("equal jitter"), so the
  *       holders of a fleet that lost the coordinator together do not retry in lockstep, and a
  *       test that advances a manual clock by d still sees the retry.
  *   <li>{@code jitterRandom}: the random source of that jitter (empty: the calling thread's
  *       {@code ThreadLocalRandom}); a seeded one makes a run repeatable (the simulation).
  *   <li>{@code unknownRetry}: the policy a rejected caller gets when no retry time is known.
- *   <li>{@code closeTimeoutNanos}: how long {@code close()} waits for the return (2 s).
+ *   <li>{@code closeTimeout}: how long {@code close()} waits for the return (2 s).
  *   <li>{@code nanoClock}: the monotonic clock (System::nanoTime); {@code scheduler}: where the
  *       lifecycle runs (empty: the client's event loop).
  * </ul>
@@ -38,13 +39,13 @@ public record LimiterOptions(
     long minDemandBurst,
     double renewFraction,
     double driftFraction,
-    long marginNanos,
+    Duration margin,
     boolean emergencyEnabled,
     double ewmaAlpha,
-    long backoffBaseNanos,
-    long backoffMaxNanos,
+    Duration backoffBase,
+    Duration backoffMax,
     RetryPolicy unknownRetry,
-    long closeTimeoutNanos,
+    Duration closeTimeout,
     LongSupplier nanoClock,
     Optional<LimiterScheduler> scheduler,
     boolean derateRefill,
@@ -65,16 +66,19 @@ public record LimiterOptions(
       throw new IllegalArgumentException("renewFraction " + renewFraction
           + " must be below 1 - driftFraction " + (1 - driftFraction) + " to renew before local expiry");
     }
-    if (marginNanos < 0 || closeTimeoutNanos < 0) {
-      throw new IllegalArgumentException("marginNanos " + marginNanos + " and closeTimeoutNanos "
-          + closeTimeoutNanos + " must be >= 0");
+    if (margin == null || closeTimeout == null || backoffBase == null || backoffMax == null) {
+      throw new IllegalArgumentException("margin, closeTimeout and backoff are required");
+    }
+    if (margin.isNegative() || closeTimeout.isNegative()) {
+      throw new IllegalArgumentException("margin " + margin + " and closeTimeout "
+          + closeTimeout + " must not be negative");
     }
     if (!(ewmaAlpha > 0 && ewmaAlpha <= 1)) {
       throw new IllegalArgumentException("ewmaAlpha " + ewmaAlpha + " not in (0, 1]");
     }
-    if (backoffBaseNanos <= 0 || backoffMaxNanos < backoffBaseNanos) {
-      throw new IllegalArgumentException("backoffBaseNanos " + backoffBaseNanos
-          + " and backoffMaxNanos " + backoffMaxNanos + ": need 0 < base <= max");
+    if (backoffBase.isNegative() || backoffBase.isZero() || backoffMax.compareTo(backoffBase) < 0) {
+      throw new IllegalArgumentException("backoffBase " + backoffBase
+          + " and backoffMax " + backoffMax + ": need 0 < base <= max");
     }
     if (unknownRetry == null || nanoClock == null || scheduler == null || jitterRandom == null) {
       throw new IllegalArgumentException("unknownRetry, nanoClock, scheduler and jitterRandom are required");
@@ -95,13 +99,13 @@ public record LimiterOptions(
     b.minDemandBurst = minDemandBurst;
     b.renewFraction = renewFraction;
     b.driftFraction = driftFraction;
-    b.marginNanos = marginNanos;
+    b.margin = margin;
     b.emergencyEnabled = emergencyEnabled;
     b.ewmaAlpha = ewmaAlpha;
-    b.backoffBaseNanos = backoffBaseNanos;
-    b.backoffMaxNanos = backoffMaxNanos;
+    b.backoffBase = backoffBase;
+    b.backoffMax = backoffMax;
     b.unknownRetry = unknownRetry;
-    b.closeTimeoutNanos = closeTimeoutNanos;
+    b.closeTimeout = closeTimeout;
     b.nanoClock = nanoClock;
     b.scheduler = scheduler;
     b.derateRefill = derateRefill;
@@ -114,13 +118,13 @@ public record LimiterOptions(
     private long minDemandBurst = 1;
     private double renewFraction = 0.25;
     private double driftFraction = 0.02;
-    private long marginNanos = 5_000_000L;
+    private Duration margin = Duration.ofMillis(5);
     private boolean emergencyEnabled = true;
     private double ewmaAlpha = 0.5;
-    private long backoffBaseNanos = 50_000_000L;
-    private long backoffMaxNanos = 2_000_000_000L;
-    private RetryPolicy unknownRetry = new RetryPolicy(100_000_000L, 5_000_000_000L, 6);
-    private long closeTimeoutNanos = 2_000_000_000L;
+    private Duration backoffBase = Duration.ofMillis(50);
+    private Duration backoffMax = Duration.ofSeconds(2);
+    private RetryPolicy unknownRetry = new RetryPolicy(Duration.ofMillis(100), Duration.ofSeconds(5), 6);
+    private Duration closeTimeout = Duration.ofSeconds(2);
     private LongSupplier nanoClock = System::nanoTime;
     private Optional<LimiterScheduler> scheduler = Optional.empty();
     private boolean derateRefill = true;
@@ -158,8 +162,8 @@ public record LimiterOptions(
       return this;
     }
 
-    public Builder marginNanos(long v) {
-      marginNanos = v;
+    public Builder margin(Duration v) {
+      margin = v;
       return this;
     }
 
@@ -173,9 +177,9 @@ public record LimiterOptions(
       return this;
     }
 
-    public Builder backoff(long baseNanos, long maxNanos) {
-      backoffBaseNanos = baseNanos;
-      backoffMaxNanos = maxNanos;
+    public Builder backoff(Duration base, Duration max) {
+      backoffBase = base;
+      backoffMax = max;
       return this;
     }
 
@@ -184,8 +188,8 @@ public record LimiterOptions(
       return this;
     }
 
-    public Builder closeTimeoutNanos(long v) {
-      closeTimeoutNanos = v;
+    public Builder closeTimeout(Duration v) {
+      closeTimeout = v;
       return this;
     }
 
@@ -208,8 +212,8 @@ public record LimiterOptions(
 
     public LimiterOptions build() {
       return new LimiterOptions(minDemandRatePerSecond, minDemandBurst, renewFraction, driftFraction,
-          marginNanos, emergencyEnabled, ewmaAlpha, backoffBaseNanos, backoffMaxNanos, unknownRetry,
-          closeTimeoutNanos, nanoClock, scheduler, derateRefill, jitterRandom);
+          margin, emergencyEnabled, ewmaAlpha, backoffBase, backoffMax, unknownRetry,
+          closeTimeout, nanoClock, scheduler, derateRefill, jitterRandom);
     }
   }
 }

@@ -227,7 +227,7 @@ public final class RateLimiter implements AutoCloseable {
         awaitReady(Duration.ofNanos(left));
         continue;
       }
-      long wait = d.retryAfterKnown() ? d.retryAfterNanos() : d.retryPolicy().initialDelayNanos();
+      long wait = d.retryAfterKnown() ? d.retryAfter().toNanos() : d.retryPolicy().initialDelay().toNanos();
       LockSupport.parkNanos(Math.max(1, Math.min(wait, left)));
     }
   }
@@ -291,16 +291,16 @@ public final class RateLimiter implements AutoCloseable {
   private Decision decideUncounted(long permits) {
     RetryPolicy policy = options.unknownRetry();
     if (closed) {
-      return new Decision(false, Decision.Reason.CLOSED, policy.initialDelayNanos(), false, policy);
+      return new Decision(false, Decision.Reason.CLOSED, policy.initialDelay(), false, policy);
     }
     long now = clock.getAsLong();
     long r = bucket.acquireOrWaitNanos(permits, now);
     demand.record(permits, now, r == LeasedBucket.ADMITTED);
     if (r == LeasedBucket.ADMITTED) {
-      return new Decision(true, inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED, 0, true, policy);
+      return new Decision(true, inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED, Duration.ZERO, true, policy);
     }
     if (r > 0) {
-      return new Decision(false, Decision.Reason.NO_TOKENS, r, true, policy);
+      return new Decision(false, Decision.Reason.NO_TOKENS, Duration.ofNanos(r), true, policy);
     }
     if (r == LeasedBucket.NOT_IN_TERM) {
       Decision.Reason reason = inEmergency ? Decision.Reason.EMERGENCY_EXHAUSTED : Decision.Reason.NO_TOKENS;
@@ -318,9 +318,9 @@ public final class RateLimiter implements AutoCloseable {
   private Decision unknownOrHint(Decision.Reason reason, long now, RetryPolicy policy) {
     long hint = readyHintNanos;
     if (hint != Long.MIN_VALUE && hint > now) {
-      return new Decision(false, reason, hint - now, true, policy);
+      return new Decision(false, reason, Duration.ofNanos(hint - now), true, policy);
     }
-    return new Decision(false, reason, policy.initialDelayNanos(), false, policy);
+    return new Decision(false, reason, policy.initialDelay(), false, policy);
   }
 
   private void kick() {
@@ -637,12 +637,12 @@ public final class RateLimiter implements AutoCloseable {
     return closing;
   }
 
-  /** {@link #closeAsync()}, waiting at most {@code closeTimeoutNanos} for the return's answer. */
+  /** {@link #closeAsync()}, waiting at most {@code closeTimeout} for the return's answer. */
   @Override
   public void close() {
     CompletableFuture<Void> f = closeAsync();
     try {
-      f.get(options.closeTimeoutNanos(), TimeUnit.NANOSECONDS);
+      f.get(options.closeTimeout().toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
@@ -703,13 +703,14 @@ public final class RateLimiter implements AutoCloseable {
 
   private long localExpiry(long sentAt, long durationMillis) {
     long durationNanos = durationMillis * NANOS_PER_MILLI;
-    return sentAt + (long) (durationNanos * (1 - options.driftFraction())) - options.marginNanos();
+    return sentAt + (long) (durationNanos * (1 - options.driftFraction())) - options.margin().toNanos();
   }
 
   /** The delay before retry {@code attempt}: d = base·2^attempt up to max, drawn from [d/2, d]. */
   private long backoff(int attempt) {
-    long d = options.backoffBaseNanos() << Math.min(attempt, 30);
-    d = d <= 0 || d > options.backoffMaxNanos() ? options.backoffMaxNanos() : d;
+    long max = options.backoffMax().toNanos();
+    long d = options.backoffBase().toNanos() << Math.min(attempt, 30);
+    d = d <= 0 || d > max ? max : d;
     long half = d / 2;
     RandomGenerator random = options.jitterRandom().orElseGet(ThreadLocalRandom::current);
     return half + random.nextLong(d - half + 1);
