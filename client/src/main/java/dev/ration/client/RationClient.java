@@ -64,6 +64,10 @@ public final class RationClient implements AutoCloseable {
   private final RequestIds requestIds;
   private final List<String> addresses;
   private final Raw raw = new Raw();
+  // One of each per client, so that a listener (metrics) sees every call made through it.
+  private final dev.ration.client.ttl.TtlEntries ttl = dev.ration.client.ttl.internal.TtlAccess.entries(raw);
+  private final dev.ration.client.quota.QuotaClient quotas =
+      dev.ration.client.quota.internal.QuotaAccess.client(raw);
 
   // Guarded by this.
   private int addressIndex;
@@ -447,21 +451,23 @@ public final class RationClient implements AutoCloseable {
   }
 
   /**
-   * TTL entries and locks (docs/TTL.md), through this client's connection and retries.
+   * TTL entries and locks (docs/TTL.md), through this client's connection and retries; the
+   * same object on every call.
    *
    * @return the TTL entries
    */
   public dev.ration.client.ttl.TtlEntries ttl() {
-    return dev.ration.client.ttl.internal.TtlAccess.entries(raw);
+    return ttl;
   }
 
   /**
-   * Quotas, reservations (try-with-resources) and usage over this client.
+   * Quotas and reservations (try-with-resources) over this client; the same object on every
+   * call.
    *
    * @return the quota client
    */
   public dev.ration.client.quota.QuotaClient quotas() {
-    return dev.ration.client.quota.internal.QuotaAccess.client(raw);
+    return quotas;
   }
 
   // ------------------------------------------------------------------ low-level API

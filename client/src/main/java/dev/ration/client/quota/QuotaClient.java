@@ -3,6 +3,7 @@ package dev.ration.client.quota;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.OutcomeReply;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.quota.internal.QuotaAccess;
 import dev.ration.client.time.LedgerTime;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Quotas and reservations, from {@code RationClient.quotas()}: every call goes through the
@@ -26,9 +28,29 @@ public final class QuotaClient {
   }
 
   private final Transport client;
+  private final List<QuotaListener> listeners = new CopyOnWriteArrayList<>();
 
   private QuotaClient(Transport client) {
     this.client = client;
+  }
+
+  /**
+   * Tells {@code listener} about every later call and refused reservation of this client.
+   *
+   * @param listener the listener
+   */
+  public void addListener(QuotaListener listener) {
+    listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Stops telling {@code listener}.
+   *
+   * @param listener a listener added before
+   * @return whether it was registered
+   */
+  public boolean removeListener(QuotaListener listener) {
+    return listeners.remove(listener);
   }
 
   // ---------------------------------------------------------------- reservations
@@ -45,8 +67,8 @@ public final class QuotaClient {
    */
   public CompletableFuture<ReserveResult> tryReserveAsync(
       String scope, List<Item> items, long configVersion, Duration ttl) {
-    return call(new QuotaRequest.Reserve(scope, wire(items), configVersion, ttl.toMillis()),
-        QuotaResponse.ReserveReply.class).thenApply(QuotaClient::result);
+    return call(QuotaOperation.RESERVE, new QuotaRequest.Reserve(scope, wire(items), configVersion,
+        ttl.toMillis()), QuotaResponse.ReserveReply.class).thenApply(this::result);
   }
 
   /**
@@ -83,8 +105,9 @@ public final class QuotaClient {
     if (idempotencyKey == null || idempotencyKey.isEmpty()) {
       throw new IllegalArgumentException("idempotencyKey is empty; use the overload without one");
     }
-    return call(new QuotaRequest.ReserveKeyed(idempotencyKey, scope, wire(items), configVersion,
-        ttl.toMillis()), QuotaResponse.ReserveReply.class).thenApply(QuotaClient::result);
+    return call(QuotaOperation.RESERVE, new QuotaRequest.ReserveKeyed(idempotencyKey, scope,
+        wire(items), configVersion, ttl.toMillis()), QuotaResponse.ReserveReply.class)
+        .thenApply(this::result);
   }
 
   /**
@@ -199,7 +222,7 @@ public final class QuotaClient {
    * @return the settlement
    */
   public CompletableFuture<Settlement> completeAsync(long reservationId, List<Long> actuals) {
-    return call(new QuotaRequest.CompleteReservation(reservationId, actuals),
+    return call(QuotaOperation.COMPLETE, new QuotaRequest.CompleteReservation(reservationId, actuals),
         QuotaResponse.SettleReply.class).thenApply(QuotaClient::settlement);
   }
 
@@ -221,7 +244,7 @@ public final class QuotaClient {
    * @return the settlement
    */
   public CompletableFuture<Settlement> cancelAsync(long reservationId) {
-    return call(new QuotaRequest.CancelReservation(reservationId), QuotaResponse.SettleReply.class)
+    return call(QuotaOperation.CANCEL, new QuotaRequest.CancelReservation(reservationId), QuotaResponse.SettleReply.class)
         .thenApply(QuotaClient::settlement);
   }
 
@@ -244,7 +267,7 @@ public final class QuotaClient {
    * @return the answer
    */
   public CompletableFuture<SetQuotaResult> setQuotaAsync(QuotaDefinition definition) {
-    return call(new QuotaRequest.SetQuota(definition.toSpec()), QuotaResponse.QuotaSetReply.class)
+    return call(QuotaOperation.SET_QUOTA, new QuotaRequest.SetQuota(definition.toSpec()), QuotaResponse.QuotaSetReply.class)
         .thenApply(r -> new SetQuotaResult(r.outcome(), r.message(), r.currentVersion(),
             r.quota().map(QuotaClient::status)));
   }
@@ -267,7 +290,7 @@ public final class QuotaClient {
    * @return the entry, or empty
    */
   public Optional<QuotaStatus> getQuota(String scope, String resource) {
-    return join(call(new QuotaRequest.GetQuota(scope, resource, false),
+    return join(call(QuotaOperation.GET_QUOTA, new QuotaRequest.GetQuota(scope, resource, false),
         QuotaResponse.QuotaFound.class)).quota().map(QuotaClient::status);
   }
 
@@ -278,7 +301,7 @@ public final class QuotaClient {
    * @return the entries with their usage
    */
   public List<QuotaStatus> listQuotas(String scopePrefix) {
-    return join(call(new QuotaRequest.ListQuotas(scopePrefix, false),
+    return join(call(QuotaOperation.LIST_QUOTAS, new QuotaRequest.ListQuotas(scopePrefix, false),
         QuotaResponse.QuotaList.class)).quotas().stream().map(QuotaClient::status).toList();
   }
 
@@ -295,7 +318,17 @@ public final class QuotaClient {
     return items.stream().map(i -> new QuotaRequest.Item(i.resource(), i.amount())).toList();
   }
 
-  private static ReserveResult result(QuotaResponse.ReserveReply r) {
+  private ReserveResult result(QuotaResponse.ReserveReply reply) {
+    ReserveResult r = convert(reply);
+    if (!r.succeeded()) {
+      for (QuotaListener l : listeners) {
+        l.onReserveRefused(r);
+      }
+    }
+    return r;
+  }
+
+  private static ReserveResult convert(QuotaResponse.ReserveReply r) {
     return new ReserveResult(r.outcome(), r.message(), r.levelScope(), r.resource(),
         Duration.ofMillis(Math.max(0, r.retryAfterMillis())), r.currentVersion(), r.reservationId(),
         LedgerTime.ofMillis(Math.max(0, r.expiresAtMillis())), r.configVersion(),
@@ -312,12 +345,25 @@ public final class QuotaClient {
         q.windowUsed(), q.held(), q.allocated(), q.alerted());
   }
 
-  private <T extends QuotaResponse> CompletableFuture<T> call(QuotaRequest request, Class<T> type) {
-    return client.call(new Request.Quota(request)).thenApply(r -> {
+  private <T extends QuotaResponse> CompletableFuture<T> call(QuotaOperation operation,
+      QuotaRequest request, Class<T> type) {
+    long start = System.nanoTime();
+    CompletableFuture<T> f = client.call(new Request.Quota(request)).thenApply(r -> {
       if (r instanceof Response.Quota q && type.isInstance(q.response())) {
         return type.cast(q.response());
       }
       throw new IllegalStateException("expected " + type.getSimpleName() + " but got " + r);
+    });
+    if (listeners.isEmpty()) {
+      return f;
+    }
+    return f.whenComplete((r, err) -> {
+      Optional<Outcome> outcome = err != null ? Optional.empty()
+          : r instanceof OutcomeReply o ? Optional.of(o.outcome()) : Optional.of(Outcome.SUCCESS);
+      Duration latency = Duration.ofNanos(System.nanoTime() - start);
+      for (QuotaListener l : listeners) {
+        l.onCall(operation, outcome, latency);
+      }
     });
   }
 

@@ -98,7 +98,12 @@ public final class Lock {
    */
   public CompletableFuture<Boolean> releaseAsync() {
     return entries.deleteAsync(TtlEntries.LOCK_NAMESPACE, name, fencingToken)
-        .thenApply(DeleteResult::deleted);
+        .thenApply(r -> {
+          if (!r.deleted()) {
+            entries.lockLost(name, fencingToken);
+          }
+          return r.deleted();
+        });
   }
 
   /**
@@ -119,7 +124,12 @@ public final class Lock {
    */
   public CompletableFuture<Boolean> refreshAsync(Duration ttl) {
     return entries.refreshAsync(TtlEntries.LOCK_NAMESPACE, name, ttl, fencingToken)
-        .thenApply(WriteResult::succeeded);
+        .thenApply(r -> {
+          if (!r.succeeded()) {
+            entries.lockLost(name, fencingToken);
+          }
+          return r.succeeded();
+        });
   }
 
   /**

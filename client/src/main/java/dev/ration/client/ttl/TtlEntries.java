@@ -5,6 +5,7 @@ import dev.ration.wire.ttl.NamespaceView;
 
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.OutcomeReply;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.protocol.TtlRequest;
 import dev.ration.client.protocol.TtlResponse;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * TTL entries of a Ration cluster: a replicated key/value store whose entries expire
@@ -49,9 +51,29 @@ public final class TtlEntries {
   }
 
   private final Transport client;
+  private final List<TtlListener> listeners = new CopyOnWriteArrayList<>();
 
   private TtlEntries(Transport client) {
     this.client = client;
+  }
+
+  /**
+   * Tells {@code listener} about every later call and lock of these entries.
+   *
+   * @param listener the listener
+   */
+  public void addListener(TtlListener listener) {
+    listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Stops telling {@code listener}.
+   *
+   * @param listener a listener added before
+   * @return whether it was registered
+   */
+  public boolean removeListener(TtlListener listener) {
+    return listeners.remove(listener);
   }
 
   // ---------------------------------------------------------------- entries
@@ -67,7 +89,7 @@ public final class TtlEntries {
    */
   public CompletableFuture<WriteResult> putAsync(String namespace, String key, byte[] value,
       Duration ttl) {
-    return call(new TtlRequest.Put(namespace, key, value, ttlMillis(ttl)), TtlResponse.WriteReply.class)
+    return call(TtlOperation.PUT, new TtlRequest.Put(namespace, key, value, ttlMillis(ttl)), TtlResponse.WriteReply.class)
         .thenApply(TtlEntries::write);
   }
 
@@ -97,7 +119,7 @@ public final class TtlEntries {
    */
   public CompletableFuture<WriteResult> compareAndSetAsync(String namespace, String key,
       long expectedVersion, byte[] value, Duration ttl) {
-    return call(new TtlRequest.CompareAndSet(namespace, key, expectedVersion, value, ttlMillis(ttl)),
+    return call(TtlOperation.COMPARE_AND_SET, new TtlRequest.CompareAndSet(namespace, key, expectedVersion, value, ttlMillis(ttl)),
         TtlResponse.WriteReply.class).thenApply(TtlEntries::write);
   }
 
@@ -128,7 +150,7 @@ public final class TtlEntries {
    */
   public CompletableFuture<WriteResult> refreshAsync(String namespace, String key, Duration ttl,
       long expectedVersion) {
-    return call(new TtlRequest.Refresh(namespace, key, ttlMillis(ttl), expectedVersion),
+    return call(TtlOperation.REFRESH, new TtlRequest.Refresh(namespace, key, ttlMillis(ttl), expectedVersion),
         TtlResponse.WriteReply.class).thenApply(TtlEntries::write);
   }
 
@@ -156,7 +178,7 @@ public final class TtlEntries {
    */
   public CompletableFuture<DeleteResult> deleteAsync(String namespace, String key,
       long expectedVersion) {
-    return call(new TtlRequest.Delete(namespace, key, expectedVersion), TtlResponse.DeleteReply.class)
+    return call(TtlOperation.DELETE, new TtlRequest.Delete(namespace, key, expectedVersion), TtlResponse.DeleteReply.class)
         .thenApply(r -> new DeleteResult(r.outcome(), r.message(), r.existed(), r.currentVersion()));
   }
 
@@ -180,7 +202,7 @@ public final class TtlEntries {
    * @return the live entry, or empty
    */
   public CompletableFuture<Optional<Entry>> getAsync(String namespace, String key) {
-    return call(new TtlRequest.Get(namespace, key, false), TtlResponse.GetReply.class)
+    return call(TtlOperation.GET, new TtlRequest.Get(namespace, key, false), TtlResponse.GetReply.class)
         .thenApply(r -> r.found() ? Optional.of(entry(r.entry())) : Optional.empty());
   }
 
@@ -204,7 +226,7 @@ public final class TtlEntries {
    * @return the entries
    */
   public CompletableFuture<EntryList> listAsync(String namespace, String prefix, int limit) {
-    return call(new TtlRequest.List(namespace, prefix, limit, false), TtlResponse.ListReply.class)
+    return call(TtlOperation.LIST, new TtlRequest.List(namespace, prefix, limit, false), TtlResponse.ListReply.class)
         .thenApply(r -> new EntryList(r.entries().stream().map(TtlEntries::entry).toList(),
             r.truncated(), LedgerTime.ofMillis(r.readAtMillis())));
   }
@@ -228,7 +250,7 @@ public final class TtlEntries {
    * @return the answer
    */
   public CompletableFuture<NamespaceResult> setNamespaceAsync(NamespaceSpec spec) {
-    return call(new TtlRequest.SetNamespace(spec.name(), spec.maxEntries(), spec.maxBytes(),
+    return call(TtlOperation.SET_NAMESPACE, new TtlRequest.SetNamespace(spec.name(), spec.maxEntries(), spec.maxBytes(),
         spec.whenFull()), TtlResponse.NamespaceReply.class)
         .thenApply(r -> new NamespaceResult(r.outcome(), r.message(), Optional.ofNullable(r.namespace())));
   }
@@ -251,7 +273,7 @@ public final class TtlEntries {
    * @return the namespaces
    */
   public CompletableFuture<List<NamespaceView>> namespacesAsync(String namespace) {
-    return call(new TtlRequest.GetNamespaces(namespace, false), TtlResponse.NamespaceList.class)
+    return call(TtlOperation.NAMESPACES, new TtlRequest.GetNamespaces(namespace, false), TtlResponse.NamespaceList.class)
         .thenApply(TtlResponse.NamespaceList::namespaces);
   }
 
@@ -279,6 +301,9 @@ public final class TtlEntries {
     return compareAndSetAsync(LOCK_NAMESPACE, name, 0, owner.getBytes(StandardCharsets.UTF_8), ttl)
         .thenApply(r -> {
           if (r.outcome() == Outcome.SUCCESS) {
+            for (TtlListener l : listeners) {
+              l.onLockAcquired(name, r.version());
+            }
             return Optional.of(new Lock(this, name, owner, r.version(), r.expiresAt()));
           }
           if (r.outcome() == Outcome.VERSION_MISMATCH) {
@@ -331,12 +356,32 @@ public final class TtlEntries {
         LedgerTime.ofMillis(e.expiresAtMillis()));
   }
 
-  private <T extends TtlResponse> CompletableFuture<T> call(TtlRequest request, Class<T> type) {
-    return client.call(new Request.Ttl(request)).thenApply(r -> {
+  /** A holder's refresh or release found its lock gone. */
+  void lockLost(String name, long fencingToken) {
+    for (TtlListener l : listeners) {
+      l.onLockLost(name, fencingToken);
+    }
+  }
+
+  private <T extends TtlResponse> CompletableFuture<T> call(TtlOperation operation,
+      TtlRequest request, Class<T> type) {
+    long start = System.nanoTime();
+    CompletableFuture<T> f = client.call(new Request.Ttl(request)).thenApply(r -> {
       if (r instanceof Response.Ttl t && type.isInstance(t.response())) {
         return type.cast(t.response());
       }
       throw new IllegalStateException("expected " + type.getSimpleName() + " but got " + r);
+    });
+    if (listeners.isEmpty()) {
+      return f;
+    }
+    return f.whenComplete((r, err) -> {
+      Optional<Outcome> outcome = err != null ? Optional.empty()
+          : r instanceof OutcomeReply o ? Optional.of(o.outcome()) : Optional.of(Outcome.SUCCESS);
+      Duration latency = Duration.ofNanos(System.nanoTime() - start);
+      for (TtlListener l : listeners) {
+        l.onCall(operation, outcome, latency);
+      }
     });
   }
 
