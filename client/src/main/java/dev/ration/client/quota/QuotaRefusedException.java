@@ -13,6 +13,11 @@ import dev.ration.wire.Outcome;
 public final class QuotaRefusedException extends RuntimeException {
   private final transient ReserveResult reply;
 
+  /**
+   * The refusal {@code reply}.
+   *
+   * @param reply a reserve answer that is not SUCCESS
+   */
   public QuotaRefusedException(ReserveResult reply) {
     super(reply.outcome() + " at " + (reply.levelScope().isEmpty() ? "-" : reply.levelScope())
         + " " + reply.resource() + ": " + reply.message()
@@ -20,22 +25,47 @@ public final class QuotaRefusedException extends RuntimeException {
     this.reply = reply;
   }
 
+  /**
+   * The coordinator's answer.
+   *
+   * @return the refused reserve's result
+   */
   public ReserveResult reply() {
     return reply;
   }
 
+  /**
+   * Why the reservation was refused.
+   *
+   * @return the outcome (LIMIT_EXHAUSTED, STALE_CONFIG, ...)
+   */
   public Outcome outcome() {
     return reply.outcome();
   }
 
+  /**
+   * The scope whose catalog entry refused.
+   *
+   * @return the refusing level
+   */
   public String levelScope() {
     return reply.levelScope();
   }
 
+  /**
+   * When trying again may succeed.
+   *
+   * @return the hint, {@link Duration#ZERO} when unknown
+   */
   public Duration retryAfter() {
     return reply.retryAfter();
   }
 
+  /**
+   * With STALE_CONFIG, the catalog version in force.
+   *
+   * @return the version
+   */
   public long currentVersion() {
     return reply.currentVersion();
   }

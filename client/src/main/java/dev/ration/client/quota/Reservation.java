@@ -35,28 +35,59 @@ public final class Reservation implements AutoCloseable {
     this.reply = reply;
   }
 
+  /**
+   * The reservation's id, for completing or cancelling it elsewhere.
+   *
+   * @return the id
+   */
   public long reservationId() {
     return reply.reservationId();
   }
 
+  /**
+   * When the reservation expires unless settled (ledger time).
+   *
+   * @return the expiry
+   */
   public LedgerTime expiresAt() {
     return reply.expiresAt();
   }
 
+  /**
+   * The catalog version the reservation was judged against.
+   *
+   * @return the version
+   */
   public long configVersion() {
     return reply.configVersion();
   }
 
+  /**
+   * What was reserved, in the request's item order.
+   *
+   * @return the items
+   */
   public List<ReservedItem> items() {
     return reply.items();
   }
 
-  /** Records the actual usage of a single-resource reservation; close() completes with it. */
+  /**
+   * Records the actual usage of a single-resource reservation; close() completes with it.
+   *
+   * @param amount the amount actually used
+   * @return this reservation
+   */
   public Reservation actual(long amount) {
     return actuals(List.of(amount));
   }
 
-  /** Records the actual usage per item, in the reservation's item order. */
+  /**
+   * Records the actual usage per item, in the reservation's item order.
+   *
+   * @param amounts the amounts actually used, one per item
+   * @return this reservation
+   * @throws IllegalArgumentException if there is not one amount per item
+   */
   public Reservation actuals(List<Long> amounts) {
     if (amounts.size() != reply.items().size()) {
       throw new IllegalArgumentException("reservation " + reservationId() + " has "
@@ -66,21 +97,42 @@ public final class Reservation implements AutoCloseable {
     return this;
   }
 
-  /** Completes now with {@code amount} (single resource). */
+  /**
+   * Completes now with {@code amount} (single resource).
+   *
+   * @param amount the amount actually used
+   * @return the settlement
+   * @throws IllegalStateException if the coordinator refused the settlement
+   */
   public Settlement complete(long amount) {
     actual(amount);
     return settle(client.completeAsync(reservationId(), actuals));
   }
 
+  /**
+   * Cancels now: what the reservation held is released and nothing is counted.
+   *
+   * @return the settlement
+   * @throws IllegalStateException if the coordinator refused the settlement
+   */
   public Settlement cancel() {
     return settle(client.cancelAsync(reservationId()));
   }
 
-  /** The settlement, once this object settled the reservation. */
+  /**
+   * The settlement, once this object settled the reservation.
+   *
+   * @return the settlement, or empty while unsettled
+   */
   public java.util.Optional<Settlement> settlement() {
     return java.util.Optional.ofNullable(settlement);
   }
 
+  /**
+   * Whether this object has settled the reservation.
+   *
+   * @return true once completed or cancelled through it
+   */
   public boolean settled() {
     return settlement != null;
   }
