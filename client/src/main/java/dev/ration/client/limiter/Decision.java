@@ -30,6 +30,16 @@ public record Decision(
     CLOSED
   }
 
+  /**
+   * A decision, validated.
+   *
+   * @param allowed whether the permits were taken
+   * @param reason why
+   * @param retryAfter when to try again (zero when allowed)
+   * @param retryAfterKnown whether {@code retryAfter} is exact
+   * @param retryPolicy the bounded policy to follow when it is not
+   * @throws IllegalArgumentException when {@code allowed} contradicts {@code reason}, or a value is missing or negative
+   */
   public Decision {
     if (reason == null || retryPolicy == null || retryAfter == null) {
       throw new IllegalArgumentException("reason " + reason + ", retryAfter " + retryAfter
@@ -46,6 +56,8 @@ public record Decision(
   /**
    * The HTTP 429 {@code Retry-After} value: whole seconds, rounded up, at least 1; 0 for an
    * allowed decision.
+   *
+   * @return whole seconds to wait
    */
   public long retryAfterSeconds() {
     if (allowed) {

@@ -51,6 +51,26 @@ public record LimiterOptions(
     boolean derateRefill,
     Optional<RandomGenerator> jitterRandom) {
 
+  /**
+   * Options, validated (see the class comment for each).
+   *
+   * @param minDemandRatePerSecond the first demand's rate and the floor of reports
+   * @param minDemandBurst the first demand's burst and the floor of reports
+   * @param renewFraction the part of a lease after which it is renewed, (0, 0.9]
+   * @param driftFraction ε, the clock-rate drift allowed for, [0, 0.5)
+   * @param margin subtracted from the local expiry
+   * @param emergencyEnabled whether best-effort mode spends the emergency budget
+   * @param ewmaAlpha the weight of the newest period in the smoothed rates, (0, 1]
+   * @param backoffBase the first retry delay of a failed control call
+   * @param backoffMax the longest such delay
+   * @param unknownRetry the policy a rejected caller gets when no retry time is known
+   * @param closeTimeout how long {@code close()} waits for the return
+   * @param nanoClock the monotonic clock
+   * @param scheduler where the lifecycle runs (empty: the client's event loop)
+   * @param derateRefill whether to refill at rate·(1 − ε)
+   * @param jitterRandom the random source of the backoff jitter
+   * @throws IllegalArgumentException on a value out of range or missing
+   */
   public LimiterOptions {
     if (minDemandRatePerSecond < 0 || minDemandBurst < 0) {
       throw new IllegalArgumentException("minDemandRatePerSecond " + minDemandRatePerSecond
@@ -85,14 +105,29 @@ public record LimiterOptions(
     }
   }
 
+  /**
+   * The defaults.
+   *
+   * @return the default options
+   */
   public static LimiterOptions defaults() {
     return builder().build();
   }
 
+  /**
+   * A builder starting from the defaults.
+   *
+   * @return a builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
+  /**
+   * A builder starting from these options.
+   *
+   * @return a builder
+   */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.minDemandRatePerSecond = minDemandRatePerSecond;
@@ -113,6 +148,7 @@ public record LimiterOptions(
     return b;
   }
 
+  /** Builds {@link LimiterOptions}; not thread-safe. */
   public static final class Builder {
     private long minDemandRatePerSecond = 1;
     private long minDemandBurst = 1;
@@ -130,7 +166,12 @@ public record LimiterOptions(
     private boolean derateRefill = true;
     private Optional<RandomGenerator> jitterRandom = Optional.empty();
 
-    /** The random source of the backoff jitter (default: {@code ThreadLocalRandom}). */
+    /**
+     * The random source of the backoff jitter (default: {@code ThreadLocalRandom}).
+     *
+     * @param v the random source
+     * @return this builder
+     */
     public Builder jitterRandom(RandomGenerator v) {
       jitterRandom = Optional.of(v);
       return this;
@@ -139,77 +180,158 @@ public record LimiterOptions(
     /**
      * Refill at r·(1 − ε) instead of r (default on), so that a holder clock running up to ε fast
      * still admits at most R·T + B overall. Off only in tests that check exact refill figures.
+     *
+     * @param v whether to derate
+     * @return this builder
      */
     public Builder derateRefill(boolean v) {
       derateRefill = v;
       return this;
     }
 
-    /** Initial demand (first acquire) and floor of reported demand. */
+    /**
+     * Initial demand (first acquire) and floor of reported demand.
+     *
+     * @param ratePerSecond the rate asked for first, and the floor of reports
+     * @param burst the burst asked for first, and the floor of reports
+     * @return this builder
+     */
     public Builder demand(long ratePerSecond, long burst) {
       this.minDemandRatePerSecond = ratePerSecond;
       this.minDemandBurst = burst;
       return this;
     }
 
+    /**
+     * The part of a lease after which it is renewed (0.25).
+     *
+     * @param v in (0, 0.9], below 1 − driftFraction
+     * @return this builder
+     */
     public Builder renewFraction(double v) {
       renewFraction = v;
       return this;
     }
 
+    /**
+     * ε, the clock-rate drift between holder and ledger allowed for (0.02).
+     *
+     * @param v in [0, 0.5)
+     * @return this builder
+     */
     public Builder driftFraction(double v) {
       driftFraction = v;
       return this;
     }
 
+    /**
+     * Subtracted from the local expiry on top of the drift (5 ms).
+     *
+     * @param v not negative
+     * @return this builder
+     */
     public Builder margin(Duration v) {
       margin = v;
       return this;
     }
 
+    /**
+     * Whether best-effort mode spends the emergency budget after local expiry (true).
+     *
+     * @param v whether to spend it
+     * @return this builder
+     */
     public Builder emergencyEnabled(boolean v) {
       emergencyEnabled = v;
       return this;
     }
 
+    /**
+     * The weight of the newest renewal period in the smoothed rates (0.5).
+     *
+     * @param v in (0, 1]
+     * @return this builder
+     */
     public Builder ewmaAlpha(double v) {
       ewmaAlpha = v;
       return this;
     }
 
+    /**
+     * Retry delays of failed control calls: {@code base} doubling to {@code max} (50 ms, 2 s).
+     *
+     * @param base the first delay, positive
+     * @param max the longest delay, at least {@code base}
+     * @return this builder
+     */
     public Builder backoff(Duration base, Duration max) {
       backoffBase = base;
       backoffMax = max;
       return this;
     }
 
+    /**
+     * The policy a rejected caller gets when no retry time is known (100 ms doubling to 5 s, 6 attempts).
+     *
+     * @param v the policy
+     * @return this builder
+     */
     public Builder unknownRetry(RetryPolicy v) {
       unknownRetry = v;
       return this;
     }
 
+    /**
+     * How long {@code close()} waits for the return's answer (2 s).
+     *
+     * @param v not negative
+     * @return this builder
+     */
     public Builder closeTimeout(Duration v) {
       closeTimeout = v;
       return this;
     }
 
+    /**
+     * The monotonic clock ({@code System::nanoTime}).
+     *
+     * @param v the clock, in nanoseconds
+     * @return this builder
+     */
     public Builder nanoClock(LongSupplier v) {
       nanoClock = v;
       return this;
     }
 
+    /**
+     * Where the lifecycle runs (default: the client's event loop).
+     *
+     * @param v the scheduler
+     * @return this builder
+     */
     public Builder scheduler(LimiterScheduler v) {
       scheduler = Optional.of(v);
       return this;
     }
 
-    /** A manual scheduler is also the clock. */
+    /**
+     * A manual scheduler is also the clock.
+     *
+     * @param v the manual scheduler, also used as the clock
+     * @return this builder
+     */
     public Builder manual(ManualScheduler v) {
       scheduler = Optional.of(v);
       nanoClock = v::nanoTime;
       return this;
     }
 
+    /**
+     * The options.
+     *
+     * @return the options
+     * @throws IllegalArgumentException on a value out of range
+     */
     public LimiterOptions build() {
       return new LimiterOptions(minDemandRatePerSecond, minDemandBurst, renewFraction, driftFraction,
           margin, emergencyEnabled, ewmaAlpha, backoffBase, backoffMax, unknownRetry,

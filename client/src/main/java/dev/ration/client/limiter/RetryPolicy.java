@@ -8,6 +8,14 @@ import java.time.Duration;
  * times, then give up (fail the request upstream). Callers add their own jitter.
  */
 public record RetryPolicy(Duration initialDelay, Duration maxDelay, int maxAttempts) {
+  /**
+   * A policy, validated.
+   *
+   * @param initialDelay the first delay, positive
+   * @param maxDelay the longest delay, at least the first
+   * @param maxAttempts the most attempts, at least 1
+   * @throws IllegalArgumentException on a value out of range
+   */
   public RetryPolicy {
     if (initialDelay == null || maxDelay == null || initialDelay.isNegative() || initialDelay.isZero()
         || maxDelay.compareTo(initialDelay) < 0 || maxAttempts < 1) {
@@ -17,7 +25,12 @@ public record RetryPolicy(Duration initialDelay, Duration maxDelay, int maxAttem
     }
   }
 
-  /** Delay before retry {@code attempt} (0-based). */
+  /**
+   * Delay before retry {@code attempt} (0-based).
+   *
+   * @param attempt 0 for the first retry
+   * @return the delay before it
+   */
   public Duration delay(int attempt) {
     long initial = initialDelay.toNanos();
     long max = maxDelay.toNanos();
