@@ -12,7 +12,8 @@
             [ration.jepsen.checker :as c]
             [ration.jepsen.history :as h]
             [ration.jepsen.workload.lease :as lease])
-  (:import (dev.ration.client.limiter Decision$Reason LeaseTransport ManualScheduler RateLimiter)
+  (:import (dev.ration.client.limiter Decision$Reason ManualScheduler RateLimiter)
+           (dev.ration.client.limiter.internal LeaseTransport Limiters)
            (dev.ration.wire Mode Outcome)
            (dev.ration.wire.lease LeaseView)
            (dev.ration.client.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
@@ -71,7 +72,7 @@
                                         :record! record! :next-process! #(swap! procs inc)
                                         :state state :tenant "t1" :cid 0 :timeout-ms 3000})
         transport (if (= 1 stretch) rec (stretched rec stretch))
-        ^RateLimiter l (RateLimiter/create transport sched "t1" lease/resource "h0"
+        ^RateLimiter l (Limiters/create transport sched "t1" lease/resource "h0"
                                            (-> (lease/limiter-options opts "t1") (.manual sched) (.renewFraction 0.85) (.build)))]
     (dotimes [_ 1000]
       (.advance sched 10000000)
@@ -132,7 +133,7 @@
         rec (lease/recording-transport {:send! (be-ledger down?) :next-id! (let [n (atom 0)] #(swap! n inc))
                                         :record! record! :next-process! #(swap! procs inc)
                                         :state (atom {}) :tenant "t1" :cid 0 :timeout-ms 3000})
-        ^RateLimiter l (RateLimiter/create rec sched "t1" lease/resource "h0"
+        ^RateLimiter l (Limiters/create rec sched "t1" lease/resource "h0"
                                            (-> (lease/limiter-options be-opts "t1") (.manual sched) (.build)))]
     (dotimes [_ 1200]
       (.advance sched 10000000)

@@ -1,6 +1,6 @@
 package dev.ration.client;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 
 /**
  * Why one attempt got no reply: the connection failed or was lost, the attempt's deadline

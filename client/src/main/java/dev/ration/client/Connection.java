@@ -1,6 +1,6 @@
 package dev.ration.client;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Frame;
 import dev.ration.client.protocol.FrameDecoder;
 import dev.ration.client.protocol.FrameEncoder;

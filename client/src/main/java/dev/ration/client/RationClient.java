@@ -3,11 +3,13 @@ package dev.ration.client;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
-import dev.ration.client.transport.Transport;
+import dev.ration.client.time.LedgerTime;
+import dev.ration.client.transport.RawClient;
+import dev.ration.wire.Outcome;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -37,12 +39,22 @@ import org.slf4j.LoggerFactory;
  * <p>Failures are {@link RationException}s; a failure is indeterminate when any attempt of a
  * mutation may have reached a server. Reads fail definitely: they have no effect.
  *
- * <p>It is the {@link Transport} of the limiter, quota and TTL clients it hands out, which know
- * it only through that interface.
+ * <p>Its typed methods take and return values of this library ({@link LimitSpec}, {@link
+ * LeaseResult}, ...), never the wire's records, so a protocol change does not break callers.
+ * The limiter, quota and TTL clients it hands out reach it through an internal transport.
  *
  * <p>Thread-safe. Uses one daemon event-loop thread, released by {@link #close()}.
  */
-public final class RationClient implements Transport, AutoCloseable {
+public final class RationClient implements AutoCloseable {
+  static {
+    RawClient.install(c -> {
+      if (c instanceof RationClient rc) {
+        return rc.raw;
+      }
+      throw new IllegalArgumentException("not a RationClient: " + c);
+    });
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(RationClient.class);
   /** Connection changes are logged at most this often; the next line counts those left out. */
   private static final long RECONNECT_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -51,6 +63,11 @@ public final class RationClient implements Transport, AutoCloseable {
   private final Backoff backoff;
   private final RequestIds requestIds;
   private final List<String> addresses;
+  private final Raw raw = new Raw();
+  // One of each per client, so that a listener (metrics) sees every call made through it.
+  private final dev.ration.client.ttl.TtlEntries ttl = dev.ration.client.ttl.internal.TtlAccess.entries(raw);
+  private final dev.ration.client.quota.QuotaClient quotas =
+      dev.ration.client.quota.internal.QuotaAccess.client(raw);
 
   // Guarded by this.
   private int addressIndex;
@@ -61,6 +78,11 @@ public final class RationClient implements Transport, AutoCloseable {
   private boolean reconnectLogged;
   private long reconnectsNotLogged;
 
+  /**
+   * A client; it connects on its first call.
+   *
+   * @param options addresses, deadlines, retries and identity
+   */
   public RationClient(RationClientOptions options) {
     this.options = options.withMintedClientId();
     // The caller's options, not the minted ones: whether the id was fixed decides the scheme.
@@ -76,10 +98,21 @@ public final class RationClient implements Transport, AutoCloseable {
             bound -> ThreadLocalRandom.current().nextLong(bound + 1));
   }
 
+  /**
+   * A client of the cluster at {@code addresses}, with default options.
+   *
+   * @param addresses host:port of the nodes' client endpoints
+   * @return the client
+   */
   public static RationClient connect(String... addresses) {
     return new RationClient(RationClientOptions.builder().addresses(List.of(addresses)).build());
   }
 
+  /**
+   * The options in force, with the client id this client minted if none was given.
+   *
+   * @return the options
+   */
   public RationClientOptions options() {
     return options;
   }
@@ -88,134 +121,264 @@ public final class RationClient implements Transport, AutoCloseable {
    * The next request id of this client, never reused for a different request: 1, 2, 3, ... under
    * a random client id; under a fixed one, ids that follow the wall clock so a restarted
    * process does not reuse its predecessor's (docs/PROTOCOL.md, "Request ids").
+   *
+   * @return a fresh request id
    */
-  @Override
   public long nextRequestId() {
     return requestIds.next();
   }
 
-  /** The address the client currently talks to (the leader, as far as it knows). */
+  /**
+   * The address the client currently talks to (the leader, as far as it knows).
+   *
+   * @return host:port
+   */
   public synchronized String currentAddress() {
     return currentAddress;
   }
 
   // ------------------------------------------------------------------ typed API
 
-  public CompletableFuture<Response.SetLimitReply> setLimitAsync(LimitSpec spec) {
-    return typed(call(spec.toRequest()), Response.SetLimitReply.class);
+  /**
+   * As {@link #setLimit}, without waiting.
+   *
+   * @param spec the limit and its compare-and-set guard
+   * @return the ledger's answer
+   */
+  public CompletableFuture<SetLimitResult> setLimitAsync(LimitSpec spec) {
+    return typed(call(spec.toRequest()), Response.SetLimitReply.class)
+        .thenApply(r -> new SetLimitResult(r.outcome(), r.message(), r.currentVersion(),
+            Optional.ofNullable(r.limit())));
   }
 
-  public Response.SetLimitReply setLimit(LimitSpec spec) {
+  /**
+   * Creates or replaces a limit (compare-and-set on {@link LimitSpec#expectedVersion()}).
+   *
+   * @param spec the limit and its compare-and-set guard
+   * @return the limit as now configured, or why it was refused
+   * @throws RationException if no answer came back
+   */
+  public SetLimitResult setLimit(LimitSpec spec) {
     return join(setLimitAsync(spec));
   }
 
+  /**
+   * As {@link #getLimit}, without waiting.
+   *
+   * @param tenant the tenant
+   * @param resource the resource
+   * @return the limit and its figures, or empty
+   */
   public CompletableFuture<Optional<LimitStatus>> getLimitAsync(String tenant, String resource) {
     return typed(call(new Request.GetLimit(tenant, resource, false)), Response.GetLimitReply.class)
         .thenApply(r -> r.found() ? Optional.ofNullable(r.limit()) : Optional.empty());
   }
 
+  /**
+   * The limit on (tenant, resource) and how much of it is leased (a linearizable read).
+   *
+   * @param tenant the tenant
+   * @param resource the resource
+   * @return the limit and its figures, or empty when there is none
+   */
   public Optional<LimitStatus> getLimit(String tenant, String resource) {
     return join(getLimitAsync(tenant, resource));
   }
 
+  /**
+   * As {@link #listLimits}, without waiting.
+   *
+   * @return every limit
+   */
   public CompletableFuture<List<LimitStatus>> listLimitsAsync() {
     return typed(call(new Request.ListLimits(false)), Response.LimitList.class).thenApply(Response.LimitList::limits);
   }
 
+  /**
+   * Every limit of the cluster with its figures.
+   *
+   * @return every limit
+   */
   public List<LimitStatus> listLimits() {
     return join(listLimitsAsync());
   }
 
-  public CompletableFuture<Response.LeaseReply> acquireLeaseAsync(
+  /**
+   * As {@link #acquireLease}, without waiting.
+   *
+   * @param tenant the tenant
+   * @param resource the resource
+   * @param holder who holds the lease (a process or region)
+   * @param demandRatePerSecond the rate the holder would like
+   * @param demandBurst the burst the holder would like
+   * @return the ledger's answer
+   */
+  public CompletableFuture<LeaseResult> acquireLeaseAsync(
       String tenant, String resource, String holder, long demandRatePerSecond, long demandBurst) {
     return typed(
         call(new Request.AcquireLease(tenant, resource, holder, demandRatePerSecond, demandBurst)),
-        Response.LeaseReply.class);
+        Response.LeaseReply.class).thenApply(RationClient::lease);
   }
 
-  public Response.LeaseReply acquireLease(
+  /**
+   * Asks for a lease on (tenant, resource): a share of its rate and burst that {@code holder}
+   * may admit locally until the lease expires. A {@code RateLimiter} does this (and renews) for
+   * you; this is the call underneath.
+   *
+   * @param tenant the tenant
+   * @param resource the resource
+   * @param holder who holds the lease (a process or region)
+   * @param demandRatePerSecond the rate the holder would like
+   * @param demandBurst the burst the holder would like
+   * @return the granted lease, or why it was refused
+   */
+  public LeaseResult acquireLease(
       String tenant, String resource, String holder, long demandRatePerSecond, long demandBurst) {
     return join(acquireLeaseAsync(tenant, resource, holder, demandRatePerSecond, demandBurst));
   }
 
-  public CompletableFuture<Response.LeaseReply> renewLeaseAsync(
-      long leaseId,
-      long presentedVersion,
-      long demandRatePerSecond,
-      long demandBurst,
-      long admittedPerSecond,
-      long rejectedPerSecond,
-      long emergencyUsed) {
-    return typed(
-        call(
-            new Request.RenewLease(
-                leaseId, presentedVersion, demandRatePerSecond, demandBurst, admittedPerSecond,
-                rejectedPerSecond, emergencyUsed)),
-        Response.LeaseReply.class);
-  }
-
-  public Response.LeaseReply renewLease(
-      long leaseId,
-      long presentedVersion,
-      long demandRatePerSecond,
-      long demandBurst,
-      long admittedPerSecond,
-      long rejectedPerSecond,
-      long emergencyUsed) {
-    return join(
-        renewLeaseAsync(
-            leaseId, presentedVersion, demandRatePerSecond, demandBurst, admittedPerSecond,
-            rejectedPerSecond, emergencyUsed));
+  /**
+   * As {@link #renewLease}, without waiting.
+   *
+   * @param report the lease presented and the holder's report
+   * @return the ledger's answer
+   */
+  public CompletableFuture<LeaseResult> renewLeaseAsync(RenewalReport report) {
+    return typed(call(renewal(report)), Response.LeaseReply.class).thenApply(RationClient::lease);
   }
 
   /**
-   * Renews several leases in one frame (at most {@link Request.RenewLeases#MAX_RENEWALS}), each
-   * judged and answered on its own: the reply's {@code replies} answer {@code renewals} in
-   * order, each as {@link #renewLeaseAsync} would. One request id covers the batch, so a retry
-   * after a lost reply is answered from the first attempt.
+   * Renews a lease presenting its current version, with the holder's demand and usage report.
+   *
+   * @param report the lease presented and the holder's report
+   * @return the new lease version, or why it was refused
    */
-  public CompletableFuture<Response.RenewalsReply> renewLeasesAsync(
-      List<Request.RenewLease> renewals) {
-    return typed(call(new Request.RenewLeases(renewals)), Response.RenewalsReply.class);
+  public LeaseResult renewLease(RenewalReport report) {
+    return join(renewLeaseAsync(report));
   }
 
-  /** As {@link #renewLeasesAsync}, waiting for the answer. */
-  public Response.RenewalsReply renewLeases(List<Request.RenewLease> renewals) {
-    return join(renewLeasesAsync(renewals));
+  /**
+   * Renews several leases in one frame (at most {@link #MAX_RENEWALS}), each judged and
+   * answered on its own: the answers follow {@code reports} in order, each as {@link
+   * #renewLeaseAsync} would give it. One request id covers the batch, so a retry after a lost
+   * reply is answered from the first attempt. A refusal of the whole frame fails the future
+   * with an {@link IllegalStateException} naming the outcome.
+   *
+   * @param reports the renewals, 1 to {@link #MAX_RENEWALS}
+   * @return one answer per renewal
+   */
+  public CompletableFuture<List<LeaseResult>> renewLeasesAsync(List<RenewalReport> reports) {
+    return typed(call(new Request.RenewLeases(reports.stream().map(RationClient::renewal).toList())),
+        Response.RenewalsReply.class).thenApply(r -> {
+          if (r.outcome() != Outcome.SUCCESS) {
+            throw new IllegalStateException("renewal batch refused: " + r.outcome() + " " + r.message());
+          }
+          return r.replies().stream().map(RationClient::lease).toList();
+        });
   }
 
-  public CompletableFuture<Response.ReturnReply> returnLeaseAsync(long leaseId, long presentedVersion, long unusedBalance) {
-    return typed(call(new Request.ReturnLease(leaseId, presentedVersion, unusedBalance)), Response.ReturnReply.class);
+  /**
+   * As {@link #renewLeasesAsync}, waiting for the answer.
+   *
+   * @param reports the renewals, 1 to {@link #MAX_RENEWALS}
+   * @return one answer per renewal
+   */
+  public List<LeaseResult> renewLeases(List<RenewalReport> reports) {
+    return join(renewLeasesAsync(reports));
   }
 
-  public Response.ReturnReply returnLease(long leaseId, long presentedVersion, long unusedBalance) {
+  /** The most renewals {@link #renewLeasesAsync} sends in one frame. */
+  public static final int MAX_RENEWALS = Request.RenewLeases.MAX_RENEWALS;
+
+  /**
+   * As {@link #returnLease}, without waiting.
+   *
+   * @param leaseId the lease
+   * @param presentedVersion the version the holder has
+   * @param unusedBalance whole tokens the holder did not spend
+   * @return the ledger's answer
+   */
+  public CompletableFuture<ReturnResult> returnLeaseAsync(long leaseId, long presentedVersion, long unusedBalance) {
+    return typed(call(new Request.ReturnLease(leaseId, presentedVersion, unusedBalance)), Response.ReturnReply.class)
+        .thenApply(r -> new ReturnResult(r.outcome(), r.message(), r.leaseId(), r.credited(), r.alreadyGone()));
+  }
+
+  /**
+   * Hands a lease back with its unused whole tokens, which later acquires may start with.
+   *
+   * @param leaseId the lease
+   * @param presentedVersion the version the holder has
+   * @param unusedBalance whole tokens the holder did not spend
+   * @return what was credited, or why the return was refused
+   */
+  public ReturnResult returnLease(long leaseId, long presentedVersion, long unusedBalance) {
     return join(returnLeaseAsync(leaseId, presentedVersion, unusedBalance));
   }
 
-  /** Empty tenant and resource list every lease. */
+  /**
+   * As {@link #listLeases}, without waiting.
+   *
+   * @param tenant the tenant, "" for all
+   * @param resource the resource, "" for all
+   * @return the leases
+   */
   public CompletableFuture<List<LeaseView>> listLeasesAsync(String tenant, String resource) {
     return typed(call(new Request.ListLeases(tenant, resource, false)), Response.LeaseList.class)
         .thenApply(Response.LeaseList::leases);
   }
 
+  /**
+   * The live leases on (tenant, resource); empty tenant and resource list every lease.
+   *
+   * @param tenant the tenant, "" for all
+   * @param resource the resource, "" for all
+   * @return the leases
+   */
   public List<LeaseView> listLeases(String tenant, String resource) {
     return join(listLeasesAsync(tenant, resource));
   }
 
-  /** Status of the node this client is connected to (whatever its role). */
-  public CompletableFuture<Response.ClusterStatusReply> clusterStatusAsync() {
-    return typed(call(new Request.ClusterStatus()), Response.ClusterStatusReply.class);
+  /**
+   * As {@link #clusterStatus()}, without waiting.
+   *
+   * @return the status
+   */
+  public CompletableFuture<ClusterStatus> clusterStatusAsync() {
+    return typed(call(new Request.ClusterStatus()), Response.ClusterStatusReply.class)
+        .thenApply(RationClient::status);
   }
 
-  public Response.ClusterStatusReply clusterStatus() {
+  /**
+   * Status of the node this client is connected to (whatever its role).
+   *
+   * @return the status
+   */
+  public ClusterStatus clusterStatus() {
     return join(clusterStatusAsync());
+  }
+
+  /**
+   * As {@link #clusterStatus(String)}, without waiting.
+   *
+   * @param address host:port of the node's client endpoint
+   * @return the status
+   */
+  public CompletableFuture<ClusterStatus> clusterStatusAsync(String address) {
+    return statusOf(address).thenApply(RationClient::status);
   }
 
   /**
    * Status of the node at {@code address}, over a dedicated connection closed afterwards. Not
    * retried elsewhere: the caller asked for that node.
+   *
+   * @param address host:port of the node's client endpoint
+   * @return the status
    */
-  public CompletableFuture<Response.ClusterStatusReply> clusterStatusAsync(String address) {
+  public ClusterStatus clusterStatus(String address) {
+    return join(clusterStatusAsync(address));
+  }
+
+  private CompletableFuture<Response.ClusterStatusReply> statusOf(String address) {
     long helloId = nextRequestId();
     long id = nextRequestId();
     int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, options.requestDeadline().toMillis());
@@ -237,8 +400,21 @@ public final class RationClient implements Transport, AutoCloseable {
     return typed(mapped, Response.ClusterStatusReply.class);
   }
 
-  public Response.ClusterStatusReply clusterStatus(String address) {
-    return join(clusterStatusAsync(address));
+  private static Request.RenewLease renewal(RenewalReport r) {
+    return new Request.RenewLease(r.leaseId(), r.presentedVersion(), r.demandRatePerSecond(),
+        r.demandBurst(), r.admittedPerSecond(), r.rejectedPerSecond(), r.emergencyUsed());
+  }
+
+  private static LeaseResult lease(Response.LeaseReply r) {
+    return new LeaseResult(r.outcome(), r.message(), Duration.ofMillis(Math.max(0, r.retryAfterMillis())),
+        r.currentVersion(), Optional.ofNullable(r.lease()), r.startBalance());
+  }
+
+  private static ClusterStatus status(Response.ClusterStatusReply r) {
+    return new ClusterStatus(r.serverId(), r.role(), r.term(), r.commitIndex(), r.appliedIndex(),
+        r.leaderId(), r.leaderAddress(), LedgerTime.ofMillis(Math.max(0, r.ledgerNowMillis())), r.epoch(),
+        r.peers().stream().map(p -> new ClusterStatus.Peer(p.id(), p.raftAddress(), p.clientAddress(), p.role()))
+            .toList());
   }
 
   // ------------------------------------------------------------------ regional limiter
@@ -247,61 +423,103 @@ public final class RationClient implements Transport, AutoCloseable {
    * A limiter admitting locally under a lease on (tenant, resource) held by {@code holder},
    * with default options; its lifecycle runs on this client's event loop. Nothing is sent until
    * its first use. See docs/LIMITER.md.
+   *
+   * @param tenant the tenant
+   * @param resource the resource
+   * @param holder who holds the lease (this process or region)
+   * @return the limiter; close it to hand the lease back
    */
   public dev.ration.client.limiter.RateLimiter rateLimiter(String tenant, String resource, String holder) {
     return rateLimiter(tenant, resource, holder, dev.ration.client.limiter.LimiterOptions.defaults());
   }
 
-  /** As {@link #rateLimiter(String, String, String)} with explicit options (clock, scheduler, demand...). */
+  /**
+   * As {@link #rateLimiter(String, String, String)} with explicit options (clock, scheduler, demand...).
+   *
+   * @param tenant the tenant
+   * @param resource the resource
+   * @param holder who holds the lease (this process or region)
+   * @param limiterOptions the limiter's options
+   * @return the limiter; close it to hand the lease back
+   */
   public dev.ration.client.limiter.RateLimiter rateLimiter(
       String tenant, String resource, String holder, dev.ration.client.limiter.LimiterOptions limiterOptions) {
     dev.ration.client.limiter.LimiterScheduler scheduler =
         limiterOptions.scheduler().orElseGet(() -> dev.ration.client.limiter.LimiterScheduler.of(group));
-    return dev.ration.client.limiter.RateLimiter.create(
-        dev.ration.client.limiter.LeaseTransport.of(this), scheduler, tenant, resource, holder, limiterOptions);
+    return dev.ration.client.limiter.internal.Limiters.create(
+        dev.ration.client.limiter.internal.LeaseTransport.of(raw), scheduler, tenant, resource, holder, limiterOptions);
   }
 
-  /** TTL entries and locks (docs/TTL.md), through this client's connection and retries. */
+  /**
+   * TTL entries and locks (docs/TTL.md), through this client's connection and retries; the
+   * same object on every call.
+   *
+   * @return the TTL entries
+   */
   public dev.ration.client.ttl.TtlEntries ttl() {
-    return new dev.ration.client.ttl.TtlEntries(this);
+    return ttl;
   }
 
-  /** Quotas, reservations (try-with-resources) and usage over this client. */
+  /**
+   * Quotas and reservations (try-with-resources) over this client; the same object on every
+   * call.
+   *
+   * @return the quota client
+   */
   public dev.ration.client.quota.QuotaClient quotas() {
-    return new dev.ration.client.quota.QuotaClient(this);
+    return quotas;
   }
 
   // ------------------------------------------------------------------ low-level API
 
+  /** The wire-level transport: not public, reached by tools through {@link RawClient#of}. */
+  private final class Raw implements RawClient {
+    @Override
+    public long nextRequestId() {
+      return RationClient.this.nextRequestId();
+    }
+
+    @Override
+    public CompletableFuture<Response> call(Request request) {
+      return RationClient.this.call(request);
+    }
+
+    @Override
+    public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
+      return typed(RationClient.this.call(request), replyType);
+    }
+
+    @Override
+    public <T extends Response> CompletableFuture<T> call(long requestId, Request request, Class<T> replyType) {
+      return typed(RationClient.this.call(requestId, request, options.requestDeadline()), replyType);
+    }
+
+    @Override
+    public CompletableFuture<Response> call(Request request, Duration deadline) {
+      return RationClient.this.call(nextRequestId(), request, deadline);
+    }
+
+    @Override
+    public CompletableFuture<Response> call(long requestId, Request request, Duration deadline) {
+      return RationClient.this.call(requestId, request, deadline);
+    }
+
+    @Override
+    public CompletableFuture<Response.ClusterStatusReply> clusterStatus(String address) {
+      return statusOf(address);
+    }
+  }
+
   /** Sends {@code request} under a fresh request id with the default deadline. */
-  @Override
-  public CompletableFuture<Response> call(Request request) {
-    return call(request, options.requestDeadline());
-  }
-
-  /** As {@link #call(Request)}; a reply of another type fails the call INTERNAL (indeterminate). */
-  @Override
-  public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
-    return typed(call(request), replyType);
-  }
-
-  /** As {@link #call(Request, Class)} under an id from {@link #nextRequestId()}, the default deadline. */
-  @Override
-  public <T extends Response> CompletableFuture<T> call(long requestId, Request request, Class<T> replyType) {
-    return typed(call(requestId, request, options.requestDeadline()), replyType);
-  }
-
-  /** Sends {@code request} under a fresh request id; retries keep that id. */
-  public CompletableFuture<Response> call(Request request, Duration deadline) {
-    return call(nextRequestId(), request, deadline);
+  private CompletableFuture<Response> call(Request request) {
+    return call(nextRequestId(), request, options.requestDeadline());
   }
 
   /**
-   * Sends {@code request} under an explicit request id (testers resend an id on purpose).
-   * Completes with the reply (never a {@link Response.Error}) or fails with a {@link
-   * RationException}.
+   * Sends {@code request} under an explicit request id. Completes with the reply (never a
+   * {@link Response.Error}) or fails with a {@link RationException}.
    */
-  public CompletableFuture<Response> call(long requestId, Request request, Duration deadline) {
+  private CompletableFuture<Response> call(long requestId, Request request, Duration deadline) {
     Call c = new Call(requestId, request, System.nanoTime() + deadline.toNanos());
     c.attempt();
     return c.result;
@@ -523,7 +741,6 @@ public final class RationClient implements Transport, AutoCloseable {
   }
 
   /** Closes the connection and releases the event loop; in-flight calls fail UNAVAILABLE. */
-  @Override
   public void close() {
     synchronized (this) {
       if (closed) {

@@ -40,12 +40,20 @@ public record RationClientOptions(
     long clientIdHigh,
     long clientIdLow) {
 
-  /** True when the caller fixed the client id; otherwise each client mints its own. */
+  /**
+   * True when the caller fixed the client id; otherwise each client mints its own.
+   *
+   * @return whether a client id was given
+   */
   public boolean clientIdFixed() {
     return clientIdHigh != 0 || clientIdLow != 0;
   }
 
-  /** These options with a fresh random client id (unless one was fixed). */
+  /**
+   * These options with a fresh random client id (unless one was fixed).
+   *
+   * @return these options, with a client id
+   */
   public RationClientOptions withMintedClientId() {
     if (clientIdFixed()) {
       return this;
@@ -60,6 +68,22 @@ public record RationClientOptions(
         backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo);
   }
 
+  /**
+   * Options, validated.
+   *
+   * @param addresses the nodes' client endpoints, host:port
+   * @param connectTimeout how long a connection attempt may take
+   * @param requestDeadline how long a call may take, retries included
+   * @param maxRetries the most retries of one call
+   * @param backoffBase the first retry delay
+   * @param backoffMax the longest retry delay
+   * @param maxInFlightPerConnection the most requests awaiting replies on one connection
+   * @param maxFrameBytes the largest frame sent or accepted
+   * @param clientIdHigh the client id's high 64 bits (0 with 0: mint one)
+   * @param clientIdLow the client id's low 64 bits
+   * @throws IllegalArgumentException on no address, an address that is not host:port, or a
+   *     bound out of range
+   */
   public RationClientOptions {
     addresses = List.copyOf(addresses);
     if (addresses.isEmpty()) {
@@ -92,10 +116,16 @@ public record RationClientOptions(
     }
   }
 
+  /**
+   * A builder with the defaults.
+   *
+   * @return a builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
+  /** Builds {@link RationClientOptions}; not thread-safe. */
   public static final class Builder {
     private final List<String> addresses = new ArrayList<>();
     private Duration connectTimeout = Duration.ofSeconds(3);
@@ -109,46 +139,100 @@ public record RationClientOptions(
     private long clientIdLow;
     private boolean clientIdSet;
 
+    /**
+     * Adds a node to connect to.
+     *
+     * @param hostPort the node's client endpoint, host:port
+     * @return this builder
+     */
     public Builder address(String hostPort) {
       addresses.add(hostPort);
       return this;
     }
 
+    /**
+     * Adds nodes to connect to.
+     *
+     * @param hostPorts the nodes' client endpoints, host:port
+     * @return this builder
+     */
     public Builder addresses(List<String> hostPorts) {
       addresses.addAll(hostPorts);
       return this;
     }
 
+    /**
+     * How long a connection attempt may take (3 s).
+     *
+     * @param v positive
+     * @return this builder
+     */
     public Builder connectTimeout(Duration v) {
       connectTimeout = v;
       return this;
     }
 
+    /**
+     * How long a call may take, retries included (10 s).
+     *
+     * @param v positive
+     * @return this builder
+     */
     public Builder requestDeadline(Duration v) {
       requestDeadline = v;
       return this;
     }
 
+    /**
+     * The most retries of one call (10).
+     *
+     * @param v 0 to 1000
+     * @return this builder
+     */
     public Builder maxRetries(int v) {
       maxRetries = v;
       return this;
     }
 
+    /**
+     * The first retry delay, doubled per retry (20 ms).
+     *
+     * @param v positive
+     * @return this builder
+     */
     public Builder backoffBase(Duration v) {
       backoffBase = v;
       return this;
     }
 
+    /**
+     * The longest retry delay (1 s).
+     *
+     * @param v at least the base
+     * @return this builder
+     */
     public Builder backoffMax(Duration v) {
       backoffMax = v;
       return this;
     }
 
+    /**
+     * The most requests awaiting replies on one connection (1024).
+     *
+     * @param v positive
+     * @return this builder
+     */
     public Builder maxInFlightPerConnection(int v) {
       maxInFlightPerConnection = v;
       return this;
     }
 
+    /**
+     * The largest frame sent or accepted (1 MiB).
+     *
+     * @param v positive
+     * @return this builder
+     */
     public Builder maxFrameBytes(int v) {
       maxFrameBytes = v;
       return this;
@@ -158,6 +242,10 @@ public record RationClientOptions(
      * A fixed client id, for resending another client's requests on purpose (tests, replay
      * tools); see the class comment for when it is appropriate and how request ids then follow
      * the wall clock. Left unset, every client mints a random id, which is the safe default.
+      *
+      * @param high the id's high 64 bits
+      * @param low the id's low 64 bits
+      * @return this builder
      */
     public Builder clientId(long high, long low) {
       clientIdHigh = high;
@@ -166,6 +254,12 @@ public record RationClientOptions(
       return this;
     }
 
+    /**
+     * The options.
+     *
+     * @return the options
+     * @throws IllegalArgumentException when one is out of range
+     */
     public RationClientOptions build() {
       long hi = clientIdSet ? clientIdHigh : 0;
       long lo = clientIdSet ? clientIdLow : 0;

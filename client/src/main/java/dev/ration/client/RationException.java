@@ -1,6 +1,6 @@
 package dev.ration.client;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.transport.CallFailure;
 
 /**
@@ -11,7 +11,9 @@ import dev.ration.client.transport.CallFailure;
  */
 public abstract sealed class RationException extends RuntimeException implements CallFailure
     permits RationFailedException, RationIndeterminateException {
+  /** Why the call failed. */
   private final ErrorCode code;
+  /** The server's retry hint, 0 when none. */
   private final long retryAfterMillis;
 
   RationException(ErrorCode code, String message, long retryAfterMillis, Throwable cause) {

@@ -1,6 +1,6 @@
 package dev.ration.client;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 
 /** A definite failure: the request certainly had no effect. */
 public final class RationFailedException extends RationException {

@@ -1,6 +1,6 @@
 package dev.ration.client;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 
 /**
  * An indeterminate failure: the request may or may not have been applied (a deadline passed or

@@ -1,5 +1,7 @@
 package dev.ration.client;
 
+import dev.ration.client.time.LedgerTime;
+import dev.ration.client.transport.RawClient;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.wire.lease.Limit;
@@ -12,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Frame;
 import dev.ration.client.protocol.Kind;
 import dev.ration.wire.Outcome;
@@ -53,7 +55,7 @@ class RationClientTest {
   void helloFirstThenRequestWithClientId() throws Exception {
     try (FakeServer a = new FakeServer((s, r) -> s.reply(r, GRANTED));
         RationClient c = new RationClient(options(a.address()).build())) {
-      Response.LeaseReply reply = c.acquireLease("t", "r", "h", 10, 1);
+      LeaseResult reply = c.acquireLease("t", "r", "h", 10, 1);
       assertEquals(Outcome.SUCCESS, reply.outcome());
       assertEquals(1, a.hellos.size());
       assertEquals(7, a.hellos.get(0).clientHigh());
@@ -69,7 +71,7 @@ class RationClientTest {
         FakeServer follower =
             new FakeServer((s, r) -> s.reply(r, new Response.Error(ErrorCode.NOT_LEADER, "go", leader.address(), 0)));
         RationClient c = new RationClient(options(follower.address()).build())) {
-      Response.SetLimitReply reply = c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
+      SetLimitResult reply = c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
       assertEquals(Outcome.SUCCESS, reply.outcome());
       assertEquals(1, follower.received.size());
       assertEquals(1, leader.received.size());
@@ -91,7 +93,7 @@ class RationClientTest {
                   }
                 });
         RationClient c = new RationClient(options(a.address()).build())) {
-      assertEquals(Outcome.SUCCESS, c.renewLease(1, 1, 1, 1, 0, 0, 0).outcome());
+      assertEquals(Outcome.SUCCESS, c.renewLease(RenewalReport.builder(1, 1).demand(1, 1).build()).outcome());
       assertEquals(2, a.received.size());
       assertEquals(a.received.get(0).requestId(), a.received.get(1).requestId());
     }
@@ -102,13 +104,13 @@ class RationClientTest {
     try (FakeServer a = new FakeServer((s, r) -> {});
         RationClient c = new RationClient(options(a.address()).build())) {
       CompletableFuture<Response> f =
-          c.call(new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofMillis(200));
+          RawClient.of(c).call(new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofMillis(200));
       RationException e = unwrap(f);
       assertEquals(ErrorCode.DEADLINE_EXCEEDED, e.code());
       assertFalse(e.definite());
       assertInstanceOf(RationIndeterminateException.class, e);
       // A read that times out is definite: it cannot have had an effect.
-      RationException read = unwrap(c.call(new Request.ListLimits(false), Duration.ofMillis(200)));
+      RationException read = unwrap(RawClient.of(c).call(new Request.ListLimits(false), Duration.ofMillis(200)));
       assertEquals(ErrorCode.DEADLINE_EXCEEDED, read.code());
       assertTrue(read.definite());
     }
@@ -119,7 +121,7 @@ class RationClientTest {
     try (FakeServer dropper = new FakeServer((s, r) -> r.channel().close());
         FakeServer good = new FakeServer((s, r) -> s.reply(r, new Response.ReturnReply(Outcome.SUCCESS, "", 5, 3, false)));
         RationClient c = new RationClient(options(dropper.address(), good.address()).build())) {
-      Response.ReturnReply reply = c.returnLease(5, 2, 3);
+      ReturnResult reply = c.returnLease(5, 2, 3);
       assertEquals(3, reply.credited());
       assertEquals(1, dropper.received.size());
       assertEquals(1, good.received.size());
@@ -201,8 +203,8 @@ class RationClientTest {
   void explicitRequestIdIsSentAsIs() throws Exception {
     try (FakeServer a = new FakeServer((s, r) -> s.reply(r, GRANTED));
         RationClient c = new RationClient(options(a.address()).build())) {
-      c.call(12345, new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofSeconds(5)).join();
-      c.call(12345, new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofSeconds(5)).join();
+      RawClient.of(c).call(12345, new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofSeconds(5)).join();
+      RawClient.of(c).call(12345, new Request.AcquireLease("t", "r", "h", 1, 1), Duration.ofSeconds(5)).join();
       assertEquals(List.of(12345L, 12345L), a.received.stream().map(FakeServer.Received::requestId).toList());
     }
   }
@@ -225,7 +227,8 @@ class RationClientTest {
     try (FakeServer a = new FakeServer((s, r) -> s.reply(r, status));
         FakeServer other = new FakeServer((s, r) -> s.reply(r, status));
         RationClient c = new RationClient(options(other.address()).build())) {
-      assertEquals(status, c.clusterStatus(a.address()));
+      assertEquals(new ClusterStatus("n2", "FOLLOWER", 3, 10, 10, "n1", "x:1", LedgerTime.ofMillis(0), 1, List.of()),
+          c.clusterStatus(a.address()));
       assertEquals(1, a.count(Kind.CLUSTER_STATUS));
       assertEquals(0, other.received.size());
     }

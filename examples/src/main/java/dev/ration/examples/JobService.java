@@ -155,7 +155,7 @@ public final class JobService implements AutoCloseable {
         resp.sendError(400, "name and owner are required");
         return;
       }
-      Optional<Lock> lock = client.ttl().tryLock(tenant(req) + "." + name, owner, 30_000);
+      Optional<Lock> lock = client.ttl().tryLock(tenant(req) + "." + name, owner, Duration.ofSeconds(30));
       if (lock.isEmpty()) {
         resp.sendError(409, "lock " + name + " is held by somebody else");
         return;

@@ -1,5 +1,6 @@
 package dev.ration.examples;
 
+import dev.ration.client.quota.QuotaDefinition;
 import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -80,9 +81,8 @@ class JobServiceTest {
       assertEquals(Outcome.SUCCESS, Waits.upTo(Duration.ofSeconds(40)).every(Duration.ofMillis(100))
           .retrying("a leader accepting SetLimit", e -> e instanceof RuntimeException,
               () -> client.setLimit(spec)).outcome());
-      assertEquals(Outcome.SUCCESS, client.quotas().setQuota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs",
-          QuotaKind.CONCURRENT, Window.NONE, 5, "jobs", 0, Overage.REJECT, 0, 0, 0, "ops", 0, "plan")))
-          .outcome());
+      assertEquals(Outcome.SUCCESS, client.quotas().setQuota(QuotaDefinition.concurrent("acme", "jobs", 5)
+          .unit("jobs").actor("ops").reason("plan").build()).outcome());
 
       try (JobService service = JobService.start(client, 0)) {
         int port = service.port();

@@ -54,7 +54,7 @@ public final class RateLimitHeaders {
    */
   public static void refuse(HttpServletResponse response, QuotaRefusedException refusal)
       throws IOException {
-    long millis = refusal.retryAfterMillis();
+    long millis = refusal.retryAfter().toMillis();
     long retryAfterSeconds = millis > 0 ? Math.max(1, (millis + 999) / 1000) : 1;
     String level = refusal.levelScope().isEmpty() ? "quota" : refusal.levelScope();
     response.setHeader("RateLimit", item(level + " " + refusal.reply().resource()) + ";r=0;t=" + retryAfterSeconds);

@@ -1,5 +1,6 @@
 package dev.ration.http;
 
+import dev.ration.client.quota.QuotaDefinition;
 import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -96,9 +97,8 @@ class RateLimitFilterHttpTest {
     assertEquals(Outcome.SUCCESS, Waits.upTo(Duration.ofSeconds(40)).every(Duration.ofMillis(100))
         .retrying("a leader accepting SetLimit", e -> e instanceof RuntimeException,
             () -> client.setLimit(spec)).outcome());
-    assertEquals(Outcome.SUCCESS, client.quotas().setQuota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs",
-        QuotaKind.CONCURRENT, Window.NONE, 3, "jobs", 0, Overage.REJECT, 0, 0, 0, "test", 0, "plan")))
-        .outcome());
+    assertEquals(Outcome.SUCCESS, client.quotas().setQuota(QuotaDefinition.concurrent("acme", "jobs", 3)
+        .unit("jobs").actor("test").reason("plan").build()).outcome());
     limiters = new TenantLimiters(client, "api", "web-1", LimiterOptions.builder().demand(2, 2).build(), 100);
 
     jetty = new Server();

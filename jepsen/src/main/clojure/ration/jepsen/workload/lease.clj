@@ -39,7 +39,9 @@
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
   (:import (dev.ration.client LimitSpec RationClient)
-           (dev.ration.client.limiter Decision Decision$Reason LeaseTransport LimiterOptions LimiterScheduler RateLimiter)
+           (dev.ration.client.transport RawClient)
+           (dev.ration.client.limiter.internal LeaseTransport Limiters)
+           (dev.ration.client.limiter Decision Decision$Reason LimiterOptions LimiterScheduler RateLimiter)
            (dev.ration.wire Mode Outcome)
            (dev.ration.wire.lease LeaseView LimitStatus)
            (dev.ration.client.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
@@ -194,13 +196,13 @@
   (let [{:keys [tenant cid]} @state
         transport (recording-transport
                    {:send! (fn [req-id request]
-                             (.call conn (long req-id) request (Duration/ofMillis (:request-deadline-ms opts))))
+                             (.call (RawClient/of conn) (long req-id) request (Duration/ofMillis (:request-deadline-ms opts))))
                     :next-id! #(.nextRequestId conn)
                     :record! #(client/record! test %)
                     :next-process! #(client/side-process! test)
                     :state state :tenant tenant :cid cid :timeout-ms (:op-timeout-ms opts)})
         options (.build ^dev.ration.client.limiter.LimiterOptions$Builder (limiter-options opts tenant))]
-    (RateLimiter/create transport (LimiterScheduler/of executor) tenant resource (str "h" cid) options)))
+    (Limiters/create transport (LimiterScheduler/of executor) tenant resource (str "h" cid) options)))
 
 (defrecord LeaseClient [opts state ^RationClient conn executor]
   client/Client
@@ -248,7 +250,7 @@
           (:acquire :renew :release)
           (let [req-id (second (:req-id v))
                 request (:request (:resend @state))
-                reply (client/await! (.call conn (long req-id) request (Duration/ofMillis (:request-deadline-ms opts)))
+                reply (client/await! (.call (RawClient/of conn) (long req-id) request (Duration/ofMillis (:request-deadline-ms opts)))
                                      (:op-timeout-ms opts))]
             (reply->completion op reply))
           :ledger-read (let [lim (client/await! (.getLimitAsync conn (:tenant v) resource) (:op-timeout-ms opts))

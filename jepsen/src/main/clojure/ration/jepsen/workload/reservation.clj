@@ -36,6 +36,7 @@
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
   (:import (dev.ration.client RationClient)
+           (dev.ration.client.transport RawClient)
            (dev.ration.wire Outcome Overage QuotaKind Window)
            (dev.ration.wire.quota QuotaSpec UsageEvent)
            (dev.ration.client.protocol Request$Quota Response$Quota
@@ -185,8 +186,8 @@
   [^RationClient c opts req-id request]
   (let [deadline (Duration/ofMillis (:request-deadline-ms opts))
         f (if req-id
-            (.call c (long req-id) (Request$Quota. request) deadline)
-            (.call c (Request$Quota. request) deadline))
+            (.call (RawClient/of c) (long req-id) (Request$Quota. request) deadline)
+            (.call (RawClient/of c) (Request$Quota. request) deadline))
         ^Response$Quota r (client/await! f (:op-timeout-ms opts))]
     (.response r)))
 
@@ -230,7 +231,7 @@
     (if-not restart?
       (reserve-completion op (quota-call @conn-box opts (second (:req-id v)) (reserve-request v)))
       (let [first-id (when kill?
-                       (let [f (.call ^RationClient @conn-box (long (second (:req-id v)))
+                       (let [f (.call (RawClient/of @conn-box) (long (second (:req-id v)))
                                       (Request$Quota. (reserve-request v))
                                       (Duration/ofMillis (:request-deadline-ms opts)))]
                          (Thread/sleep (long (:kill-after-ms v)))

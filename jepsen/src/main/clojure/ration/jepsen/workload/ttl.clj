@@ -20,10 +20,11 @@
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen])
   (:import (dev.ration.client RationClient)
+           (dev.ration.client.transport RawClient)
            (dev.ration.wire Outcome)
            (dev.ration.client.protocol Request$Ttl Response$Ttl TtlRequest$Get
-                                       TtlResponse$WriteReply TtlResponse$GetReply TtlResponse$EntryInfo)
-           (dev.ration.client.ttl Lock TtlEntries)
+                                       TtlResponse$GetReply TtlResponse$EntryInfo)
+           (dev.ration.client.ttl Lock TtlEntries WriteResult DeleteResult)
            (java.nio.charset StandardCharsets)
            (java.time Duration)
            (java.util Optional)))
@@ -65,9 +66,9 @@
           (let [l (gen/rand-nth* (:locks o))]
             [state (assoc op :f :lock :value {:lock l :owner (str "p" (:cid state)) :ttl-ms (rand-ttl o)})]))))))
 
-(defn- write-completion [op ^TtlResponse$WriteReply r]
+(defn- write-completion [op ^WriteResult r]
   (if (= Outcome/SUCCESS (.outcome r))
-    (assoc op :type :ok :value (assoc (:value op) :version (.version r) :expires-at-ms (.expiresAtMillis r)))
+    (assoc op :type :ok :value (assoc (:value op) :version (.version r) :expires-at-ms (.millis (.expiresAt r))))
     (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))]
            :value (assoc (:value op) :current-version (.currentVersion r)))))
 
@@ -99,19 +100,19 @@
             v (:value op)
             to (:op-timeout-ms opts)
             c (case (:f op)
-                :put (write-completion op (client/await! (.putAsync ttl namespace-name (:key v) (bytes-of (:value v)) (long (:ttl-ms v))) to))
+                :put (write-completion op (client/await! (.putAsync ttl namespace-name (:key v) (bytes-of (:value v)) (Duration/ofMillis (long (:ttl-ms v)))) to))
                 :cas (write-completion op (client/await! (.compareAndSetAsync ttl namespace-name (:key v) (long (:expected-version v))
-                                                                              (bytes-of (:value v)) (long (:ttl-ms v))) to))
-                :refresh (write-completion op (client/await! (.refreshAsync ttl namespace-name (:key v) (long (:ttl-ms v)) 0) to))
-                :get (let [^Response$Ttl r (client/await! (.call conn (Request$Ttl. (TtlRequest$Get. namespace-name (:key v) false))) to)]
+                                                                              (bytes-of (:value v)) (Duration/ofMillis (long (:ttl-ms v)))) to))
+                :refresh (write-completion op (client/await! (.refreshAsync ttl namespace-name (:key v) (Duration/ofMillis (long (:ttl-ms v))) 0) to))
+                :get (let [^Response$Ttl r (client/await! (.call (RawClient/of conn) (Request$Ttl. (TtlRequest$Get. namespace-name (:key v) false))) to)]
                        (assoc op :type :ok :value (merge v (get-reply->map (.response r)))))
-                :lock (let [^Optional ol (client/await! (.tryLockAsync ttl (:lock v) (:owner v) (long (:ttl-ms v))) to)]
+                :lock (let [^Optional ol (client/await! (.tryLockAsync ttl (:lock v) (:owner v) (Duration/ofMillis (long (:ttl-ms v)))) to)]
                         (if (.isPresent ol)
                           (let [^Lock l (.get ol)]
                             (swap! state assoc-in [:held (:lock v)] {:token (.fencingToken l)})
-                            (assoc op :type :ok :value (assoc v :token (.fencingToken l) :expires-at-ms (.expiresAtMillis l))))
+                            (assoc op :type :ok :value (assoc v :token (.fencingToken l) :expires-at-ms (.millis (.expiresAt l)))))
                           (assoc op :type :fail :error [:outcome :held])))
-                :unlock (let [r (client/await! (.deleteAsync ttl TtlEntries/LOCK_NAMESPACE (:lock v) (long (:token v))) to)]
+                :unlock (let [^DeleteResult r (client/await! (.deleteAsync ttl TtlEntries/LOCK_NAMESPACE (:lock v) (long (:token v))) to)]
                           (if (= Outcome/SUCCESS (.outcome r))
                             (assoc op :type :ok :value (assoc v :released? (.existed r)))
                             (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))]))))]

@@ -1,7 +1,8 @@
 package dev.ration.simulation;
 
 import dev.ration.wire.lease.Limit;
-import dev.ration.client.limiter.LeaseTransport;
+import dev.ration.client.limiter.internal.LeaseTransport;
+import dev.ration.client.limiter.internal.Limiters;
 import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.ManualScheduler;
 import dev.ration.client.limiter.RateLimiter;
@@ -114,7 +115,7 @@ public final class Simulation {
           // Seeded per region, apart from the scenario's stream: a run stays repeatable.
           .jitterRandom(new SplittableRandom(s.seed() * 31 + id))
           .build();
-      this.limiter = RateLimiter.create(new SimTransport(this), clock, TENANT, RESOURCE,
+      this.limiter = Limiters.create(new SimTransport(this), clock, TENANT, RESOURCE,
           "region-" + id, options);
       this.admitted = new int[(int) s.durationMillis()];
     }

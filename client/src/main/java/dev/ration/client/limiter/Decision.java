@@ -1,14 +1,16 @@
 package dev.ration.client.limiter;
 
+import java.time.Duration;
+
 /**
  * The answer of {@link RateLimiter#decide}: whether the permits were taken, why, and when to try
- * again. {@code retryAfterNanos} is exact when {@code retryAfterKnown} (docs/LIMITER.md: the earliest
+ * again. {@code retryAfter} is exact when {@code retryAfterKnown} (docs/LIMITER.md: the earliest
  * of the next local refill, a confirmed pending grant, the expected coordinator recovery);
  * otherwise it is the first delay of {@code retryPolicy}, a bounded policy to follow instead.
- * Allowed decisions carry 0.
+ * Allowed decisions carry {@link Duration#ZERO}.
  */
 public record Decision(
-    boolean allowed, Reason reason, long retryAfterNanos, boolean retryAfterKnown, RetryPolicy retryPolicy) {
+    boolean allowed, Reason reason, Duration retryAfter, boolean retryAfterKnown, RetryPolicy retryPolicy) {
 
   /** Why a decision came out as it did. */
   public enum Reason {
@@ -28,27 +30,40 @@ public record Decision(
     CLOSED
   }
 
+  /**
+   * A decision, validated.
+   *
+   * @param allowed whether the permits were taken
+   * @param reason why
+   * @param retryAfter when to try again (zero when allowed)
+   * @param retryAfterKnown whether {@code retryAfter} is exact
+   * @param retryPolicy the bounded policy to follow when it is not
+   * @throws IllegalArgumentException when {@code allowed} contradicts {@code reason}, or a value is missing or negative
+   */
   public Decision {
-    if (reason == null || retryPolicy == null) {
-      throw new IllegalArgumentException("reason " + reason + " and retryPolicy " + retryPolicy + " are required");
+    if (reason == null || retryPolicy == null || retryAfter == null) {
+      throw new IllegalArgumentException("reason " + reason + ", retryAfter " + retryAfter
+          + " and retryPolicy " + retryPolicy + " are required");
     }
     if (allowed != (reason == Reason.ADMITTED || reason == Reason.ADMITTED_EMERGENCY)) {
       throw new IllegalArgumentException("allowed " + allowed + " contradicts reason " + reason);
     }
-    if (retryAfterNanos < 0) {
-      throw new IllegalArgumentException("retryAfterNanos " + retryAfterNanos + " < 0");
+    if (retryAfter.isNegative()) {
+      throw new IllegalArgumentException("retryAfter " + retryAfter + " < 0");
     }
   }
 
   /**
    * The HTTP 429 {@code Retry-After} value: whole seconds, rounded up, at least 1; 0 for an
    * allowed decision.
+   *
+   * @return whole seconds to wait
    */
   public long retryAfterSeconds() {
     if (allowed) {
       return 0;
     }
-    long seconds = (retryAfterNanos + 999_999_999L) / 1_000_000_000L;
+    long seconds = retryAfter.getSeconds() + (retryAfter.getNano() > 0 ? 1 : 0);
     return Math.max(1, seconds);
   }
 }

@@ -88,7 +88,13 @@ public final class DemandMeter {
         options.minDemandBurst(), startNanos);
   }
 
-  /** Records one request of {@code permits} at {@code nowNanos}, admitted or not. Lock-free. */
+  /**
+   * Records one request of {@code permits} at {@code nowNanos}, admitted or not. Lock-free.
+   *
+   * @param permits the permits asked for
+   * @param nowNanos the limiter clock's time
+   * @param wasAdmitted whether they were taken
+   */
   public void record(long permits, long nowNanos, boolean wasAdmitted) {
     long w = nowNanos >> WINDOW_SHIFT;
     long current = windowIndex.get();
@@ -107,6 +113,10 @@ public final class DemandMeter {
   /**
    * The demand at {@code nowNanos}, closing the smoothing period there. {@code closePeriod}
    * (renewals) also restarts the peak; an acquire passes false. Control path only.
+   *
+   * @param nowNanos the limiter clock's time
+   * @param closePeriod whether the report ends a renewal period (the smoothed rates move on)
+   * @return the demand to report
    */
   public Demand report(long nowNanos, boolean closePeriod) {
     long a = admitted.sum();
@@ -136,12 +146,20 @@ public final class DemandMeter {
     return new Demand(rate, burst, Math.round(ea), Math.round(ej));
   }
 
-  /** Permits admitted so far. */
+  /**
+   * Permits admitted so far.
+   *
+   * @return permits admitted since the meter started
+   */
   public long admittedTotal() {
     return admitted.sum();
   }
 
-  /** Permits refused so far. */
+  /**
+   * Permits refused so far.
+   *
+   * @return permits rejected since the meter started
+   */
   public long rejectedTotal() {
     return rejected.sum();
   }

@@ -10,12 +10,22 @@ import java.time.Duration;
  * thrown by a listener is dropped, so a faulty listener cannot stop the lease's lifecycle.
  */
 public interface LeaseListener {
-  /** The limiter moved from {@code previous} to {@code current}. */
+  /**
+   * The limiter moved from {@code previous} to {@code current}.
+   *
+   * @param limiter the limiter
+   * @param previous the state it left
+   * @param current the state it is in now
+   */
   void onLeaseStateChanged(RateLimiter limiter, LeaseState previous, LeaseState current);
 
   /**
    * A renewal was answered {@code outcome}, {@code latency} after its first send (resends of an
    * unanswered renewal included).
+   *
+   * @param limiter the limiter
+   * @param outcome the ledger's answer
+   * @param latency from the renewal's first send to the answer
    */
   default void onRenewAnswered(RateLimiter limiter, Outcome outcome, Duration latency) {
   }

@@ -63,6 +63,8 @@ public final class LeasedBucket {
   /**
    * A bucket whose refill is derated: one microsecond of credit per {@code nanosPerCredit}
    * nanoseconds ({@code >= 1000}); e.g. 1021 refills at r·(1000/1021) ≈ 0.979·r.
+   *
+   * @param nanosPerCredit nanoseconds of the holder's clock per unit of refill credit (see {@link #nanosPerCreditFor})
    */
   public LeasedBucket(long nanosPerCredit) {
     if (nanosPerCredit < NANOS_PER_MICRO || nanosPerCredit > 2 * NANOS_PER_MICRO) {
@@ -71,7 +73,12 @@ public final class LeasedBucket {
     this.nanosPerCredit = nanosPerCredit;
   }
 
-  /** The refill derating of {@code driftFraction} ε: ceil(1000 / (1 − ε)) nanoseconds per credit. */
+  /**
+   * The refill derating of {@code driftFraction} ε: ceil(1000 / (1 − ε)) nanoseconds per credit.
+   *
+   * @param driftFraction ε, the clock-rate drift the refill allows for
+   * @return the refill step that derates the rate by ε
+   */
   public static long nanosPerCreditFor(double driftFraction) {
     if (!(driftFraction >= 0 && driftFraction < 0.5)) {
       throw new IllegalArgumentException("driftFraction " + driftFraction + " not in [0, 0.5)");
@@ -167,7 +174,13 @@ public final class LeasedBucket {
 
   // ------------------------------------------------------------------ hot path
 
-  /** Takes {@code permits} tokens if the lease is valid at {@code nowNanos} and holds them. */
+  /**
+   * Takes {@code permits} tokens if the lease is valid at {@code nowNanos} and holds them.
+   *
+   * @param permits the permits to take
+   * @param nowNanos the holder clock's time
+   * @return whether they were taken
+   */
   public boolean tryAcquire(long permits, long nowNanos) {
     return acquireOrWaitNanos(permits, nowNanos) == ADMITTED;
   }
@@ -176,6 +189,10 @@ public final class LeasedBucket {
    * Takes {@code permits} tokens, or says why not: {@link #ADMITTED} (0); a positive number of
    * nanoseconds after which the current terms will have refilled enough; or {@link #NO_LEASE},
    * {@link #EXPIRED}, {@link #NOT_IN_TERM}. Lock-free, allocation-free.
+   *
+   * @param permits the permits to take
+   * @param nowNanos the holder clock's time
+   * @return {@link #ADMITTED}, a negative status, or the nanoseconds until the refill covers them
    */
   public long acquireOrWaitNanos(long permits, long nowNanos) {
     if (permits < 1 || permits > MAX_BURST) {
@@ -237,6 +254,13 @@ public final class LeasedBucket {
    * Installs a new lease: {@code startBalance} tokens (capped at the burst), refilling at
    * {@code ratePerSecond} until {@code validUntilNanos}. Returns the whole tokens left unspent
    * under the replaced terms at {@code nowNanos} (0 if none were installed).
+   *
+   * @param ratePerSecond the lease's rate share
+   * @param burst the lease's burst share
+   * @param startBalance tokens handed over with the lease
+   * @param validUntilNanos the lease's local expiry
+   * @param nowNanos the holder clock's time
+   * @return the balance dropped by the install (tokens of the previous lease)
    */
   public long install(long ratePerSecond, long burst, long startBalance, long validUntilNanos, long nowNanos) {
     checkTerms(ratePerSecond, burst, startBalance);
@@ -260,6 +284,11 @@ public final class LeasedBucket {
    * Applies renewed terms: keeps the balance (never adds to it), truncated to the new burst, and
    * refills at the new rate until the new {@code validUntilNanos}. On a bucket with nothing
    * installed (invalidated meanwhile) it installs the terms at zero balance.
+   *
+   * @param ratePerSecond the renewed rate share
+   * @param burst the renewed burst share
+   * @param validUntilNanos the new local expiry
+   * @param nowNanos the holder clock's time
    */
   public void renew(long ratePerSecond, long burst, long validUntilNanos, long nowNanos) {
     checkTerms(ratePerSecond, burst, 0);
@@ -284,6 +313,9 @@ public final class LeasedBucket {
   /**
    * Stops all admission until the next {@link #install}; returns the whole tokens that were
    * unspent at that instant (what {@code close()} may return to the ledger). Idempotent.
+   *
+   * @param nowNanos the holder clock's time
+   * @return the whole tokens left, to hand back
    */
   public long invalidate(long nowNanos) {
     synchronized (control) {
@@ -305,7 +337,12 @@ public final class LeasedBucket {
 
   // ------------------------------------------------------------------ reads (snapshots)
 
-  /** Balance at {@code nowNanos} in microtokens (0 when nothing is installed or it expired). */
+  /**
+   * Balance at {@code nowNanos} in microtokens (0 when nothing is installed or it expired).
+   *
+   * @param nowNanos the holder clock's time
+   * @return the balance in units ({@link #UNITS_PER_TOKEN} per token)
+   */
   public long balanceUnits(long nowNanos) {
     while (true) {
       long s = (long) STATE.getVolatile(this);
@@ -325,29 +362,50 @@ public final class LeasedBucket {
     }
   }
 
-  /** Whole tokens available at {@code nowNanos}. */
+  /**
+   * Whole tokens available at {@code nowNanos}.
+   *
+   * @param nowNanos the holder clock's time
+   * @return the balance in whole tokens
+   */
   public long balance(long nowNanos) {
     return balanceUnits(nowNanos) / UNITS_PER_TOKEN;
   }
 
-  /** True when terms are installed (expired or not). */
+  /**
+   * True when terms are installed (expired or not).
+   *
+   * @return whether a lease is installed
+   */
   public boolean installed() {
     return terms.installed;
   }
 
-  /** Local expiry of the installed terms; {@code Long.MIN_VALUE} when none are installed. */
+  /**
+   * Local expiry of the installed terms; {@code Long.MIN_VALUE} when none are installed.
+   *
+   * @return the installed lease's local expiry on the holder's clock
+   */
   public long validUntilNanos() {
     Terms t = terms;
     return t.installed ? t.validUntilNanos : Long.MIN_VALUE;
   }
 
-  /** Rate share of the installed terms (0 when none). */
+  /**
+   * Rate share of the installed terms (0 when none).
+   *
+   * @return the installed rate share
+   */
   public long ratePerSecond() {
     Terms t = terms;
     return t.installed ? t.ratePerSecond : 0;
   }
 
-  /** Burst share of the installed terms in whole tokens (0 when none). */
+  /**
+   * Burst share of the installed terms in whole tokens (0 when none).
+   *
+   * @return the installed burst share
+   */
   public long burst() {
     Terms t = terms;
     return t.installed ? t.burstUnits / UNITS_PER_TOKEN : 0;

@@ -12,15 +12,28 @@ import java.util.concurrent.TimeUnit;
  */
 @FunctionalInterface
 public interface LimiterScheduler {
-  /** Runs {@code task} once after {@code delayNanos} (at once if {@code <= 0}). */
+  /**
+   * Runs {@code task} once after {@code delayNanos} (at once if {@code <= 0}).
+   *
+   * @param task what to run
+   * @param delayNanos after how long, in nanoseconds of the limiter's clock
+   * @return a handle to cancel it
+   */
   Cancellable schedule(Runnable task, long delayNanos);
 
   /** A scheduled task that may be cancelled; cancelling a task that ran is a no-op. */
   @FunctionalInterface
   interface Cancellable {
+    /** Cancels the task if it has not run. */
     void cancel();
   }
 
+  /**
+   * A scheduler running tasks on {@code executor}.
+   *
+   * @param executor the executor (a Netty event loop is one)
+   * @return the scheduler
+   */
   static LimiterScheduler of(ScheduledExecutorService executor) {
     return (task, delayNanos) -> {
       ScheduledFuture<?> f = executor.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);

@@ -40,10 +40,20 @@ public final class ManualScheduler implements LimiterScheduler {
     }
   }
 
+  /**
+   * A manual clock and scheduler starting at {@code startNanos}.
+   *
+   * @param startNanos the clock's first time
+   */
   public ManualScheduler(long startNanos) {
     this.nowNanos = startNanos;
   }
 
+  /**
+   * The manual clock.
+   *
+   * @return its time, in nanoseconds
+   */
   public synchronized long nanoTime() {
     return nowNanos;
   }
@@ -55,11 +65,21 @@ public final class ManualScheduler implements LimiterScheduler {
     return t;
   }
 
-  /** Runs every task due at the current time (including ones they schedule for now). */
+  /**
+   * Runs every task due at the current time (including ones they schedule for now).
+   *
+   * @return how many tasks ran
+   */
   public int runDue() {
     return advanceTo(nanoTime());
   }
 
+  /**
+   * Moves the clock forward by {@code deltaNanos}, running tasks as their times come.
+   *
+   * @param deltaNanos not negative
+   * @return how many tasks ran
+   */
   public int advance(long deltaNanos) {
     if (deltaNanos < 0) {
       throw new IllegalArgumentException("deltaNanos " + deltaNanos + " < 0");
@@ -70,6 +90,9 @@ public final class ManualScheduler implements LimiterScheduler {
   /**
    * Moves time to {@code targetNanos}, stopping at each due task's time to run it. Returns the
    * number of tasks run. Bounded: at most 1,000,000 tasks per call (a runaway loop is a bug).
+   *
+   * @param targetNanos the time to move to
+   * @return how many tasks ran
    */
   public int advanceTo(long targetNanos) {
     int ran = 0;
@@ -98,12 +121,20 @@ public final class ManualScheduler implements LimiterScheduler {
     }
   }
 
-  /** Tasks waiting (cancelled ones included until their time comes). */
+  /**
+   * Tasks waiting (cancelled ones included until their time comes).
+   *
+   * @return tasks scheduled and not yet run
+   */
   public synchronized int pending() {
     return queue.size();
   }
 
-  /** Time of the earliest pending task, or {@code Long.MAX_VALUE} when none. */
+  /**
+   * Time of the earliest pending task, or {@code Long.MAX_VALUE} when none.
+   *
+   * @return the time of the next task
+   */
   public synchronized long nextTaskNanos() {
     Task t = queue.peek();
     return t == null ? Long.MAX_VALUE : t.atNanos;

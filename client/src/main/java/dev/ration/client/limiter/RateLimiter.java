@@ -1,5 +1,7 @@
 package dev.ration.client.limiter;
 
+import dev.ration.client.limiter.internal.LeaseTransport;
+import dev.ration.client.limiter.internal.Limiters;
 import dev.ration.wire.Mode;
 import dev.ration.wire.lease.LeaseView;
 
@@ -77,6 +79,10 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #tryAcquire} is lock-free and allocation-free.
  */
 public final class RateLimiter implements AutoCloseable {
+  static {
+    Limiters.install(RateLimiter::create);
+  }
+
   private static final long NANOS_PER_MILLI = 1_000_000L;
   private static final Logger LOG = LoggerFactory.getLogger(RateLimiter.class);
   private static final long LOG_INTERVAL_NANOS = 10_000_000_000L;
@@ -156,7 +162,7 @@ public final class RateLimiter implements AutoCloseable {
    * A limiter over any transport and scheduler (the simulation and tests use this; services use
    * {@code RationClient.rateLimiter}). Nothing is sent until first use.
    */
-  public static RateLimiter create(LeaseTransport transport, LimiterScheduler scheduler,
+  static RateLimiter create(LeaseTransport transport, LimiterScheduler scheduler,
       String tenant, String resource, String holder, LimiterOptions options) {
     if (transport == null || scheduler == null || options == null) {
       throw new IllegalArgumentException("transport, scheduler and options are required");
@@ -171,7 +177,12 @@ public final class RateLimiter implements AutoCloseable {
 
   // ------------------------------------------------------------------ hot path
 
-  /** Takes {@code permits} if the local bucket holds them now. Never blocks; never allocates. */
+  /**
+   * Takes {@code permits} if the local bucket holds them now. Never blocks; never allocates.
+   *
+   * @param permits the permits to take, positive
+   * @return whether they were taken
+   */
   public boolean tryAcquire(long permits) {
     if (closed) {
       decisionCounts[Decision.Reason.CLOSED.ordinal()].increment();
@@ -195,6 +206,11 @@ public final class RateLimiter implements AutoCloseable {
     return r == LeasedBucket.ADMITTED;
   }
 
+  /**
+   * Takes one permit if the local bucket holds it now.
+   *
+   * @return whether it was taken
+   */
   public boolean tryAcquire() {
     return tryAcquire(1);
   }
@@ -205,6 +221,10 @@ public final class RateLimiter implements AutoCloseable {
    * Returns false at the timeout, when closed, or when the thread is interrupted (its interrupt
    * flag then stays set). Never call it on the client's event loop: the lease it waits for is
    * installed there.
+   *
+   * @param permits the permits to take, positive
+   * @param timeout the longest wait
+   * @return whether they were taken within the timeout
    */
   public boolean tryAcquire(long permits, Duration timeout) {
     long deadline = deadlineOf(timeout);
@@ -221,7 +241,7 @@ public final class RateLimiter implements AutoCloseable {
         awaitReady(Duration.ofNanos(left));
         continue;
       }
-      long wait = d.retryAfterKnown() ? d.retryAfterNanos() : d.retryPolicy().initialDelayNanos();
+      long wait = d.retryAfterKnown() ? d.retryAfter().toNanos() : d.retryPolicy().initialDelay().toNanos();
       LockSupport.parkNanos(Math.max(1, Math.min(wait, left)));
     }
   }
@@ -233,6 +253,9 @@ public final class RateLimiter implements AutoCloseable {
    * start-up so the first requests are not refused for want of a lease; the timeout bounds the
    * wait when the cluster is unreachable or the limit is fully held. Never call it on the
    * client's event loop: the lease it waits for is installed there.
+   *
+   * @param timeout the longest wait
+   * @return whether a lease is held
    */
   public boolean awaitReady(Duration timeout) {
     long deadline = deadlineOf(timeout);
@@ -257,7 +280,11 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
-  /** Whether a lease is held now. */
+  /**
+   * Whether a lease is held now.
+   *
+   * @return whether a lease is held
+   */
   public synchronized boolean ready() {
     return readyLocked();
   }
@@ -275,7 +302,12 @@ public final class RateLimiter implements AutoCloseable {
     return now + nanos;
   }
 
-  /** Like {@link #tryAcquire} but says why, and when to retry. */
+  /**
+   * Like {@link #tryAcquire} but says why, and when to retry.
+   *
+   * @param permits the permits to take, positive
+   * @return whether they were taken, why, and when to try again
+   */
   public Decision decide(long permits) {
     Decision d = decideUncounted(permits);
     decisionCounts[d.reason().ordinal()].increment();
@@ -285,16 +317,16 @@ public final class RateLimiter implements AutoCloseable {
   private Decision decideUncounted(long permits) {
     RetryPolicy policy = options.unknownRetry();
     if (closed) {
-      return new Decision(false, Decision.Reason.CLOSED, policy.initialDelayNanos(), false, policy);
+      return new Decision(false, Decision.Reason.CLOSED, policy.initialDelay(), false, policy);
     }
     long now = clock.getAsLong();
     long r = bucket.acquireOrWaitNanos(permits, now);
     demand.record(permits, now, r == LeasedBucket.ADMITTED);
     if (r == LeasedBucket.ADMITTED) {
-      return new Decision(true, inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED, 0, true, policy);
+      return new Decision(true, inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED, Duration.ZERO, true, policy);
     }
     if (r > 0) {
-      return new Decision(false, Decision.Reason.NO_TOKENS, r, true, policy);
+      return new Decision(false, Decision.Reason.NO_TOKENS, Duration.ofNanos(r), true, policy);
     }
     if (r == LeasedBucket.NOT_IN_TERM) {
       Decision.Reason reason = inEmergency ? Decision.Reason.EMERGENCY_EXHAUSTED : Decision.Reason.NO_TOKENS;
@@ -305,6 +337,11 @@ public final class RateLimiter implements AutoCloseable {
     return unknownOrHint(reason, now, policy);
   }
 
+  /**
+   * As {@link #decide(long)} for one permit.
+   *
+   * @return the decision
+   */
   public Decision decide() {
     return decide(1);
   }
@@ -312,9 +349,9 @@ public final class RateLimiter implements AutoCloseable {
   private Decision unknownOrHint(Decision.Reason reason, long now, RetryPolicy policy) {
     long hint = readyHintNanos;
     if (hint != Long.MIN_VALUE && hint > now) {
-      return new Decision(false, reason, hint - now, true, policy);
+      return new Decision(false, reason, Duration.ofNanos(hint - now), true, policy);
     }
-    return new Decision(false, reason, policy.initialDelayNanos(), false, policy);
+    return new Decision(false, reason, policy.initialDelay(), false, policy);
   }
 
   private void kick() {
@@ -576,6 +613,8 @@ public final class RateLimiter implements AutoCloseable {
   /**
    * Invalidates the bucket, then returns the lease with its unused whole tokens; the future
    * completes when the return is answered (or failed: the lease then simply expires). Idempotent.
+   *
+   * @return completes once the return is answered (or given up)
    */
   public synchronized CompletableFuture<Void> closeAsync() {
     if (closing != null) {
@@ -631,12 +670,12 @@ public final class RateLimiter implements AutoCloseable {
     return closing;
   }
 
-  /** {@link #closeAsync()}, waiting at most {@code closeTimeoutNanos} for the return's answer. */
+  /** {@link #closeAsync()}, waiting at most {@code closeTimeout} for the return's answer. */
   @Override
   public void close() {
     CompletableFuture<Void> f = closeAsync();
     try {
-      f.get(options.closeTimeoutNanos(), TimeUnit.NANOSECONDS);
+      f.get(options.closeTimeout().toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
@@ -697,13 +736,14 @@ public final class RateLimiter implements AutoCloseable {
 
   private long localExpiry(long sentAt, long durationMillis) {
     long durationNanos = durationMillis * NANOS_PER_MILLI;
-    return sentAt + (long) (durationNanos * (1 - options.driftFraction())) - options.marginNanos();
+    return sentAt + (long) (durationNanos * (1 - options.driftFraction())) - options.margin().toNanos();
   }
 
   /** The delay before retry {@code attempt}: d = base·2^attempt up to max, drawn from [d/2, d]. */
   private long backoff(int attempt) {
-    long d = options.backoffBaseNanos() << Math.min(attempt, 30);
-    d = d <= 0 || d > options.backoffMaxNanos() ? options.backoffMaxNanos() : d;
+    long max = options.backoffMax().toNanos();
+    long d = options.backoffBase().toNanos() << Math.min(attempt, 30);
+    d = d <= 0 || d > max ? max : d;
     long half = d / 2;
     RandomGenerator random = options.jitterRandom().orElseGet(ThreadLocalRandom::current);
     return half + random.nextLong(d - half + 1);
@@ -730,53 +770,102 @@ public final class RateLimiter implements AutoCloseable {
 
   // ------------------------------------------------------------------ introspection
 
+  /**
+   * The tenant of the limit.
+   *
+   * @return the tenant
+   */
   public String tenant() {
     return tenant;
   }
 
+  /**
+   * The resource of the limit.
+   *
+   * @return the resource
+   */
   public String resource() {
     return resource;
   }
 
+  /**
+   * Who holds the lease.
+   *
+   * @return the holder
+   */
   public String holder() {
     return holder;
   }
 
-  /** The bucket (read it for balances; the simulation inspects it). */
+  /**
+   * The bucket (read it for balances; the simulation inspects it).
+   *
+   * @return the local bucket
+   */
   public LeasedBucket bucket() {
     return bucket;
   }
 
-  /** Permits admitted so far (emergency included). */
+  /**
+   * Permits admitted so far (emergency included).
+   *
+   * @return permits admitted so far
+   */
   public long admittedTotal() {
     return demand.admittedTotal();
   }
 
+  /**
+   * Permits rejected so far.
+   *
+   * @return the count
+   */
   public long rejectedTotal() {
     return demand.rejectedTotal();
   }
 
-  /** The lease currently held, if any. */
+  /**
+   * The lease currently held, if any.
+   *
+   * @return the lease held, or empty
+   */
   public synchronized java.util.Optional<LeaseView> lease() {
     return (phase == Phase.HELD || phase == Phase.RENEWING) ? java.util.Optional.ofNullable(lease) : java.util.Optional.empty();
   }
 
-  /** True while admitting from the best-effort emergency budget. */
+  /**
+   * True while admitting from the best-effort emergency budget.
+   *
+   * @return whether the limiter admits from the emergency budget
+   */
   public boolean inEmergency() {
     return inEmergency;
   }
 
-  /** Where the limiter stands with its lease. */
+  /**
+   * Where the limiter stands with its lease.
+   *
+   * @return the lease state
+   */
   public LeaseState state() {
     return state;
   }
 
-  /** Decisions so far with {@code reason} ({@link #tryAcquire} and {@link #decide} alike). */
+  /**
+   * Decisions so far with {@code reason} ({@link #tryAcquire} and {@link #decide} alike).
+   *
+   * @param reason a reason
+   * @return how many decisions had it
+   */
   public long decisions(Decision.Reason reason) {
     return decisionCounts[reason.ordinal()].sum();
   }
 
-  /** Emergency tokens spent so far, in this disconnection and the ones before. */
+  /**
+   * Emergency tokens spent so far, in this disconnection and the ones before.
+   *
+   * @return emergency tokens spent so far
+   */
   public synchronized long emergencySpentTotal() {
     long current = inEmergency ? Math.max(0, emergencyInstalled - bucket.balance(clock.getAsLong())) : 0;
     return emergencySpentEnded + current;
@@ -785,6 +874,8 @@ public final class RateLimiter implements AutoCloseable {
   /**
    * Tells {@code listener} about this limiter's lease from now on (see {@link LeaseListener}
    * for the thread it is called on).
+   *
+   * @param listener the listener
    */
   public void addListener(LeaseListener listener) {
     if (listener == null) {
@@ -793,12 +884,21 @@ public final class RateLimiter implements AutoCloseable {
     listeners.add(listener);
   }
 
-  /** Stops telling {@code listener}; true if it was registered. */
+  /**
+   * Stops telling {@code listener}; true if it was registered.
+   *
+   * @param listener a listener added before
+   * @return whether it was registered
+   */
   public boolean removeListener(LeaseListener listener) {
     return listeners.remove(listener);
   }
 
-  /** Emergency tokens spent and not yet reported to the ledger. */
+  /**
+   * Emergency tokens spent and not yet reported to the ledger.
+   *
+   * @return emergency tokens spent and not yet reported
+   */
   public synchronized long emergencyUnreported() {
     return emergencyToReport;
   }

@@ -38,12 +38,21 @@ public final class RateLimiterMetrics implements MeterBinder {
   private final RateLimiter limiter;
   private final Tags tags;
 
-  /** Meters of {@code limiter} with its tenant, resource and holder as tags. */
+  /**
+   * Meters of {@code limiter} with its tenant, resource and holder as tags.
+   *
+   * @param limiter the limiter
+   */
   public RateLimiterMetrics(RateLimiter limiter) {
     this(limiter, Tags.empty());
   }
 
-  /** As {@link #RateLimiterMetrics(RateLimiter)}, with {@code extraTags} on every meter. */
+  /**
+   * As {@link #RateLimiterMetrics(RateLimiter)}, with {@code extraTags} on every meter.
+   *
+   * @param limiter the limiter
+   * @param extraTags tags added to every meter
+   */
   public RateLimiterMetrics(RateLimiter limiter, Iterable<Tag> extraTags) {
     if (limiter == null || extraTags == null) {
       throw new IllegalArgumentException("limiter and extraTags are required");

@@ -19,7 +19,16 @@ import java.util.concurrent.CancellationException;
  */
 public final class CancellationToken {
   /** Why the pool asked the job to stop. */
-  public enum Reason { CANCELLED, DEADLINE, LEASE_ENDING, SHUTDOWN }
+  public enum Reason {
+    /** The job was cancelled through its handle or the pool. */
+    CANCELLED,
+    /** The job's deadline is near. */
+    DEADLINE,
+    /** The pool's slots (its lease) are ending. */
+    LEASE_ENDING,
+    /** The pool is shutting down. */
+    SHUTDOWN
+  }
 
   private final Object lock = new Object();
   private List<Runnable> callbacks = new ArrayList<>(0);
@@ -28,11 +37,20 @@ public final class CancellationToken {
   CancellationToken() {
   }
 
+  /**
+   * Whether the pool asked the job to stop.
+   *
+   * @return true once cancelled
+   */
   public boolean isCancelled() {
     return reason != null;
   }
 
-  /** Why it was cancelled, if it was. */
+  /**
+   * Why it was cancelled, if it was.
+   *
+   * @return why, or empty while not cancelled
+   */
   public Optional<Reason> reason() {
     return Optional.ofNullable(reason);
   }
@@ -49,6 +67,9 @@ public final class CancellationToken {
    * Runs {@code callback} when the token is cancelled (at once if it already is). Returns a
    * registration whose {@code close()} removes the callback, so a job that finished its I/O
    * does not leave it behind.
+   *
+   * @param callback run once on cancellation
+   * @return the registration; closing it removes the callback
    */
   public Registration onCancel(Runnable callback) {
     synchronized (lock) {

@@ -8,7 +8,14 @@ package dev.ration.client.pool;
  */
 @FunctionalInterface
 public interface FailureClassifier {
+  /**
+   * Whether an attempt that threw {@code failure} is worth another.
+   *
+   * @param failure what the attempt threw
+   * @return true to retry (within the attempts left)
+   */
   boolean isRetryable(Throwable failure);
 
+  /** Retries only a {@link RetryableJobException}. */
   FailureClassifier DEFAULT = failure -> failure instanceof RetryableJobException;
 }

@@ -9,5 +9,12 @@ package dev.ration.client.pool;
  */
 @FunctionalInterface
 public interface Job<T> {
+  /**
+   * Runs one attempt.
+   *
+   * @param attempt which attempt this is, with its cancellation token
+   * @return the job's value
+   * @throws Exception a failure, retried when the pool's classifier says so
+   */
   T run(Attempt attempt) throws Exception;
 }

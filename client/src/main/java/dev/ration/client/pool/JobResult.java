@@ -10,6 +10,18 @@ import java.util.Optional;
  */
 public record JobResult<T>(long jobId, JobState state, Optional<T> value, Optional<Throwable> failure,
                            int attempts, Instant finishedAt, boolean overrun) {
+  /**
+   * A result, validated.
+   *
+   * @param jobId the job
+   * @param state its terminal state
+   * @param value its value, when it succeeded
+   * @param failure its last failure, when it failed
+   * @param attempts how many attempts ran
+   * @param finishedAt when it ended, on the pool's clock
+   * @param overrun whether it ran past its deadline
+   * @throws IllegalArgumentException if {@code state} is not terminal
+   */
   public JobResult {
     if (!state.isTerminal()) {
       throw new IllegalArgumentException("job " + jobId + " result with non-terminal state " + state);

@@ -29,6 +29,23 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
                           Duration backoffMax, int resultsRetained, Duration resultsRetainedFor,
                           Duration cancelLead, Duration tick, Clock clock, LongUnaryOperator jitter,
                           String threadNamePrefix) {
+  /**
+   * Options, validated.
+   *
+   * @param workers W, the most attempts running at once
+   * @param queueCapacity Q, the most jobs waiting
+   * @param maxAttempts the most attempts of a job
+   * @param backoffBase the first retry delay cap
+   * @param backoffMax the largest retry delay cap
+   * @param resultsRetained the most finished results kept
+   * @param resultsRetainedFor how long a finished result is kept
+   * @param cancelLead how long before a deadline a running job's token is cancelled
+   * @param tick how often the pool checks deadlines
+   * @param clock the pool's clock
+   * @param jitter draws a delay in [0, bound] for a bound
+   * @param threadNamePrefix the workers' thread names' prefix
+   * @throws IllegalArgumentException on a value out of range
+   */
   public PoolOptions {
     Objects.requireNonNull(backoffBase, "backoffBase");
     Objects.requireNonNull(backoffMax, "backoffMax");
@@ -55,6 +72,10 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
   /**
    * W workers, queue Q, 3 attempts with backoff capped at 100 ms doubling to 10 s, 10,000
    * results kept for at most 5 minutes, a cancel lead of 500 ms, a 10 ms tick, the system clock.
+   *
+   * @param workers W
+   * @param queueCapacity Q
+   * @return the options
    */
   public static PoolOptions of(int workers, int queueCapacity) {
     return new PoolOptions(workers, queueCapacity, 3, Duration.ofMillis(100), Duration.ofSeconds(10),
@@ -63,26 +84,59 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
         "ration-pool");
   }
 
+  /**
+   * These options with other retries.
+   *
+   * @param maxAttempts the most attempts of a job
+   * @param backoffBase the first retry delay cap
+   * @param backoffMax the largest retry delay cap
+   * @return the options
+   */
   public PoolOptions withRetries(int maxAttempts, Duration backoffBase, Duration backoffMax) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
         resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
   }
 
+  /**
+   * These options keeping other numbers of finished results.
+   *
+   * @param resultsRetained the most kept
+   * @param resultsRetainedFor how long each is kept
+   * @return the options
+   */
   public PoolOptions withRetention(int resultsRetained, Duration resultsRetainedFor) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
         resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
   }
 
+  /**
+   * These options with another cancel lead.
+   *
+   * @param cancelLead how long before a deadline a running job's token is cancelled
+   * @return the options
+   */
   public PoolOptions withCancelLead(Duration cancelLead) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
         resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
   }
 
+  /**
+   * These options with another clock.
+   *
+   * @param clock the pool's clock
+   * @return the options
+   */
   public PoolOptions withClock(Clock clock) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
         resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
   }
 
+  /**
+   * These options with another jitter.
+   *
+   * @param jitter draws a delay in [0, bound] for a bound
+   * @return the options
+   */
   public PoolOptions withJitter(LongUnaryOperator jitter) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
         resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);

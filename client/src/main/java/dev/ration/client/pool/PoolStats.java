@@ -20,7 +20,11 @@ public record PoolStats(int queued, int backingOff, Duration oldestQueuedAge, in
                         int slotsHeld, long accepted, long rejected, long overloaded, long succeeded,
                         long failed, long cancelled, long retries, long overruns, long runNanosTotal,
                         long attempts) {
-  /** Running jobs over workers, in [0, 1]. */
+  /**
+   * Running jobs over workers, in [0, 1].
+   *
+   * @return running attempts over workers, 0 to 1
+   */
   public double utilization() {
     return (double) running / workers;
   }

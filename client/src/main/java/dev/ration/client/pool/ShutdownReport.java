@@ -9,6 +9,13 @@ import java.util.List;
  * (their tokens are cancelled; they keep their worker threads until they return).
  */
 public record ShutdownReport(List<Long> finished, List<Long> cancelled, List<Long> abandoned) {
+  /**
+   * A report; the lists are copied.
+   *
+   * @param finished jobs that ended by themselves
+   * @param cancelled jobs cancelled before they ran
+   * @param abandoned jobs still running at the deadline
+   */
   public ShutdownReport {
     finished = List.copyOf(finished);
     cancelled = List.copyOf(cancelled);

@@ -17,22 +17,42 @@ import java.time.Instant;
  * every job start, so they must be cheap (a volatile read).
  */
 public interface SlotSource {
-  /** The number of jobs the pool may run at once now; 0 when no lease is held. */
+  /**
+   * The number of jobs the pool may run at once now; 0 when no lease is held.
+   *
+   * @return how many jobs may run at once now
+   */
   int permits();
 
-  /** The end of the current permission; {@link Instant#MAX} for a source that never expires. */
+  /**
+   * The end of the current permission; {@link Instant#MAX} for a source that never expires.
+   *
+   * @return until when the permits hold
+   */
   Instant validUntil();
 
   /**
    * Registers {@code onChange}, run (on any thread, quickly) whenever {@code permits()} or
    * {@code validUntil()} changes, so the pool reacts without waiting for its next tick.
+   *
+   * @param onChange run when the permits or their validity change
    */
   void addListener(Runnable onChange);
 
-  /** The pool's demand: jobs running and jobs waiting (queued or backing off before a retry). */
+  /**
+   * The pool's demand: jobs running and jobs waiting (queued or backing off before a retry).
+   *
+   * @param running jobs running now
+   * @param queued jobs waiting now
+   */
   void reportUsage(int running, int queued);
 
-  /** A source that always permits {@code n} concurrent jobs and never expires. */
+  /**
+   * A source that always permits {@code n} concurrent jobs and never expires.
+   *
+   * @param n the permits
+   * @return a source that always grants them
+   */
   static SlotSource fixed(int n) {
     if (n < 0) {
       throw new IllegalArgumentException("fixed slot count " + n + " must be >= 0");

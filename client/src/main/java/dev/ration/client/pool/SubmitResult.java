@@ -17,5 +17,10 @@ public sealed interface SubmitResult<T> {
   }
 
   /** Why a submission was rejected. */
-  enum RejectReason { STOPPING, DEADLINE_PASSED }
+  enum RejectReason {
+    /** The pool is shutting down. */
+    STOPPING,
+    /** The job's deadline has passed. */
+    DEADLINE_PASSED
+  }
 }

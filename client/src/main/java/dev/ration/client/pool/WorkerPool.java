@@ -95,6 +95,12 @@ public final class WorkerPool implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   private final Thread housekeeper;
 
+  /**
+   * A pool; its workers start at once.
+   *
+   * @param options its options
+   * @param slots how many jobs may run at once
+   */
   public WorkerPool(PoolOptions options, SlotSource slots) {
     this.options = Objects.requireNonNull(options, "options");
     this.slots = Objects.requireNonNull(slots, "slots");
@@ -113,11 +119,23 @@ public final class WorkerPool implements AutoCloseable {
     housekeeper.start();
   }
 
+  /**
+   * The pool's options.
+   *
+   * @return the options
+   */
   public PoolOptions options() {
     return options;
   }
 
-  /** {@link #submit(Job, Instant, Duration)} without waiting for room. */
+  /**
+   * {@link #submit(Job, Instant, Duration)} without waiting for room.
+   *
+   * @param <T> the job's value type
+   * @param job the job
+   * @param deadline when it must end, on the pool's clock
+   * @return accepted, rejected or overloaded
+   */
   public <T> SubmitResult<T> submit(Job<T> job, Instant deadline) {
     return submit(job, deadline, Duration.ZERO);
   }
@@ -128,6 +146,12 @@ public final class WorkerPool implements AutoCloseable {
    * {@code maxWait}, and never past the deadline, for a place to free) or Accepted. Room is
    * counted over queued and backing-off jobs: a running job that fails and is retried goes back
    * to wait even when the queue is full, so at most Q + W jobs are ever held.
+   *
+   * @param <T> the job's value type
+   * @param job the job
+   * @param deadline when it must end, on the pool's clock
+   * @param maxWait how long to wait for room in the queue
+   * @return accepted, rejected or overloaded
    */
   public <T> SubmitResult<T> submit(Job<T> job, Instant deadline, Duration maxWait) {
     Objects.requireNonNull(job, "job");
@@ -182,7 +206,12 @@ public final class WorkerPool implements AutoCloseable {
     return new SubmitResult.Accepted<>(task);
   }
 
-  /** The state of job {@code id}, while it is live or its result is retained. */
+  /**
+   * The state of job {@code id}, while it is live or its result is retained.
+   *
+   * @param id a job's id
+   * @return its state, or empty once forgotten
+   */
   public Optional<JobState> state(long id) {
     Task<?> t = live.get(id);
     if (t != null) {
@@ -194,6 +223,9 @@ public final class WorkerPool implements AutoCloseable {
   /**
    * The result of ended job {@code id}, kept for the newest {@code resultsRetained} jobs and for
    * at most {@code resultsRetainedFor} after they ended; empty otherwise (also while it runs).
+   *
+   * @param id a job's id
+   * @return its result, or empty while running or once forgotten
    */
   public Optional<JobResult<?>> result(long id) {
     synchronized (retained) {
@@ -202,13 +234,22 @@ public final class WorkerPool implements AutoCloseable {
     }
   }
 
-  /** Cancels job {@code id}; see {@link JobHandle#cancel}. False if it is not live. */
+  /**
+   * Cancels job {@code id}; see {@link JobHandle#cancel}. False if it is not live.
+   *
+   * @param id a job's id
+   * @return whether it was live (it is cancelled now)
+   */
   public boolean cancel(long id) {
     Task<?> t = live.get(id);
     return t != null && t.cancel();
   }
 
-  /** Ids of the most recent overruns (at most 1,000; {@link PoolStats#overruns} counts all). */
+  /**
+   * Ids of the most recent overruns (at most 1,000; {@link PoolStats#overruns} counts all).
+   *
+   * @return the ids of those jobs
+   */
   public List<Long> overrunJobIds() {
     lock.lock();
     try {
@@ -218,6 +259,11 @@ public final class WorkerPool implements AutoCloseable {
     }
   }
 
+  /**
+   * The pool's figures now.
+   *
+   * @return the figures
+   */
   public PoolStats stats() {
     lock.lock();
     try {
@@ -238,6 +284,11 @@ public final class WorkerPool implements AutoCloseable {
    * {@code deadline} passes on the pool's clock. At the deadline, jobs still waiting are
    * cancelled and running ones have their tokens cancelled and are reported abandoned. Calling
    * it again reports on the jobs live at that call.
+   *
+   * @param deadline the latest end, on the pool's clock
+   * @param policy cancel the queue or drain it
+   * @return what became of the jobs
+   * @throws InterruptedException if the calling thread is interrupted while waiting
    */
   public ShutdownReport shutdown(Instant deadline, ShutdownPolicy policy) throws InterruptedException {
     Objects.requireNonNull(deadline, "deadline");
@@ -303,7 +354,11 @@ public final class WorkerPool implements AutoCloseable {
     shutdown(options.clock().instant().plusSeconds(5), ShutdownPolicy.CANCEL_QUEUED);
   }
 
-  /** True once every worker thread has exited (after shutdown, when no job runs any more). */
+  /**
+   * True once every worker thread has exited (after shutdown, when no job runs any more).
+   *
+   * @return whether the pool has shut down and its workers ended
+   */
   public boolean isTerminated() {
     lock.lock();
     try {
@@ -481,7 +536,12 @@ public final class WorkerPool implements AutoCloseable {
 
   private volatile FailureClassifier classifier = FailureClassifier.DEFAULT;
 
-  /** Sets how failures are classified; {@link FailureClassifier#DEFAULT} until called. */
+  /**
+   * Sets how failures are classified; {@link FailureClassifier#DEFAULT} until called.
+   *
+   * @param classifier decides which failures are retried
+   * @return this pool
+   */
   public WorkerPool classifyingFailuresWith(FailureClassifier classifier) {
     this.classifier = Objects.requireNonNull(classifier, "classifier");
     return this;

@@ -28,6 +28,12 @@ public final class WorkerPoolMetrics implements MeterBinder {
   private final WorkerPool pool;
   private final Tags tags;
 
+  /**
+   * Meters of {@code pool}, tagged {@code pool=name}.
+   *
+   * @param pool the pool
+   * @param name its name in the tags
+   */
   public WorkerPoolMetrics(WorkerPool pool, String name) {
     this.pool = Objects.requireNonNull(pool, "pool");
     this.tags = Tags.of("pool", Objects.requireNonNull(name, "name"));

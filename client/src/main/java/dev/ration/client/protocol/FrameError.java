@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.ErrorCode;
+
 /**
  * A framing problem found by {@link FrameDecoder}, emitted downstream as a message instead of
  * an exception so the endpoint can answer it.

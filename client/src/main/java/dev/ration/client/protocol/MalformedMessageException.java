@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.ErrorCode;
+
 /**
  * A payload that does not decode: truncated, trailing bytes, a bad enum code, a declared length
  * larger than what remains, or invalid UTF-8. The message names the field. The frame boundary

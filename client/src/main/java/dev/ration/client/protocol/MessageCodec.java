@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.ErrorCode;
+
 import dev.ration.wire.ByteReader;
 import dev.ration.wire.ByteWriter;
 import dev.ration.wire.shape.Shape;

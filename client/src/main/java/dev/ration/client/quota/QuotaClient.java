@@ -3,43 +3,84 @@ package dev.ration.client.quota;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
 import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.OutcomeReply;
 import dev.ration.client.protocol.Response;
+import dev.ration.client.quota.internal.QuotaAccess;
+import dev.ration.client.time.LedgerTime;
 import dev.ration.client.transport.Transport;
 import dev.ration.wire.Outcome;
-import dev.ration.wire.quota.AuditRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Quotas, reservations and usage through a {@link Transport}, in production a {@code
- * RationClient} (its connection, leader following, deadlines and retries: every mutation keeps
+ * Quotas and reservations, from {@code RationClient.quotas()}: every call goes through the
+ * client (its connection, leader following, deadlines and retries: every mutation keeps
  * its request id across retries, so the coordinator's idempotency gives a retried reserve its
  * first decision). Synchronous methods join the asynchronous ones. Thread-safe, like the client.
  */
 public final class QuotaClient {
-  private final Transport client;
+  static {
+    QuotaAccess.install(QuotaClient::new);
+  }
 
-  public QuotaClient(Transport client) {
+  private final Transport client;
+  private final List<QuotaListener> listeners = new CopyOnWriteArrayList<>();
+
+  private QuotaClient(Transport client) {
     this.client = client;
+  }
+
+  /**
+   * Tells {@code listener} about every later call and refused reservation of this client.
+   *
+   * @param listener the listener
+   */
+  public void addListener(QuotaListener listener) {
+    listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Stops telling {@code listener}.
+   *
+   * @param listener a listener added before
+   * @return whether it was registered
+   */
+  public boolean removeListener(QuotaListener listener) {
+    return listeners.remove(listener);
   }
 
   // ---------------------------------------------------------------- reservations
 
   /**
-   * checkAndReserve, value form: the reply says SUCCESS (with the reservation) or the refusal
-   * (refusing level, retry-after, current version).
+   * checkAndReserve, value form: SUCCESS with the reservation, or the refusal (refusing level,
+   * retry-after, current version).
+   *
+   * @param scope the scope reserved in; every level up to the root is checked
+   * @param items the resources and amounts
+   * @param configVersion the catalog version the caller last read (0 = do not check)
+   * @param ttl how long the reservation lasts unless settled
+   * @return the reservation or the refusal
    */
-  public CompletableFuture<QuotaResponse.ReserveReply> tryReserveAsync(
-      String scope, List<QuotaRequest.Item> items, long configVersion, Duration ttl) {
-    return call(new QuotaRequest.Reserve(scope, items, configVersion, ttl.toMillis()),
-        QuotaResponse.ReserveReply.class);
+  public CompletableFuture<ReserveResult> tryReserveAsync(
+      String scope, List<Item> items, long configVersion, Duration ttl) {
+    return call(QuotaOperation.RESERVE, new QuotaRequest.Reserve(scope, wire(items), configVersion,
+        ttl.toMillis()), QuotaResponse.ReserveReply.class).thenApply(this::result);
   }
 
-  public QuotaResponse.ReserveReply tryReserve(
-      String scope, List<QuotaRequest.Item> items, long configVersion, Duration ttl) {
+  /**
+   * As {@link #tryReserveAsync(String, List, long, Duration)}, waiting for the answer.
+   *
+   * @param scope the scope reserved in
+   * @param items the resources and amounts
+   * @param configVersion the catalog version the caller last read (0 = do not check)
+   * @param ttl how long the reservation lasts unless settled
+   * @return the reservation or the refusal
+   */
+  public ReserveResult tryReserve(String scope, List<Item> items, long configVersion, Duration ttl) {
     return join(tryReserveAsync(scope, items, configVersion, ttl));
   }
 
@@ -51,156 +92,278 @@ public final class QuotaClient {
    * returns the first decision, reservation id included. The same key with other arguments is
    * refused INVALID_ARGUMENT. A refused reserve is not kept under the key (it changed nothing),
    * and after the window a retry is a new reservation (docs/QUOTAS.md, "Idempotency keys").
+   *
+   * @param scope the scope reserved in
+   * @param items the resources and amounts
+   * @param configVersion the catalog version the caller last read (0 = do not check)
+   * @param ttl how long the reservation lasts unless settled
+   * @param idempotencyKey the application's key for this reservation, not empty
+   * @return the reservation or the refusal
    */
-  public CompletableFuture<QuotaResponse.ReserveReply> tryReserveAsync(String scope,
-      List<QuotaRequest.Item> items, long configVersion, Duration ttl, String idempotencyKey) {
+  public CompletableFuture<ReserveResult> tryReserveAsync(String scope, List<Item> items,
+      long configVersion, Duration ttl, String idempotencyKey) {
     if (idempotencyKey == null || idempotencyKey.isEmpty()) {
       throw new IllegalArgumentException("idempotencyKey is empty; use the overload without one");
     }
-    return call(new QuotaRequest.ReserveKeyed(idempotencyKey, scope, items, configVersion,
-        ttl.toMillis()), QuotaResponse.ReserveReply.class);
+    return call(QuotaOperation.RESERVE, new QuotaRequest.ReserveKeyed(idempotencyKey, scope,
+        wire(items), configVersion, ttl.toMillis()), QuotaResponse.ReserveReply.class)
+        .thenApply(this::result);
   }
 
-  public QuotaResponse.ReserveReply tryReserve(String scope, List<QuotaRequest.Item> items,
-      long configVersion, Duration ttl, String idempotencyKey) {
+  /**
+   * As {@link #tryReserveAsync(String, List, long, Duration, String)}, waiting for the answer.
+   *
+   * @param scope the scope reserved in
+   * @param items the resources and amounts
+   * @param configVersion the catalog version the caller last read (0 = do not check)
+   * @param ttl how long the reservation lasts unless settled
+   * @param idempotencyKey the application's key for this reservation, not empty
+   * @return the reservation or the refusal
+   */
+  public ReserveResult tryReserve(String scope, List<Item> items, long configVersion,
+      Duration ttl, String idempotencyKey) {
     return join(tryReserveAsync(scope, items, configVersion, ttl, idempotencyKey));
   }
 
-  /** Keyed checkAndReserve for try-with-resources (see the keyed {@code tryReserveAsync}). */
-  public CompletableFuture<Reservation> reserveAsync(String scope, List<QuotaRequest.Item> items,
+  /**
+   * Keyed checkAndReserve for try-with-resources (see the keyed {@code tryReserveAsync}).
+   *
+   * @param scope the scope reserved in
+   * @param items the resources and amounts
+   * @param configVersion the catalog version the caller last read (0 = do not check)
+   * @param ttl how long the reservation lasts unless settled
+   * @param idempotencyKey the application's key for this reservation, not empty
+   * @return the reservation; a refusal fails with {@link QuotaRefusedException}
+   */
+  public CompletableFuture<Reservation> reserveAsync(String scope, List<Item> items,
       long configVersion, Duration ttl, String idempotencyKey) {
-    return tryReserveAsync(scope, items, configVersion, ttl, idempotencyKey).thenApply(r -> {
-      if (r.outcome() != Outcome.SUCCESS) {
-        throw new QuotaRefusedException(r);
-      }
-      return new Reservation(this, r);
-    });
+    return tryReserveAsync(scope, items, configVersion, ttl, idempotencyKey).thenApply(this::granted);
   }
 
-  public Reservation reserve(String scope, List<QuotaRequest.Item> items, long configVersion,
+  /**
+   * As {@link #reserveAsync(String, List, long, Duration, String)}, waiting for the answer.
+   *
+   * @param scope the scope reserved in
+   * @param items the resources and amounts
+   * @param configVersion the catalog version the caller last read (0 = do not check)
+   * @param ttl how long the reservation lasts unless settled
+   * @param idempotencyKey the application's key for this reservation, not empty
+   * @return the reservation
+   * @throws QuotaRefusedException if the coordinator refused it
+   */
+  public Reservation reserve(String scope, List<Item> items, long configVersion,
       Duration ttl, String idempotencyKey) {
     return join(reserveAsync(scope, items, configVersion, ttl, idempotencyKey));
   }
 
-  /** One resource, any config version, under the application's idempotency key. */
+  /**
+   * One resource, any config version, under the application's idempotency key.
+   *
+   * @param scope the scope reserved in
+   * @param resource the resource
+   * @param amount how much
+   * @param ttl how long the reservation lasts unless settled
+   * @param idempotencyKey the application's key for this reservation, not empty
+   * @return the reservation
+   * @throws QuotaRefusedException if the coordinator refused it
+   */
   public Reservation reserve(String scope, String resource, long amount, Duration ttl,
       String idempotencyKey) {
-    return reserve(scope, List.of(new QuotaRequest.Item(resource, amount)), 0, ttl,
-        idempotencyKey);
+    return reserve(scope, List.of(new Item(resource, amount)), 0, ttl, idempotencyKey);
   }
 
-  /** checkAndReserve for try-with-resources; a refusal fails with {@link QuotaRefusedException}. */
+  /**
+   * checkAndReserve for try-with-resources; a refusal fails with {@link QuotaRefusedException}.
+   *
+   * @param scope the scope reserved in
+   * @param items the resources and amounts
+   * @param configVersion the catalog version the caller last read (0 = do not check)
+   * @param ttl how long the reservation lasts unless settled
+   * @return the reservation
+   */
   public CompletableFuture<Reservation> reserveAsync(
-      String scope, List<QuotaRequest.Item> items, long configVersion, Duration ttl) {
-    return tryReserveAsync(scope, items, configVersion, ttl).thenApply(r -> {
-      if (r.outcome() != Outcome.SUCCESS) {
-        throw new QuotaRefusedException(r);
-      }
-      return new Reservation(this, r);
-    });
+      String scope, List<Item> items, long configVersion, Duration ttl) {
+    return tryReserveAsync(scope, items, configVersion, ttl).thenApply(this::granted);
   }
 
-  public Reservation reserve(
-      String scope, List<QuotaRequest.Item> items, long configVersion, Duration ttl) {
+  /**
+   * As {@link #reserveAsync(String, List, long, Duration)}, waiting for the answer.
+   *
+   * @param scope the scope reserved in
+   * @param items the resources and amounts
+   * @param configVersion the catalog version the caller last read (0 = do not check)
+   * @param ttl how long the reservation lasts unless settled
+   * @return the reservation
+   * @throws QuotaRefusedException if the coordinator refused it
+   */
+  public Reservation reserve(String scope, List<Item> items, long configVersion, Duration ttl) {
     return join(reserveAsync(scope, items, configVersion, ttl));
   }
 
-  /** One resource, any config version. */
+  /**
+   * One resource, any config version.
+   *
+   * @param scope the scope reserved in
+   * @param resource the resource
+   * @param amount how much
+   * @param ttl how long the reservation lasts unless settled
+   * @return the reservation
+   * @throws QuotaRefusedException if the coordinator refused it
+   */
   public Reservation reserve(String scope, String resource, long amount, Duration ttl) {
-    return reserve(scope, List.of(new QuotaRequest.Item(resource, amount)), 0, ttl);
+    return reserve(scope, List.of(new Item(resource, amount)), 0, ttl);
   }
 
-  public CompletableFuture<QuotaResponse.SettleReply> completeAsync(long reservationId, List<Long> actuals) {
-    return call(new QuotaRequest.CompleteReservation(reservationId, actuals),
-        QuotaResponse.SettleReply.class);
+  /**
+   * As {@link #complete}, without waiting.
+   *
+   * @param reservationId the reservation
+   * @param actuals the amounts actually used, one per item
+   * @return the settlement
+   */
+  public CompletableFuture<Settlement> completeAsync(long reservationId, List<Long> actuals) {
+    return call(QuotaOperation.COMPLETE, new QuotaRequest.CompleteReservation(reservationId, actuals),
+        QuotaResponse.SettleReply.class).thenApply(QuotaClient::settlement);
   }
 
-  public QuotaResponse.SettleReply complete(long reservationId, List<Long> actuals) {
+  /**
+   * Completes a reservation with the amounts actually used, emitting its usage events.
+   *
+   * @param reservationId the reservation
+   * @param actuals the amounts actually used, one per item
+   * @return the settlement (the first one, if it was settled before)
+   */
+  public Settlement complete(long reservationId, List<Long> actuals) {
     return join(completeAsync(reservationId, actuals));
   }
 
-  public CompletableFuture<QuotaResponse.SettleReply> cancelAsync(long reservationId) {
-    return call(new QuotaRequest.CancelReservation(reservationId), QuotaResponse.SettleReply.class);
+  /**
+   * As {@link #cancel}, without waiting.
+   *
+   * @param reservationId the reservation
+   * @return the settlement
+   */
+  public CompletableFuture<Settlement> cancelAsync(long reservationId) {
+    return call(QuotaOperation.CANCEL, new QuotaRequest.CancelReservation(reservationId), QuotaResponse.SettleReply.class)
+        .thenApply(QuotaClient::settlement);
   }
 
-  public QuotaResponse.SettleReply cancel(long reservationId) {
+  /**
+   * Cancels a reservation: what it held is released and nothing is counted.
+   *
+   * @param reservationId the reservation
+   * @return the settlement (the first one, if it was settled before)
+   */
+  public Settlement cancel(long reservationId) {
     return join(cancelAsync(reservationId));
-  }
-
-  public List<QuotaResponse.ReservationInfo> listReservations(String scopePrefix) {
-    return join(call(new QuotaRequest.ListReservations(scopePrefix),
-        QuotaResponse.ReservationList.class)).reservations();
   }
 
   // ---------------------------------------------------------------- catalog
 
-  public CompletableFuture<QuotaResponse.QuotaSetReply> setQuotaAsync(QuotaRequest.SetQuota request) {
-    return call(request, QuotaResponse.QuotaSetReply.class);
+  /**
+   * As {@link #setQuota}, without waiting.
+   *
+   * @param definition the entry
+   * @return the answer
+   */
+  public CompletableFuture<SetQuotaResult> setQuotaAsync(QuotaDefinition definition) {
+    return call(QuotaOperation.SET_QUOTA, new QuotaRequest.SetQuota(definition.toSpec()), QuotaResponse.QuotaSetReply.class)
+        .thenApply(r -> new SetQuotaResult(r.outcome(), r.message(), r.currentVersion(),
+            r.quota().map(QuotaClient::status)));
   }
 
-  public QuotaResponse.QuotaSetReply setQuota(QuotaRequest.SetQuota request) {
-    return join(setQuotaAsync(request));
+  /**
+   * Creates or replaces a catalog entry (a new version; the old stays in the history).
+   *
+   * @param definition the entry
+   * @return the entry as now configured, or why it was refused
+   */
+  public SetQuotaResult setQuota(QuotaDefinition definition) {
+    return join(setQuotaAsync(definition));
   }
 
-  public Optional<QuotaResponse.QuotaInfo> getQuota(String scope, String resource) {
-    return join(call(new QuotaRequest.GetQuota(scope, resource, false),
-        QuotaResponse.QuotaFound.class)).quota();
+  /**
+   * The entry on (scope, resource) with its usage (a linearizable read).
+   *
+   * @param scope the scope
+   * @param resource the resource
+   * @return the entry, or empty
+   */
+  public Optional<QuotaStatus> getQuota(String scope, String resource) {
+    return join(call(QuotaOperation.GET_QUOTA, new QuotaRequest.GetQuota(scope, resource, false),
+        QuotaResponse.QuotaFound.class)).quota().map(QuotaClient::status);
   }
 
-  public List<QuotaResponse.QuotaInfo> listQuotas(String scopePrefix) {
-    return join(call(new QuotaRequest.ListQuotas(scopePrefix, false),
-        QuotaResponse.QuotaList.class)).quotas();
-  }
-
-  public List<QuotaResponse.QuotaInfo> history(String scope, String resource) {
-    return join(call(new QuotaRequest.QuotaHistory(scope, resource),
-        QuotaResponse.QuotaList.class)).quotas();
-  }
-
-  public List<AuditRecord> audit(long fromSequence, int max) {
-    return join(call(new QuotaRequest.ReadAudit(fromSequence, max),
-        QuotaResponse.AuditList.class)).records();
-  }
-
-  // ---------------------------------------------------------------- usage
-
-  public CompletableFuture<QuotaResponse.IngestReply> ingestAsync(QuotaRequest.IngestUsage event) {
-    return call(event, QuotaResponse.IngestReply.class);
-  }
-
-  public QuotaResponse.IngestReply ingest(QuotaRequest.IngestUsage event) {
-    return join(ingestAsync(event));
-  }
-
-  /** Records after {@code consumer}'s cursor ({@code fromSequence} 0) or from a sequence. */
-  public QuotaResponse.UsageBatch readUsage(String consumer, long fromSequence, int max) {
-    return join(call(new QuotaRequest.ReadUsage(consumer, fromSequence, max),
-        QuotaResponse.UsageBatch.class));
-  }
-
-  public QuotaResponse.AckReply ack(String consumer, long sequence) {
-    return join(call(new QuotaRequest.AckUsage(consumer, sequence), QuotaResponse.AckReply.class));
-  }
-
-  public QuotaResponse.AggregateReply aggregate(String scope, String resource, long fromMillis, long toMillis) {
-    return join(call(new QuotaRequest.AggregateUsage(scope, resource, fromMillis, toMillis),
-        QuotaResponse.AggregateReply.class));
-  }
-
-  public QuotaResponse.ReconcileReply reconcile(String scope, String resource, long fromMillis,
-      long toMillis, boolean repair, String actor, String reason) {
-    return join(call(new QuotaRequest.Reconcile(scope, resource, fromMillis, toMillis, repair,
-        actor, reason), QuotaResponse.ReconcileReply.class));
+  /**
+   * The entries whose scope starts with {@code scopePrefix}.
+   *
+   * @param scopePrefix the scope prefix ("" for all)
+   * @return the entries with their usage
+   */
+  public List<QuotaStatus> listQuotas(String scopePrefix) {
+    return join(call(QuotaOperation.LIST_QUOTAS, new QuotaRequest.ListQuotas(scopePrefix, false),
+        QuotaResponse.QuotaList.class)).quotas().stream().map(QuotaClient::status).toList();
   }
 
   // ---------------------------------------------------------------- plumbing
 
-  private <T extends QuotaResponse> CompletableFuture<T> call(QuotaRequest request, Class<T> type) {
-    return client.call(new Request.Quota(request)).thenApply(r -> {
+  private Reservation granted(ReserveResult r) {
+    if (!r.succeeded()) {
+      throw new QuotaRefusedException(r);
+    }
+    return new Reservation(this, r);
+  }
+
+  private static List<QuotaRequest.Item> wire(List<Item> items) {
+    return items.stream().map(i -> new QuotaRequest.Item(i.resource(), i.amount())).toList();
+  }
+
+  private ReserveResult result(QuotaResponse.ReserveReply reply) {
+    ReserveResult r = convert(reply);
+    if (!r.succeeded()) {
+      for (QuotaListener l : listeners) {
+        l.onReserveRefused(r);
+      }
+    }
+    return r;
+  }
+
+  private static ReserveResult convert(QuotaResponse.ReserveReply r) {
+    return new ReserveResult(r.outcome(), r.message(), r.levelScope(), r.resource(),
+        Duration.ofMillis(Math.max(0, r.retryAfterMillis())), r.currentVersion(), r.reservationId(),
+        LedgerTime.ofMillis(Math.max(0, r.expiresAtMillis())), r.configVersion(),
+        r.items().stream().map(i -> new ReservedItem(i.resource(), i.amount(), i.overage(), i.unit())).toList());
+  }
+
+  private static Settlement settlement(QuotaResponse.SettleReply r) {
+    return new Settlement(r.outcome(), r.message(), r.reservationId(), Optional.ofNullable(r.how()),
+        r.quantities(), r.eventSequences(), r.alreadySettled());
+  }
+
+  private static QuotaStatus status(QuotaResponse.QuotaInfo q) {
+    return new QuotaStatus(q.spec(), LedgerTime.ofMillis(Math.max(0, q.windowStartMillis())),
+        q.windowUsed(), q.held(), q.allocated(), q.alerted());
+  }
+
+  private <T extends QuotaResponse> CompletableFuture<T> call(QuotaOperation operation,
+      QuotaRequest request, Class<T> type) {
+    long start = System.nanoTime();
+    CompletableFuture<T> f = client.call(new Request.Quota(request)).thenApply(r -> {
       if (r instanceof Response.Quota q && type.isInstance(q.response())) {
         return type.cast(q.response());
       }
       throw new IllegalStateException("expected " + type.getSimpleName() + " but got " + r);
+    });
+    if (listeners.isEmpty()) {
+      return f;
+    }
+    return f.whenComplete((r, err) -> {
+      Optional<Outcome> outcome = err != null ? Optional.empty()
+          : r instanceof OutcomeReply o ? Optional.of(o.outcome()) : Optional.of(Outcome.SUCCESS);
+      Duration latency = Duration.ofNanos(System.nanoTime() - start);
+      for (QuotaListener l : listeners) {
+        l.onCall(operation, outcome, latency);
+      }
     });
   }
 

@@ -1,7 +1,7 @@
 package dev.ration.client.ttl;
 
-import dev.ration.wire.Outcome;
-import dev.ration.client.protocol.TtlResponse;
+import dev.ration.client.time.LedgerTime;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
  * anything older:
  *
  * <pre>{@code
- * Optional<Lock> lock = client.ttl().tryLock("invoice-batch", "worker-7", 10_000);
+ * Optional<Lock> lock = client.ttl().tryLock("invoice-batch", "worker-7", Duration.ofSeconds(10));
  * if (lock.isPresent()) {
  *   try {
  *     storage.write("batch.csv", bytes, lock.get().fencingToken());
@@ -44,60 +44,107 @@ public final class Lock {
   private final String name;
   private final String owner;
   private final long fencingToken;
-  private final long expiresAtMillis;
+  private final LedgerTime expiresAt;
 
-  Lock(TtlEntries entries, String name, String owner, long fencingToken, long expiresAtMillis) {
+  Lock(TtlEntries entries, String name, String owner, long fencingToken, LedgerTime expiresAt) {
     this.entries = entries;
     this.name = name;
     this.owner = owner;
     this.fencingToken = fencingToken;
-    this.expiresAtMillis = expiresAtMillis;
+    this.expiresAt = expiresAt;
   }
 
+  /**
+   * The lock's name (its key in {@link TtlEntries#LOCK_NAMESPACE}).
+   *
+   * @return the name
+   */
   public String name() {
     return name;
   }
 
+  /**
+   * Who took the lock.
+   *
+   * @return the owner given to {@link TtlEntries#tryLock}
+   */
   public String owner() {
     return owner;
   }
 
-  /** The lock entry's version: strictly larger for every later holder of this lock. */
+  /**
+   * The lock entry's version: strictly larger for every later holder of this lock.
+   *
+   * @return the fencing token to present to the protected resource
+   */
   public long fencingToken() {
     return fencingToken;
   }
 
-  /** Ledger time at which the lock lapses unless refreshed (as granted). */
-  public long expiresAtMillis() {
-    return expiresAtMillis;
+  /**
+   * When the lock lapses unless refreshed, as granted (a {@link #refresh} does not change this
+   * object).
+   *
+   * @return the expiry in ledger time
+   */
+  public LedgerTime expiresAt() {
+    return expiresAt;
   }
 
+  /**
+   * As {@link #release}, without waiting.
+   *
+   * @return whether this holder still held the lock and released it
+   */
   public CompletableFuture<Boolean> releaseAsync() {
     return entries.deleteAsync(TtlEntries.LOCK_NAMESPACE, name, fencingToken)
-        .thenApply(r -> r.outcome() == Outcome.SUCCESS && r.existed());
+        .thenApply(r -> {
+          if (!r.deleted()) {
+            entries.lockLost(name, fencingToken);
+          }
+          return r.deleted();
+        });
   }
 
   /**
    * Releases the lock if this holder still holds it (delete with the fencing token as the
    * expected version). False if it had lapsed or someone else holds it now.
+   *
+   * @return whether this holder still held the lock and released it
    */
   public boolean release() {
     return TtlEntries.join(releaseAsync());
   }
 
-  public CompletableFuture<Boolean> refreshAsync(long ttlMillis) {
-    return entries.refreshAsync(TtlEntries.LOCK_NAMESPACE, name, ttlMillis, fencingToken)
-        .thenApply((TtlResponse.WriteReply r) -> r.outcome() == Outcome.SUCCESS);
+  /**
+   * As {@link #refresh}, without waiting.
+   *
+   * @param ttl the new TTL from now
+   * @return whether this holder still held the lock and extended it
+   */
+  public CompletableFuture<Boolean> refreshAsync(Duration ttl) {
+    return entries.refreshAsync(TtlEntries.LOCK_NAMESPACE, name, ttl, fencingToken)
+        .thenApply(r -> {
+          if (!r.succeeded()) {
+            entries.lockLost(name, fencingToken);
+          }
+          return r.succeeded();
+        });
   }
 
-  /** Extends the lock (same token) if this holder still holds it; false if it lapsed. */
-  public boolean refresh(long ttlMillis) {
-    return TtlEntries.join(refreshAsync(ttlMillis));
+  /**
+   * Extends the lock (same token) if this holder still holds it; false if it lapsed.
+   *
+   * @param ttl the new TTL from now
+   * @return whether this holder still held the lock and extended it
+   */
+  public boolean refresh(Duration ttl) {
+    return TtlEntries.join(refreshAsync(ttl));
   }
 
   @Override
   public String toString() {
     return "Lock[" + name + " owner=" + owner + " token=" + fencingToken + " expiresAt="
-        + expiresAtMillis + "]";
+        + expiresAt + "]";
   }
 }

@@ -2,19 +2,24 @@ package dev.ration.client.ttl;
 
 import dev.ration.wire.ttl.NamespaceView;
 
-import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.OutcomeReply;
 import dev.ration.client.protocol.Response;
 import dev.ration.client.protocol.TtlRequest;
 import dev.ration.client.protocol.TtlResponse;
+import dev.ration.client.time.LedgerTime;
 import dev.ration.client.transport.Transport;
+import dev.ration.client.ttl.internal.TtlAccess;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * TTL entries of a Ration cluster: a replicated key/value store whose entries expire
@@ -22,10 +27,11 @@ import java.util.concurrent.CompletionException;
  * client's retry loop (mutations keep their request id across retries, so a resent put is
  * answered with its first result).
  *
- * <p>Expiry: {@code ttlMillis} is milliseconds of ledger time; 0 = already expired,
- * {@link #NO_EXPIRY} = never. An entry is expired once ledger time reaches its
- * {@code expiresAtMillis}; reads are linearizable and never return an expired entry. After a
- * leader change an entry may live a little longer than its TTL, never shorter.
+ * <p>Expiry: a TTL is a {@link Duration} of ledger time, at millisecond precision (a part of a
+ * millisecond is dropped); {@link Duration#ZERO} = already expired, {@link #NO_EXPIRY} = never.
+ * An entry is expired once ledger time reaches its {@code expiresAt}; reads are linearizable
+ * and never return an expired entry. After a leader change an entry may live a little longer
+ * than its TTL, never shorter.
  *
  * <p>A plain {@link #put} always replaces the value AND resets the TTL; {@link #refresh}
  * changes only the expiry. Every put and compare-and-set gives the entry a new version, larger
@@ -35,118 +41,270 @@ import java.util.concurrent.CompletionException;
  * complete exceptionally with it.
  */
 public final class TtlEntries {
-  /** ttlMillis meaning "never expires". */
-  public static final long NO_EXPIRY = -1;
+  /** The TTL meaning "never expires" (the longest {@link Duration}). */
+  public static final Duration NO_EXPIRY = ChronoUnit.FOREVER.getDuration();
   /** The namespace {@link #tryLock} keeps its locks in. */
   public static final String LOCK_NAMESPACE = "locks";
 
-  private final Transport client;
+  static {
+    TtlAccess.install(TtlEntries::new);
+  }
 
-  public TtlEntries(Transport client) {
+  private final Transport client;
+  private final List<TtlListener> listeners = new CopyOnWriteArrayList<>();
+
+  private TtlEntries(Transport client) {
     this.client = client;
+  }
+
+  /**
+   * Tells {@code listener} about every later call and lock of these entries.
+   *
+   * @param listener the listener
+   */
+  public void addListener(TtlListener listener) {
+    listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Stops telling {@code listener}.
+   *
+   * @param listener a listener added before
+   * @return whether it was registered
+   */
+  public boolean removeListener(TtlListener listener) {
+    return listeners.remove(listener);
   }
 
   // ---------------------------------------------------------------- entries
 
-  public CompletableFuture<TtlResponse.WriteReply> putAsync(String namespace, String key,
-      byte[] value, long ttlMillis) {
-    return call(new TtlRequest.Put(namespace, key, value, ttlMillis), TtlResponse.WriteReply.class);
+  /**
+   * As {@link #put}, without waiting.
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param value the bytes to store
+   * @param ttl how long the entry lives, or {@link #NO_EXPIRY}
+   * @return the write's answer
+   */
+  public CompletableFuture<WriteResult> putAsync(String namespace, String key, byte[] value,
+      Duration ttl) {
+    return call(TtlOperation.PUT, new TtlRequest.Put(namespace, key, value, ttlMillis(ttl)), TtlResponse.WriteReply.class)
+        .thenApply(TtlEntries::write);
   }
 
-  /** Stores {@code value}, replacing any entry, with a new version and TTL (the TTL resets). */
-  public TtlResponse.WriteReply put(String namespace, String key, byte[] value, long ttlMillis) {
-    return join(putAsync(namespace, key, value, ttlMillis));
+  /**
+   * Stores {@code value}, replacing any entry, with a new version and TTL (the TTL resets).
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param value the bytes to store
+   * @param ttl how long the entry lives, or {@link #NO_EXPIRY}
+   * @return the new version and expiry, or why the put was refused
+   * @throws IllegalArgumentException if {@code ttl} is negative
+   */
+  public WriteResult put(String namespace, String key, byte[] value, Duration ttl) {
+    return join(putAsync(namespace, key, value, ttl));
   }
 
-  public CompletableFuture<TtlResponse.WriteReply> compareAndSetAsync(String namespace,
-      String key, long expectedVersion, byte[] value, long ttlMillis) {
-    return call(new TtlRequest.CompareAndSet(namespace, key, expectedVersion, value, ttlMillis),
-        TtlResponse.WriteReply.class);
+  /**
+   * As {@link #compareAndSet}, without waiting.
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param expectedVersion the live version the put requires, 0 = absent or expired
+   * @param value the bytes to store
+   * @param ttl how long the entry lives, or {@link #NO_EXPIRY}
+   * @return the write's answer
+   */
+  public CompletableFuture<WriteResult> compareAndSetAsync(String namespace, String key,
+      long expectedVersion, byte[] value, Duration ttl) {
+    return call(TtlOperation.COMPARE_AND_SET, new TtlRequest.CompareAndSet(namespace, key, expectedVersion, value, ttlMillis(ttl)),
+        TtlResponse.WriteReply.class).thenApply(TtlEntries::write);
   }
 
   /**
    * Puts only if the live entry's version is {@code expectedVersion} (0 = absent or expired);
-   * otherwise the reply's outcome is VERSION_MISMATCH with {@code currentVersion}.
+   * otherwise the outcome is VERSION_MISMATCH with {@code currentVersion}.
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param expectedVersion the live version the put requires, 0 = absent or expired
+   * @param value the bytes to store
+   * @param ttl how long the entry lives, or {@link #NO_EXPIRY}
+   * @return the new version and expiry, or why the put was refused
    */
-  public TtlResponse.WriteReply compareAndSet(String namespace, String key, long expectedVersion,
-      byte[] value, long ttlMillis) {
-    return join(compareAndSetAsync(namespace, key, expectedVersion, value, ttlMillis));
-  }
-
-  public CompletableFuture<TtlResponse.WriteReply> refreshAsync(String namespace, String key,
-      long ttlMillis, long expectedVersion) {
-    return call(new TtlRequest.Refresh(namespace, key, ttlMillis, expectedVersion),
-        TtlResponse.WriteReply.class);
+  public WriteResult compareAndSet(String namespace, String key, long expectedVersion,
+      byte[] value, Duration ttl) {
+    return join(compareAndSetAsync(namespace, key, expectedVersion, value, ttl));
   }
 
   /**
-   * Sets a live entry's expiry to now + {@code ttlMillis}; value and version stay.
-   * {@code expectedVersion} 0 = any. Absent or expired: outcome ENTRY_UNKNOWN.
+   * As {@link #refresh}, without waiting.
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param ttl the new TTL from now, or {@link #NO_EXPIRY}
+   * @param expectedVersion the live version required, 0 = any
+   * @return the write's answer
    */
-  public TtlResponse.WriteReply refresh(String namespace, String key, long ttlMillis,
+  public CompletableFuture<WriteResult> refreshAsync(String namespace, String key, Duration ttl,
       long expectedVersion) {
-    return join(refreshAsync(namespace, key, ttlMillis, expectedVersion));
+    return call(TtlOperation.REFRESH, new TtlRequest.Refresh(namespace, key, ttlMillis(ttl), expectedVersion),
+        TtlResponse.WriteReply.class).thenApply(TtlEntries::write);
   }
 
-  public CompletableFuture<TtlResponse.DeleteReply> deleteAsync(String namespace, String key,
-      long expectedVersion) {
-    return call(new TtlRequest.Delete(namespace, key, expectedVersion), TtlResponse.DeleteReply.class);
+  /**
+   * Sets a live entry's expiry to now + {@code ttl}; value and version stay.
+   * {@code expectedVersion} 0 = any. Absent or expired: outcome ENTRY_UNKNOWN.
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param ttl the new TTL from now, or {@link #NO_EXPIRY}
+   * @param expectedVersion the live version required, 0 = any
+   * @return the kept version and new expiry, or why the refresh was refused
+   */
+  public WriteResult refresh(String namespace, String key, Duration ttl, long expectedVersion) {
+    return join(refreshAsync(namespace, key, ttl, expectedVersion));
   }
 
-  /** Deletes the entry ({@code expectedVersion} 0 = whatever version). */
-  public TtlResponse.DeleteReply delete(String namespace, String key, long expectedVersion) {
+  /**
+   * As {@link #delete}, without waiting.
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param expectedVersion the live version required, 0 = any
+   * @return the delete's answer
+   */
+  public CompletableFuture<DeleteResult> deleteAsync(String namespace, String key,
+      long expectedVersion) {
+    return call(TtlOperation.DELETE, new TtlRequest.Delete(namespace, key, expectedVersion), TtlResponse.DeleteReply.class)
+        .thenApply(r -> new DeleteResult(r.outcome(), r.message(), r.existed(), r.currentVersion()));
+  }
+
+  /**
+   * Deletes the entry ({@code expectedVersion} 0 = whatever version).
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param expectedVersion the live version required, 0 = any
+   * @return whether an entry was there, or VERSION_MISMATCH
+   */
+  public DeleteResult delete(String namespace, String key, long expectedVersion) {
     return join(deleteAsync(namespace, key, expectedVersion));
   }
 
-  public CompletableFuture<Optional<TtlResponse.EntryInfo>> getAsync(String namespace, String key) {
-    return call(new TtlRequest.Get(namespace, key, false), TtlResponse.GetReply.class)
-        .thenApply(r -> r.found() ? Optional.of(r.entry()) : Optional.empty());
+  /**
+   * As {@link #get}, without waiting.
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @return the live entry, or empty
+   */
+  public CompletableFuture<Optional<Entry>> getAsync(String namespace, String key) {
+    return call(TtlOperation.GET, new TtlRequest.Get(namespace, key, false), TtlResponse.GetReply.class)
+        .thenApply(r -> r.found() ? Optional.of(entry(r.entry())) : Optional.empty());
   }
 
-  /** The live entry (linearizable; an expired entry is a miss). */
-  public Optional<TtlResponse.EntryInfo> get(String namespace, String key) {
+  /**
+   * The live entry (linearizable; an expired entry is a miss).
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @return the live entry, or empty
+   */
+  public Optional<Entry> get(String namespace, String key) {
     return join(getAsync(namespace, key));
   }
 
-  public CompletableFuture<TtlResponse.ListReply> listAsync(String namespace, String prefix,
-      int limit) {
-    return call(new TtlRequest.List(namespace, prefix, limit, false), TtlResponse.ListReply.class);
+  /**
+   * As {@link #list}, without waiting.
+   *
+   * @param namespace the namespace
+   * @param prefix the key prefix ("" for all)
+   * @param limit the most entries to return, 1 to 1000
+   * @return the entries
+   */
+  public CompletableFuture<EntryList> listAsync(String namespace, String prefix, int limit) {
+    return call(TtlOperation.LIST, new TtlRequest.List(namespace, prefix, limit, false), TtlResponse.ListReply.class)
+        .thenApply(r -> new EntryList(r.entries().stream().map(TtlEntries::entry).toList(),
+            r.truncated(), LedgerTime.ofMillis(r.readAtMillis())));
   }
 
-  /** Live entries whose key starts with {@code prefix}, in key order (at most 1000). */
-  public TtlResponse.ListReply list(String namespace, String prefix, int limit) {
+  /**
+   * Live entries whose key starts with {@code prefix}, in key order (at most 1000).
+   *
+   * @param namespace the namespace
+   * @param prefix the key prefix ("" for all)
+   * @param limit the most entries to return, 1 to 1000
+   * @return the entries, and whether more matched
+   */
+  public EntryList list(String namespace, String prefix, int limit) {
     return join(listAsync(namespace, prefix, limit));
   }
 
-  public CompletableFuture<TtlResponse.NamespaceReply> setNamespaceAsync(String namespace,
-      long maxEntries, long maxBytes, CapacityPolicy policy) {
-    return call(new TtlRequest.SetNamespace(namespace, maxEntries, maxBytes, policy),
-        TtlResponse.NamespaceReply.class);
+  /**
+   * As {@link #setNamespace}, without waiting.
+   *
+   * @param spec the namespace and its capacity
+   * @return the answer
+   */
+  public CompletableFuture<NamespaceResult> setNamespaceAsync(NamespaceSpec spec) {
+    return call(TtlOperation.SET_NAMESPACE, new TtlRequest.SetNamespace(spec.name(), spec.maxEntries(), spec.maxBytes(),
+        spec.whenFull()), TtlResponse.NamespaceReply.class)
+        .thenApply(r -> new NamespaceResult(r.outcome(), r.message(), Optional.ofNullable(r.namespace())));
   }
 
-  /** Capacity of a namespace, and whether a full one refuses writes or evicts. */
-  public TtlResponse.NamespaceReply setNamespace(String namespace, long maxEntries, long maxBytes,
-      CapacityPolicy policy) {
-    return join(setNamespaceAsync(namespace, maxEntries, maxBytes, policy));
+  /**
+   * Creates or reconfigures a namespace: its capacity, and whether a full one refuses writes
+   * or evicts.
+   *
+   * @param spec the namespace and its capacity
+   * @return the namespace as now configured, or why the change was refused
+   */
+  public NamespaceResult setNamespace(NamespaceSpec spec) {
+    return join(setNamespaceAsync(spec));
   }
 
+  /**
+   * As {@link #namespaces}, without waiting.
+   *
+   * @param namespace one namespace, or "" for all
+   * @return the namespaces
+   */
   public CompletableFuture<List<NamespaceView>> namespacesAsync(String namespace) {
-    return call(new TtlRequest.GetNamespaces(namespace, false), TtlResponse.NamespaceList.class)
+    return call(TtlOperation.NAMESPACES, new TtlRequest.GetNamespaces(namespace, false), TtlResponse.NamespaceList.class)
         .thenApply(TtlResponse.NamespaceList::namespaces);
   }
 
-  /** One namespace ({@code namespace} non-empty) or all of them (""). */
+  /**
+   * One namespace ({@code namespace} non-empty) or all of them ("").
+   *
+   * @param namespace one namespace, or "" for all
+   * @return the namespaces with their capacity and counters
+   */
   public List<NamespaceView> namespaces(String namespace) {
     return join(namespacesAsync(namespace));
   }
 
   // ---------------------------------------------------------------- locks
 
-  public CompletableFuture<Optional<Lock>> tryLockAsync(String name, String owner, long ttlMillis) {
-    return compareAndSetAsync(LOCK_NAMESPACE, name, 0, owner.getBytes(StandardCharsets.UTF_8),
-        ttlMillis).thenApply(r -> {
+  /**
+   * As {@link #tryLock}, without waiting.
+   *
+   * @param name the lock
+   * @param owner who takes it (stored as the entry's value)
+   * @param ttl how long the lock lasts unless refreshed or released
+   * @return the lock, or empty when someone holds it
+   */
+  public CompletableFuture<Optional<Lock>> tryLockAsync(String name, String owner, Duration ttl) {
+    return compareAndSetAsync(LOCK_NAMESPACE, name, 0, owner.getBytes(StandardCharsets.UTF_8), ttl)
+        .thenApply(r -> {
           if (r.outcome() == Outcome.SUCCESS) {
-            return Optional.of(new Lock(this, name, owner, r.version(), r.expiresAtMillis()));
+            for (TtlListener l : listeners) {
+              l.onLockAcquired(name, r.version());
+            }
+            return Optional.of(new Lock(this, name, owner, r.version(), r.expiresAt()));
           }
           if (r.outcome() == Outcome.VERSION_MISMATCH) {
             return Optional.<Lock>empty();
@@ -159,21 +317,71 @@ public final class TtlEntries {
   /**
    * Takes the lock {@code name} for {@code owner} if nobody holds it (an entry in
    * {@link #LOCK_NAMESPACE} created by compare-and-set with expected version 0). Empty when it
-   * is held. The lock lapses by itself {@code ttlMillis} of ledger time after it was taken (or
-   * last refreshed) unless released. See {@link Lock} for the fencing token.
+   * is held. The lock lapses by itself {@code ttl} of ledger time after it was taken (or last
+   * refreshed) unless released. See {@link Lock} for the fencing token.
+   *
+   * @param name the lock
+   * @param owner who takes it (stored as the entry's value)
+   * @param ttl how long the lock lasts unless refreshed or released
+   * @return the lock, or empty when someone holds it
    */
-  public Optional<Lock> tryLock(String name, String owner, long ttlMillis) {
-    return join(tryLockAsync(name, owner, ttlMillis));
+  public Optional<Lock> tryLock(String name, String owner, Duration ttl) {
+    return join(tryLockAsync(name, owner, ttl));
   }
 
   // ---------------------------------------------------------------- helpers
 
-  private <T extends TtlResponse> CompletableFuture<T> call(TtlRequest request, Class<T> type) {
-    return client.call(new Request.Ttl(request)).thenApply(r -> {
+  /** The wire form of a TTL: milliseconds, -1 for no expiry. */
+  static long ttlMillis(Duration ttl) {
+    if (ttl.equals(NO_EXPIRY)) {
+      return -1;
+    }
+    if (ttl.isNegative()) {
+      throw new IllegalArgumentException("TTL must not be negative: " + ttl);
+    }
+    try {
+      return ttl.toMillis();
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException("TTL too long (use NO_EXPIRY for none): " + ttl, e);
+    }
+  }
+
+  private static WriteResult write(TtlResponse.WriteReply r) {
+    return new WriteResult(r.outcome(), r.message(), r.version(),
+        LedgerTime.ofMillis(Math.max(0, r.expiresAtMillis())), r.currentVersion());
+  }
+
+  private static Entry entry(TtlResponse.EntryInfo e) {
+    return new Entry(e.namespace(), e.key(), e.value(), e.version(),
+        LedgerTime.ofMillis(e.expiresAtMillis()));
+  }
+
+  /** A holder's refresh or release found its lock gone. */
+  void lockLost(String name, long fencingToken) {
+    for (TtlListener l : listeners) {
+      l.onLockLost(name, fencingToken);
+    }
+  }
+
+  private <T extends TtlResponse> CompletableFuture<T> call(TtlOperation operation,
+      TtlRequest request, Class<T> type) {
+    long start = System.nanoTime();
+    CompletableFuture<T> f = client.call(new Request.Ttl(request)).thenApply(r -> {
       if (r instanceof Response.Ttl t && type.isInstance(t.response())) {
         return type.cast(t.response());
       }
       throw new IllegalStateException("expected " + type.getSimpleName() + " but got " + r);
+    });
+    if (listeners.isEmpty()) {
+      return f;
+    }
+    return f.whenComplete((r, err) -> {
+      Optional<Outcome> outcome = err != null ? Optional.empty()
+          : r instanceof OutcomeReply o ? Optional.of(o.outcome()) : Optional.of(Outcome.SUCCESS);
+      Duration latency = Duration.ofNanos(System.nanoTime() - start);
+      for (TtlListener l : listeners) {
+        l.onCall(operation, outcome, latency);
+      }
     });
   }
 

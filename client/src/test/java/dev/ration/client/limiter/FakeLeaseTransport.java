@@ -1,5 +1,7 @@
 package dev.ration.client.limiter;
 
+import dev.ration.client.limiter.internal.LeaseTransport;
+
 import dev.ration.wire.Mode;
 
 import dev.ration.wire.lease.LeaseView;

@@ -54,7 +54,7 @@ class RateLimiterLifecycleTest {
     Decision empty = l.decide(1);
     assertEquals(Decision.Reason.NO_TOKENS, empty.reason());
     assertTrue(empty.retryAfterKnown());
-    assertEquals(100 * MS, empty.retryAfterNanos(), "1 token at 10/s");
+    assertEquals(100 * MS, empty.retryAfter().toNanos(), "1 token at 10/s");
     assertEquals(1, empty.retryAfterSeconds());
     sched.advance(100 * MS);
     assertTrue(l.tryAcquire(1));
@@ -231,7 +231,7 @@ class RateLimiterLifecycleTest {
     Decision d = l.decide(1);
     assertEquals(Decision.Reason.NO_LEASE, d.reason());
     assertTrue(d.retryAfterKnown());
-    assertEquals(1_300 * MS, d.retryAfterNanos());
+    assertEquals(1_300 * MS, d.retryAfter().toNanos());
     assertEquals(2, d.retryAfterSeconds(), "ceil(1.3 s)");
     sched.advance(1_299 * MS);
     assertEquals(1, fake.of("acquire").size());
@@ -258,12 +258,12 @@ class RateLimiterLifecycleTest {
 
   @Test
   void retryAfterSecondsIsCeilingAtLeastOne() {
-    RetryPolicy p = new RetryPolicy(100 * MS, 5_000 * MS, 3);
-    assertEquals(1, new Decision(false, Decision.Reason.NO_TOKENS, 1, true, p).retryAfterSeconds());
-    assertEquals(1, new Decision(false, Decision.Reason.NO_TOKENS, 1_000 * MS, true, p).retryAfterSeconds());
-    assertEquals(2, new Decision(false, Decision.Reason.NO_TOKENS, 1_001 * MS, true, p).retryAfterSeconds());
-    assertEquals(0, new Decision(true, Decision.Reason.ADMITTED, 0, true, p).retryAfterSeconds());
-    assertEquals(400 * MS, p.delayNanos(2));
-    assertEquals(5_000 * MS, p.delayNanos(30));
+    RetryPolicy p = new RetryPolicy(java.time.Duration.ofMillis(100), java.time.Duration.ofSeconds(5), 3);
+    assertEquals(1, new Decision(false, Decision.Reason.NO_TOKENS, java.time.Duration.ofNanos(1), true, p).retryAfterSeconds());
+    assertEquals(1, new Decision(false, Decision.Reason.NO_TOKENS, java.time.Duration.ofMillis(1_000), true, p).retryAfterSeconds());
+    assertEquals(2, new Decision(false, Decision.Reason.NO_TOKENS, java.time.Duration.ofMillis(1_001), true, p).retryAfterSeconds());
+    assertEquals(0, new Decision(true, Decision.Reason.ADMITTED, java.time.Duration.ZERO, true, p).retryAfterSeconds());
+    assertEquals(400 * MS, p.delay(2).toNanos());
+    assertEquals(5_000 * MS, p.delay(30).toNanos());
   }
 }

@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.ErrorCode;
+
 import dev.ration.wire.Mode;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.Policy;

@@ -1,5 +1,7 @@
 package dev.ration.client.protocol;
 
+import dev.ration.wire.ErrorCode;
+
 import dev.ration.wire.lease.LimitStatus;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;

@@ -1,9 +1,10 @@
 package dev.ration.server.cli;
 
+import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import java.net.ConnectException;
@@ -49,14 +50,14 @@ final class ClientGateway implements ClusterGateway {
   @Override
   public Response call(Request request, Optional<Long> requestId) throws GatewayException {
     CompletableFuture<Response> f = requestId.isPresent()
-        ? client.call(requestId.get(), request, timeout)
-        : client.call(request, timeout);
+        ? RawClient.of(client).call(requestId.get(), request, timeout)
+        : RawClient.of(client).call(request, timeout);
     return await(f, "any server of " + String.join(",", servers));
   }
 
   @Override
   public Response.ClusterStatusReply status(String address) throws GatewayException {
-    return await(client.clusterStatusAsync(address), address);
+    return await(RawClient.of(client).clusterStatus(address), address);
   }
 
   @Override

@@ -1,6 +1,6 @@
 package dev.ration.server.cli;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import java.time.Duration;

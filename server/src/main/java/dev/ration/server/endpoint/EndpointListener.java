@@ -1,6 +1,6 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 
 /**
  * What the endpoint reports as it serves: the seam to metrics, so the endpoint needs no

@@ -1,6 +1,6 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.Names;
 import dev.ration.client.protocol.Request;

@@ -1,6 +1,6 @@
 package dev.ration.server.loadgen;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.wire.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.client.SetLimitResult;
 import dev.ration.wire.Mode;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
@@ -317,7 +318,7 @@ public final class BenchCommand implements Callable<Integer> {
       LimitSpec spec = LimitSpec.builder(tenant, resource).ratePerSecond(HUGE).burst(HUGE).mode(Mode.HARD)
           .leaseDuration(leaseDuration).grace(grace).build();
       try {
-        Response.SetLimitReply reply = client.setLimit(spec);
+        SetLimitResult reply = client.setLimit(spec);
         if (reply.outcome() != Outcome.SUCCESS) {
           err.println("error: setting limit " + tenant + "/" + resource + ": " + reply.outcome() + " " + reply.message());
           err.flush();

@@ -1,5 +1,7 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.client.protocol.Request;
+import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClient;
 import dev.ration.client.protocol.Response;
 import java.util.concurrent.CompletableFuture;
@@ -15,11 +17,13 @@ record ClientTarget(RationClient client, String tenant) implements LeaseTarget {
 
   @Override
   public CompletableFuture<Response.LeaseReply> acquire(String resource, String holder) {
-    return client.acquireLeaseAsync(tenant, resource, holder, DEMAND_RATE_PER_SECOND, DEMAND_BURST);
+    return RawClient.of(client).call(new Request.AcquireLease(tenant, resource, holder, DEMAND_RATE_PER_SECOND, DEMAND_BURST),
+        Response.LeaseReply.class);
   }
 
   @Override
   public CompletableFuture<Response.LeaseReply> renew(long leaseId, long presentedVersion) {
-    return client.renewLeaseAsync(leaseId, presentedVersion, DEMAND_RATE_PER_SECOND, DEMAND_BURST, 0, 0, 0);
+    return RawClient.of(client).call(new Request.RenewLease(leaseId, presentedVersion, DEMAND_RATE_PER_SECOND, DEMAND_BURST, 0, 0, 0),
+        Response.LeaseReply.class);
   }
 }

@@ -3,7 +3,7 @@ package dev.ration.server.loadgen;
 import dev.ration.wire.lease.LeaseView;
 
 import dev.ration.client.RationException;
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.wire.Outcome;
 import dev.ration.client.protocol.Response;
 import java.io.PrintWriter;

@@ -1,5 +1,8 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.client.LeaseResult;
+import dev.ration.client.SetLimitResult;
+import dev.ration.client.transport.RawClient;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
 import dev.ration.client.protocol.Request;
@@ -109,7 +112,7 @@ final class RenewBatchBench {
     RationClient admin = clients.get(0);
     int limits = (leaseCount + LEASES_PER_LIMIT - 1) / LEASES_PER_LIMIT;
     for (int l = 0; l < limits; l++) {
-      Response.SetLimitReply set = admin.setLimit(LimitSpec.builder(tenant, "renew-batch-" + l)
+      SetLimitResult set = admin.setLimit(LimitSpec.builder(tenant, "renew-batch-" + l)
           .ratePerSecond(1_000_000_000L).burst(1_000_000_000L).mode(Mode.HARD)
           .leaseDuration(leaseDuration).grace(Duration.ofSeconds(1)).build());
       if (set.outcome() != Outcome.SUCCESS) {
@@ -119,17 +122,17 @@ final class RenewBatchBench {
     }
     String holder = "batch-" + ProcessHandle.current().pid() + "-";
     List<LeaseView> out = new ArrayList<>(leaseCount);
-    List<CompletableFuture<Response.LeaseReply>> pending = new ArrayList<>();
+    List<CompletableFuture<LeaseResult>> pending = new ArrayList<>();
     for (int i = 0; i < leaseCount; i++) {
       pending.add(clients.get(i % clients.size()).acquireLeaseAsync(tenant,
           "renew-batch-" + i / LEASES_PER_LIMIT, holder + i, 1, 1));
       if (pending.size() == 256 || i == leaseCount - 1) {
-        for (CompletableFuture<Response.LeaseReply> f : pending) {
-          Response.LeaseReply r = f.join();
+        for (CompletableFuture<LeaseResult> f : pending) {
+          LeaseResult r = f.join();
           if (r.outcome() != Outcome.SUCCESS) {
             throw new IllegalStateException("bench: acquire: " + r.outcome() + " " + r.message());
           }
-          out.add(r.lease());
+          out.add(r.lease().orElseThrow());
         }
         pending.clear();
       }
@@ -154,7 +157,7 @@ final class RenewBatchBench {
       index[k] = i;
       renewals.add(new Request.RenewLease(slot.ids[i], slot.versions[i], 1, 1, 1, 0, 0));
     }
-    client.renewLeasesAsync(renewals).whenComplete((reply, err) -> {
+    RawClient.of(client).call(new Request.RenewLeases(renewals), Response.RenewalsReply.class).whenComplete((reply, err) -> {
       long done = clock.getAsLong();
       boolean measured = sent - measureStart >= 0 && done - measureEnd < 0;
       if (err == null && reply.outcome() == Outcome.SUCCESS) {

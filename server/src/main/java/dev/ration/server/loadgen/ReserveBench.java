@@ -1,5 +1,8 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.client.quota.Item;
+import dev.ration.client.quota.QuotaDefinition;
+import dev.ration.client.quota.SetQuotaResult;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
@@ -89,9 +92,8 @@ final class ReserveBench {
   }
 
   private static void set(QuotaClient q, String scope) {
-    QuotaResponse.QuotaSetReply r = q.setQuota(new QuotaRequest.SetQuota(new QuotaSpec(scope, "jobs",
-        QuotaKind.CONCURRENT, Window.NONE, 1_000_000_000L, "jobs", 0, Overage.REJECT, 0, 0, 0,
-        "bench", 0, "benchmark")));
+    SetQuotaResult r = q.setQuota(QuotaDefinition.concurrent(scope, "jobs", 1_000_000_000L)
+        .unit("jobs").actor("bench").reason("benchmark").build());
     if (r.outcome() != Outcome.SUCCESS) {
       throw new IllegalStateException("bench: quota " + scope + ": " + r.outcome() + " " + r.message());
     }
@@ -103,7 +105,7 @@ final class ReserveBench {
       stopped.countDown();
       return;
     }
-    q.tryReserveAsync(scope, List.of(new QuotaRequest.Item("jobs", 1)), 0, TTL)
+    q.tryReserveAsync(scope, List.of(new Item("jobs", 1)), 0, TTL)
         .whenComplete((reply, err) -> {
           long done = clock.getAsLong();
           boolean granted = err == null && reply.outcome() == Outcome.SUCCESS;

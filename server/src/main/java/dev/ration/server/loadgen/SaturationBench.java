@@ -2,11 +2,13 @@ package dev.ration.server.loadgen;
 
 import dev.ration.client.RationClient;
 import dev.ration.client.RationException;
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.client.ttl.NamespaceSpec;
 import dev.ration.client.ttl.TtlEntries;
 import dev.ration.wire.CapacityPolicy;
+import dev.ration.wire.ErrorCode;
 import dev.ration.wire.Outcome;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -59,6 +61,8 @@ final class SaturationBench {
   /** The capacity probe and every step. */
   record Result(int namespaces, int clients, int inFlight, double capacity, List<Step> steps) {}
 
+  private static final Duration TTL = Duration.ofMinutes(1);
+
   private final RationClient setup;
   private final List<RationClient> clients;
   private final int namespaces;
@@ -82,7 +86,8 @@ final class SaturationBench {
     TtlEntries ttl = setup.ttl();
     for (int n = 0; n < namespaces; n++) {
       // Evicting the soonest-expiring entries keeps every put admissible however long the run.
-      var reply = ttl.setNamespace(namespace(n), 10_000, 16L << 20, CapacityPolicy.EVICT_SOONEST_EXPIRING);
+      var reply = ttl.setNamespace(NamespaceSpec.builder(namespace(n)).maxEntries(10_000)
+          .maxBytes(16L << 20).whenFull(CapacityPolicy.EVICT_SOONEST_EXPIRING).build());
       if (reply.outcome() != Outcome.SUCCESS) {
         throw new IllegalStateException("bench: namespace " + namespace(n) + ": " + reply.message());
       }
@@ -194,7 +199,7 @@ final class SaturationBench {
     long n = cursor.getAndIncrement();
     c.sent.incrementAndGet();
     outstanding.incrementAndGet();
-    return client.ttl().putAsync(namespace(Math.floorMod(n, (long) namespaces)), "k" + (n % 10_000), value, 60_000)
+    return client.ttl().putAsync(namespace(Math.floorMod(n, (long) namespaces)), "k" + (n % 10_000), value, TTL)
         .whenComplete((reply, err) -> {
           outstanding.decrementAndGet();
           Throwable t = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;

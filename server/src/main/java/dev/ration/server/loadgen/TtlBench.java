@@ -1,5 +1,9 @@
 package dev.ration.server.loadgen;
 
+import java.time.Duration;
+import dev.ration.client.ttl.WriteResult;
+import dev.ration.client.ttl.NamespaceSpec;
+import dev.ration.client.ttl.NamespaceResult;
 import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.client.RationClient;
@@ -71,13 +75,13 @@ final class TtlBench {
   Result run(long warmupNanos, long windowNanos, long drainNanos, PrintWriter progress)
       throws InterruptedException {
     TtlEntries setup = clients.get(0).ttl();
-    TtlResponse.NamespaceReply ns = setup.setNamespace(namespace, Math.max(keys, 1) * 2L,
-        (long) Math.max(keys, 1) * (value.length + 64) * 2, CapacityPolicy.REJECT);
+    NamespaceResult ns = setup.setNamespace(NamespaceSpec.builder(namespace).maxEntries(Math.max(keys, 1) * 2L)
+        .maxBytes((long) Math.max(keys, 1) * (value.length + 64) * 2).whenFull(CapacityPolicy.REJECT).build());
     if (ns.outcome() != Outcome.SUCCESS) {
       throw new IllegalStateException("bench: namespace " + namespace + ": " + ns.outcome() + " " + ns.message());
     }
     if (!put) {
-      List<CompletableFuture<TtlResponse.WriteReply>> loads = new ArrayList<>();
+      List<CompletableFuture<WriteResult>> loads = new ArrayList<>();
       for (int k = 0; k < keys; k++) {
         loads.add(clients.get(k % clients.size()).ttl().putAsync(namespace, key(k), value, TtlEntries.NO_EXPIRY));
         if (loads.size() >= 256) {
@@ -117,7 +121,7 @@ final class TtlBench {
     }
     String key = key(Math.floorMod(cursor.getAndIncrement(), (long) keys));
     CompletableFuture<Boolean> reply = put
-        ? ttl.putAsync(namespace, key, value, ttlMillis).thenApply(r -> r.outcome() == Outcome.SUCCESS)
+        ? ttl.putAsync(namespace, key, value, ttlMillis < 0 ? TtlEntries.NO_EXPIRY : Duration.ofMillis(ttlMillis)).thenApply(r -> r.outcome() == Outcome.SUCCESS)
         : ttl.getAsync(namespace, key).thenApply(java.util.Optional::isPresent);
     reply.whenComplete((success, err) -> {
       long done = clock.getAsLong();

@@ -1,5 +1,6 @@
 package dev.ration.server.loadgen;
 
+import dev.ration.client.SetLimitResult;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
 import dev.ration.client.limiter.LimiterOptions;
@@ -59,7 +60,7 @@ final class WarmStartBench {
   }
 
   private long once(String resource, LimiterOptions options, Duration timeout) {
-    Response.SetLimitReply set = client.setLimit(LimitSpec.builder(tenant, resource)
+    SetLimitResult set = client.setLimit(LimitSpec.builder(tenant, resource)
         .ratePerSecond(RATE_PER_SECOND).burst(BURST).leaseDuration(Duration.ofSeconds(10))
         .grace(Duration.ofSeconds(1)).build());
     if (set.outcome() != Outcome.SUCCESS) {

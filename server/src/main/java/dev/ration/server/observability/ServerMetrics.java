@@ -1,6 +1,6 @@
 package dev.ration.server.observability;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.server.BuildInfo;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.GroupCommitStats;

@@ -1,5 +1,9 @@
 package dev.ration.server.cli;
 
+import dev.ration.client.protocol.Response;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.quota.QuotaDefinition;
+import dev.ration.client.transport.RawClient;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.EventType;
 import dev.ration.wire.quota.UsageEvent;
@@ -96,11 +100,10 @@ class QuotaEndToEndTest {
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .address(c.clientAddress()).requestDeadline(Duration.ofSeconds(20)).build())) {
       QuotaClient quotas = client.quotas();
-      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs",
-          QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 8, Overage.REJECT, 0, 0, 0, "alice", 0, "plan"))).outcome());
-      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota(new QuotaSpec("acme/shop", "jobs",
-          QuotaKind.CONCURRENT, Window.NONE, 4, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice", 0,
-          "tenant share"))).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(QuotaDefinition.concurrent("acme", "jobs", 10)
+          .unit("jobs").softLimit(8).actor("alice").reason("plan").build()).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(QuotaDefinition.concurrent("acme/shop", "jobs", 4)
+          .unit("jobs").actor("alice").reason("tenant share").build()).outcome());
 
       long completedId;
       try (Reservation r = quotas.reserve("acme/shop/web", "jobs", 3, Duration.ofMinutes(1))) {
@@ -117,7 +120,7 @@ class QuotaEndToEndTest {
       });
       assertEquals("work failed", boom.getMessage());
       cancelledId = held[0].reservationId();
-      assertEquals(EventType.CANCELLED, held[0].settlement().orElseThrow().how(), "close() after an exception cancels");
+      assertEquals(EventType.CANCELLED, held[0].settlement().orElseThrow().how().orElseThrow(), "close() after an exception cancels");
 
       try (Reservation a = quotas.reserve("acme/shop/web", "jobs", 4, Duration.ofMinutes(1))) {
         QuotaRefusedException no = assertThrows(QuotaRefusedException.class,
@@ -127,17 +130,18 @@ class QuotaEndToEndTest {
         a.actual(4);
       }
 
-      QuotaResponse.UsageBatch log = quotas.readUsage("billing", 0, 100);
+      QuotaResponse.UsageBatch log = readUsage(client, "billing", 0);
       assertEquals(List.of(completedId, cancelledId), log.events().stream().limit(2)
           .map(UsageEvent::reservationId).toList());
       assertEquals(List.of(2L, 0L), log.events().stream().limit(2)
           .map(UsageEvent::quantity).toList());
-      quotas.ack("billing", log.events().get(0).sequence());
-      assertEquals(log.events().size() - 1, quotas.readUsage("billing", 0, 100).events().size());
+      RawClient.of(client).call(new Request.Quota(new QuotaRequest.AckUsage("billing", log.events().get(0).sequence())),
+          Response.Quota.class).join();
+      assertEquals(log.events().size() - 1, readUsage(client, "billing", 0).events().size());
 
       // A soft-threshold crossing at the org (soft 8): one ALERT record, and the metric shows it.
       quotas.reserve("acme/other", "jobs", 8, Duration.ofMinutes(1)).cancel();
-      assertEquals(1, quotas.readUsage("", 1, 100).events().stream()
+      assertEquals(1, readUsage(client, "", 1).events().stream()
           .filter(e -> e.type() == EventType.ALERT).count());
       java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
       // The counter is refreshed periodically, not on the write.
@@ -177,5 +181,12 @@ class QuotaEndToEndTest {
       node.shutdown();
       node.awaitTermination(Duration.ofSeconds(30));
     }
+  }
+
+  /** The usage log is read by pipelines and the CLI over the wire, not by the service API. */
+  private static QuotaResponse.UsageBatch readUsage(RationClient client, String consumer, long from) {
+    Response.Quota r = RawClient.of(client).call(
+        new Request.Quota(new QuotaRequest.ReadUsage(consumer, from, 100)), Response.Quota.class).join();
+    return (QuotaResponse.UsageBatch) r.response();
   }
 }

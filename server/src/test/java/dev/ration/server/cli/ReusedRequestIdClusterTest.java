@@ -1,5 +1,8 @@
 package dev.ration.server.cli;
 
+import dev.ration.client.quota.Item;
+import dev.ration.client.quota.ReserveResult;
+import dev.ration.client.quota.QuotaDefinition;
 import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -91,9 +94,8 @@ class ReusedRequestIdClusterTest {
     long reservationId;
     try (RationClient first = new RationClient(options)) {
       QuotaClient quotas = first.quotas();
-      assertEquals(Outcome.SUCCESS, quotas.setQuota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs",
-          QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "alice", 0,
-          "plan"))).outcome());
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(QuotaDefinition.concurrent("acme", "jobs", 10)
+          .unit("jobs").actor("alice").reason("plan").build()).outcome());
       reservationId = quotas.reserve("acme/shop", "jobs", 3, Duration.ofMinutes(10), "order-42")
           .reservationId();
     }
@@ -101,8 +103,8 @@ class ReusedRequestIdClusterTest {
       QuotaClient quotas = restarted.quotas();
       assertEquals(reservationId, quotas.reserve("acme/shop", "jobs", 3, Duration.ofMinutes(10),
           "order-42").reservationId(), "the restarted client's retry gets the first reservation");
-      QuotaResponse.ReserveReply other = quotas.tryReserve("acme/shop",
-          List.of(new QuotaRequest.Item("jobs", 4)), 0, Duration.ofMinutes(10), "order-42");
+      ReserveResult other = quotas.tryReserve("acme/shop",
+          List.of(new Item("jobs", 4)), 0, Duration.ofMinutes(10), "order-42");
       assertEquals(Outcome.INVALID_ARGUMENT, other.outcome(), other.toString());
       assertEquals("idempotency key order-42 in scope acme/shop was first used for reservation "
           + reservationId + " with other arguments; use a new idempotency key", other.message());

@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.RationClient;
+import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationFailedException;
 import dev.ration.client.protocol.CancelOutcome;
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Frame;
 import dev.ration.client.protocol.FrameEncoder;
 import dev.ration.client.protocol.Kind;
@@ -161,11 +162,11 @@ class CancelNodeTest {
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .addresses(List.of(config.clientAddress())).requestDeadline(Duration.ofSeconds(60)).build())) {
       // Connected first, so each call below is handed to the connection's event loop at once.
-      client.call(put("client-warm", "k"), Duration.ofSeconds(60)).get(60, TimeUnit.SECONDS);
+      RawClient.of(client).call(put("client-warm", "k"), Duration.ofSeconds(60)).get(60, TimeUnit.SECONDS);
       long withdrawnBefore = node.consensus().proposerStats().withdrawn();
       List<CompletableFuture<Response>> writes = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
-        writes.add(client.call(put("client", key(i)), Duration.ofSeconds(60)));
+        writes.add(RawClient.of(client).call(put("client", key(i)), Duration.ofSeconds(60)));
       }
       // The event loop writes requests in order before it reads a reply: once the first write
       // is answered, all 300 were sent, and the last waits behind ~298 entries on the node.

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.LimitSpec;
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Kind;
 import dev.ration.testkit.Waits;
 import java.util.concurrent.atomic.AtomicLong;
@@ -88,8 +88,11 @@ class NameBoundNodeTest {
   }
 
   private static Request setLimit(String tenant, String resource) {
-    // The client library builds the same request: it leaves the length to the cluster.
-    return LimitSpec.builder(tenant, resource).ratePerSecond(100).burst(50).build().toRequest();
+    // The client library's LimitSpec builds the same request: it leaves the length to the cluster.
+    LimitSpec spec = LimitSpec.builder(tenant, resource).ratePerSecond(100).burst(50).build();
+    return new Request.SetLimit(new dev.ration.wire.lease.Limit(spec.tenant(), spec.resource(),
+        spec.ratePerSecond(), spec.burst(), spec.mode(), spec.leaseDuration().toMillis(),
+        spec.grace().toMillis(), spec.emergency(), spec.policy(), spec.expectedVersion()));
   }
 
   private static Request ttlPut(String namespace) {

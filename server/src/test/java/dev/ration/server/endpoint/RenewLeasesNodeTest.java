@@ -1,5 +1,9 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.client.RenewalReport;
+import dev.ration.client.LeaseResult;
+import dev.ration.client.SetLimitResult;
+import dev.ration.client.transport.RawClient;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,43 +40,45 @@ class RenewLeasesNodeTest {
       List<LeaseView> leases = new ArrayList<>();
       for (int t = 0; t < 20; t++) {
         String tenant = "tenant-" + t;
-        Response.SetLimitReply set = client.setLimit(LimitSpec.builder(tenant, "api")
+        SetLimitResult set = client.setLimit(LimitSpec.builder(tenant, "api")
             .ratePerSecond(100).burst(50).build());
         assertEquals(Outcome.SUCCESS, set.outcome(), set.message());
-        Response.LeaseReply lease = client.acquireLease(tenant, "api", "eu", 50, 10);
+        LeaseResult lease = client.acquireLease(tenant, "api", "eu", 50, 10);
         assertEquals(Outcome.SUCCESS, lease.outcome(), lease.message());
-        leases.add(lease.lease());
+        leases.add(lease.lease().orElseThrow());
       }
-      List<Request.RenewLease> renewals = new ArrayList<>();
+      List<RenewalReport> renewals = new ArrayList<>();
       for (LeaseView l : leases) {
         // Lease 7 presents a version it never had: only its renewal fails.
         long presented = l.leaseId() == leases.get(7).leaseId() ? l.version() + 9 : l.version();
-        renewals.add(new Request.RenewLease(l.leaseId(), presented, 50, 10, 3, 0, 0));
+        renewals.add(RenewalReport.builder(l.leaseId(), presented).demand(50, 10).admittedPerSecond(3).build());
       }
-      renewals.add(new Request.RenewLease(1_000_000, 1, 1, 1, 0, 0, 0));
+      renewals.add(RenewalReport.builder(1_000_000, 1).demand(1, 1).build());
 
-      Response.RenewalsReply reply = client.renewLeases(renewals);
-      assertEquals(Outcome.SUCCESS, reply.outcome(), reply.message());
-      assertEquals(renewals.size(), reply.replies().size(), "one answer per renewal");
+      List<LeaseResult> replies = client.renewLeases(renewals);
+      assertEquals(renewals.size(), replies.size(), "one answer per renewal");
       for (int i = 0; i < leases.size(); i++) {
-        Response.LeaseReply r = reply.replies().get(i);
+        LeaseResult r = replies.get(i);
         if (i == 7) {
           assertEquals(Outcome.VERSION_MISMATCH, r.outcome(), r.message());
-          assertNull(r.lease());
+          assertTrue(r.lease().isEmpty());
           assertEquals(leases.get(7).version(), r.currentVersion());
         } else {
           assertEquals(Outcome.SUCCESS, r.outcome(), r.message());
-          assertEquals(leases.get(i).leaseId(), r.lease().leaseId(), "answers keep the order");
-          assertTrue(r.lease().expiresAtMillis() >= leases.get(i).expiresAtMillis());
+          assertEquals(leases.get(i).leaseId(), r.lease().orElseThrow().leaseId(), "answers keep the order");
+          assertTrue(r.lease().orElseThrow().expiresAtMillis() >= leases.get(i).expiresAtMillis());
         }
       }
-      assertEquals(Outcome.LEASE_UNKNOWN, reply.replies().get(leases.size()).outcome());
+      assertEquals(Outcome.LEASE_UNKNOWN, replies.get(leases.size()).outcome());
 
-      // A malformed renewal refuses the whole frame, definitely, naming its place.
-      List<Request.RenewLease> bad = List.of(renewals.get(0),
+      // A malformed renewal (the typed report refuses a negative demand, so it goes as a wire
+      // record) refuses the whole frame, definitely, naming its place.
+      List<Request.RenewLease> bad = List.of(
+          new Request.RenewLease(leases.get(0).leaseId(), leases.get(0).version(), 50, 10, 3, 0, 0),
           new Request.RenewLease(leases.get(1).leaseId(), 1, -5, 0, 0, 0, 0));
-      RationFailedException e = assertThrows(RationFailedException.class,
-          () -> client.renewLeases(bad));
+      java.util.concurrent.CompletionException failed = assertThrows(java.util.concurrent.CompletionException.class,
+          () -> RawClient.of(client).call(new Request.RenewLeases(bad), Response.RenewalsReply.class).join());
+      RationFailedException e = org.junit.jupiter.api.Assertions.assertInstanceOf(RationFailedException.class, failed.getCause());
       assertTrue(e.getMessage().contains("renewal 1"), e.getMessage());
     } finally {
       node.shutdown();

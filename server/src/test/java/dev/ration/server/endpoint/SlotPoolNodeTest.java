@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.RationClient;
+import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.pool.CancellationToken;
 import dev.ration.client.pool.Job;
@@ -57,7 +58,7 @@ class SlotPoolNodeTest {
       Response.SlotLimitReply set = Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(100))
           .until("the cap is set", () -> {
             try {
-              Response r = client.call(new Request.SetLimitConcurrency(limit(0), C)).join();
+              Response r = RawClient.of(client).call(new Request.SetLimitConcurrency(limit(0), C)).join();
               return r instanceof Response.SlotLimitReply s && s.outcome() == Outcome.SUCCESS
                   ? s : null;
             } catch (RuntimeException e) {
@@ -101,9 +102,9 @@ class SlotPoolNodeTest {
         // already running keep their slots (the ledger keeps counting them); after two lease
         // durations no more than the new C run.
         Response.SlotsReply before = assertInstanceOf(Response.SlotsReply.class,
-            client.call(new Request.GetSlots("acme", "db", false)).join());
+            RawClient.of(client).call(new Request.GetSlots("acme", "db", false)).join());
         Response.SlotLimitReply lowered = assertInstanceOf(Response.SlotLimitReply.class,
-            client.call(new Request.SetLimitConcurrency(limit(before.status().version()), 2))
+            RawClient.of(client).call(new Request.SetLimitConcurrency(limit(before.status().version()), 2))
                 .join());
         assertEquals(Outcome.SUCCESS, lowered.outcome(), lowered.message());
         Instant settled = Instant.now().plusMillis(4_000);
@@ -115,7 +116,7 @@ class SlotPoolNodeTest {
         assertTrue(maxSeen.get() >= 1, "work still ran under the smaller cap");
         assertEquals(0, violations.get(), "concurrency above the cap");
         Response.SlotsReply after = assertInstanceOf(Response.SlotsReply.class,
-            client.call(new Request.GetSlots("acme", "db", false)).join());
+            RawClient.of(client).call(new Request.GetSlots("acme", "db", false)).join());
         assertTrue(after.status().countedSlots() <= 2, "counted " + after.status());
       } finally {
         a.shutdown(Instant.now().plusSeconds(5), dev.ration.client.pool.ShutdownPolicy.CANCEL_QUEUED);
@@ -124,7 +125,7 @@ class SlotPoolNodeTest {
         slotsB.close();
       }
       Response.SlotsReply returned = assertInstanceOf(Response.SlotsReply.class,
-          client.call(new Request.GetSlots("acme", "db", false)).join());
+          RawClient.of(client).call(new Request.GetSlots("acme", "db", false)).join());
       assertEquals(0, returned.status().countedSlots(), "closing returned both leases");
     } finally {
       node.shutdown();

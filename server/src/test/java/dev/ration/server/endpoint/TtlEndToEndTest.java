@@ -1,5 +1,9 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.client.ttl.Entry;
+import dev.ration.client.ttl.WriteResult;
+import dev.ration.client.ttl.DeleteResult;
+import dev.ration.client.ttl.NamespaceSpec;
 import dev.ration.wire.CapacityPolicy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -66,44 +70,44 @@ class TtlEndToEndTest {
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .addresses(List.of(c.clientAddress())).requestDeadline(Duration.ofSeconds(20)).build())) {
       TtlEntries ttl = client.ttl();
-      TtlResponse.WriteReply put = ttl.put("app", "flag", "on".getBytes(StandardCharsets.UTF_8), 60_000);
+      WriteResult put = ttl.put("app", "flag", "on".getBytes(StandardCharsets.UTF_8), Duration.ofMillis(60_000));
       assertEquals(Outcome.SUCCESS, put.outcome(), put.message());
-      TtlResponse.EntryInfo got = ttl.get("app", "flag").orElseThrow();
+      Entry got = ttl.get("app", "flag").orElseThrow();
       assertArrayEquals("on".getBytes(StandardCharsets.UTF_8), got.value());
       assertEquals(put.version(), got.version());
 
-      TtlResponse.WriteReply stale = ttl.compareAndSet("app", "flag", put.version() + 100, new byte[0], 1_000);
+      WriteResult stale = ttl.compareAndSet("app", "flag", put.version() + 100, new byte[0], Duration.ofMillis(1_000));
       assertEquals(Outcome.VERSION_MISMATCH, stale.outcome());
       assertEquals(put.version(), stale.currentVersion());
-      TtlResponse.WriteReply refreshed = ttl.refresh("app", "flag", 120_000, put.version());
+      WriteResult refreshed = ttl.refresh("app", "flag", Duration.ofMillis(120_000), put.version());
       assertEquals(put.version(), refreshed.version(), "refresh keeps the version");
-      assertTrue(refreshed.expiresAtMillis() > put.expiresAtMillis());
-      assertEquals(List.of("flag"), ttl.list("app", "", 10).entries().stream().map(TtlResponse.EntryInfo::key).toList());
-      TtlResponse.DeleteReply deleted = ttl.deleteAsync("app", "flag", 0).get();
+      assertTrue(refreshed.expiresAt().compareTo(put.expiresAt()) > 0);
+      assertEquals(List.of("flag"), ttl.list("app", "", 10).entries().stream().map(Entry::key).toList());
+      DeleteResult deleted = ttl.deleteAsync("app", "flag", 0).get();
       assertTrue(deleted.existed());
       assertEquals(Optional.empty(), ttl.get("app", "flag"));
-      assertEquals(Outcome.SUCCESS, ttl.put("app", "gone", new byte[0], 0).outcome());
+      assertEquals(Outcome.SUCCESS, ttl.put("app", "gone", new byte[0], Duration.ofMillis(0)).outcome());
       assertEquals(Optional.empty(), ttl.get("app", "gone"), "ttl 0 is already expired");
 
       // Locks: the second holder waits; the token of every later holder is larger.
-      Lock first = ttl.tryLock("jobs", "worker-1", 60_000).orElseThrow();
-      assertEquals(Optional.empty(), ttl.tryLock("jobs", "worker-2", 60_000));
-      assertTrue(first.refresh(60_000));
+      Lock first = ttl.tryLock("jobs", "worker-1", Duration.ofMillis(60_000)).orElseThrow();
+      assertEquals(Optional.empty(), ttl.tryLock("jobs", "worker-2", Duration.ofMillis(60_000)));
+      assertTrue(first.refresh(Duration.ofMillis(60_000)));
       assertTrue(first.release());
       assertFalse(first.release(), "a released lock is not released twice");
-      Lock second = ttl.tryLock("jobs", "worker-2", 60_000).orElseThrow();
+      Lock second = ttl.tryLock("jobs", "worker-2", Duration.ofMillis(60_000)).orElseThrow();
       assertTrue(second.fencingToken() > first.fencingToken(),
           second.fencingToken() + " > " + first.fencingToken());
-      assertFalse(first.refresh(60_000), "the old holder cannot extend the new holder's lock");
+      assertFalse(first.refresh(Duration.ofMillis(60_000)), "the old holder cannot extend the new holder's lock");
 
       // Capacity: a full REJECT namespace refuses; an EVICT one evicts and counts it.
-      assertEquals(Outcome.SUCCESS, ttl.setNamespace("small", 1, 1_000, CapacityPolicy.EVICT_SOONEST_EXPIRING).outcome());
-      ttl.put("small", "a", new byte[1], 60_000);
-      ttl.put("small", "b", new byte[1], 60_000);
+      assertEquals(Outcome.SUCCESS, ttl.setNamespace(NamespaceSpec.builder("small").maxEntries(1).maxBytes(1_000).whenFull(CapacityPolicy.EVICT_SOONEST_EXPIRING).build()).outcome());
+      ttl.put("small", "a", new byte[1], Duration.ofMillis(60_000));
+      ttl.put("small", "b", new byte[1], Duration.ofMillis(60_000));
       assertEquals(1, ttl.namespaces("small").get(0).evictedCapacity());
-      assertEquals(Outcome.SUCCESS, ttl.setNamespace("strict", 1, 1_000, CapacityPolicy.REJECT).outcome());
-      ttl.put("strict", "a", new byte[1], 60_000);
-      assertEquals(Outcome.NAMESPACE_FULL, ttl.put("strict", "b", new byte[1], 60_000).outcome());
+      assertEquals(Outcome.SUCCESS, ttl.setNamespace(NamespaceSpec.builder("strict").maxEntries(1).maxBytes(1_000).whenFull(CapacityPolicy.REJECT).build()).outcome());
+      ttl.put("strict", "a", new byte[1], Duration.ofMillis(60_000));
+      assertEquals(Outcome.NAMESPACE_FULL, ttl.put("strict", "b", new byte[1], Duration.ofMillis(60_000)).outcome());
 
       String evicted = "ration_ttl_evictions_total{namespace=\"small\",reason=\"capacity\"} 1.0";
       String m = Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(100))

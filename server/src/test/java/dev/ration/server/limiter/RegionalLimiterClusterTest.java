@@ -1,5 +1,7 @@
 package dev.ration.server.limiter;
 
+import dev.ration.client.SetLimitResult;
+import dev.ration.client.ClusterStatus;
 import dev.ration.wire.lease.LimitStatus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -107,7 +109,7 @@ class RegionalLimiterClusterTest {
       RationClient admin = new RationClient(RationClientOptions.builder().addresses(addresses)
           .requestDeadline(Duration.ofSeconds(15)).build());
       clients.add(admin);
-      Response.SetLimitReply set = awaitSetLimit(admin, LimitSpec.builder("acme", "api")
+      SetLimitResult set = awaitSetLimit(admin, LimitSpec.builder("acme", "api")
           .ratePerSecond(R).burst(B).leaseDuration(Duration.ofMillis(1_000))
           .grace(Duration.ofMillis(200)).policy(Policy.FAIR_SHARE).build());
       assertEquals(Outcome.SUCCESS, set.outcome(), set.message());
@@ -213,7 +215,7 @@ class RegionalLimiterClusterTest {
           + java.util.Arrays.toString(perRegion));
       assertTrue(perRegion[2] > 0 && perRegion[0] > 0, java.util.Arrays.toString(perRegion));
       assertTrue(total <= R * RUN_MILLIS / 1000 + B, "total " + total);
-      Response.ClusterStatusReply after = admin.clusterStatus();
+      ClusterStatus after = admin.clusterStatus();
       assertNotEquals(killed, after.leaderId(), "a new leader took over");
       Optional<LimitStatus> info = admin.getLimit("acme", "api");
       assertTrue(info.isPresent());
@@ -238,7 +240,7 @@ class RegionalLimiterClusterTest {
   }
 
   /** The first write may meet a cluster still electing: retry within a bounded wait. */
-  static Response.SetLimitReply awaitSetLimit(RationClient admin, LimitSpec spec) {
+  static SetLimitResult awaitSetLimit(RationClient admin, LimitSpec spec) {
     return Waits.upTo(Duration.ofSeconds(40)).every(Duration.ofMillis(100)).retrying(
         "a leader accepting SetLimit", e -> e instanceof RuntimeException, () -> admin.setLimit(spec));
   }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.wire.Outcome;
 import java.time.Duration;
 import java.util.Map;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.protocol.ErrorCode;
+import dev.ration.wire.ErrorCode;
 import dev.ration.server.consensus.GroupCommitStats;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.endpoint.FakeCoordinator;

@@ -1,4 +1,4 @@
-package dev.ration.client.limiter;
+package dev.ration.client.limiter.internal;
 
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
@@ -6,7 +6,7 @@ import dev.ration.client.transport.Transport;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The three lease calls a {@link RateLimiter} makes, as an interface so the limiter can be
+ * The three lease calls a {@code RateLimiter} makes, as an interface so the limiter can be
  * driven without a network: {@link #of(Transport)} in production, a scripted fake in tests, a
  * simulated network in the simulation. Futures complete with the ledger's answer (domain
  * outcomes are values in the reply) or fail with a {@link dev.ration.client.transport.CallFailure}.

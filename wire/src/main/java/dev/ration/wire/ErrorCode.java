@@ -1,4 +1,4 @@
-package dev.ration.client.protocol;
+package dev.ration.wire;
 
 /**
  * Protocol-level error codes carried by every response (0 = OK). Stable, documented in

@@ -1,0 +1,17 @@
+package dev.ration.client.quota;
+
+/** The calls of {@link QuotaClient}, as {@link QuotaListener}s and metrics name them. */
+public enum QuotaOperation {
+  /** A reserve, keyed or not, value form or try-with-resources. */
+  RESERVE,
+  /** {@link QuotaClient#complete}, and a {@link Reservation} completing. */
+  COMPLETE,
+  /** {@link QuotaClient#cancel}, and a {@link Reservation} cancelling. */
+  CANCEL,
+  /** {@link QuotaClient#setQuota}. */
+  SET_QUOTA,
+  /** {@link QuotaClient#getQuota}. */
+  GET_QUOTA,
+  /** {@link QuotaClient#listQuotas}. */
+  LIST_QUOTAS
+}

@@ -1,0 +1,119 @@
+package dev.ration.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The client's public API is typed and separate from the wire. A service compiles against the
+ * public types of the API packages (every package of the client except the wire records, the
+ * transport and any {@code internal} package); if one of their public or protected members
+ * (method, constructor or field: parameters, return type, generic arguments, declared
+ * exceptions) mentions a type of a non-API package, a protocol change breaks that service. And
+ * codes are enums, never numbers: no API member whose name says "code" or "kind" (hashCode aside) takes or
+ * returns an integer.
+ */
+class PublicApiTest {
+  static final JavaClasses MAIN = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .importPackages("dev.ration.client");
+
+  /** Packages whose public types are not API: the wire records, the transport, internals. */
+  static final Pattern NOT_API = Pattern.compile(
+      "dev\\.ration\\.client\\.(protocol|transport)(\\..*)?|.*\\.internal(\\..*)?");
+
+  static final Pattern CODE_NAME = Pattern.compile("(?i).*(code|kind).*");
+  static final Set<String> INTEGERS = Set.of("int", "long", "short", "byte");
+
+  @Test
+  void noApiSignatureMentionsANonApiType() {
+    List<String> violations = new ArrayList<>();
+    for (JavaMember m : apiMembers()) {
+      for (JavaClass t : involvedTypes(m)) {
+        if (NOT_API.matcher(t.getPackageName()).matches()) {
+          violations.add(m.getFullName() + " mentions " + t.getName());
+        }
+      }
+    }
+    assertEquals(List.of(), violations);
+  }
+
+  @Test
+  void noApiMemberTakesOrReturnsAnIntegerCode() {
+    List<String> violations = new ArrayList<>();
+    for (JavaMember m : apiMembers()) {
+      if (!CODE_NAME.matcher(m.getName()).matches() || m.getName().equals("hashCode")) {
+        continue;
+      }
+      for (JavaClass t : involvedTypes(m)) {
+        if (INTEGERS.contains(t.getName())) {
+          violations.add(m.getFullName() + " uses " + t.getName());
+        }
+      }
+    }
+    assertEquals(List.of(), violations);
+  }
+
+  /** The rule sees the API it guards: the typed client methods are among the members checked. */
+  @Test
+  void theRulesSeeTheApi() {
+    List<String> names = apiMembers().stream().map(JavaMember::getFullName).toList();
+    assertTrue(names.size() > 200, "only " + names.size() + " API members");
+    assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.RationClient.renewLease(")), "renewLease checked");
+    assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.quota.QuotaClient.setQuota(")), "setQuota checked");
+    assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.ttl.TtlEntries.put(")), "put checked");
+    assertTrue(NOT_API.matcher("dev.ration.client.protocol").matches());
+    assertTrue(NOT_API.matcher("dev.ration.client.limiter.internal").matches());
+    assertTrue(!NOT_API.matcher("dev.ration.client.limiter").matches());
+  }
+
+  private static List<JavaMember> apiMembers() {
+    List<JavaMember> out = new ArrayList<>();
+    for (JavaClass c : MAIN) {
+      if (NOT_API.matcher(c.getPackageName()).matches() || !visible(c)) {
+        continue;
+      }
+      for (JavaMember m : c.getMembers()) {
+        Set<JavaModifier> mods = m.getModifiers();
+        boolean exposed = mods.contains(JavaModifier.PUBLIC)
+            || (mods.contains(JavaModifier.PROTECTED) && !c.getModifiers().contains(JavaModifier.FINAL));
+        if (exposed && !mods.contains(JavaModifier.SYNTHETIC) && !mods.contains(JavaModifier.BRIDGE)) {
+          out.add(m);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Set<JavaClass> involvedTypes(JavaMember m) {
+    if (m instanceof JavaCodeUnit u) {
+      Set<JavaClass> types = new java.util.HashSet<>(u.getAllInvolvedRawTypes());
+      u.getExceptionTypes().forEach(types::add);
+      return types;
+    }
+    return ((JavaField) m).getAllInvolvedRawTypes();
+  }
+
+  /** A type a service can name: public, and so is every type enclosing it. */
+  private static boolean visible(JavaClass c) {
+    for (JavaClass k = c; k != null; k = k.getEnclosingClass().orElse(null)) {
+      if (!k.getModifiers().contains(JavaModifier.PUBLIC)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,179 @@
+package dev.ration.examples;
+
+import dev.ration.client.LimitSpec;
+import dev.ration.client.RationClient;
+import dev.ration.client.SetLimitResult;
+import dev.ration.client.limiter.Decision;
+import dev.ration.client.limiter.LeaseState;
+import dev.ration.client.limiter.RateLimiter;
+import dev.ration.client.metrics.RateLimiterMetrics;
+import dev.ration.client.quota.Item;
+import dev.ration.client.quota.QuotaClient;
+import dev.ration.client.quota.QuotaDefinition;
+import dev.ration.client.quota.QuotaRefusedException;
+import dev.ration.client.quota.Reservation;
+import dev.ration.client.quota.ReserveResult;
+import dev.ration.client.ttl.Entry;
+import dev.ration.client.ttl.Lock;
+import dev.ration.client.ttl.NamespaceSpec;
+import dev.ration.client.ttl.TtlEntries;
+import dev.ration.client.ttl.WriteResult;
+import dev.ration.wire.CapacityPolicy;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.Window;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+
+/**
+ * The Java snippets of docs/LIMITER.md, docs/QUOTAS.md and docs/TTL.md, compiled. Each snippet
+ * in those documents is the text between a {@code tag::name[]} and an {@code end::name[]}
+ * comment here, indentation removed; {@code DocsSnippetTest} fails when a document shows code
+ * that is not in a tagged region, so the documents cannot drift from the API.
+ *
+ * <p>Not run as a service: the methods take what a real handler would have (a client, a
+ * response, a registry) as parameters.
+ */
+public final class DocSnippets {
+  private DocSnippets() {}
+
+  static void limiterInAHandler(HttpServletResponse response) throws IOException {
+    // tag::limiter-basic[]
+    RationClient client = RationClient.connect("10.0.0.1:7101", "10.0.0.2:7101", "10.0.0.3:7101");
+    RateLimiter limiter = client.rateLimiter("acme", "api-requests", "eu-west-1");   // once per process
+    limiter.awaitReady(Duration.ofSeconds(5));    // optional: wait, bounded, for the first lease
+
+    // per request, in the handler:
+    Decision d = limiter.decide(1);               // or: if (limiter.tryAcquire(1)) { ... }
+    if (!d.allowed()) {
+      response.setHeader("Retry-After", Long.toString(d.retryAfterSeconds()));
+      response.sendError(429);
+      return;
+    }
+    // ... serve the request ...
+
+    limiter.close();   // on shutdown: stops admitting, then hands unused tokens back
+    // end::limiter-basic[]
+    client.close();
+  }
+
+  static SetLimitResult setLimit(RationClient client) {
+    // tag::limiter-set-limit[]
+    SetLimitResult set = client.setLimit(LimitSpec.builder("acme", "api-requests")
+        .ratePerSecond(1_000).burst(2_000)
+        .mode(Mode.BEST_EFFORT).emergency(500)
+        .leaseDuration(Duration.ofSeconds(10)).grace(Duration.ofSeconds(2))
+        .build());
+    if (!set.succeeded()) {
+      throw new IllegalStateException(set.outcome() + ": " + set.message());
+    }
+    // end::limiter-set-limit[]
+    return set;
+  }
+
+  static void limiterMetrics(RationClient client, MeterRegistry meterRegistry,
+      Consumer<LeaseState> health) {
+    // tag::limiter-metrics[]
+    RateLimiter limiter = client.rateLimiter("acme", "api-requests", "eu-west-1");
+    new RateLimiterMetrics(limiter).bindTo(meterRegistry);          // dev.ration.client.metrics
+    limiter.addListener((l, from, to) -> health.accept(to));        // LeaseState changes
+    // end::limiter-metrics[]
+  }
+
+  static void quotaDefinition(RationClient client) {
+    // tag::quota-set[]
+    QuotaClient quotas = client.quotas();
+    quotas.setQuota(QuotaDefinition.concurrent("acme", "jobs", 10)
+        .unit("jobs").softLimit(8).actor("alice").reason("plan").build());
+    quotas.setQuota(QuotaDefinition.rate("acme/shop", "api-calls", 6_000, Window.MINUTE)
+        .allowOverage(600).actor("alice").reason("burst allowance").build());
+    // end::quota-set[]
+  }
+
+  static void quotaReserve(QuotaClient quotas, IntSupplier runJobs) {
+    // tag::quota-reserve[]
+    try (Reservation r = quotas.reserve("acme/shop/web", "jobs", 3, Duration.ofMinutes(5))) {
+      int used = runJobs.getAsInt();   // an exception here: close() cancels (quantity 0, one event)
+      r.actual(used);                  // set last: close() completes with it (one event)
+    } catch (QuotaRefusedException e) {
+      // e.levelScope() refused; e.retryAfter() (zero: use a bounded backoff)
+    }
+    // end::quota-reserve[]
+  }
+
+  static long quotaTryReserve(QuotaClient quotas, String orderId) {
+    // tag::quota-try-reserve[]
+    ReserveResult r = quotas.tryReserve("acme/shop/web",
+        List.of(new Item("jobs", 2), new Item("gpu-minutes", 30)),
+        0, Duration.ofMinutes(10), "order-" + orderId);   // a retry with the same key: same answer
+    if (r.outcome() == Outcome.SUCCESS) {
+      quotas.complete(r.reservationId(), List.of(2L, 12L));
+    } else {
+      // r.levelScope() and r.resource() refused; r.retryAfter() is a hint (zero: unknown)
+    }
+    // end::quota-try-reserve[]
+    return r.reservationId();
+  }
+
+  static void ttlEntries(RationClient client) {
+    // tag::ttl-entries[]
+    TtlEntries ttl = client.ttl();
+    ttl.setNamespace(NamespaceSpec.builder("sessions").maxEntries(100_000).maxBytes(64L << 20)
+        .whenFull(CapacityPolicy.EVICT_SOONEST_EXPIRING).build());
+
+    WriteResult put = ttl.put("sessions", "u-42", "token".getBytes(StandardCharsets.UTF_8),
+        Duration.ofMinutes(30));
+    Optional<Entry> live = ttl.get("sessions", "u-42");          // never an expired entry
+    WriteResult cas = ttl.compareAndSet("sessions", "u-42", put.version(),
+        "token-2".getBytes(StandardCharsets.UTF_8), Duration.ofMinutes(30));
+    if (cas.outcome() == Outcome.VERSION_MISMATCH) {
+      // someone else wrote it first: cas.currentVersion() is theirs
+    }
+    ttl.refresh("sessions", "u-42", Duration.ofMinutes(30), 0);  // expiry only; same version
+    ttl.put("flags", "dark-mode", new byte[] {1}, TtlEntries.NO_EXPIRY);
+    // end::ttl-entries[]
+  }
+
+  static void ttlLock(RationClient client, FencedStorage storage, byte[] bytes) {
+    // tag::ttl-lock[]
+    Optional<Lock> lock = client.ttl().tryLock("invoice-batch", "worker-7", Duration.ofSeconds(10));
+    if (lock.isPresent()) {
+      try {
+        storage.write("batch.csv", bytes, lock.get().fencingToken());
+      } finally {
+        lock.get().release();
+      }
+    }
+    // end::ttl-lock[]
+  }
+
+  /** The protected resource of the lock snippet: it refuses writes under an old token. */
+  static final class FencedStorage {
+    private long highestTokenSeen;
+
+    // tag::ttl-fencing[]
+    // inside the storage service
+    synchronized void write(String file, byte[] data, long fencingToken) {
+      if (fencingToken < highestTokenSeen) {
+        throw new StaleLockException(fencingToken + " < " + highestTokenSeen);
+      }
+      highestTokenSeen = fencingToken;
+      // ... write ...
+    }
+    // end::ttl-fencing[]
+  }
+
+  /** A write under a lapsed lock. */
+  static final class StaleLockException extends RuntimeException {
+    StaleLockException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,243 @@
+package dev.ration.server.endpoint;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.LimitSpec;
+import dev.ration.client.RationClient;
+import dev.ration.client.RationClientOptions;
+import dev.ration.client.limiter.LimiterOptions;
+import dev.ration.client.limiter.ManualScheduler;
+import dev.ration.client.limiter.RateLimiter;
+import dev.ration.client.protocol.Kind;
+import dev.ration.server.RationNode;
+import dev.ration.server.config.ServerConfig;
+import dev.ration.testkit.Waits;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.lease.LimitStatus;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A renewal whose reply is lost on the way back, against a real node: the node applies the
+ * renewal (and counts the emergency tokens it reports), the connection closes before the reply
+ * reaches the client, and the limiter resends the renewal. The resend carries the request id of
+ * the first send, so the node answers it from its idempotency record and counts the emergency
+ * tokens once, not once per attempt.
+ *
+ * <p>The client makes no retries of its own here ({@code maxRetries} 0): the resend under test
+ * is the limiter's. A frame-aware TCP proxy between client and node cuts connections, refuses
+ * them, or drops the reply to one request; the limiter runs on a manual clock so that its lease
+ * expires locally (and it spends emergency tokens) without waiting seconds of real time.
+ */
+class RenewalReplyDroppedNodeTest {
+  private static final long MS = 1_000_000L;
+
+  @Test
+  void aResentRenewalIsCountedOnce(@TempDir Path dir) throws Exception {
+    ServerConfig c = NameBoundNodeTest.config(dir, 128);
+    RationNode node = RationNode.start(c);
+    ManualScheduler sched = new ManualScheduler(1_000_000_000L);
+    try (FrameProxy proxy = new FrameProxy(c.clientAddress());
+        RationClient admin = new RationClient(RationClientOptions.builder()
+            .address(c.clientAddress()).requestDeadline(Duration.ofSeconds(20)).build());
+        RationClient client = new RationClient(RationClientOptions.builder()
+            .address(proxy.address()).requestDeadline(Duration.ofSeconds(5)).maxRetries(0).build())) {
+      assertEquals(Outcome.SUCCESS, Waits.upTo(Duration.ofSeconds(40)).every(Duration.ofMillis(100))
+          .retrying("a leader accepting SetLimit", e -> e instanceof RuntimeException,
+              () -> admin.setLimit(LimitSpec.builder("acme", "api").ratePerSecond(1_000).burst(1_000)
+                  .mode(Mode.BEST_EFFORT).emergency(5).leaseDuration(Duration.ofSeconds(60))
+                  .grace(Duration.ofSeconds(5)).build())).outcome());
+
+      RateLimiter limiter = client.rateLimiter("acme", "api", "eu", LimiterOptions.builder()
+          .manual(sched).demand(10, 10).jitterRandom(new SplittableRandom(7)).build());
+      limiter.tryAcquire(1);
+      await("the first lease", sched, limiter::ready);
+      long firstLease = limiter.lease().orElseThrow().leaseId();
+
+      // The coordinator becomes unreachable; the lease runs out on the holder's clock and the
+      // limiter spends 3 of its 5 emergency tokens (best-effort mode).
+      proxy.refuse(true);
+      for (int i = 0; i < 60 && !limiter.inEmergency(); i++) {
+        sched.advance(1_000 * MS);
+        Thread.sleep(20); // the refused attempts fail on the client's event loop
+      }
+      assertTrue(limiter.inEmergency(), "the lease expired locally");
+      assertTrue(limiter.tryAcquire(3), "admitted from the emergency budget");
+      assertEquals(3, limiter.emergencySpentTotal());
+
+      // Reachable again: the limiter gets a new lease; its first renewal reports the 3 tokens.
+      proxy.refuse(false);
+      await("a new lease", sched, () -> limiter.lease().map(l -> l.leaseId() != firstLease).orElse(false)
+          && !limiter.inEmergency());
+      assertEquals(3, limiter.emergencyUnreported(), "to be reported by the next renewal");
+      proxy.dropReplyToNext(Kind.RENEW_LEASE.code());
+      await("the renewal's reply dropped and the renewal resent", sched,
+          () -> proxy.sent(Kind.RENEW_LEASE.code()).size() >= 2 && limiter.emergencyUnreported() == 0);
+
+      List<Long> renewals = proxy.sent(Kind.RENEW_LEASE.code());
+      assertEquals(1, proxy.dropped(), "one reply was dropped");
+      assertEquals(renewals.get(0), renewals.get(1), "the resend reuses the first send's request id");
+      LimitStatus status = admin.getLimit("acme", "api").orElseThrow();
+      assertEquals(3, status.emergencyReported(),
+          "the node counts the reported emergency tokens once: " + status);
+      limiter.closeAsync();
+    } finally {
+      node.shutdown();
+      node.awaitTermination(Duration.ofSeconds(30));
+    }
+  }
+
+  /** Advances the manual clock in small steps, letting replies arrive, until {@code done}. */
+  private static void await(String what, ManualScheduler sched, java.util.function.BooleanSupplier done) {
+    Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(20)).until(what, () -> {
+      sched.advance(20 * MS);
+      return done.getAsBoolean();
+    }, ok -> ok);
+  }
+
+  /**
+   * A TCP proxy that reads frames ({@code u32 length | u8 version | u8 kind | u64 requestId |
+   * payload}) in both directions. It records the request ids of the requests it forwards, can
+   * refuse connections, and can drop the reply to the next request of a kind, closing that
+   * connection instead of forwarding it: the request reached the node, its answer never reached
+   * the client.
+   */
+  static final class FrameProxy implements AutoCloseable {
+    private final ServerSocket listener;
+    private final InetSocketAddress target;
+    private final List<Socket> open = new CopyOnWriteArrayList<>();
+    private final ConcurrentLinkedQueue<long[]> forwarded = new ConcurrentLinkedQueue<>();
+    private volatile boolean refusing;
+    private volatile int dropKind = -1;
+    private volatile long dropId = -1;
+    private volatile int dropped;
+    private final Thread acceptor;
+
+    FrameProxy(String targetAddress) throws IOException {
+      int colon = targetAddress.lastIndexOf(':');
+      target = new InetSocketAddress(targetAddress.substring(0, colon),
+          Integer.parseInt(targetAddress.substring(colon + 1)));
+      listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+      acceptor = new Thread(this::acceptLoop, "frame-proxy-accept");
+      acceptor.setDaemon(true);
+      acceptor.start();
+    }
+
+    String address() {
+      return "127.0.0.1:" + listener.getLocalPort();
+    }
+
+    /** Refuse (accept and close at once) new connections and cut the open ones; or stop. */
+    void refuse(boolean on) {
+      refusing = on;
+      if (on) {
+        open.forEach(FrameProxy::closeQuietly);
+      }
+    }
+
+    /** Drops the reply to the next forwarded request of {@code kind}. */
+    void dropReplyToNext(int kind) {
+      dropKind = kind;
+    }
+
+    int dropped() {
+      return dropped;
+    }
+
+    /** Request ids of the forwarded requests of {@code kind}, in order. */
+    List<Long> sent(int kind) {
+      List<Long> ids = new ArrayList<>();
+      for (long[] f : forwarded) {
+        if (f[0] == kind) {
+          ids.add(f[1]);
+        }
+      }
+      return ids;
+    }
+
+    private void acceptLoop() {
+      while (!listener.isClosed()) {
+        try {
+          Socket client = listener.accept();
+          if (refusing) {
+            closeQuietly(client);
+            continue;
+          }
+          Socket server = new Socket(target.getAddress(), target.getPort());
+          open.add(client);
+          open.add(server);
+          pump(client, server, true);
+          pump(server, client, false);
+        } catch (IOException e) {
+          return; // closed
+        }
+      }
+    }
+
+    private void pump(Socket from, Socket to, boolean requests) {
+      Thread t = new Thread(() -> {
+        try (DataInputStream in = new DataInputStream(from.getInputStream())) {
+          DataOutputStream out = new DataOutputStream(to.getOutputStream());
+          while (true) {
+            int length = in.readInt();
+            byte[] body = new byte[length];
+            in.readFully(body);
+            int kind = body[1] & 0xff;
+            long requestId = java.nio.ByteBuffer.wrap(body, 2, 8).getLong();
+            if (requests) {
+              forwarded.add(new long[] {kind, requestId});
+              if (kind == dropKind && dropId < 0) {
+                dropId = requestId;
+                dropKind = -1;
+              }
+            } else if (requestId == dropId) {
+              dropId = -2; // once
+              dropped++;
+              closeQuietly(from);
+              closeQuietly(to);
+              return;
+            }
+            out.writeInt(length);
+            out.write(body);
+            out.flush();
+          }
+        } catch (IOException e) {
+          closeQuietly(from);
+          closeQuietly(to);
+        }
+      }, requests ? "frame-proxy-requests" : "frame-proxy-replies");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    private static void closeQuietly(Socket s) {
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // already closed
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      listener.close();
+      open.forEach(FrameProxy::closeQuietly);
+    }
+  }
+}
