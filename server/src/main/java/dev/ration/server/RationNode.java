@@ -153,7 +153,7 @@ public final class RationNode {
       }
 
       // A single-node group has no one to hand leadership to.
-      if (consensus.isLeader() && config.consensus().peers().size() > 1) {
+      if (consensus.isLeader() && consensus.members().voters().size() > 1) {
         Duration transfer = config.consensus().electionTimeoutMax().multipliedBy(2);
         log.info("event=leadership_transfer_started node={} timeout_ms={}", nodeId, transfer.toMillis());
         consensus.transferLeadership(transfer);
