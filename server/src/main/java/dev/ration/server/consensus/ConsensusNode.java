@@ -127,6 +127,11 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     return start(options, System::nanoTime, Terminator.halting());
   }
 
+  /** Start for real; {@code join}: see {@link #start(ConsensusOptions, boolean, LongSupplier, Terminator)}. */
+  public static ConsensusNode start(ConsensusOptions options, boolean join) throws IOException {
+    return start(options, join, System::nanoTime, Terminator.halting());
+  }
+
   /** Start with an injected monotonic clock and terminator (tests). */
   public static ConsensusNode start(
       ConsensusOptions options, LongSupplier nanoClock, Terminator terminator) throws IOException {
@@ -505,9 +510,12 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
    * {@code timeout}. Returns quietly if this node is not the leader or the transfer fails.
    */
   public void transferLeadership(Duration timeout) {
-    Optional<Peer> other = members().voters().stream()
+    Members members = members();
+    Optional<Peer> other = members.voters().stream()
         .filter(p -> !p.id().equals(options.nodeId())).findFirst();
-    if (!isLeader() || other.isEmpty()) {
+    // A leader that removed itself hands over by itself once the change commits; asking Ratis to
+    // transfer from a node outside the configuration never completes.
+    if (!isLeader() || other.isEmpty() || !members.isVoter(options.nodeId())) {
       return;
     }
     Peer target = other.get();
@@ -515,7 +523,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         callIds.incrementAndGet(), RaftPeerId.valueOf(target.id()), timeout.toMillis());
     try {
       RaftClientReply reply =
-          server.transferLeadershipAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
+          transferAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
       if (!reply.isSuccess()) {
         LOG.warn("{}: leadership transfer to {} failed: {}", selfId, target.id(), reply.getException());
       }
@@ -551,7 +559,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         callIds.incrementAndGet(), RaftPeerId.valueOf(targetId), timeout.toMillis());
     try {
       RaftClientReply reply =
-          server.transferLeadershipAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
+          transferAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
       return reply.isSuccess() ? "" : "transfer to " + targetId + " failed: " + reply.getException();
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
@@ -559,6 +567,30 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       }
       return "transfer to " + targetId + " failed: " + e;
     }
+  }
+
+  /**
+   * Ratis's transferLeadershipAsync can block its caller (it joins an internal future); run it
+   * on a thread of its own so the caller's timeout holds whatever Ratis does.
+   */
+  private CompletableFuture<RaftClientReply> transferAsync(TransferLeadershipRequest request) {
+    CompletableFuture<RaftClientReply> result = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        server.transferLeadershipAsync(request).whenComplete((reply, error) -> {
+          if (error != null) {
+            result.completeExceptionally(error);
+          } else {
+            result.complete(reply);
+          }
+        });
+      } catch (IOException | RuntimeException e) {
+        result.completeExceptionally(e);
+      }
+    }, "ration-transfer-" + options.nodeId());
+    t.setDaemon(true);
+    t.start();
+    return result;
   }
 
   private String leaderIdOrEmpty() {
@@ -639,6 +671,54 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   /** A setConfiguration request from this node's own Ratis client identity. */
   SetConfigurationRequest setConfigurationRequest(SetConfigurationRequest.Arguments args) {
     return new SetConfigurationRequest(clientId, selfId, groupId, callIds.incrementAndGet(), args);
+  }
+
+  /**
+   * A consistent checkpoint for a backup (docs/OPERATIONS.md, "Backup and restore"). By default
+   * only on the leader, after its state machine has applied everything committed when the call
+   * began: the checkpoint then holds every write acknowledged before the call. {@code stale}
+   * takes this node's applied state as it is, on any node (a survivor of a lost majority). The
+   * caller streams it and closes it.
+   */
+  public Backups.Prepared prepareBackup(boolean stale, Duration timeout) throws Backups.BackupException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    if (!stale) {
+      if (!isLeader()) {
+        String leader = leaderIdOrEmpty();
+        throw new Backups.BackupException("not the leader (leader: "
+            + (leader.isEmpty() ? "unknown" : leader) + "); or take a stale backup of this node",
+            true, members().find(leader).map(Peer::adminAddress).orElse(""));
+      }
+      long target = commitIndex();
+      for (int polls = 0; stateMachine.getLastAppliedTermIndex().getIndex() < target; polls++) {
+        if (System.nanoTime() - deadline >= 0 || polls > 100_000) {
+          throw new Backups.BackupException("applied index " + stateMachine.getLastAppliedTermIndex()
+              + " did not reach the commit index " + target + " in " + timeout, false, "");
+        }
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new Backups.BackupException("interrupted", false, "");
+        }
+      }
+    }
+    Path dir = options.dataDir().toAbsolutePath().resolve("backup.tmp." + System.nanoTime());
+    try {
+      dev.ration.statemachine.CheckpointManifest manifest =
+          stateMachine.checkpointTo(dir.resolve("checkpoint"));
+      LOG.info("{}: backup checkpoint term={} index={} stale={} at {}", selfId, manifest.term(),
+          manifest.index(), stale, dir);
+      return new Backups.Prepared(dir,
+          Backups.header(options.groupId(), options.nodeId(), manifest));
+    } catch (RuntimeException e) {
+      try {
+        SnapshotDirs.deleteTree(dir);
+      } catch (IOException ignored) {
+        // The failure below matters more; a leftover backup.tmp directory is harmless.
+      }
+      throw new Backups.BackupException("checkpoint failed: " + e.getMessage(), false, "");
+    }
   }
 
   /** Membership changes (add, remove, replace, transfer leadership), run on the leader. */

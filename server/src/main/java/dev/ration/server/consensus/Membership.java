@@ -121,11 +121,7 @@ public final class Membership {
     }
     addListener(m, peer, deadline);
     awaitCaughtUp(peer.id(), deadline);
-    m = stableMembersOnLeader();
-    List<Peer> voters = new ArrayList<>(m.voters());
-    voters.add(peer);
-    setConfiguration(m, voters, without(m.listeners(), peer.id()), deadline,
-        "promote " + peer.id() + " to voter");
+    promote(peer, null, deadline);
     return change(peer.id() + " added as a voter");
   }
 
@@ -181,22 +177,28 @@ public final class Membership {
     checkQuorum(m, planned, Set.of(peer.id()), "replacing " + oldId + " by " + peer.id());
     addListener(m, peer, deadline);
     awaitCaughtUp(peer.id(), deadline);
-    m = stableMembersOnLeader();
-    if (!m.isVoter(oldId)) {
-      throw new MembershipException(Reason.FAILED,
-          oldId + " left the configuration while " + peer.id() + " caught up: " + describe(m));
-    }
-    List<Peer> voters = without(m.voters(), oldId);
-    voters.add(peer);
-    checkQuorum(m, voters, Set.of(), "replacing " + oldId + " by " + peer.id());
-    setConfiguration(m, voters, without(m.listeners(), peer.id()), deadline,
-        "replace " + oldId + " by " + peer.id());
+    promote(peer, oldId, deadline);
     return change(oldId + " replaced by " + peer.id());
   }
 
   /** Hands leadership to voter {@code id}; waits for it up to {@code timeout}. */
   public synchronized Change transferLeader(String id, Duration timeout) throws MembershipException {
-    String why = node.transferLeadershipTo(id, timeout);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    // Ratis asks the target to campaign once per transfer and then waits out the timeout; a
+    // target that could not campaign yet (a newcomer still starting up) needs another ask.
+    Duration attempt = node.options().electionTimeoutMax().multipliedBy(5);
+    String why;
+    int attempts = 0;
+    while (true) {
+      attempts++;
+      Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+      why = node.transferLeadershipTo(id, left.compareTo(attempt) < 0 ? left : attempt);
+      if (why.isEmpty() || why.startsWith("not the leader") || why.startsWith("unknown peer")
+          || System.nanoTime() - deadline >= 0 || attempts >= 1000) {
+        break;
+      }
+      LOG.info("event=leadership_transfer_retry to={} attempt={} why=\"{}\"", id, attempts, why);
+    }
     if (why.isEmpty()) {
       return change(id + " leads");
     }
@@ -236,6 +238,48 @@ public final class Membership {
     }
   }
 
+  /**
+   * Makes a caught-up listener a voter (in place of {@code replacedId}, when given). Ratis marks
+   * a member caught up only when it is staged as a new voter; a listener promoted in place would
+   * keep being told it is initializing and never start its Raft role (it could neither vote nor
+   * lead until the next leader change). So the listener leaves the configuration and comes back
+   * as a voter: Ratis stages it again, which is quick because its log is current, and admits it
+   * only once caught up.
+   */
+  private void promote(Peer peer, String replacedId, long deadline) throws MembershipException {
+    String what = replacedId == null ? "promote " + peer.id() + " to voter"
+        : "replace " + replacedId + " by " + peer.id();
+    for (int attempt = 0; ; attempt++) {
+      try {
+        Members m = stableMembersOnLeader();
+        if (m.isListener(peer.id())) {
+          setConfiguration(m, m.voters(), without(m.listeners(), peer.id()), deadline,
+              "take " + peer.id() + " out of the listeners to " + what);
+          continue;
+        }
+        List<Peer> voters = new ArrayList<>(m.voters());
+        if (replacedId != null) {
+          if (!m.isVoter(replacedId)) {
+            throw new MembershipException(Reason.FAILED, replacedId + " left the configuration"
+                + " while " + peer.id() + " caught up: " + describe(m));
+          }
+          voters = without(voters, replacedId);
+        }
+        voters.add(peer);
+        checkQuorum(m, voters, Set.of(peer.id()), what);
+        setConfiguration(m, voters, m.listeners(), deadline, what);
+        return;
+      } catch (MembershipException e) {
+        // The listener step's own commit can leave Ratis briefly "in progress".
+        if (e.reason() != Reason.IN_PROGRESS || System.nanoTime() - deadline >= 0 || attempt > 500) {
+          throw new MembershipException(e.reason(), e.getMessage() + " (" + peer.id()
+              + " caught up as a listener; repeat the command to finish)", e.leaderAdminAddress());
+        }
+        sleep(POLL);
+      }
+    }
+  }
+
   /** Waits until {@code id}'s match index is within {@link #CAUGHT_UP_GAP} of the commit index. */
   private void awaitCaughtUp(String id, long deadline) throws MembershipException {
     long polls = 0;
@@ -271,6 +315,13 @@ public final class Membership {
           what + " would leave no voter: a cluster needs at least one");
     }
     Set<String> upToDate = upToDateVoters(current);
+    // Ratis commits a change in the joint configuration: the old voters need their majority too.
+    int currentMajority = current.voters().size() / 2 + 1;
+    if (upToDate.size() < currentMajority) {
+      throw new MembershipException(Reason.REFUSED, what + " cannot commit: the current voters "
+          + ids(current.voters()) + " need " + currentMajority + " up to date, but only "
+          + upToDate + " are; bring members back, or follow the lost-majority recovery");
+    }
     upToDate.addAll(assumedUpToDate);
     Set<String> remainingUpToDate = new TreeSet<>();
     for (Peer p : newVoters) {
