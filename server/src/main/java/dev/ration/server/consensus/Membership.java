@@ -359,7 +359,10 @@ public final class Membership {
   }
 
   private boolean upToDate(Follower f, long commit) {
-    long recentMillis = 2 * node.options().electionTimeoutMax().toMillis();
+    // One election timeout: a follower that has not answered for that long may be gone, and
+    // counting a dead one as up to date would let a change into a joint configuration that
+    // cannot commit. A slow but live one only makes the check refuse (the safe side).
+    long recentMillis = node.options().electionTimeoutMax().toMillis();
     return f.matchIndex() + CAUGHT_UP_GAP >= commit && f.lastRpcElapsedMillis() <= recentMillis;
   }
 
@@ -416,17 +419,34 @@ public final class Membership {
         .setListenersInCurrentConf(List.copyOf(currentListeners))
         .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
         .build();
-    SetConfigurationRequest request = node.setConfigurationRequest(args);
     LOG.info("event=membership_change_proposed change=\"{}\" voters={} listeners={}", what,
         ids(voters), ids(listeners));
-    long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
     RaftClientReply reply;
     try {
-      reply = node.server().setConfigurationAsync(request).get(waitMillis, TimeUnit.MILLISECONDS);
-    } catch (IOException e) {
-      throw fromRatis(what, e);
-    } catch (ExecutionException e) {
-      throw fromRatis(what, e.getCause() == null ? e : e.getCause());
+      reply = null;
+      // A leader just elected (after a transfer, say) answers "not ready" until its first entry
+      // commits: that is a wait, not a refusal.
+      for (int attempt = 0; reply == null; attempt++) {
+        long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        Throwable failure;
+        try {
+          RaftClientReply r = node.server().setConfigurationAsync(node.setConfigurationRequest(args))
+              .get(waitMillis, TimeUnit.MILLISECONDS);
+          failure = r.isSuccess() ? null : r.getException();
+          if (failure == null || !notReady(failure)) {
+            reply = r;
+            break;
+          }
+        } catch (IOException e) {
+          failure = e;
+        } catch (ExecutionException e) {
+          failure = e.getCause() == null ? e : e.getCause();
+        }
+        if (!notReady(failure) || System.nanoTime() - deadline >= 0 || attempt >= 600) {
+          throw fromRatis(what, failure);
+        }
+        sleep(POLL);
+      }
     } catch (TimeoutException e) {
       throw new MembershipException(Reason.TIMEOUT, "timed out waiting to " + what
           + " (Ratis may still finish it; check `ration cluster status`)");
@@ -437,6 +457,10 @@ public final class Membership {
     if (!reply.isSuccess()) {
       throw fromRatis(what, reply.getException());
     }
+  }
+
+  private static boolean notReady(Throwable e) {
+    return e != null && e.getClass().getSimpleName().equals("LeaderNotReadyException");
   }
 
   private MembershipException fromRatis(String what, Throwable e) {

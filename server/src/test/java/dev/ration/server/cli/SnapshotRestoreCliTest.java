@@ -302,11 +302,20 @@ class SnapshotRestoreCliTest {
     return new String[] {String.valueOf(code), out.toString(), err.toString()};
   }
 
+  private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** A free port not handed out before in this JVM (a closed probe socket's port can come back). */
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        if (HANDED_OUT.add(s.getLocalPort())) {
+          return s.getLocalPort();
+        }
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
     }
+    throw new IllegalStateException("no fresh free port in 1000 attempts");
   }
+
 }

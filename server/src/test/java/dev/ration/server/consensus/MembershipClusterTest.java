@@ -126,10 +126,11 @@ class MembershipClusterTest {
     cluster.stop("n3");
     cluster.wipe("n3");
     // Run until the leader has purged the log's beginning: a newcomer must take a snapshot.
-    Waits.upTo(WAIT).every(Duration.ofMillis(200)).until("the leader's log purged behind a snapshot",
+    Waits.upTo(Duration.ofMinutes(4)).every(Duration.ofMillis(200)).until("the leader's log purged behind a snapshot",
         () -> cluster.awaitLeader(WAIT).division().getRaftLog().getStartIndex(), start -> start > 1);
 
-    // With n3 down, removing another voter would leave [leader, n3]: one up to date of two.
+    // With n3 down (and silent for longer than an election timeout), removing another voter
+    // would leave [leader, n3]: one up to date of two.
     String leader = cluster.idOf(cluster.awaitLeader(WAIT));
     String other = leader.equals("n1") ? "n2" : "n1";
     MembershipException lose = assertThrows(MembershipException.class,
