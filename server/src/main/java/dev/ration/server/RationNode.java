@@ -62,6 +62,14 @@ public final class RationNode {
    * earlier ones are closed again before the failure is thrown.
    */
   public static RationNode start(ServerConfig config) throws Exception {
+    return start(config, false);
+  }
+
+  /**
+   * As above; {@code join} starts a node on an empty data directory as a newcomer waiting to be
+   * added to a running cluster (`ration server --join`, docs/OPERATIONS.md "Membership").
+   */
+  public static RationNode start(ServerConfig config, boolean join) throws Exception {
     String nodeId = config.consensus().nodeId();
     log.info("event=node_starting node={} client={} admin={} data_dir={}",
         nodeId, config.clientAddress(), config.adminAddress(), config.consensus().dataDir());
@@ -69,7 +77,7 @@ public final class RationNode {
     ConsensusNode consensus = null;
     ClientEndpoint endpoint = null;
     try {
-      consensus = ConsensusNode.start(config.consensus());
+      consensus = ConsensusNode.start(config.consensus(), join);
       metrics.bindNode(consensus::status);
       metrics.bindGroupCommit(consensus::proposerStats, consensus::expiryOverdueMillis);
       metrics.bindStore(consensus::storeProperties, config.consensus().dataDir().toFile());
@@ -89,7 +97,9 @@ public final class RationNode {
               metrics,
               ep::draining,
               new Readiness(Readiness.DEFAULT_MAX_APPLY_LAG_ENTRIES),
-              consensus::transferLeadershipTo);
+              consensus::transferLeadershipTo,
+              consensus.membership(),
+              consensus::prepareBackup);
       metrics.startLimitRefresh(consensus, LIMIT_METRICS_INTERVAL);
       log.info("event=node_started node={} client={} admin={}",
           nodeId, endpoint.localAddress(), admin.localAddress());
@@ -153,7 +163,7 @@ public final class RationNode {
       }
 
       // A single-node group has no one to hand leadership to.
-      if (consensus.isLeader() && config.consensus().peers().size() > 1) {
+      if (consensus.isLeader() && consensus.members().voters().size() > 1) {
         Duration transfer = config.consensus().electionTimeoutMax().multipliedBy(2);
         log.info("event=leadership_transfer_started node={} timeout_ms={}", nodeId, transfer.toMillis());
         consensus.transferLeadership(transfer);

@@ -6,7 +6,10 @@ import java.util.List;
 import picocli.CommandLine.Command;
 
 /** `ration cluster ...`: the cluster as a whole. */
-@Command(name = "cluster", description = "Cluster-wide views.", subcommands = {ClusterCommand.Status.class})
+@Command(name = "cluster", description = "Cluster status and membership.",
+    subcommands = {ClusterCommand.Status.class, MembershipCommand.Add.class,
+        MembershipCommand.Remove.class, MembershipCommand.Replace.class,
+        MembershipCommand.TransferLeader.class})
 final class ClusterCommand {
   @picocli.CommandLine.Mixin HelpOption help;
 

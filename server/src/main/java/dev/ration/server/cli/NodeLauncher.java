@@ -8,7 +8,11 @@ import dev.ration.server.config.ServerConfig;
  */
 @FunctionalInterface
 interface NodeLauncher {
-  RunningNode start(ServerConfig config) throws Exception;
+  /**
+   * Starts the node; {@code join}: a newcomer on an empty data directory that waits to be added
+   * to a running cluster (`ration server --join`).
+   */
+  RunningNode start(ServerConfig config, boolean join) throws Exception;
 
   /** A started node. */
   interface RunningNode {

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
     subcommands = {ServerCommand.class, ClusterCommand.class, LimitCommand.class, LeaseCommand.class,
         TtlCommand.class, LockCommand.class,
         QuotaCommand.class, ReserveCommand.class, ReservationCommand.class, UsageCommand.class,
-        AuditCommand.class,
+        AuditCommand.class, SnapshotCommand.class,
         dev.ration.server.loadgen.BenchCommand.class, CompletionCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

@@ -8,8 +8,8 @@ import dev.ration.server.logging.LogContext;
 final class RationNodeLauncher {
   private RationNodeLauncher() {}
 
-  static NodeLauncher.RunningNode start(ServerConfig config) throws Exception {
-    RationNode node = RationNode.start(config);
+  static NodeLauncher.RunningNode start(ServerConfig config, boolean join) throws Exception {
+    RationNode node = RationNode.start(config, join);
     // One node per server process: its log lines carry its term and commit index.
     LogContext.raft(node.consensus()::currentTerm, node.consensus()::commitIndex);
     return new NodeLauncher.RunningNode() {

@@ -44,6 +44,11 @@ final class ServerCommand implements Callable<Integer> {
       description = "Data directory, overriding node.data-dir (relative to the working directory).")
   Path dataDir;
 
+  @Option(names = "--join",
+      description = "Start as a newcomer to a running cluster: on an empty data directory the node"
+          + " waits to be added with 'ration cluster add' (ignored once it has a Raft log).")
+  boolean join;
+
   @Override
   public Integer call() throws Exception {
     // A log setting that was refused would silently fall back to the defaults: refuse to start.
@@ -59,7 +64,7 @@ final class ServerCommand implements Callable<Integer> {
         config.clientAddress(), c.self().raftAddress(), config.adminAddress(), c.dataDir());
     NodeLauncher.RunningNode node;
     try {
-      node = root.nodeLauncher().start(config);
+      node = root.nodeLauncher().start(config, join);
     } catch (Exception e) {
       throw new CliFailure(Exit.FAILED, "cannot start node " + c.nodeId() + ": " + e.getMessage(), e);
     }

@@ -173,7 +173,17 @@ final class Views {
         .put("leaderAddress", s.leaderAddress())
         .put("ledgerNowMillis", s.ledgerNowMillis())
         .put("epoch", s.epoch())
+        .put("members", members(s.peers()))
         .put("error", "");
+  }
+
+  /** The replicated configuration as the server sees it: ids, listeners marked. */
+  static String members(List<Response.PeerInfo> peers) {
+    List<String> ids = new java.util.ArrayList<>();
+    for (Response.PeerInfo p : peers) {
+      ids.add("LISTENER".equals(p.role()) ? p.id() + "(listener)" : p.id());
+    }
+    return String.join(",", ids);
   }
 
   /** One row of `cluster status`: a server that did not answer, and why. */
@@ -190,11 +200,12 @@ final class Views {
         .put("leaderAddress", "")
         .put("ledgerNowMillis", Fields.NONE)
         .put("epoch", Fields.NONE)
+        .put("members", "")
         .put("error", why);
   }
 
   static final List<String> STATUS_COLUMNS = List.of(
-      "id", "address", "role", "term", "commitIndex", "appliedIndex", "leaderId", "error");
+      "id", "address", "role", "term", "commitIndex", "appliedIndex", "leaderId", "members", "error");
 
   static String modeName(Mode mode) {
     return enumName(mode.name());

@@ -33,8 +33,11 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -75,8 +78,10 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   /** Written by the ticker thread, read by metrics. */
   private volatile long expiryOverdueMillis;
   private volatile RaftServer.Division division;
+  private final Membership membership = new Membership(this);
 
-  private ConsensusNode(ConsensusOptions options, LongSupplier nanoClock, Terminator terminator)
+  private ConsensusNode(
+      ConsensusOptions options, boolean join, LongSupplier nanoClock, Terminator terminator)
       throws IOException {
     this.options = options;
     this.groupId = RaftGroupId.valueOf(UUID.fromString(options.groupId()));
@@ -86,16 +91,24 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     Path raftDir = dataDir.resolve("raft");
     this.stateMachine = new RationStateMachine(
         dataDir.resolve("state"), options.stateOptions(), terminator, reads, new Leadership());
-    List<RaftPeer> peers = options.peers().stream()
-        .map(p -> RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress()).build())
-        .toList();
-    RaftStorage.StartupOption startup = isAbsentOrEmpty(raftDir)
+    List<RaftPeer> peers = options.peers().stream().map(ConsensusNode::raftPeer).toList();
+    boolean fresh = isAbsentOrEmpty(raftDir);
+    RaftStorage.StartupOption startup = fresh
         ? RaftStorage.StartupOption.FORMAT
         : RaftStorage.StartupOption.RECOVER;
-    LOG.info("{}: starting ({}) with raft storage {} and peers {}", selfId, startup, raftDir, peers);
+    // A joining node starts with an empty group: it is nobody's voter, never campaigns, and
+    // takes the cluster's configuration from the leader's first append (or snapshot). A node
+    // with a Raft log always recovers its replicated configuration, whatever the file says.
+    boolean joining = join && fresh;
+    if (join && !fresh) {
+      LOG.info("{}: --join ignored: raft storage {} exists, its replicated configuration is used",
+          selfId, raftDir);
+    }
+    LOG.info("{}: starting ({}{}) with raft storage {} and peers {}", selfId, startup,
+        joining ? ", joining an existing cluster" : "", raftDir, peers);
     this.server = RaftServer.newBuilder()
         .setServerId(selfId)
-        .setGroup(RaftGroup.valueOf(groupId, peers))
+        .setGroup(joining ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, peers))
         .setStateMachine(stateMachine)
         .setProperties(properties(options, raftDir))
         .setOption(startup)
@@ -114,14 +127,34 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     return start(options, System::nanoTime, Terminator.halting());
   }
 
+  /** Start for real; {@code join}: see {@link #start(ConsensusOptions, boolean, LongSupplier, Terminator)}. */
+  public static ConsensusNode start(ConsensusOptions options, boolean join) throws IOException {
+    return start(options, join, System::nanoTime, Terminator.halting());
+  }
+
   /** Start with an injected monotonic clock and terminator (tests). */
   public static ConsensusNode start(
       ConsensusOptions options, LongSupplier nanoClock, Terminator terminator) throws IOException {
+    return start(options, false, nanoClock, terminator);
+  }
+
+  /**
+   * As above; {@code join} starts a node with an empty Raft directory as a newcomer to a running
+   * cluster (docs/OPERATIONS.md, "Membership"): it waits to be added by {@code cluster add}.
+   * Ignored when the Raft directory already holds a log.
+   */
+  public static ConsensusNode start(ConsensusOptions options, boolean join, LongSupplier nanoClock,
+      Terminator terminator) throws IOException {
     validate(options);
-    ConsensusNode node = new ConsensusNode(options, nanoClock, terminator);
+    ConsensusNode node = new ConsensusNode(options, join, nanoClock, terminator);
     try {
       node.server.start();
       node.division = node.server.getDivision(node.groupId);
+      String mismatch = node.configMismatch();
+      if (!mismatch.isEmpty()) {
+        LOG.warn("{}: cluster.peers in the configuration file disagrees with the replicated "
+            + "configuration, which wins: {}", node.selfId, mismatch);
+      }
       node.proposer.start();
       long tickMillis = Math.max(1, options.tickInterval().toMillis());
       node.scheduler.scheduleWithFixedDelay(
@@ -156,6 +189,16 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     try (Stream<Path> children = Files.list(dir)) {
       return children.findAny().isEmpty();
     }
+  }
+
+  /**
+   * A configured peer as Ratis stores it in the replicated configuration. The client and admin
+   * addresses ride along in Ratis's own fields so every node learns a new member's addresses
+   * from the log; Ration never points a Ratis client at them.
+   */
+  static RaftPeer raftPeer(Peer p) {
+    return RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress())
+        .setClientAddress(p.clientAddress()).setAdminAddress(p.adminAddress()).build();
   }
 
   /** Ratis settings per RATIS-ROCKSDB-NOTES §5; each node gets its own copy. */
@@ -325,8 +368,91 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     }
     long[] ledger = stateMachine.tryWithState(s -> new long[] {s.nowMillis(), s.epoch()})
         .orElse(new long[] {-1, -1});
+    Members members = members();
     return new NodeStatus(options.nodeId(), role, term, commit, applied, leaderId,
-        leaderClientAddress(), ledger[0], ledger[1], proposer.queueDepth(), options.peers());
+        leaderClientAddress(), ledger[0], ledger[1], proposer.queueDepth(), members.all(),
+        members.listeners().stream().map(Peer::id).toList(), configMismatch());
+  }
+
+  /**
+   * The replicated Raft configuration as this node knows it: voters, non-voting listeners, and
+   * whether a change is half way (Ratis's joint configuration). Before start: the file's peers.
+   */
+  public record Members(List<Peer> voters, List<Peer> listeners, boolean changing) {
+    public Members {
+      voters = List.copyOf(voters);
+      listeners = List.copyOf(listeners);
+    }
+
+    /** Voters then listeners. */
+    public List<Peer> all() {
+      return Stream.concat(voters.stream(), listeners.stream()).toList();
+    }
+
+    public Optional<Peer> find(String id) {
+      return all().stream().filter(p -> p.id().equals(id)).findFirst();
+    }
+
+    public boolean isVoter(String id) {
+      return voters.stream().anyMatch(p -> p.id().equals(id));
+    }
+
+    public boolean isListener(String id) {
+      return listeners.stream().anyMatch(p -> p.id().equals(id));
+    }
+  }
+
+  /** This node's view of the replicated configuration (see {@link Members}). */
+  public Members members() {
+    RaftServer.Division d = division;
+    if (d == null) {
+      return new Members(options.peers(), List.of(), false);
+    }
+    RaftConfiguration conf = d.getRaftConf();
+    return new Members(
+        toPeers(conf.getCurrentPeers(RaftPeerRole.FOLLOWER)),
+        toPeers(conf.getCurrentPeers(RaftPeerRole.LISTENER)),
+        !conf.getPreviousPeers().isEmpty());
+  }
+
+  private List<Peer> toPeers(java.util.Collection<RaftPeer> raftPeers) {
+    return raftPeers.stream().map(this::toPeer)
+        .sorted(java.util.Comparator.comparing(Peer::id)).toList();
+  }
+
+  /** A replicated peer; addresses it does not carry (a cluster formed before they were) come from the file. */
+  private Peer toPeer(RaftPeer p) {
+    String id = p.getId().toString();
+    Optional<Peer> configured = options.peers().stream().filter(c -> c.id().equals(id)).findFirst();
+    return new Peer(id, p.getAddress(),
+        orElse(p.getClientAddress(), configured.map(Peer::clientAddress).orElse("")),
+        orElse(p.getAdminAddress(), configured.map(Peer::adminAddress).orElse("")));
+  }
+
+  private static String orElse(String value, String fallback) {
+    return value == null || value.isEmpty() ? fallback : value;
+  }
+
+  /**
+   * "" when the configuration file's {@code cluster.peers} names the same members (ids and Raft
+   * addresses) as the replicated configuration; otherwise both, so an operator sees which file
+   * to update. The replicated configuration is the one in force.
+   */
+  public String configMismatch() {
+    Members m = members();
+    if (m.all().isEmpty()) {
+      return "this node is not in the replicated configuration yet (started with --join; "
+          + "add it with `ration cluster add`)";
+    }
+    java.util.Set<String> replicated = new java.util.TreeSet<>();
+    m.all().forEach(p -> replicated.add(p.id() + "@" + p.raftAddress()));
+    java.util.Set<String> file = new java.util.TreeSet<>();
+    options.peers().forEach(p -> file.add(p.id() + "@" + p.raftAddress()));
+    if (replicated.equals(file)) {
+      return "";
+    }
+    return "replicated configuration has " + Membership.describe(m) + "; cluster.peers in the file lists "
+        + options.peers().stream().map(p -> p.id() + "@" + p.raftAddress()).toList();
   }
 
   /** The current Raft term: an atomic read, no lock (log lines read it); 0 before start. */
@@ -376,9 +502,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     if (leader == null) {
       return "";
     }
-    String id = leader.toString();
-    return options.peers().stream().filter(p -> p.id().equals(id)).map(Peer::clientAddress)
-        .findFirst().orElse("");
+    return members().find(leader.toString()).map(Peer::clientAddress).orElse("");
   }
 
   /**
@@ -386,16 +510,20 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
    * {@code timeout}. Returns quietly if this node is not the leader or the transfer fails.
    */
   public void transferLeadership(Duration timeout) {
-    if (!isLeader() || options.peers().size() < 2) {
+    Members members = members();
+    Optional<Peer> other = members.voters().stream()
+        .filter(p -> !p.id().equals(options.nodeId())).findFirst();
+    // A leader that removed itself hands over by itself once the change commits; asking Ratis to
+    // transfer from a node outside the configuration never completes.
+    if (!isLeader() || other.isEmpty() || !members.isVoter(options.nodeId())) {
       return;
     }
-    Peer target = options.peers().stream().filter(p -> !p.id().equals(options.nodeId()))
-        .findFirst().orElseThrow();
+    Peer target = other.get();
     TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, groupId,
         callIds.incrementAndGet(), RaftPeerId.valueOf(target.id()), timeout.toMillis());
     try {
       RaftClientReply reply =
-          server.transferLeadershipAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
+          transferAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
       if (!reply.isSuccess()) {
         LOG.warn("{}: leadership transfer to {} failed: {}", selfId, target.id(), reply.getException());
       }
@@ -414,8 +542,12 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
    * (not the leader, unknown peer, or the transfer's failure).
    */
   public String transferLeadershipTo(String targetId, Duration timeout) {
-    if (options.peers().stream().noneMatch(p -> p.id().equals(targetId))) {
-      return "unknown peer " + targetId;
+    Members members = members();
+    if (!members.isVoter(targetId)) {
+      return members.isListener(targetId)
+          ? "unknown peer " + targetId + ": a listener cannot lead (add it as a voter first)"
+          : "unknown peer " + targetId + ": not in the replicated configuration ("
+              + Membership.describe(members) + ")";
     }
     if (targetId.equals(options.nodeId())) {
       return isLeader() ? "" : "not the leader (leader: " + leaderIdOrEmpty() + ")";
@@ -427,7 +559,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         callIds.incrementAndGet(), RaftPeerId.valueOf(targetId), timeout.toMillis());
     try {
       RaftClientReply reply =
-          server.transferLeadershipAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
+          transferAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
       return reply.isSuccess() ? "" : "transfer to " + targetId + " failed: " + reply.getException();
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
@@ -435,6 +567,30 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       }
       return "transfer to " + targetId + " failed: " + e;
     }
+  }
+
+  /**
+   * Ratis's transferLeadershipAsync can block its caller (it joins an internal future); run it
+   * on a thread of its own so the caller's timeout holds whatever Ratis does.
+   */
+  private CompletableFuture<RaftClientReply> transferAsync(TransferLeadershipRequest request) {
+    CompletableFuture<RaftClientReply> result = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        server.transferLeadershipAsync(request).whenComplete((reply, error) -> {
+          if (error != null) {
+            result.completeExceptionally(error);
+          } else {
+            result.complete(reply);
+          }
+        });
+      } catch (IOException | RuntimeException e) {
+        result.completeExceptionally(e);
+      }
+    }, "ration-transfer-" + options.nodeId());
+    t.setDaemon(true);
+    t.start();
+    return result;
   }
 
   private String leaderIdOrEmpty() {
@@ -498,6 +654,76 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
 
   RaftServer.Division division() {
     return division;
+  }
+
+  RaftServer server() {
+    return server;
+  }
+
+  ConsensusOptions options() {
+    return options;
+  }
+
+  String selfId() {
+    return options.nodeId();
+  }
+
+  /** A setConfiguration request from this node's own Ratis client identity. */
+  SetConfigurationRequest setConfigurationRequest(SetConfigurationRequest.Arguments args) {
+    return new SetConfigurationRequest(clientId, selfId, groupId, callIds.incrementAndGet(), args);
+  }
+
+  /**
+   * A consistent checkpoint for a backup (docs/OPERATIONS.md, "Backup and restore"). By default
+   * only on the leader, after its state machine has applied everything committed when the call
+   * began: the checkpoint then holds every write acknowledged before the call. {@code stale}
+   * takes this node's applied state as it is, on any node (a survivor of a lost majority). The
+   * caller streams it and closes it.
+   */
+  public Backups.Prepared prepareBackup(boolean stale, Duration timeout) throws Backups.BackupException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    if (!stale) {
+      if (!isLeader()) {
+        String leader = leaderIdOrEmpty();
+        throw new Backups.BackupException("not the leader (leader: "
+            + (leader.isEmpty() ? "unknown" : leader) + "); or take a stale backup of this node",
+            true, members().find(leader).map(Peer::adminAddress).orElse(""));
+      }
+      long target = commitIndex();
+      for (int polls = 0; stateMachine.getLastAppliedTermIndex().getIndex() < target; polls++) {
+        if (System.nanoTime() - deadline >= 0 || polls > 100_000) {
+          throw new Backups.BackupException("applied index " + stateMachine.getLastAppliedTermIndex()
+              + " did not reach the commit index " + target + " in " + timeout, false, "");
+        }
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new Backups.BackupException("interrupted", false, "");
+        }
+      }
+    }
+    Path dir = options.dataDir().toAbsolutePath().resolve("backup.tmp." + System.nanoTime());
+    try {
+      dev.ration.statemachine.CheckpointManifest manifest =
+          stateMachine.checkpointTo(dir.resolve("checkpoint"));
+      LOG.info("{}: backup checkpoint term={} index={} stale={} at {}", selfId, manifest.term(),
+          manifest.index(), stale, dir);
+      return new Backups.Prepared(dir,
+          Backups.header(options.groupId(), options.nodeId(), manifest));
+    } catch (RuntimeException e) {
+      try {
+        SnapshotDirs.deleteTree(dir);
+      } catch (IOException ignored) {
+        // The failure below matters more; a leftover backup.tmp directory is harmless.
+      }
+      throw new Backups.BackupException("checkpoint failed: " + e.getMessage(), false, "");
+    }
+  }
+
+  /** Membership changes (add, remove, replace, transfer leadership), run on the leader. */
+  public Membership membership() {
+    return membership;
   }
 
   @Override

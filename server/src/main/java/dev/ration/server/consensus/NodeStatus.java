@@ -2,7 +2,15 @@ package dev.ration.server.consensus;
 
 import java.util.List;
 
-/** One node's view of the cluster, for `ration cluster status`, health and metrics. */
+/**
+ * One node's view of the cluster, for `ration cluster status`, health and metrics.
+ *
+ * @param peers every member of the replicated Raft configuration as this node knows it, voters
+ *     and listeners (not the configuration file's list, which may be out of date)
+ * @param listeners the ids among {@code peers} that are non-voting listeners (catching up)
+ * @param configMismatch "" when the configuration file's {@code cluster.peers} agrees with the
+ *     replicated configuration, else how they differ (the replicated one is used)
+ */
 public record NodeStatus(
     String nodeId,
     String role,
@@ -14,4 +22,20 @@ public record NodeStatus(
     long ledgerNowMillis,
     long epoch,
     int queueDepth,
-    List<Peer> peers) {}
+    List<Peer> peers,
+    List<String> listeners,
+    String configMismatch) {
+
+  public NodeStatus {
+    peers = List.copyOf(peers);
+    listeners = List.copyOf(listeners);
+  }
+
+  /** A status without listeners or a configuration mismatch. */
+  public NodeStatus(String nodeId, String role, long term, long commitIndex, long appliedIndex,
+      String leaderId, String leaderClientAddress, long ledgerNowMillis, long epoch,
+      int queueDepth, List<Peer> peers) {
+    this(nodeId, role, term, commitIndex, appliedIndex, leaderId, leaderClientAddress,
+        ledgerNowMillis, epoch, queueDepth, peers, List.of(), "");
+  }
+}

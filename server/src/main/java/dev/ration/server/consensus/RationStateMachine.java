@@ -266,6 +266,21 @@ public final class RationStateMachine extends BaseStateMachine {
     }
   }
 
+  /**
+   * A checkpoint of the current state into {@code target} (which must not exist), for a backup:
+   * taken under the apply lock, so it is exactly the state at its manifest's applied index.
+   */
+  CheckpointManifest checkpointTo(Path target) {
+    lock.writeLock().lock();
+    try {
+      CoordinatorState s = state.orElseThrow(() -> new IllegalStateException(
+          "the state is closed (a snapshot is being installed); try again"));
+      return s.checkpoint(target);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
   /** Ratis is about to replace the snapshot directory with an installed one: close the store. */
   @Override
   public void pause() {

@@ -337,6 +337,8 @@ public final class Translation {
       String role;
       if (p.id().equals(s.nodeId())) {
         role = s.role();
+      } else if (s.listeners().contains(p.id())) {
+        role = "LISTENER";
       } else if (p.id().equals(s.leaderId())) {
         role = "LEADER";
       } else {

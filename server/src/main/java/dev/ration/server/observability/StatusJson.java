@@ -33,7 +33,16 @@ public final class StatusJson {
       field(b, "adminAddress", p.adminAddress());
       b.append('}');
     }
-    b.append("]}");
+    b.append("],\"listeners\":[");
+    for (int i = 0; i < s.listeners().size(); i++) {
+      if (i > 0) {
+        b.append(',');
+      }
+      string(b, s.listeners().get(i));
+    }
+    b.append("],");
+    field(b, "configMismatch", s.configMismatch());
+    b.append('}');
     return b.toString();
   }
 

@@ -74,7 +74,7 @@ final class CliHarness {
   }
 
   final FakeGateway gateway = new FakeGateway();
-  NodeLauncher launcher = c -> {
+  NodeLauncher launcher = (c, join) -> {
     throw new AssertionError("unexpected server start " + c);
   };
 
@@ -84,7 +84,7 @@ final class CliHarness {
       gateway.timeout = timeout;
       gateway.clientId = clientId;
       return gateway;
-    }, config -> launcher.start(config));
+    }, (config, join) -> launcher.start(config, join));
     return capture(cl, args);
   }
 

@@ -163,21 +163,25 @@ class CliOutputTest {
       }
       boolean leader = address.endsWith(":7101");
       return new Response.ClusterStatusReply(leader ? "n1" : "n2", leader ? "LEADER" : "FOLLOWER", 4, 120, leader ? 120 : 118,
-          "n1", "127.0.0.1:7101", 5_000, 4, List.of());
+          "n1", "127.0.0.1:7101", 5_000, 4, List.of(
+              new Response.PeerInfo("n1", "127.0.0.1:7201", "127.0.0.1:7101", "LEADER"),
+              new Response.PeerInfo("n2", "127.0.0.1:7202", "127.0.0.1:7102", "FOLLOWER"),
+              new Response.PeerInfo("n3", "127.0.0.1:7203", "127.0.0.1:7103", "UNKNOWN"),
+              new Response.PeerInfo("n4", "127.0.0.1:7204", "127.0.0.1:7104", "LISTENER")));
     };
     CliHarness.Run r = h.run("cluster", "status");
     assertEquals(0, r.exitCode(), r.toString());
     assertEquals("""
-        ID  ADDRESS         ROLE         TERM  COMMIT-INDEX  APPLIED-INDEX  LEADER-ID  ERROR
-        n1  127.0.0.1:7101  LEADER       4     120           120            n1         -
-        n2  127.0.0.1:7102  FOLLOWER     4     120           118            n1         -
-        -   127.0.0.1:7103  UNREACHABLE  -     -             -              -          cannot reach 127.0.0.1:7103 (connection refused)
+        ID  ADDRESS         ROLE         TERM  COMMIT-INDEX  APPLIED-INDEX  LEADER-ID  MEMBERS                ERROR
+        n1  127.0.0.1:7101  LEADER       4     120           120            n1         n1,n2,n3,n4(listener)  -
+        n2  127.0.0.1:7102  FOLLOWER     4     120           118            n1         n1,n2,n3,n4(listener)  -
+        -   127.0.0.1:7103  UNREACHABLE  -     -             -              -          -                      cannot reach 127.0.0.1:7103 (connection refused)
         """, r.out());
     CliHarness.Run json = h.run("cluster", "status", "--output", "json", "--servers", "127.0.0.1:7103");
     assertEquals(Exit.INDETERMINATE, json.exitCode(), json.toString());
     assertEquals("{\"servers\":[{\"address\":\"127.0.0.1:7103\",\"reachable\":false,\"id\":\"\",\"role\":\"UNREACHABLE\","
         + "\"term\":null,\"commitIndex\":null,\"appliedIndex\":null,\"leaderId\":\"\",\"leaderAddress\":\"\","
-        + "\"ledgerNowMillis\":null,\"epoch\":null,\"error\":\"cannot reach 127.0.0.1:7103 (connection refused)\"}]}\n", json.out());
+        + "\"ledgerNowMillis\":null,\"epoch\":null,\"members\":\"\",\"error\":\"cannot reach 127.0.0.1:7103 (connection refused)\"}]}\n", json.out());
     assertEquals("error: no server answered: cannot reach 127.0.0.1:7103 (connection refused)\n", json.err());
   }
 

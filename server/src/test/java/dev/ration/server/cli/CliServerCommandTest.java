@@ -21,10 +21,12 @@ class CliServerCommandTest {
   private final CliHarness h = new CliHarness();
   private final List<ServerConfig> started = new ArrayList<>();
   private final List<String> calls = new ArrayList<>();
+  private final List<Boolean> joins = new ArrayList<>();
 
   CliServerCommandTest() {
-    h.launcher = config -> {
+    h.launcher = (config, join) -> {
       started.add(config);
+      joins.add(join);
       return new NodeLauncher.RunningNode() {
         @Override
         public void shutdown() {
@@ -61,6 +63,9 @@ class CliServerCommandTest {
     CliHarness.Run r = h.run("server", "--config", file.toString());
     assertEquals(0, r.exitCode(), r.toString());
     assertEquals(dir.resolve("data").toAbsolutePath(), started.get(0).consensus().dataDir());
+    CliHarness.Run joining = h.run("server", "--config", file.toString(), "--join");
+    assertEquals(0, joining.exitCode(), joining.toString());
+    assertEquals(List.of(false, true), joins, "--join reaches the launcher");
   }
 
   @Test
@@ -91,7 +96,7 @@ class CliServerCommandTest {
 
   @Test
   void aNodeThatCannotStartExitsTwo() {
-    h.launcher = c -> {
+    h.launcher = (c, join) -> {
       throw new java.net.BindException("Address already in use");
     };
     CliHarness.Run r = h.run("server", "--node", "n1", "--data-dir", dir.toString());

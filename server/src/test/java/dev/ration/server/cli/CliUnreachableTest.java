@@ -22,7 +22,7 @@ class CliUnreachableTest {
   }
 
   private static CliHarness.Run run(String... args) {
-    return CliHarness.capture(RationCli.commandLine(ClientGateway::open, c -> {
+    return CliHarness.capture(RationCli.commandLine(ClientGateway::open, (c, join) -> {
       throw new AssertionError("no server start expected");
     }), args);
   }

@@ -40,7 +40,8 @@ final class InProcessCluster implements AutoCloseable {
   private final String groupId = UUID.randomUUID().toString();
   private final List<Peer> peers;
   private final UnaryOperator<ConsensusOptions> tweak;
-  private final Map<String, ConsensusNode> running = new LinkedHashMap<>();
+  /** Concurrent: a load thread looks for the leader while the test starts and stops nodes. */
+  private final Map<String, ConsensusNode> running = new java.util.concurrent.ConcurrentSkipListMap<>();
   final List<String> fatalErrors = Collections.synchronizedList(new ArrayList<>());
   /** Each node's monotonic clock (a test may make one run behind); System::nanoTime by default. */
   java.util.function.Function<String, java.util.function.LongSupplier> clocks = id -> System::nanoTime;
@@ -98,6 +99,52 @@ final class InProcessCluster implements AutoCloseable {
       return node;
     } catch (IOException e) {
       throw new UncheckedIOException("start " + id, e);
+    }
+  }
+
+  /** A peer for a node that is not in the initial configuration (a newcomer), on free ports. */
+  Peer newPeer(String id) {
+    return new Peer(id, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort(),
+        "127.0.0.1:" + freePort());
+  }
+
+  /**
+   * Starts a newcomer as `ration server --join` would: with its own configuration file's peers
+   * (the initial members plus itself), an empty data directory unless one is left from before,
+   * waiting to be added.
+   */
+  ConsensusNode startJoining(Peer peer) {
+    if (running.containsKey(peer.id())) {
+      throw new IllegalStateException(peer.id() + " already running");
+    }
+    List<Peer> withSelf = new ArrayList<>(peers);
+    withSelf.add(peer);
+    ConsensusOptions base = options(peers.get(0).id());
+    ConsensusOptions o = new ConsensusOptions(peer.id(), base.groupId(), withSelf,
+        root.resolve(peer.id()), base.electionTimeoutMin(), base.electionTimeoutMax(),
+        base.requestTimeout(), base.snapshotThresholdEntries(), base.purgePreservedEntries(),
+        base.segmentSizeBytes(), base.batchMaxCommands(), base.batchMaxBytes(), base.batchLinger(),
+        base.maxEntriesInFlight(), base.queueCapacity(), base.tickInterval(), base.tickMaxItems(),
+        base.stateOptions());
+    try {
+      ConsensusNode node = ConsensusNode.start(o, true, clocks.apply(peer.id()),
+          (message, cause) -> fatalErrors.add(peer.id() + ": " + message));
+      running.put(peer.id(), node);
+      return node;
+    } catch (IOException e) {
+      throw new UncheckedIOException("start joining " + peer.id(), e);
+    }
+  }
+
+  /** Deletes a stopped node's data directory (a dead disk). */
+  void wipe(String id) {
+    if (running.containsKey(id)) {
+      throw new IllegalStateException(id + " is running");
+    }
+    try {
+      SnapshotDirs.deleteTree(root.resolve(id));
+    } catch (IOException e) {
+      throw new UncheckedIOException("wipe " + id, e);
     }
   }
 

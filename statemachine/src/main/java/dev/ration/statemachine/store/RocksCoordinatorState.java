@@ -402,6 +402,33 @@ public final class RocksCoordinatorState implements CoordinatorState {
     Checkpoints.restore(checkpointDir, dataDir, StoreFormat.FORMAT_VERSION);
   }
 
+  /**
+   * Seeds {@code dataDir} from a checkpoint as the first state of a <em>new</em> Raft group
+   * (restore from a backup): verifies and copies it as {@link #restoreCheckpoint} does, opens it
+   * (which recomputes every invariant), then resets its applied position to nothing applied, so
+   * the new group's log, which starts again at index 0, applies from its first entry. The
+   * ledger's clock, epoch and counters carry on. Returns the checkpoint's manifest: the save
+   * point.
+   */
+  public static CheckpointManifest restoreAsNewGroup(Path checkpointDir, Path dataDir,
+      StateOptions options) {
+    CheckpointManifest manifest = Checkpoints.readManifest(checkpointDir);
+    restoreCheckpoint(checkpointDir, dataDir);
+    try (RocksCoordinatorState state = open(dataDir, options)) {
+      state.verify();
+      byte[] meta = state.db.get(state.metaCf, StoreFormat.META_KEY);
+      if (meta == null) {
+        throw new StoreException("restore into " + dataDir + ": the checkpoint has no meta record");
+      }
+      long[] m = StoreFormat.readMeta(meta);
+      state.db.put(state.metaCf, state.writeOptions, StoreFormat.META_KEY, StoreFormat.metaValue(
+          0, Replica.NOTHING_APPLIED, m[2], m[3], m[4], m[5], m[6], m[7]));
+    } catch (RocksDBException e) {
+      throw new StoreException("restore into " + dataDir + ": reset the applied position", e);
+    }
+    return manifest;
+  }
+
   public static CheckpointManifest readManifest(Path checkpointDir) {
     return Checkpoints.readManifest(checkpointDir);
   }

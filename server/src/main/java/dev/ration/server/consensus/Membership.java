@@ -1,0 +1,579 @@
+package dev.ration.server.consensus;
+
+import dev.ration.server.consensus.ConsensusNode.Members;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.server.RaftConfiguration;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Membership changes of a running cluster through Ratis's {@code setConfiguration}
+ * (docs/OPERATIONS.md, "Membership"). One public method per operation, so an authorization
+ * check can wrap each: {@link #add}, {@link #remove}, {@link #replace}, {@link #transferLeader}.
+ *
+ * <p>Every change runs on the leader (elsewhere: {@link Reason#NOT_LEADER} naming the leader's
+ * admin address) and is a compare-and-set against the configuration it was planned from, so two
+ * operators racing cannot undo each other. A newcomer is first added as a non-voting listener;
+ * Ratis bootstraps it (a snapshot when the log it needs is purged), and it becomes a voter only
+ * once its match index is within {@link #CAUGHT_UP_GAP} entries of the commit index. A change
+ * that would leave the new configuration without a majority of up-to-date voters is refused
+ * before anything is proposed.
+ *
+ * <p>Thread-safe: changes are serialised by this object's lock; each blocks its caller for at
+ * most its timeout (plus one poll).
+ */
+public final class Membership {
+  private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
+
+  /** A member counts as up to date when its match index is this close to the commit index. */
+  public static final long CAUGHT_UP_GAP = 100;
+  private static final Duration POLL = Duration.ofMillis(200);
+
+  private final ConsensusNode node;
+
+  Membership(ConsensusNode node) {
+    this.node = node;
+  }
+
+  /** Why a change was not made; {@link #getMessage} says it in words an operator can act on. */
+  public enum Reason {
+    /** This node does not lead; ask the leader (its admin address is attached when known). */
+    NOT_LEADER,
+    /** The request itself is wrong: an unknown id, a bad address, a duplicate. */
+    BAD_REQUEST,
+    /** The change is unsafe now: it would lose the majority or the last up-to-date voter. */
+    REFUSED,
+    /** Another change is half way; try again when it has finished. */
+    IN_PROGRESS,
+    /** The timeout passed first; what was done so far is in the message. */
+    TIMEOUT,
+    /** Ratis refused or failed the change. */
+    FAILED
+  }
+
+  /** A change that was not made (or only partly: the message says how far it got). */
+  public static final class MembershipException extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final Reason reason;
+    private final String leaderAdminAddress;
+
+    MembershipException(Reason reason, String message) {
+      this(reason, message, "");
+    }
+
+    MembershipException(Reason reason, String message, String leaderAdminAddress) {
+      super(message);
+      this.reason = reason;
+      this.leaderAdminAddress = leaderAdminAddress;
+    }
+
+    public Reason reason() {
+      return reason;
+    }
+
+    /** For {@link Reason#NOT_LEADER}: the leader's admin address, or "" when unknown. */
+    public String leaderAdminAddress() {
+      return leaderAdminAddress;
+    }
+  }
+
+  /** A change that was made: what happened, and the configuration afterwards. */
+  public record Change(String message, List<Peer> voters, List<Peer> listeners) {}
+
+  /**
+   * Adds {@code peer} as a voter: first as a listener (Ratis catches it up, by snapshot if
+   * need be), then, once it is within {@link #CAUGHT_UP_GAP} entries of the commit index,
+   * promoted. The new node must be running ({@code ration server --join}). Repeating an add
+   * that timed out after the listener step resumes it; adding a voter again is a no-op.
+   */
+  public synchronized Change add(Peer peer, Duration timeout) throws MembershipException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    checkAddresses(peer);
+    Members m = stableMembersOnLeader();
+    Optional<Peer> existing = m.find(peer.id());
+    if (existing.isPresent() && !existing.get().raftAddress().equals(peer.raftAddress())) {
+      throw new MembershipException(Reason.BAD_REQUEST, peer.id() + " is already a member at "
+          + existing.get().raftAddress() + ", not " + peer.raftAddress());
+    }
+    checkAddressUnused(m, peer);
+    if (m.isVoter(peer.id())) {
+      return change(peer.id() + " is already a voter");
+    }
+    addListener(m, peer, deadline);
+    awaitCaughtUp(peer.id(), deadline);
+    promote(peer, null, deadline);
+    return change(peer.id() + " added as a voter");
+  }
+
+  /**
+   * Removes member {@code id} (a voter or a listener). Refused when the remaining voters would
+   * not include a majority of up-to-date members, or when none would be up to date. Removing
+   * the leader itself is allowed: Ratis hands leadership to a remaining voter once the change
+   * commits. The removed node keeps running until it is stopped; stop it.
+   */
+  public synchronized Change remove(String id, Duration timeout) throws MembershipException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Members m = stableMembersOnLeader();
+    if (m.find(id).isEmpty()) {
+      throw new MembershipException(Reason.BAD_REQUEST,
+          "unknown member " + id + ": the configuration is " + describe(m));
+    }
+    if (m.isListener(id)) {
+      setConfiguration(m, m.voters(), without(m.listeners(), id), deadline, "remove listener " + id);
+      return change(id + " (listener) removed");
+    }
+    List<Peer> voters = without(m.voters(), id);
+    checkQuorum(m, voters, Set.of(), "removing " + id);
+    setConfiguration(m, voters, m.listeners(), deadline, "remove " + id);
+    return change(id + " removed");
+  }
+
+  /**
+   * Replaces voter {@code oldId} by {@code peer} (for example a node on a new, empty disk):
+   * adds {@code peer} as a listener and waits for it to catch up, then swaps the two in one
+   * change. Refused up front when the configuration after the swap would not have a majority
+   * of up-to-date voters.
+   */
+  public synchronized Change replace(String oldId, Peer peer, Duration timeout)
+      throws MembershipException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    checkAddresses(peer);
+    if (oldId.equals(peer.id())) {
+      throw new MembershipException(Reason.BAD_REQUEST,
+          "the replacement needs a new id, not " + oldId + " again (remove it, wipe it, add it)");
+    }
+    Members m = stableMembersOnLeader();
+    if (!m.isVoter(oldId)) {
+      throw new MembershipException(Reason.BAD_REQUEST,
+          oldId + " is not a voter: the configuration is " + describe(m));
+    }
+    if (m.isVoter(peer.id())) {
+      throw new MembershipException(Reason.BAD_REQUEST, peer.id() + " is already a voter");
+    }
+    checkAddressUnused(m, peer);
+    List<Peer> planned = without(m.voters(), oldId);
+    planned.add(peer);
+    // The newcomer will be up to date before the swap; everyone else must be now.
+    checkQuorum(m, planned, Set.of(peer.id()), "replacing " + oldId + " by " + peer.id());
+    addListener(m, peer, deadline);
+    awaitCaughtUp(peer.id(), deadline);
+    promote(peer, oldId, deadline);
+    return change(oldId + " replaced by " + peer.id());
+  }
+
+  /** Hands leadership to voter {@code id}; waits for it up to {@code timeout}. */
+  public synchronized Change transferLeader(String id, Duration timeout) throws MembershipException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    // Ratis asks the target to campaign once per transfer and then waits out the timeout; a
+    // target that could not campaign yet (a newcomer still starting up) needs another ask.
+    Duration attempt = node.options().electionTimeoutMax().multipliedBy(5);
+    String why;
+    int attempts = 0;
+    while (true) {
+      attempts++;
+      Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+      why = node.transferLeadershipTo(id, left.compareTo(attempt) < 0 ? left : attempt);
+      if (why.isEmpty() || why.startsWith("not the leader") || why.startsWith("unknown peer")
+          || System.nanoTime() - deadline >= 0 || attempts >= 1000) {
+        break;
+      }
+      LOG.info("event=leadership_transfer_retry to={} attempt={} why=\"{}\"", id, attempts, why);
+    }
+    if (why.isEmpty()) {
+      return change(id + " leads");
+    }
+    if (why.startsWith("not the leader")) {
+      throw new MembershipException(Reason.NOT_LEADER, why, leaderAdminAddress());
+    }
+    if (why.startsWith("unknown peer")) {
+      throw new MembershipException(Reason.BAD_REQUEST, why);
+    }
+    throw new MembershipException(Reason.FAILED, why);
+  }
+
+  // ---------------------------------------------------------------- steps
+
+  private Change change(String message) {
+    Members m = node.members();
+    LOG.info("event=membership_changed result=\"{}\" voters={} listeners={}", message,
+        ids(m.voters()), ids(m.listeners()));
+    return new Change(message, m.voters(), m.listeners());
+  }
+
+  private void addListener(Members m, Peer peer, long deadline) throws MembershipException {
+    if (m.isListener(peer.id())) {
+      return;
+    }
+    List<Peer> listeners = new ArrayList<>(m.listeners());
+    listeners.add(peer);
+    try {
+      setConfiguration(m, m.voters(), listeners, deadline, "add " + peer.id() + " as a listener");
+    } catch (MembershipException e) {
+      if (e.reason() == Reason.FAILED || e.reason() == Reason.TIMEOUT) {
+        throw new MembershipException(e.reason(), e.getMessage() + " (is " + peer.id()
+            + " running at " + peer.raftAddress() + "? start it with `ration server --config"
+            + " <file> --join`)");
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Makes a caught-up listener a voter (in place of {@code replacedId}, when given). Ratis marks
+   * a member caught up only when it is staged as a new voter; a listener promoted in place would
+   * keep being told it is initializing and never start its Raft role (it could neither vote nor
+   * lead until the next leader change). So the listener leaves the configuration and comes back
+   * as a voter: Ratis stages it again, which is quick because its log is current, and admits it
+   * only once caught up.
+   */
+  private void promote(Peer peer, String replacedId, long deadline) throws MembershipException {
+    String what = replacedId == null ? "promote " + peer.id() + " to voter"
+        : "replace " + replacedId + " by " + peer.id();
+    for (int attempt = 0; ; attempt++) {
+      try {
+        Members m = stableMembersOnLeader();
+        if (m.isListener(peer.id())) {
+          setConfiguration(m, m.voters(), without(m.listeners(), peer.id()), deadline,
+              "take " + peer.id() + " out of the listeners to " + what);
+          continue;
+        }
+        List<Peer> voters = new ArrayList<>(m.voters());
+        if (replacedId != null) {
+          if (!m.isVoter(replacedId)) {
+            throw new MembershipException(Reason.FAILED, replacedId + " left the configuration"
+                + " while " + peer.id() + " caught up: " + describe(m));
+          }
+          voters = without(voters, replacedId);
+        }
+        voters.add(peer);
+        checkQuorum(m, voters, Set.of(peer.id()), what);
+        setConfiguration(m, voters, m.listeners(), deadline, what);
+        return;
+      } catch (MembershipException e) {
+        // The listener step's own commit can leave Ratis briefly "in progress".
+        if (e.reason() != Reason.IN_PROGRESS || System.nanoTime() - deadline >= 0 || attempt > 500) {
+          throw new MembershipException(e.reason(), e.getMessage() + " (" + peer.id()
+              + " caught up as a listener; repeat the command to finish)", e.leaderAdminAddress());
+        }
+        sleep(POLL);
+      }
+    }
+  }
+
+  /** Waits until {@code id}'s match index is within {@link #CAUGHT_UP_GAP} of the commit index. */
+  private void awaitCaughtUp(String id, long deadline) throws MembershipException {
+    long polls = 0;
+    while (true) {
+      requireLeader();
+      Map<String, Follower> followers = followers();
+      Follower f = followers.get(id);
+      long commit = commitIndex();
+      if (f != null && upToDate(f, commit)) {
+        LOG.info("event=membership_caught_up member={} match_index={} commit_index={} polls={}",
+            id, f.matchIndex(), commit, polls);
+        return;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new MembershipException(Reason.TIMEOUT, id + " joined as a listener but has not"
+            + " caught up (match index " + (f == null ? "unknown" : f.matchIndex())
+            + ", commit index " + commit + "); it stays a listener: repeat the command to"
+            + " promote it, or remove it");
+      }
+      polls++;
+      sleep(POLL);
+    }
+  }
+
+  /**
+   * Refuses a voter set that would not contain a majority of up-to-date members, or would
+   * contain none. {@code assumedUpToDate} are newcomers that will have caught up first.
+   */
+  private void checkQuorum(Members current, List<Peer> newVoters, Set<String> assumedUpToDate,
+      String what) throws MembershipException {
+    if (newVoters.isEmpty()) {
+      throw new MembershipException(Reason.REFUSED,
+          what + " would leave no voter: a cluster needs at least one");
+    }
+    Set<String> upToDate = upToDateVoters(current);
+    // Ratis commits a change in the joint configuration: the old voters need their majority too.
+    int currentMajority = current.voters().size() / 2 + 1;
+    if (upToDate.size() < currentMajority) {
+      throw new MembershipException(Reason.REFUSED, what + " cannot commit: the current voters "
+          + ids(current.voters()) + " need " + currentMajority + " up to date, but only "
+          + upToDate + " are; bring members back, or follow the lost-majority recovery");
+    }
+    upToDate.addAll(assumedUpToDate);
+    Set<String> remainingUpToDate = new TreeSet<>();
+    for (Peer p : newVoters) {
+      if (upToDate.contains(p.id())) {
+        remainingUpToDate.add(p.id());
+      }
+    }
+    int majority = newVoters.size() / 2 + 1;
+    if (remainingUpToDate.isEmpty()) {
+      throw new MembershipException(Reason.REFUSED, what + " would remove the last up-to-date"
+          + " voter: none of " + ids(newVoters) + " is up to date (up to date: " + upToDate + ")");
+    }
+    if (remainingUpToDate.size() < majority) {
+      throw new MembershipException(Reason.REFUSED, what + " would lose the majority: the voters"
+          + " would be " + ids(newVoters) + ", a majority is " + majority + ", but only "
+          + remainingUpToDate.size() + " of them " + remainingUpToDate + " are up to date"
+          + " (within " + CAUGHT_UP_GAP + " entries of the commit index and answering);"
+          + " bring a member back or replace a failed one first");
+    }
+  }
+
+  /** The leader itself and every voter that answers and is within the gap. */
+  private Set<String> upToDateVoters(Members m) throws MembershipException {
+    requireLeader();
+    Map<String, Follower> followers = followers();
+    long commit = commitIndex();
+    Set<String> ids = new TreeSet<>();
+    for (Peer p : m.voters()) {
+      Follower f = followers.get(p.id());
+      if (p.id().equals(node.selfId()) || (f != null && upToDate(f, commit))) {
+        ids.add(p.id());
+      }
+    }
+    return ids;
+  }
+
+  private boolean upToDate(Follower f, long commit) {
+    // One election timeout: a follower that has not answered for that long may be gone, and
+    // counting a dead one as up to date would let a change into a joint configuration that
+    // cannot commit. A slow but live one only makes the check refuse (the safe side).
+    long recentMillis = node.options().electionTimeoutMax().toMillis();
+    return f.matchIndex() + CAUGHT_UP_GAP >= commit && f.lastRpcElapsedMillis() <= recentMillis;
+  }
+
+  /** A follower as the leader sees it. */
+  private record Follower(String id, long matchIndex, long lastRpcElapsedMillis) {}
+
+  /**
+   * The leader's followers (voters and listeners) with their match indices. Ratis lists both in
+   * its log appenders' order; a change in between is detected by the sizes and read again.
+   */
+  private Map<String, Follower> followers() throws MembershipException {
+    RaftServer.Division d = node.division();
+    for (int attempt = 0; attempt < 10; attempt++) {
+      RoleInfoProto role = d.getInfo().getRoleInfoProto();
+      long[] match = d.getInfo().getFollowerMatchIndices();
+      if (!role.hasLeaderInfo() || match == null) {
+        throw notLeader();
+      }
+      List<ServerRpcProto> infos = role.getLeaderInfo().getFollowerInfoList();
+      if (infos.size() == match.length) {
+        Map<String, Follower> out = new HashMap<>();
+        for (int i = 0; i < match.length; i++) {
+          String id = infos.get(i).getId().getId().toStringUtf8();
+          out.put(id, new Follower(id, match[i], infos.get(i).getLastRpcElapsedTimeMs()));
+        }
+        return out;
+      }
+    }
+    throw new MembershipException(Reason.FAILED, "the leader's follower list kept changing");
+  }
+
+  private long commitIndex() {
+    return node.division().getRaftLog().getLastCommittedIndex();
+  }
+
+  /**
+   * Proposes voters and listeners as the new configuration, compare-and-set against the one it
+   * was planned from, and waits for it to commit until {@code deadline}.
+   */
+  private void setConfiguration(Members planned, List<Peer> voters, List<Peer> listeners,
+      long deadline, String what) throws MembershipException {
+    requireLeader();
+    RaftConfiguration conf = node.division().getRaftConf();
+    Collection<RaftPeer> currentVoters = conf.getCurrentPeers(RaftPeerRole.FOLLOWER);
+    Collection<RaftPeer> currentListeners = conf.getCurrentPeers(RaftPeerRole.LISTENER);
+    if (!sameIds(currentVoters, planned.voters()) || !sameIds(currentListeners, planned.listeners())) {
+      throw new MembershipException(Reason.IN_PROGRESS,
+          "the configuration changed while planning to " + what + "; now " + describe(node.members()));
+    }
+    SetConfigurationRequest.Arguments args = SetConfigurationRequest.Arguments.newBuilder()
+        .setServersInNewConf(toRaftPeers(voters, currentVoters, currentListeners))
+        .setListenersInNewConf(toRaftPeers(listeners, currentVoters, currentListeners))
+        .setServersInCurrentConf(List.copyOf(currentVoters))
+        .setListenersInCurrentConf(List.copyOf(currentListeners))
+        .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+        .build();
+    LOG.info("event=membership_change_proposed change=\"{}\" voters={} listeners={}", what,
+        ids(voters), ids(listeners));
+    RaftClientReply reply;
+    try {
+      reply = null;
+      // A leader just elected (after a transfer, say) answers "not ready" until its first entry
+      // commits: that is a wait, not a refusal.
+      for (int attempt = 0; reply == null; attempt++) {
+        long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        Throwable failure;
+        try {
+          RaftClientReply r = node.server().setConfigurationAsync(node.setConfigurationRequest(args))
+              .get(waitMillis, TimeUnit.MILLISECONDS);
+          failure = r.isSuccess() ? null : r.getException();
+          if (failure == null || !notReady(failure)) {
+            reply = r;
+            break;
+          }
+        } catch (IOException e) {
+          failure = e;
+        } catch (ExecutionException e) {
+          failure = e.getCause() == null ? e : e.getCause();
+        }
+        if (!notReady(failure) || System.nanoTime() - deadline >= 0 || attempt >= 600) {
+          throw fromRatis(what, failure);
+        }
+        sleep(POLL);
+      }
+    } catch (TimeoutException e) {
+      throw new MembershipException(Reason.TIMEOUT, "timed out waiting to " + what
+          + " (Ratis may still finish it; check `ration cluster status`)");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MembershipException(Reason.FAILED, "interrupted while waiting to " + what);
+    }
+    if (!reply.isSuccess()) {
+      throw fromRatis(what, reply.getException());
+    }
+  }
+
+  private static boolean notReady(Throwable e) {
+    return e != null && e.getClass().getSimpleName().equals("LeaderNotReadyException");
+  }
+
+  private MembershipException fromRatis(String what, Throwable e) {
+    String name = e == null ? "" : e.getClass().getSimpleName();
+    String message = "could not " + what + ": " + (e == null ? "no reason given" : name + ": " + e.getMessage());
+    if (name.equals("NotLeaderException") || name.equals("LeaderNotReadyException")) {
+      return new MembershipException(Reason.NOT_LEADER, message, leaderAdminAddress());
+    }
+    if (name.equals("ReconfigurationInProgressException")) {
+      return new MembershipException(Reason.IN_PROGRESS, message);
+    }
+    return new MembershipException(Reason.FAILED, message);
+  }
+
+  /** Existing members keep the RaftPeer Ratis has (with its addresses); newcomers are built. */
+  private static List<RaftPeer> toRaftPeers(List<Peer> peers, Collection<RaftPeer> voters,
+      Collection<RaftPeer> listeners) {
+    List<RaftPeer> out = new ArrayList<>();
+    for (Peer p : peers) {
+      Predicate<RaftPeer> same = r -> r.getId().toString().equals(p.id());
+      Optional<RaftPeer> known = voters.stream().filter(same).findFirst()
+          .or(() -> listeners.stream().filter(same).findFirst());
+      out.add(known.orElseGet(() -> ConsensusNode.raftPeer(p)));
+    }
+    return out;
+  }
+
+  private static boolean sameIds(Collection<RaftPeer> raft, List<Peer> peers) {
+    Set<String> a = new TreeSet<>();
+    raft.forEach(r -> a.add(r.getId().toString()));
+    return a.equals(new TreeSet<>(ids(peers)));
+  }
+
+  private Members stableMembersOnLeader() throws MembershipException {
+    requireLeader();
+    Members m = node.members();
+    if (m.changing()) {
+      throw new MembershipException(Reason.IN_PROGRESS,
+          "a configuration change is in progress (" + describe(m) + "); try again when it ends");
+    }
+    return m;
+  }
+
+  private void requireLeader() throws MembershipException {
+    if (!node.isLeader()) {
+      throw notLeader();
+    }
+  }
+
+  private MembershipException notLeader() {
+    String leader = node.status().leaderId();
+    return new MembershipException(Reason.NOT_LEADER, "not the leader (leader: "
+        + (leader.isEmpty() ? "unknown" : leader) + ")", leaderAdminAddress());
+  }
+
+  private String leaderAdminAddress() {
+    String leader = node.status().leaderId();
+    return leader.isEmpty() ? "" : node.members().find(leader).map(Peer::adminAddress).orElse("");
+  }
+
+  private static void checkAddresses(Peer peer) throws MembershipException {
+    if (peer.id().isBlank() || !peer.id().matches("[A-Za-z0-9._-]{1,64}")) {
+      throw new MembershipException(Reason.BAD_REQUEST,
+          "member id '" + peer.id() + "' must be 1-64 letters, digits, '.', '_' or '-'");
+    }
+    for (String[] a : new String[][] {{"raft", peer.raftAddress()},
+        {"client", peer.clientAddress()}, {"admin", peer.adminAddress()}}) {
+      try {
+        ConsensusNode.HostPort hp = ConsensusNode.HostPort.parse(a[1]);
+        if (hp.port() < 1 || hp.port() > 65535) {
+          throw new IllegalArgumentException("port " + hp.port() + " is outside 1..65535");
+        }
+      } catch (RuntimeException e) {
+        throw new MembershipException(Reason.BAD_REQUEST,
+            a[0] + " address '" + a[1] + "' of " + peer.id() + ": " + e.getMessage());
+      }
+    }
+  }
+
+  private static void checkAddressUnused(Members m, Peer peer) throws MembershipException {
+    for (Peer p : m.all()) {
+      if (!p.id().equals(peer.id()) && p.raftAddress().equals(peer.raftAddress())) {
+        throw new MembershipException(Reason.BAD_REQUEST,
+            "raft address " + peer.raftAddress() + " is already used by member " + p.id());
+      }
+    }
+  }
+
+  private static List<Peer> without(List<Peer> peers, String id) {
+    List<Peer> out = new ArrayList<>();
+    for (Peer p : peers) {
+      if (!p.id().equals(id)) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  private static List<String> ids(List<Peer> peers) {
+    return peers.stream().map(Peer::id).toList();
+  }
+
+  static String describe(Members m) {
+    return "voters " + ids(m.voters())
+        + (m.listeners().isEmpty() ? "" : ", listeners " + ids(m.listeners()));
+  }
+
+  private static void sleep(Duration d) throws MembershipException {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MembershipException(Reason.FAILED, "interrupted");
+    }
+  }
+}
