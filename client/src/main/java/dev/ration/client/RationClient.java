@@ -420,6 +420,39 @@ public final class RationClient implements AutoCloseable {
   // ------------------------------------------------------------------ regional limiter
 
   /**
+   * A slot source for a {@link dev.ration.client.pool.WorkerPool}: a lease on a share of the
+   * concurrency cap of ({@code tenant}, {@code resource}), renewed in the background, so pools
+   * in many processes together run at most the cap (docs/POOL.md, "The global cap"). Returns at
+   * once; its permits are 0 until the lease is granted. Close it when the pool shuts down.
+   *
+   * @param tenant the limit's tenant
+   * @param resource the limit's resource
+   * @param holder this pool's holder name (one per process or pool)
+   * @param maxSlots the pool's worker count W: the most slots it asks for
+   * @return the slot source, acquiring in the background
+   */
+  public dev.ration.client.slots.LeasedSlots leasedSlots(String tenant, String resource, String holder,
+      int maxSlots) {
+    return leasedSlots(tenant, resource, holder, maxSlots, java.time.Clock.systemUTC());
+  }
+
+  /**
+   * As {@link #leasedSlots(String, String, String, int)}, timing the lease on {@code clock} (the
+   * pool's clock, {@code PoolOptions}).
+   *
+   * @param tenant the limit's tenant
+   * @param resource the limit's resource
+   * @param holder this pool's holder name (one per process or pool)
+   * @param maxSlots the pool's worker count W: the most slots it asks for
+   * @param clock the clock that times the lease locally
+   * @return the slot source, acquiring in the background
+   */
+  public dev.ration.client.slots.LeasedSlots leasedSlots(String tenant, String resource, String holder,
+      int maxSlots, java.time.Clock clock) {
+    return dev.ration.client.slots.internal.SlotsAccess.start(raw, tenant, resource, holder, maxSlots, clock);
+  }
+
+  /**
    * A limiter admitting locally under a lease on (tenant, resource) held by {@code holder},
    * with default options; its lifecycle runs on this client's event loop. Nothing is sent until
    * its first use. See docs/LIMITER.md.

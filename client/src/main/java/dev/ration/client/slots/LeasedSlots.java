@@ -1,7 +1,6 @@
 package dev.ration.client.slots;
 
-import dev.ration.client.RationClient;
-import dev.ration.client.transport.RawClient;
+import dev.ration.client.slots.internal.SlotsAccess;
 
 import dev.ration.client.pool.SlotSource;
 import dev.ration.client.protocol.Request;
@@ -98,37 +97,8 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     });
   }
 
-  /**
-   * Starts acquiring a slot lease on ({@code tenant}, {@code resource}) for {@code holder},
-   * for a pool of {@code maxSlots} workers; the wall clock times the lease. Returns at once:
-   * {@link #permits()} is 0 until the lease is granted.
-   *
-   * @param client the client whose connections carry the lease's requests
-   * @param tenant the limit's tenant
-   * @param resource the limit's resource
-   * @param holder this pool's holder name (one per process or pool)
-   * @param maxSlots the pool's worker count W: the most slots it asks for
-   * @return the slot source, acquiring in the background
-   */
-  public static LeasedSlots start(RationClient client, String tenant, String resource,
-      String holder, int maxSlots) {
-    return start(RawClient.of(client), tenant, resource, holder, maxSlots, Clock.systemUTC());
-  }
-
-  /**
-   * As above with the clock the pool uses too ({@code PoolOptions}'s clock).
-   *
-   * @param client the client whose connections carry the lease's requests
-   * @param tenant the limit's tenant
-   * @param resource the limit's resource
-   * @param holder this pool's holder name (one per process or pool)
-   * @param maxSlots the pool's worker count W: the most slots it asks for
-   * @param clock the clock that times the lease locally
-   * @return the slot source, acquiring in the background
-   */
-  public static LeasedSlots start(RationClient client, String tenant, String resource,
-      String holder, int maxSlots, Clock clock) {
-    return start(RawClient.of(client), tenant, resource, holder, maxSlots, clock);
+  static {
+    SlotsAccess.install(LeasedSlots::start);
   }
 
   /** Over any transport (tests drive a fake one). */

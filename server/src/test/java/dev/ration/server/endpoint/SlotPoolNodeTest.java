@@ -86,8 +86,8 @@ class SlotPoolNodeTest {
         }
       };
 
-      LeasedSlots slotsA = LeasedSlots.start(client, "acme", "db", "pool-a", W);
-      LeasedSlots slotsB = LeasedSlots.start(client, "acme", "db", "pool-b", W);
+      LeasedSlots slotsA = client.leasedSlots("acme", "db", "pool-a", W);
+      LeasedSlots slotsB = client.leasedSlots("acme", "db", "pool-b", W);
       WorkerPool a = new WorkerPool(PoolOptions.of(W, 200), slotsA);
       WorkerPool b = new WorkerPool(PoolOptions.of(W, 200), slotsB);
       try {
