@@ -1,0 +1,49 @@
+package dev.ration.client.tls;
+
+import java.security.cert.CertificateException;
+import java.util.Locale;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
+
+/** Turns a failed TLS handshake into a sentence naming the cause. Stateless. */
+public final class TlsErrors {
+  private TlsErrors() {}
+
+  /**
+   * What went wrong, if {@code error} (or one of its causes) is a TLS failure on the connection
+   * to {@code address}; empty if it is not about TLS at all.
+   */
+  public static Optional<String> explain(String address, Throwable error) {
+    CertificateException certificate = null;
+    SSLException ssl = null;
+    for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
+      if (certificate == null && t instanceof CertificateException c) {
+        certificate = c;
+      }
+      if (ssl == null && t instanceof SSLException s) {
+        ssl = s;
+      }
+    }
+    if (certificate != null) {
+      return Optional.of("TLS handshake with " + address + " refused: " + certificate.getMessage());
+    }
+    if (ssl == null) {
+      return Optional.empty();
+    }
+    String m = String.valueOf(ssl.getMessage());
+    String lower = m.toLowerCase(Locale.ROOT);
+    if (lower.contains("certificate_required")) {
+      return Optional.of("server " + address + " requires a client certificate and this client presents none "
+          + "(ClientTls.withKeyPair, or --cert/--key on the CLI)");
+    }
+    if (lower.contains("unknown_ca") || lower.contains("bad_certificate") || lower.contains("certificate_unknown")
+        || lower.contains("certificate_expired")) {
+      return Optional.of("server " + address + " refused this client's certificate (" + m
+          + "): it is expired or not signed by a CA the server trusts");
+    }
+    if (lower.contains("not an ssl/tls record") || lower.contains("unsupported or unrecognized ssl message")) {
+      return Optional.of("server " + address + " does not speak TLS (" + m + "); is it running with tls mode insecure?");
+    }
+    return Optional.of("TLS handshake with " + address + " failed: " + m);
+  }
+}
