@@ -25,7 +25,9 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -76,7 +78,8 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   private volatile long expiryOverdueMillis;
   private volatile RaftServer.Division division;
 
-  private ConsensusNode(ConsensusOptions options, LongSupplier nanoClock, Terminator terminator)
+  private ConsensusNode(
+      ConsensusOptions options, LongSupplier nanoClock, Terminator terminator, GrpcTlsConfig raftTls)
       throws IOException {
     this.options = options;
     this.groupId = RaftGroupId.valueOf(UUID.fromString(options.groupId()));
@@ -98,6 +101,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         .setGroup(RaftGroup.valueOf(groupId, peers))
         .setStateMachine(stateMachine)
         .setProperties(properties(options, raftDir))
+        .setParameters(parameters(raftTls))
         .setOption(startup)
         .build();
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -117,8 +121,23 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   /** Start with an injected monotonic clock and terminator (tests). */
   public static ConsensusNode start(
       ConsensusOptions options, LongSupplier nanoClock, Terminator terminator) throws IOException {
+    return start(options, nanoClock, terminator, null);
+  }
+
+  /**
+   * Start with the real clock, fail-stop on apply errors, and Raft traffic under {@code raftTls}
+   * (null: plaintext).
+   */
+  public static ConsensusNode start(ConsensusOptions options, GrpcTlsConfig raftTls) throws IOException {
+    return start(options, System::nanoTime, Terminator.halting(), raftTls);
+  }
+
+  /** Start with an injected clock and terminator and Raft traffic under {@code raftTls} (null: plaintext). */
+  public static ConsensusNode start(
+      ConsensusOptions options, LongSupplier nanoClock, Terminator terminator, GrpcTlsConfig raftTls)
+      throws IOException {
     validate(options);
-    ConsensusNode node = new ConsensusNode(options, nanoClock, terminator);
+    ConsensusNode node = new ConsensusNode(options, nanoClock, terminator, raftTls);
     try {
       node.server.start();
       node.division = node.server.getDivision(node.groupId);
@@ -156,6 +175,18 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     try (Stream<Path> children = Files.list(dir)) {
       return children.findAny().isEmpty();
     }
+  }
+
+  /**
+   * One TLS configuration for all of Ratis's gRPC traffic: the server port peers append and
+   * vote on, and the client and admin stubs this node dials them with.
+   */
+  static Parameters parameters(GrpcTlsConfig raftTls) {
+    Parameters p = new Parameters();
+    if (raftTls != null) {
+      GrpcConfigKeys.TLS.setConf(p, raftTls);
+    }
+    return p;
   }
 
   /** Ratis settings per RATIS-ROCKSDB-NOTES §5; each node gets its own copy. */
