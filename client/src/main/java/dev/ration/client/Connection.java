@@ -49,11 +49,14 @@ final class Connection {
   /** Event-loop confined: a flush task is queued and has not run yet. */
   private boolean flushScheduled;
   private final Runnable flushTask = this::flushNow;
+  /** True when this client presents a certificate in its TLS handshakes. */
+  private final boolean presentsCertificate;
 
   private record Pending(Kind kind, CompletableFuture<Response> future, ScheduledFuture<?> timer) {}
 
-  private Connection(String address, Channel channel, int maxInFlight, int maxFrameBytes) {
+  private Connection(String address, Channel channel, int maxInFlight, int maxFrameBytes, boolean presentsCertificate) {
     this.address = address;
+    this.presentsCertificate = presentsCertificate;
     this.channel = channel;
     this.maxInFlight = maxInFlight;
     this.maxFrameBytes = maxFrameBytes;
@@ -102,7 +105,8 @@ final class Connection {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    Connection c = new Connection(address, ch, options.maxInFlightPerConnection(), options.maxFrameBytes());
+                    Connection c = new Connection(address, ch, options.maxInFlightPerConnection(), options.maxFrameBytes(),
+                        options.tls() != null && options.tls().cert().isPresent());
                     holder[0] = c;
                     if (ssl != null) {
                       // The host dialled is the name the server's certificate must carry.
@@ -330,7 +334,7 @@ final class Connection {
       if (hello.isDone()) {
         return;
       }
-      TlsErrors.explain(address, cause).ifPresent(why ->
+      TlsErrors.explain(address, cause, presentsCertificate).ifPresent(why ->
           hello.completeExceptionally(new AttemptFailure(ErrorCode.UNAUTHENTICATED, why, false, cause)));
     }
   }

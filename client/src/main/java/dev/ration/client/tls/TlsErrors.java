@@ -11,9 +11,11 @@ public final class TlsErrors {
 
   /**
    * What went wrong, if {@code error} (or one of its causes) is a TLS failure on the connection
-   * to {@code address}; empty if it is not about TLS at all.
+   * to {@code address}; empty if it is not about TLS at all. {@code presentedCertificate} tells
+   * an alert about a refused certificate from one about a missing certificate (a JDK server
+   * answers an empty certificate message with bad_certificate, not certificate_required).
    */
-  public static Optional<String> explain(String address, Throwable error) {
+  public static Optional<String> explain(String address, Throwable error, boolean presentedCertificate) {
     CertificateException certificate = null;
     SSLException ssl = null;
     for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
@@ -32,7 +34,7 @@ public final class TlsErrors {
     }
     String m = String.valueOf(ssl.getMessage());
     String lower = m.toLowerCase(Locale.ROOT);
-    if (lower.contains("certificate_required")) {
+    if (lower.contains("certificate_required") || (!presentedCertificate && lower.contains("bad_certificate"))) {
       return Optional.of("server " + address + " requires a client certificate and this client presents none "
           + "(ClientTls.withKeyPair, or --cert/--key on the CLI)");
     }

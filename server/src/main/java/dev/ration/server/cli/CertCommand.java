@@ -114,7 +114,7 @@ final class CertCommand {
       checkAbsent("ca");
       Instant now = Instant.now();
       // Backdated a little: a peer whose clock is a minute behind must not see "not yet valid".
-      Issued ca = DevCertificates.ca("Ration CA", now.minus(Duration.ofHours(1)), now.plus(validity()));
+      Issued ca = DevCertificates.ca("Ration dev CA " + DevCertificates.shortId(), now.minus(Duration.ofHours(1)), now.plus(validity()));
       return write("ca", ca, "CA");
     }
   }

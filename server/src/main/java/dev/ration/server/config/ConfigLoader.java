@@ -49,6 +49,9 @@ public final class ConfigLoader {
   /** Data directory of the embedded default, relative to the working directory; %s is the node id. */
   public static final String EMBEDDED_DATA_DIR = "run/local/%s";
 
+  /** Where the embedded default (and the shipped examples) find their certificates. */
+  public static final String EMBEDDED_CERTS_DIR = "${RATION_CERTS_DIR:-~/.ration/certs}";
+
   public static final String DEFAULT_GROUP_ID = "02511d47-d67c-49a3-9011-abb3109a44c1";
 
   // Defaults and bounds. Durations in millis unless named otherwise.
@@ -107,6 +110,15 @@ public final class ConfigLoader {
     node.put("id", nodeId);
     node.put("data-dir", String.format(Locale.ROOT, EMBEDDED_DATA_DIR, nodeId));
     withNode.put("node", node);
+    // The same transport security as config/cluster-3, with this node's certificate.
+    Map<String, Object> tls = new LinkedHashMap<>();
+    tls.put("mode", "secure");
+    tls.put("ca", EMBEDDED_CERTS_DIR + "/ca.crt");
+    tls.put("cert", EMBEDDED_CERTS_DIR + "/node." + nodeId + ".crt");
+    tls.put("key", EMBEDDED_CERTS_DIR + "/node." + nodeId + ".key");
+    tls.put("client-auth", "required");
+    tls.put("reload-interval", "10s");
+    withNode.put("tls", tls);
     return validate(withNode, EMBEDDED_SOURCE, Path.of("").toAbsolutePath(), dataDirOverride);
   }
 
@@ -317,9 +329,9 @@ public final class ConfigLoader {
     Optional<TlsOptions.Mode> mode = Optional.empty();
     if (modeText.isPresent()) {
       switch (modeText.get()) {
-        case "on" -> mode = Optional.of(TlsOptions.Mode.ON);
+        case "secure" -> mode = Optional.of(TlsOptions.Mode.ON);
         case "insecure" -> mode = Optional.of(TlsOptions.Mode.INSECURE);
-        default -> t.problem("mode", "'" + modeText.get() + "' is not one of on, insecure");
+        default -> t.problem("mode", "'" + modeText.get() + "' is not one of secure, insecure");
       }
     }
     boolean on = mode.orElse(TlsOptions.Mode.ON) == TlsOptions.Mode.ON;
@@ -344,7 +356,7 @@ public final class ConfigLoader {
     }
     if (!on) {
       if (ca.isPresent() || cert.isPresent() || key.isPresent()) {
-        t.problem("mode", "is insecure but ca, cert or key is set; remove them or set mode: on");
+        t.problem("mode", "is insecure but ca, cert or key is set; remove them or set mode: secure");
         return Optional.empty();
       }
       return Optional.of(new TlsOptions(TlsOptions.Mode.INSECURE, source, null, null, null,

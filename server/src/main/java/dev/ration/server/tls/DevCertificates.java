@@ -58,6 +58,13 @@ public final class DevCertificates {
 
   private DevCertificates() {}
 
+  /** Eight random hex digits: CAs made on different machines get different names. */
+  public static String shortId() {
+    byte[] b = new byte[4];
+    RANDOM.nextBytes(b);
+    return java.util.HexFormat.of().formatHex(b);
+  }
+
   public static KeyPair newKeyPair() {
     try {
       KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
@@ -167,7 +174,13 @@ public final class DevCertificates {
 
   /** Writes {@code issued} as {@code <base>.crt} (0644) and {@code <base>.key} (0600) in {@code dir}. */
   public static void write(Path dir, String base, Issued issued, boolean overwrite) throws IOException {
-    Files.createDirectories(dir);
+    if (!Files.isDirectory(dir)) {
+      try {
+        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      } catch (UnsupportedOperationException e) {
+        Files.createDirectories(dir);
+      }
+    }
     writeFile(dir.resolve(base + ".key"), pem(issued.key()), "rw-------", overwrite);
     writeFile(dir.resolve(base + ".crt"), pem(issued.certificate()), "rw-r--r--", overwrite);
   }

@@ -123,6 +123,11 @@ public final class ServerTls implements AutoCloseable {
       }
     }
     if (!problems.isEmpty()) {
+      if (problems.stream().anyMatch(p -> p.endsWith(": no such file"))) {
+        problems.add("(development certificates: `scripts/cluster.sh start` creates them for the local cluster, "
+            + "or run `ration cert create-ca`, `ration cert create-node ID`, `ration cert create-client admin`; "
+            + "docs/SECURITY.md)");
+      }
       throw new ConfigException(o.source(), problems);
     }
     return new Material(cas, chain, key);
