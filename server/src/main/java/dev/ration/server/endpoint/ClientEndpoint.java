@@ -175,11 +175,16 @@ public final class ClientEndpoint implements AutoCloseable {
         // At most one line per second: a scanner or a misconfigured fleet must not flood the log.
         if (now - last >= TimeUnit.SECONDS.toNanos(1) && lastLogNanos.compareAndSet(last, now)) {
           log.warn("event=tls_handshake_failed remote={} error=\"{}\"", ctx.channel().remoteAddress(),
-              String.valueOf(done.cause().getMessage()).replace('"', '\''));
+              abbreviate(String.valueOf(done.cause().getMessage()).replace('"', '\'')));
         }
         ctx.close();
       }
       super.userEventTriggered(ctx, evt);
+    }
+
+    /** Netty quotes the bytes of a record that is not TLS: a line must not carry a client's 16 KiB. */
+    private static String abbreviate(String s) {
+      return s.length() <= 200 ? s : s.substring(0, 200) + "...";
     }
 
     @Override
