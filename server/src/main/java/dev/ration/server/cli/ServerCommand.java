@@ -73,8 +73,8 @@ final class ServerCommand implements Callable<Integer> {
       }
     }, "ration-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    log.info("event=server_running node={} client={} raft={} health=http://{}/health", c.nodeId(),
-        config.clientAddress(), c.self().raftAddress(), config.adminAddress());
+    log.info("event=server_running node={} client={} raft={} health={}://{}/health", c.nodeId(),
+        config.clientAddress(), c.self().raftAddress(), config.tls().on() ? "https" : "http", config.adminAddress());
     node.awaitTermination();
     try {
       Runtime.getRuntime().removeShutdownHook(hook);
