@@ -120,6 +120,32 @@ class ClientRefusesServerCertificateTest {
     assertTrue(e.getMessage().contains("does not name the address dialled"), e.getMessage());
   }
 
+  /** A plaintext server answers a ClientHello with a frame of its own protocol and closes. */
+  @Test
+  void plaintextServerIsNamedAsSuch() throws Exception {
+    Issued ca = TestCertificates.ca("Test CA");
+    DevCertificates.writeFile(dir.resolve("ca.crt"), DevCertificates.pem(ca.certificate()), "rw-r--r--", true);
+    try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+      Thread t = new Thread(() -> {
+        try (java.net.Socket s = plain.accept()) {
+          s.getInputStream().read(new byte[64]);
+          s.getOutputStream().write(new byte[] {0, 0, 0, 12, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9});
+          s.getOutputStream().flush();
+        } catch (IOException e) {
+          // the client hung up first
+        }
+      });
+      t.setDaemon(true);
+      t.start();
+      try (RationClient client = new RationClient(RationClientOptions.builder().address("127.0.0.1:" + plain.getLocalPort())
+          .requestDeadline(Duration.ofSeconds(20)).tls(ClientTls.trusting(dir.resolve("ca.crt"))).build())) {
+        RationException e = assertThrows(RationException.class, () -> client.getLimit("acme", "api"));
+        assertEquals(ErrorCode.UNAUTHENTICATED, e.code(), e.getMessage());
+        assertTrue(e.getMessage().contains("does not speak TLS"), e.getMessage());
+      }
+    }
+  }
+
   @Test
   void missingCaFileFailsAtConstruction() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new RationClient(
