@@ -2,7 +2,7 @@ package dev.ration.server.cli;
 
 import dev.ration.client.tls.ClientTls;
 import dev.ration.server.config.ConfigLoader;
-import java.nio.file.Files;
+import dev.ration.server.tls.ClientCredentials;
 import java.nio.file.Path;
 import dev.ration.server.config.Quantities;
 import java.time.Duration;
@@ -63,33 +63,11 @@ final class AdminOptions {
    * found and no flag: empty, plaintext.
    */
   Optional<ClientTls> tls() {
-    if (insecure) {
-      if (ca != null || cert != null || key != null) {
-        throw new ParameterException(mixee.commandLine(), "--insecure: cannot be combined with --ca, --cert or --key");
-      }
-      return Optional.empty();
+    try {
+      return ClientCredentials.resolve(ca, cert, key, insecure);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(mixee.commandLine(), e.getMessage());
     }
-    if ((cert == null) != (key == null)) {
-      throw new ParameterException(mixee.commandLine(), cert == null ? "--key: needs --cert" : "--cert: needs --key");
-    }
-    Path dir = CertsDir.path();
-    Path caFile = ca != null ? ca : dir.resolve(CertsDir.CA_CERT);
-    if (ca == null && !Files.exists(caFile)) {
-      if (cert != null) {
-        throw new ParameterException(mixee.commandLine(), "--cert: needs --ca (no " + caFile + ")");
-      }
-      return Optional.empty();
-    }
-    ClientTls tls = ClientTls.trusting(caFile);
-    if (cert != null) {
-      return Optional.of(tls.withKeyPair(cert, key));
-    }
-    Path defaultCert = dir.resolve(CertsDir.clientCert(CertsDir.ADMIN_CLIENT));
-    Path defaultKey = dir.resolve(CertsDir.clientKey(CertsDir.ADMIN_CLIENT));
-    if (Files.exists(defaultCert) && Files.exists(defaultKey)) {
-      return Optional.of(tls.withKeyPair(defaultCert, defaultKey));
-    }
-    return Optional.of(tls);
   }
 
   /** The servers, checked to be host:port. */

@@ -8,7 +8,6 @@ import java.nio.file.Path;
  * commands find their credentials without flags (docs/SECURITY.md, "Certificates").
  */
 final class CertsDir {
-  static final String ENV = "RATION_CERTS_DIR";
   static final String CA_CERT = "ca.crt";
   static final String CA_KEY = "ca.key";
   static final String ADMIN_CLIENT = "admin";
@@ -16,11 +15,7 @@ final class CertsDir {
   private CertsDir() {}
 
   static Path path() {
-    String env = System.getenv(ENV);
-    if (env != null && !env.isBlank()) {
-      return Path.of(env);
-    }
-    return Path.of(System.getProperty("user.home"), ".ration", "certs");
+    return dev.ration.server.tls.ClientCredentials.directory();
   }
 
   static String nodeBase(String id) {

@@ -244,13 +244,16 @@ class MonitoringIT {
       // Every rule evaluated without error; with a leader, nothing pages.
       Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofSeconds(1)).untilAsserted("rules evaluated", () -> {
         List<Map<String, Object>> all = rules(api);
-        assertEquals(10, all.size(), all.toString());
+        assertEquals(12, all.size(), all.toString());
         for (Map<String, Object> r : all) {
           assertEquals("ok", r.get("health"), "rule " + r.get("name") + ": " + r.get("lastError"));
           assertTrue(!String.valueOf(r.get("lastEvaluation")).startsWith("0001"), "rule " + r.get("name") + " not evaluated yet");
         }
         assertEquals("inactive", rule(all, "RationLeaderMissing").get("state"));
         assertEquals("inactive", rule(all, "RationNodeDown").get("state"));
+        // The cluster runs with TLS and certificates valid for 30 days.
+        assertEquals("inactive", rule(all, "RationInsecure").get("state"));
+        assertEquals("inactive", rule(all, "RationCertificateExpiresSoon").get("state"));
       });
       Map<String, Object> leaders = json(api + "/api/v1/query?query="
           + URLEncoder.encode("sum(ration_raft_role{job=\"ration\",role=\"leader\"})", StandardCharsets.UTF_8));
