@@ -179,7 +179,7 @@ public final class ServerTls implements AutoCloseable {
     for (Path p : List.of(o.ca(), o.cert(), o.key())) {
       try {
         FileTime t = Files.getLastModifiedTime(p);
-        parts.add(p + "@" + t.toMillis() + "/" + Files.size(p) + "/" + Files.readString(p).hashCode());
+        parts.add(p + "@" + t.toMillis() + "/" + Files.size(p) + "/" + java.util.Arrays.hashCode(Files.readAllBytes(p)));
       } catch (IOException | RuntimeException e) {
         parts.add(p + ":" + e.getClass().getSimpleName());
       }
