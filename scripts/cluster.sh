@@ -91,6 +91,11 @@ tls_on() {
   grep -q '^ *mode: *secure' "$config_dir/n1.yaml"
 }
 
+# --insecure for a cluster without TLS, so the CLI does not try the certificates it would find.
+cli_tls_flag() {
+  tls_on || echo --insecure
+}
+
 # Creates the development certificates that are missing (idempotent).
 ensure_certs() {
   tls_on || return 0
@@ -205,7 +210,7 @@ start() {
     done
     if [[ ${#pending[@]} -eq 0 ]]; then
       echo "cluster-$nodes is up ($nodes nodes, run directory $run_dir)"
-      "$ration" cluster status --servers "$(client_servers)" --timeout 3s || true
+      "$ration" cluster status --servers "$(client_servers)" --timeout 3s $(cli_tls_flag) || true
       return 0
     fi
     if ((SECONDS >= deadline)); then
@@ -260,7 +265,7 @@ status() {
     pid="$(live_pid "$id")"
     echo "$id: ${pid:+running (pid $pid)}${pid:-not running}"
   done
-  exec "$ration" cluster status --servers "$(client_servers)"
+  exec "$ration" cluster status --servers "$(client_servers)" $(cli_tls_flag)
 }
 
 logs() {

@@ -32,7 +32,8 @@ public final class TlsErrors {
     if (ssl == null) {
       return Optional.empty();
     }
-    String m = String.valueOf(ssl.getMessage());
+    // Netty quotes the bytes of a record that is not TLS in hex: noise to a developer.
+    String m = String.valueOf(ssl.getMessage()).replaceAll(": [0-9a-f]{16,}$", "");
     String lower = m.toLowerCase(Locale.ROOT);
     if (lower.contains("certificate_required") || (!presentedCertificate && lower.contains("bad_certificate"))) {
       return Optional.of("server " + address + " requires a client certificate and this client presents none "
