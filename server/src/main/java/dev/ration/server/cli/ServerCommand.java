@@ -60,6 +60,9 @@ final class ServerCommand implements Callable<Integer> {
     NodeLauncher.RunningNode node;
     try {
       node = root.nodeLauncher().start(config);
+    } catch (ConfigException e) {
+      // A certificate file refused at start is a configuration problem like any other (exit 1).
+      throw e;
     } catch (Exception e) {
       throw new CliFailure(Exit.FAILED, "cannot start node " + c.nodeId() + ": " + e.getMessage(), e);
     }
