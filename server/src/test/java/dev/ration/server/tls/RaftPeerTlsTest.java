@@ -134,14 +134,19 @@ class RaftPeerTlsTest {
         // The control: n3 with the group's certificate, same address, empty disk, catches up.
         Peer n3 = peers.get(2);
         Path n3Data = dir.resolve("data-n3");
-        realN3 = Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(500)).until("n3 bound its ports",
+        // gRPC lets go of the impostor's port shortly after close; bind n3 once it has.
+        int raftPort = Integer.parseInt(n3.raftAddress().substring(n3.raftAddress().lastIndexOf(':') + 1));
+        Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(200)).until("n3's raft port free",
             () -> {
-              try {
-                return RationNode.start(config(n3, peers, certs, n3Data));
-              } catch (Exception portStillHeld) {
-                return null;
+              try (ServerSocket probe = new ServerSocket()) {
+                probe.setReuseAddress(true);
+                probe.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), raftPort));
+                return true;
+              } catch (IOException stillHeld) {
+                return false;
               }
-            }, n -> n != null);
+            }, free -> free);
+        realN3 = RationNode.start(config(n3, peers, certs, n3Data));
         RationNode started = realN3;
         Waits.upTo(Duration.ofSeconds(90)).every(Duration.ofMillis(200)).until("n3 caught up",
             () -> started.consensus().status().appliedIndex(), applied -> applied >= committed);
