@@ -12,7 +12,10 @@
 # Nodes come from config/cluster-N/nI.yaml (or DIR/nI.yaml with --config-dir: a copy with
 # other ports lets two clusters run side by side) and run `bin/ration server --config ...
 # --data-dir RUN/nI`. The run directory (default run/cluster-N) holds each node's data (nI/), log (nI.log)
-# and pid (nI.pid). `start` waits (bounded by RATION_START_TIMEOUT seconds, default 60) until
+# and pid (nI.pid). When the node configurations turn TLS on (tls: mode: secure), `start` first
+# creates whatever development certificates are missing in ${RATION_CERTS_DIR:-~/.ration/certs}
+# (a CA, node.nI for each node, client.admin for the CLI), so the nodes and `bin/ration` find
+# them without flags; existing files are kept. `start` waits (bounded by RATION_START_TIMEOUT seconds, default 60) until
 # every node's admin /health answers and /ready says a leader is known; it refuses to start if a
 # node's raft, client or admin port is already taken. `stop` signals only the
 # recorded pids: TERM, then KILL after RATION_STOP_TIMEOUT seconds (default 30).
@@ -84,8 +87,48 @@ live_pid() {
   fi
 }
 
+certs_dir="${RATION_CERTS_DIR:-$HOME/.ration/certs}"
+
+# True if the node configurations run with TLS.
+tls_on() {
+  grep -q '^ *mode: *secure' "$config_dir/n1.yaml"
+}
+
+# --insecure for a cluster without TLS, so the CLI does not try the certificates it would find.
+cli_tls_flag() {
+  tls_on || echo --insecure
+}
+
+# Creates the development certificates that are missing (idempotent).
+ensure_certs() {
+  tls_on || return 0
+  local id
+  if [[ ! -f "$certs_dir/ca.crt" ]]; then
+    if [[ -f "$certs_dir/ca.key" ]]; then
+      echo "error: $certs_dir/ca.key exists without ca.crt; move it away or restore ca.crt" >&2
+      exit 1
+    fi
+    "$ration" cert create-ca --certs-dir "$certs_dir"
+  fi
+  for id in $(node_ids); do
+    [[ -f "$certs_dir/node.$id.crt" && -f "$certs_dir/node.$id.key" ]] && continue
+    "$ration" cert create-node "$id" --host localhost,127.0.0.1 --certs-dir "$certs_dir" --overwrite
+  done
+  if [[ ! -f "$certs_dir/client.admin.crt" || ! -f "$certs_dir/client.admin.key" ]]; then
+    "$ration" cert create-client admin --certs-dir "$certs_dir" --overwrite
+  fi
+}
+
 http_ok() {
-  if command -v curl >/dev/null 2>&1; then
+  if tls_on; then
+    if command -v curl >/dev/null 2>&1; then
+      curl -fsS -o /dev/null --max-time 2 --cacert "$certs_dir/ca.crt" "https://$1$2" 2>/dev/null
+    else
+      # Without curl, the admin port accepting connections stands in for /health and /ready;
+      # the cluster status below still shows whether a leader is known.
+      listening "$1"
+    fi
+  elif command -v curl >/dev/null 2>&1; then
     curl -fsS -o /dev/null --max-time 2 "http://$1$2" 2>/dev/null
   else
     # Fallback without curl: a bare HTTP/1.0 request over bash's /dev/tcp.
@@ -134,6 +177,7 @@ start() {
     echo "error: not starting; stop the other cluster first (scripts/cluster.sh stop --run-dir ITS-RUN-DIR) or free the ports" >&2
     exit 1
   fi
+  ensure_certs
   for id in $(node_ids); do
     pid="$(live_pid "$id")"
     if [[ -n "$pid" ]]; then
@@ -145,7 +189,9 @@ start() {
     nohup "$ration" server --config "$config_dir/$id.yaml" --data-dir "$run_dir/$id" \
       >>"$run_dir/$id.log" 2>&1 </dev/null &
     echo "$!" >"$run_dir/$id.pid"
-    echo "$id started (pid $!): client $(address_of "$id" client), admin http://$(address_of "$id" admin), log $run_dir/$id.log"
+    local scheme=http
+    tls_on && scheme=https
+    echo "$id started (pid $!): client $(address_of "$id" client), admin $scheme://$(address_of "$id" admin), log $run_dir/$id.log"
     started=$((started + 1))
   done
 
@@ -167,7 +213,7 @@ start() {
     done
     if [[ ${#pending[@]} -eq 0 ]]; then
       echo "cluster-$nodes is up ($nodes nodes, run directory $run_dir)"
-      "$ration" cluster status --servers "$(client_servers)" --timeout 3s || true
+      "$ration" cluster status --servers "$(client_servers)" --timeout 3s $(cli_tls_flag) || true
       return 0
     fi
     if ((SECONDS >= deadline)); then
@@ -222,7 +268,7 @@ status() {
     pid="$(live_pid "$id")"
     echo "$id: ${pid:+running (pid $pid)}${pid:-not running}"
   done
-  exec "$ration" cluster status --servers "$(client_servers)"
+  exec "$ration" cluster status --servers "$(client_servers)" $(cli_tls_flag)
 }
 
 logs() {

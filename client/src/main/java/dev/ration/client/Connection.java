@@ -20,6 +20,10 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import dev.ration.client.tls.TlsErrors;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,11 +49,14 @@ final class Connection {
   /** Event-loop confined: a flush task is queued and has not run yet. */
   private boolean flushScheduled;
   private final Runnable flushTask = this::flushNow;
+  /** True when this client presents a certificate in its TLS handshakes. */
+  private final boolean presentsCertificate;
 
   private record Pending(Kind kind, CompletableFuture<Response> future, ScheduledFuture<?> timer) {}
 
-  private Connection(String address, Channel channel, int maxInFlight, int maxFrameBytes) {
+  private Connection(String address, Channel channel, int maxInFlight, int maxFrameBytes, boolean presentsCertificate) {
     this.address = address;
+    this.presentsCertificate = presentsCertificate;
     this.channel = channel;
     this.maxInFlight = maxInFlight;
     this.maxFrameBytes = maxFrameBytes;
@@ -77,6 +84,7 @@ final class Connection {
       EventLoopGroup group,
       String address,
       RationClientOptions options,
+      SslContext ssl,
       long helloRequestId) {
     CompletableFuture<Connection> result = new CompletableFuture<>();
     HostPort hp;
@@ -97,8 +105,15 @@ final class Connection {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    Connection c = new Connection(address, ch, options.maxInFlightPerConnection(), options.maxFrameBytes());
+                    Connection c = new Connection(address, ch, options.maxInFlightPerConnection(), options.maxFrameBytes(),
+                        options.tls() != null && options.tls().cert().isPresent());
                     holder[0] = c;
+                    if (ssl != null) {
+                      // The host dialled is the name the server's certificate must carry.
+                      SslHandler tls = ssl.newHandler(ch.alloc(), hp.host(), hp.port());
+                      tls.setHandshakeTimeoutMillis(options.connectTimeout().toMillis());
+                      ch.pipeline().addLast("tls", tls);
+                    }
                     ch.pipeline()
                         .addLast(FrameDecoder.forClient(options.maxFrameBytes()))
                         .addLast(new FrameEncoder(options.maxFrameBytes()))
@@ -296,8 +311,31 @@ final class Connection {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof SslHandshakeCompletionEvent done && !done.isSuccess()) {
+        failHelloOnTls(done.cause());
+      }
+      ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      failHelloOnTls(cause);
       ctx.close();
+    }
+
+    /**
+     * A TLS failure before the HELLO reply is a definite refusal with its cause: the server's
+     * certificate is expired or from another CA, or the server refused ours (under TLS 1.3 that
+     * refusal arrives as an alert after the client's side of the handshake completed).
+     * Retrying cannot cure it, so it fails UNAUTHENTICATED rather than UNAVAILABLE.
+     */
+    private void failHelloOnTls(Throwable cause) {
+      if (hello.isDone()) {
+        return;
+      }
+      TlsErrors.explain(address, cause, presentsCertificate).ifPresent(why ->
+          hello.completeExceptionally(new AttemptFailure(ErrorCode.UNAUTHENTICATED, why, false, cause)));
     }
   }
 }

@@ -13,6 +13,7 @@ import dev.ration.wire.Outcome;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.List;
@@ -59,6 +60,8 @@ public final class RationClient implements AutoCloseable {
   /** Connection changes are logged at most this often; the next line counts those left out. */
   private static final long RECONNECT_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
   private final RationClientOptions options;
+  /** The TLS context of every connection, or null for plaintext. */
+  private final SslContext ssl;
   private final EventLoopGroup group;
   private final Backoff backoff;
   private final RequestIds requestIds;
@@ -89,6 +92,9 @@ public final class RationClient implements AutoCloseable {
     this.requestIds = RequestIds.forOptions(options, RequestIds::wallClockMicros);
     this.addresses = options.addresses();
     this.currentAddress = addresses.get(0);
+    // Built once: reading the PEM files per connection would cost a file read per reconnect,
+    // and a bad file should fail here, at construction, not on the first call.
+    this.ssl = options.tls() == null ? null : options.tls().sslContext();
     this.group =
         new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ration-client", true), NioIoHandler.newFactory());
     this.backoff =
@@ -383,7 +389,7 @@ public final class RationClient implements AutoCloseable {
     long id = nextRequestId();
     int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, options.requestDeadline().toMillis());
     CompletableFuture<Response> reply =
-        Connection.open(group, address, options, helloId)
+        Connection.open(group, address, options, ssl, helloId)
             .thenCompose(c -> c.send(id, new Request.ClusterStatus(), timeoutMillis).whenComplete((r, e) -> c.close()));
     CompletableFuture<Response> mapped =
         reply.handle(
@@ -611,7 +617,12 @@ public final class RationClient implements AutoCloseable {
             if (connectError != null) {
               AttemptFailure f = attemptFailure(connectError);
               connectionFailed(conn);
-              retryOrFail(f.code, f.getMessage(), 0, f);
+              if (f.code == ErrorCode.UNAUTHENTICATED) {
+                // A certificate refused either way will be refused again: fail now, definitely.
+                fail(f.code, f.getMessage(), 0, f);
+              } else {
+                retryOrFail(f.code, f.getMessage(), 0, f);
+              }
               return;
             }
             int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, remainingMillis));
@@ -720,7 +731,7 @@ public final class RationClient implements AutoCloseable {
         return current;
       }
     }
-    current = Connection.open(group, currentAddress, options, nextRequestId());
+    current = Connection.open(group, currentAddress, options, ssl, nextRequestId());
     return current;
   }
 

@@ -1,6 +1,7 @@
 package dev.ration.client;
 
 import dev.ration.client.protocol.Frame;
+import dev.ration.client.tls.ClientTls;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +28,10 @@ import java.util.List;
  * it within the server's idempotency retention (docs/PROTOCOL.md, "Request ids"). A retry that
  * must survive a restart of the application needs an application key instead (reservations:
  * {@code QuotaClient.reserve} with an idempotency key, docs/QUOTAS.md).
+ *
+ * <p>{@code tls} null means plaintext; otherwise every connection is TLS 1.3, trusting the CA
+ * certificates named there and presenting its client certificate, if it names one
+ * (docs/CLIENT.md, "TLS").
  */
 public record RationClientOptions(
     List<String> addresses,
@@ -38,7 +43,17 @@ public record RationClientOptions(
     int maxInFlightPerConnection,
     int maxFrameBytes,
     long clientIdHigh,
-    long clientIdLow) {
+    long clientIdLow,
+    ClientTls tls) {
+
+  /** Plaintext options (the form before TLS settings existed). */
+  public RationClientOptions(
+      List<String> addresses, Duration connectTimeout, Duration requestDeadline, int maxRetries,
+      Duration backoffBase, Duration backoffMax, int maxInFlightPerConnection, int maxFrameBytes,
+      long clientIdHigh, long clientIdLow) {
+    this(addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
+        maxInFlightPerConnection, maxFrameBytes, clientIdHigh, clientIdLow, null);
+  }
 
   /**
    * True when the caller fixed the client id; otherwise each client mints its own.
@@ -65,7 +80,7 @@ public record RationClientOptions(
       lo = 1;
     }
     return new RationClientOptions(addresses, connectTimeout, requestDeadline, maxRetries,
-        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo);
+        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo, tls);
   }
 
   /**
@@ -138,6 +153,7 @@ public record RationClientOptions(
     private long clientIdHigh;
     private long clientIdLow;
     private boolean clientIdSet;
+    private ClientTls tls;
 
     /**
      * Adds a node to connect to.
@@ -255,6 +271,17 @@ public record RationClientOptions(
     }
 
     /**
+     * TLS for every connection; see {@link ClientTls}.
+     *
+     * @param v the TLS settings, or null for plaintext
+     * @return this builder
+     */
+    public Builder tls(ClientTls v) {
+      tls = v;
+      return this;
+    }
+
+    /**
      * The options.
      *
      * @return the options
@@ -265,7 +292,7 @@ public record RationClientOptions(
       long lo = clientIdSet ? clientIdLow : 0;
       return new RationClientOptions(
           addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
-          maxInFlightPerConnection, maxFrameBytes, hi, lo);
+          maxInFlightPerConnection, maxFrameBytes, hi, lo, tls);
     }
   }
 }

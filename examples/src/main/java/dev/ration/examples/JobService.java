@@ -172,7 +172,16 @@ public final class JobService implements AutoCloseable {
     String servers = Optional.ofNullable(System.getenv("RATION_SERVERS"))
         .orElse("127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103");
     List<String> addresses = Arrays.stream(servers.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-    RationClient client = new RationClient(RationClientOptions.builder().addresses(addresses).build());
+    RationClientOptions.Builder options = RationClientOptions.builder().addresses(addresses);
+    // The local cluster runs with TLS: trust its CA and present the certificate
+    // scripts/cluster.sh made, where the CLI finds them too (docs/SECURITY.md).
+    java.nio.file.Path certs = Optional.ofNullable(System.getenv("RATION_CERTS_DIR")).map(java.nio.file.Path::of)
+        .orElse(java.nio.file.Path.of(System.getProperty("user.home"), ".ration", "certs"));
+    if (java.nio.file.Files.exists(certs.resolve("ca.crt"))) {
+      options.tls(dev.ration.client.tls.ClientTls.trusting(certs.resolve("ca.crt"))
+          .withKeyPair(certs.resolve("client.admin.crt"), certs.resolve("client.admin.key")));
+    }
+    RationClient client = new RationClient(options.build());
     JobService service = start(client, port);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {

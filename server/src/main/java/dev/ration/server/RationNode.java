@@ -7,6 +7,7 @@ import dev.ration.server.endpoint.Translation;
 import dev.ration.server.observability.AdminServer;
 import dev.ration.server.observability.Readiness;
 import dev.ration.server.observability.ServerMetrics;
+import dev.ration.server.tls.ServerTls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class RationNode {
   private final ClientEndpoint endpoint;
   private final AdminServer admin;
   private final ServerMetrics metrics;
+  private final ServerTls tls;
   private final AtomicBoolean shuttingDown = new AtomicBoolean();
   private final CountDownLatch terminated = new CountDownLatch(1);
 
@@ -49,8 +51,10 @@ public final class RationNode {
       ConsensusNode consensus,
       ClientEndpoint endpoint,
       AdminServer admin,
-      ServerMetrics metrics) {
+      ServerMetrics metrics,
+      ServerTls tls) {
     this.config = config;
+    this.tls = tls;
     this.consensus = consensus;
     this.endpoint = endpoint;
     this.admin = admin;
@@ -73,11 +77,25 @@ public final class RationNode {
     String nodeId = config.consensus().nodeId();
     log.info("event=node_starting node={} client={} admin={} data_dir={}",
         nodeId, config.clientAddress(), config.adminAddress(), config.consensus().dataDir());
+    ServerTls tls = null;
+    if (config.tls().on()) {
+      // Before anything binds: a bad certificate must stop the node, not half-start it.
+      tls = ServerTls.load(config.tls());
+      log.info("event=tls_on node={} cert=\"{}\" subject=\"{}\" not_after={} ca={} client_auth={}",
+          nodeId, config.tls().cert(), tls.certificate().getSubjectX500Principal().getName(),
+          tls.certificate().getNotAfter().toInstant(), config.tls().ca(),
+          config.tls().clientAuth().name().toLowerCase(java.util.Locale.ROOT));
+    } else {
+      log.warn("event=tls_off node={} source=\"{}\" message=\"INSECURE: TLS is off (tls mode insecure or no tls "
+          + "section): the client, Raft and admin ports are plaintext and anyone who reaches them can read and "
+          + "change the ledger or join the Raft group. For tests only.\"", nodeId, config.tls().source());
+    }
     ServerMetrics metrics = new ServerMetrics();
     ConsensusNode consensus = null;
     ClientEndpoint endpoint = null;
     try {
-      consensus = ConsensusNode.start(config.consensus(), join);
+      metrics.bindTls(tls);
+      consensus = ConsensusNode.start(config.consensus(), join, tls == null ? null : tls.raftConfig());
       metrics.bindNode(consensus::status);
       metrics.bindGroupCommit(consensus::proposerStats, consensus::expiryOverdueMillis);
       metrics.bindStore(consensus::storeProperties, config.consensus().dataDir().toFile());
@@ -88,7 +106,8 @@ public final class RationNode {
               config.endpoint(),
               consensus,
               new Translation(config.consensus().stateOptions().maxNameBytes()),
-              metrics);
+              metrics,
+              tls == null ? null : tls.clientPortContext());
       ClientEndpoint ep = endpoint;
       AdminServer admin =
           AdminServer.start(
@@ -99,11 +118,15 @@ public final class RationNode {
               new Readiness(Readiness.DEFAULT_MAX_APPLY_LAG_ENTRIES),
               consensus::transferLeadershipTo,
               consensus.membership(),
-              consensus::prepareBackup);
+              consensus::prepareBackup,
+              tls == null ? null : tls.adminContext());
+      if (tls != null) {
+        tls.startReloading();
+      }
       metrics.startLimitRefresh(consensus, LIMIT_METRICS_INTERVAL);
       log.info("event=node_started node={} client={} admin={}",
           nodeId, endpoint.localAddress(), admin.localAddress());
-      return new RationNode(config, consensus, endpoint, admin, metrics);
+      return new RationNode(config, consensus, endpoint, admin, metrics, tls);
     } catch (Exception | Error e) {
       log.error("event=node_start_failed node={} error={}", nodeId, e.toString());
       if (endpoint != null) {
@@ -117,6 +140,9 @@ public final class RationNode {
         }
       }
       metrics.close();
+      if (tls != null) {
+        tls.close();
+      }
       throw e;
     }
   }
@@ -135,6 +161,11 @@ public final class RationNode {
 
   public ServerMetrics metrics() {
     return metrics;
+  }
+
+  /** The node's certificates, or null when it runs insecure. */
+  public ServerTls tls() {
+    return tls;
   }
 
   /** Graceful shutdown; idempotent. Returns when the node has stopped. */
@@ -187,6 +218,9 @@ public final class RationNode {
       endpoint.close();
       admin.close();
       metrics.close();
+      if (tls != null) {
+        tls.close();
+      }
     } finally {
       long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
       if (unfinished.isEmpty()) {
@@ -220,6 +254,9 @@ public final class RationNode {
       endpoint.close();
       admin.close();
       metrics.close();
+      if (tls != null) {
+        tls.close();
+      }
     } finally {
       terminated.countDown();
     }

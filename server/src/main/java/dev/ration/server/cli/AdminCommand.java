@@ -1,5 +1,7 @@
 package dev.ration.server.cli;
 
+import dev.ration.client.tls.ClientTls;
+
 import dev.ration.client.protocol.Kind;
 import dev.ration.client.protocol.QuotaRequest;
 import dev.ration.client.protocol.QuotaResponse;
@@ -53,9 +55,10 @@ abstract class AdminCommand implements Callable<Integer> {
     List<String> servers = admin.servers();
     Duration timeout = admin.timeout();
     Optional<ClientIdentity> id = clientId();
+    Optional<ClientTls> tls = admin.tls();
     // Every command runs under RationCli, which holds the gateway factory (tests pass a fake).
     RationCli root = (RationCli) spec.root().userObject();
-    try (ClusterGateway gateway = root.gatewayFactory().open(servers, timeout, id)) {
+    try (ClusterGateway gateway = root.gatewayFactory().open(servers, timeout, id, tls)) {
       return run(gateway);
     } catch (GatewayException e) {
       throw new CliFailure(e.exitCode(), e.getMessage(), e);

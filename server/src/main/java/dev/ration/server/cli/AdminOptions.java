@@ -1,6 +1,9 @@
 package dev.ration.server.cli;
 
+import dev.ration.client.tls.ClientTls;
 import dev.ration.server.config.ConfigLoader;
+import dev.ration.server.tls.ClientCredentials;
+import java.nio.file.Path;
 import dev.ration.server.config.Quantities;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,6 +39,36 @@ final class AdminOptions {
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5s",
       description = "How long to wait for an answer, e.g. 500ms, 5s (default: ${DEFAULT-VALUE}).")
   String timeoutText = "5s";
+
+  @Option(names = "--ca", paramLabel = "FILE",
+      description = "PEM CA certificate the servers' certificates must chain to (default: ca.crt in the certificates "
+          + "directory, env RATION_CERTS_DIR, else ~/.ration/certs; without one, plaintext).")
+  Path ca;
+
+  @Option(names = "--cert", paramLabel = "FILE",
+      description = "PEM client certificate to present (default: client.admin.crt in the certificates directory, if there).")
+  Path cert;
+
+  @Option(names = "--key", paramLabel = "FILE",
+      description = "PEM PKCS#8 key of --cert (default: client.admin.key in the certificates directory, if there).")
+  Path key;
+
+  @Option(names = "--insecure",
+      description = "Plaintext, ignoring any certificates: for a cluster running with tls mode insecure.")
+  boolean insecure;
+
+  /**
+   * TLS settings from the flags, else from the certificates directory: the CA certificate makes
+   * the connection TLS, and the client certificate is presented when it is there too. Nothing
+   * found and no flag: empty, plaintext.
+   */
+  Optional<ClientTls> tls() {
+    try {
+      return ClientCredentials.resolve(ca, cert, key, insecure);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(mixee.commandLine(), e.getMessage());
+    }
+  }
 
   /** The servers, checked to be host:port. */
   List<String> servers() {

@@ -3,6 +3,7 @@ package dev.ration.server.cli;
 import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
+import dev.ration.client.tls.ClientTls;
 import dev.ration.client.RationException;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Request;
@@ -38,13 +39,41 @@ final class ClientGateway implements ClusterGateway {
     this.timeout = timeout;
   }
 
+  /** The production factory: plaintext or TLS as the command's options say. */
+  static final ClusterGateway.Factory FACTORY = new ClusterGateway.Factory() {
+    @Override
+    public ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId) {
+      return ClientGateway.open(servers, timeout, clientId, Optional.empty());
+    }
+
+    @Override
+    public ClusterGateway open(
+        List<String> servers, Duration timeout, Optional<ClientIdentity> clientId, Optional<ClientTls> tls)
+        throws GatewayException {
+      return ClientGateway.open(servers, timeout, clientId, tls);
+    }
+  };
+
   static ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId) {
+    return open(servers, timeout, clientId, Optional.empty());
+  }
+
+  static ClusterGateway open(
+      List<String> servers, Duration timeout, Optional<ClientIdentity> clientId, Optional<ClientTls> tls) {
     RationClientOptions.Builder b = RationClientOptions.builder()
         .addresses(servers)
         .requestDeadline(timeout)
         .connectTimeout(timeout.compareTo(CONNECT_TIMEOUT_MAX) < 0 ? timeout : CONNECT_TIMEOUT_MAX);
     clientId.ifPresent(id -> b.clientId(id.high(), id.low()));
-    return new ClientGateway(new RationClient(b.build()), servers, timeout);
+    tls.ifPresent(b::tls);
+    RationClient client;
+    try {
+      client = new RationClient(b.build());
+    } catch (IllegalArgumentException e) {
+      // A missing or bad certificate file: the user's to fix, named in the message.
+      throw new CliFailure(Exit.USAGE, e.getMessage(), e);
+    }
+    return new ClientGateway(client, servers, timeout);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.ration.server.cli;
 
+import dev.ration.client.tls.ClientTls;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
@@ -35,6 +36,13 @@ interface ClusterGateway extends AutoCloseable {
   interface Factory {
     ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId)
         throws GatewayException;
+
+    /** As above, over TLS when {@code tls} is present; gateways without a network ignore it. */
+    default ClusterGateway open(
+        List<String> servers, Duration timeout, Optional<ClientIdentity> clientId, Optional<ClientTls> tls)
+        throws GatewayException {
+      return open(servers, timeout, clientId);
+    }
   }
 
   /** A 128-bit client id as sent in HELLO, from {@code --client-id} (32 hex digits). */

@@ -67,14 +67,15 @@ abstract class MembershipCommand implements Callable<Integer> {
     }
     Map<String, String> params = new LinkedHashMap<>(parameters());
     params.put("wait", wait.toMillis() + "ms");
-    HttpClient http = HttpClient.newBuilder().connectTimeout(admin.timeout()).build();
+    AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout());
+    HttpClient http = adminHttp.client();
     List<String> failures = new ArrayList<>();
     for (String address : addresses()) {
       String target = address;
       for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
         HttpResponse<String> response;
         try {
-          response = http.send(request(target, params, wait.plus(admin.timeout())),
+          response = http.send(request(adminHttp, target, params, wait.plus(admin.timeout())),
               HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
           failures.add(target + ": " + e);
@@ -95,13 +96,14 @@ abstract class MembershipCommand implements Callable<Integer> {
         "no admin endpoint answered: " + String.join("; ", failures));
   }
 
-  private HttpRequest request(String address, Map<String, String> params, Duration timeout) {
+  private HttpRequest request(AdminHttp adminHttp, String address, Map<String, String> params,
+      Duration timeout) {
     StringBuilder q = new StringBuilder();
     for (Map.Entry<String, String> e : params.entrySet()) {
       q.append(q.length() == 0 ? '?' : '&').append(e.getKey()).append('=')
           .append(URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8));
     }
-    return HttpRequest.newBuilder(URI.create("http://" + address + "/membership/" + operation() + q))
+    return HttpRequest.newBuilder(adminHttp.uri(address, "/membership/" + operation() + q))
         .timeout(timeout).POST(HttpRequest.BodyPublishers.noBody()).build();
   }
 

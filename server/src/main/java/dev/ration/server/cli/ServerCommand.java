@@ -65,6 +65,9 @@ final class ServerCommand implements Callable<Integer> {
     NodeLauncher.RunningNode node;
     try {
       node = root.nodeLauncher().start(config, join);
+    } catch (ConfigException e) {
+      // A certificate file refused at start is a configuration problem like any other (exit 1).
+      throw e;
     } catch (Exception e) {
       throw new CliFailure(Exit.FAILED, "cannot start node " + c.nodeId() + ": " + e.getMessage(), e);
     }
@@ -78,8 +81,8 @@ final class ServerCommand implements Callable<Integer> {
       }
     }, "ration-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    log.info("event=server_running node={} client={} raft={} health=http://{}/health", c.nodeId(),
-        config.clientAddress(), c.self().raftAddress(), config.adminAddress());
+    log.info("event=server_running node={} client={} raft={} health={}://{}/health", c.nodeId(),
+        config.clientAddress(), c.self().raftAddress(), config.tls().on() ? "https" : "http", config.adminAddress());
     node.awaitTermination();
     try {
       Runtime.getRuntime().removeShutdownHook(hook);

@@ -64,7 +64,8 @@ final class SnapshotCommand {
       }
       Path part = file.toAbsolutePath().resolveSibling(file.getFileName() + ".part");
       Files.deleteIfExists(part);
-      HttpClient http = HttpClient.newBuilder().connectTimeout(admin.timeout()).build();
+      AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout());
+      HttpClient http = adminHttp.client();
       List<String> failures = new ArrayList<>();
       for (String first : adminServers) {
         String target = first.trim();
@@ -73,7 +74,7 @@ final class SnapshotCommand {
               + ConfigLoader.addressProblem(target).get());
         }
         for (int hop = 0; hop < 4; hop++) {
-          HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + target + "/snapshot"
+          HttpRequest request = HttpRequest.newBuilder(adminHttp.uri(target, "/snapshot"
               + (stale ? "?stale=true" : ""))).timeout(admin.timeout().plus(Duration.ofMinutes(10))).GET().build();
           HttpResponse<Path> response;
           try {

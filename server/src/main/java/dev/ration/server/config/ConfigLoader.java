@@ -49,6 +49,9 @@ public final class ConfigLoader {
   /** Data directory of the embedded default, relative to the working directory; %s is the node id. */
   public static final String EMBEDDED_DATA_DIR = "run/local/%s";
 
+  /** Where the embedded default (and the shipped examples) find their certificates. */
+  public static final String EMBEDDED_CERTS_DIR = "${RATION_CERTS_DIR:-~/.ration/certs}";
+
   public static final String DEFAULT_GROUP_ID = "02511d47-d67c-49a3-9011-abb3109a44c1";
 
   // Defaults and bounds. Durations in millis unless named otherwise.
@@ -107,6 +110,15 @@ public final class ConfigLoader {
     node.put("id", nodeId);
     node.put("data-dir", String.format(Locale.ROOT, EMBEDDED_DATA_DIR, nodeId));
     withNode.put("node", node);
+    // The same transport security as config/cluster-3, with this node's certificate.
+    Map<String, Object> tls = new LinkedHashMap<>();
+    tls.put("mode", "secure");
+    tls.put("ca", EMBEDDED_CERTS_DIR + "/ca.crt");
+    tls.put("cert", EMBEDDED_CERTS_DIR + "/node." + nodeId + ".crt");
+    tls.put("key", EMBEDDED_CERTS_DIR + "/node." + nodeId + ".key");
+    tls.put("client-auth", "required");
+    tls.put("reload-interval", "10s");
+    withNode.put("tls", tls);
     return validate(withNode, EMBEDDED_SOURCE, Path.of("").toAbsolutePath(), dataDirOverride);
   }
 
@@ -282,6 +294,9 @@ public final class ConfigLoader {
     Optional<Duration> grace = sd.duration("grace", Duration.ofSeconds(5), Duration.ZERO, Duration.ofMinutes(10));
     sd.rejectUnknownKeys();
 
+    // tls
+    Optional<TlsOptions> tls = readTls(root, source, baseDir);
+
     root.rejectUnknownKeys();
 
     if (!problems.isEmpty()) {
@@ -306,7 +321,98 @@ public final class ConfigLoader {
         defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue(),
         fairness);
     Peer self = consensus.self();
-    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get());
+    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get(), tls.get());
+  }
+
+  /**
+   * The tls section. Absent, the node runs insecure, as every configuration written before TLS
+   * existed did, and says so at start; {@code mode: insecure} says the same explicitly.
+   */
+  private static Optional<TlsOptions> readTls(ConfigSection root, String source, Path baseDir) {
+    Optional<ConfigSection> sec = root.section("tls", false);
+    if (sec.isEmpty()) {
+      return Optional.of(TlsOptions.insecure(source));
+    }
+    ConfigSection t = sec.get();
+    Optional<String> modeText = t.string("mode", true);
+    Optional<TlsOptions.Mode> mode = Optional.empty();
+    if (modeText.isPresent()) {
+      switch (modeText.get()) {
+        case "secure" -> mode = Optional.of(TlsOptions.Mode.ON);
+        case "insecure" -> mode = Optional.of(TlsOptions.Mode.INSECURE);
+        default -> t.problem("mode", "'" + modeText.get() + "' is not one of secure, insecure");
+      }
+    }
+    boolean on = mode.orElse(TlsOptions.Mode.ON) == TlsOptions.Mode.ON;
+    Optional<Path> ca = t.string("ca", on).flatMap(v -> tlsPath(t, "ca", v, baseDir));
+    Optional<Path> cert = t.string("cert", on).flatMap(v -> tlsPath(t, "cert", v, baseDir));
+    Optional<Path> key = t.string("key", on).flatMap(v -> tlsPath(t, "key", v, baseDir));
+    Optional<String> authText = t.string("client-auth", false);
+    TlsOptions.ClientAuth auth = TlsOptions.ClientAuth.REQUIRED;
+    if (authText.isPresent()) {
+      switch (authText.get()) {
+        case "none" -> auth = TlsOptions.ClientAuth.NONE;
+        case "optional" -> auth = TlsOptions.ClientAuth.OPTIONAL;
+        case "required" -> auth = TlsOptions.ClientAuth.REQUIRED;
+        default -> t.problem("client-auth", "'" + authText.get() + "' is not one of none, optional, required");
+      }
+    }
+    Optional<Duration> reload = t.duration("reload-interval", TlsOptions.RELOAD_INTERVAL_DEFAULT,
+        Duration.ofMillis(100), Duration.ofHours(1));
+    t.rejectUnknownKeys();
+    if (mode.isEmpty() || reload.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!on) {
+      if (ca.isPresent() || cert.isPresent() || key.isPresent()) {
+        t.problem("mode", "is insecure but ca, cert or key is set; remove them or set mode: secure");
+        return Optional.empty();
+      }
+      return Optional.of(new TlsOptions(TlsOptions.Mode.INSECURE, source, null, null, null,
+          TlsOptions.ClientAuth.NONE, reload.get()));
+    }
+    if (ca.isEmpty() || cert.isEmpty() || key.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new TlsOptions(TlsOptions.Mode.ON, source, ca.get(), cert.get(), key.get(), auth, reload.get()));
+  }
+
+  private static final Pattern ENV_REFERENCE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
+
+  /**
+   * A certificate or key path: {@code ${NAME}} and {@code ${NAME:-default}} take an environment
+   * variable, a leading {@code ~/} is the user's home directory, and a relative path resolves
+   * against the config file's directory. The shipped examples use
+   * {@code ${RATION_CERTS_DIR:-~/.ration/certs}}, the directory the CLI reads too.
+   */
+  private static Optional<Path> tlsPath(ConfigSection s, String key, String text, Path baseDir) {
+    return expand(text, System::getenv).map(Optional::of).orElseGet(() -> {
+      s.problem(key, "'" + text + "' names an environment variable that is not set and has no default (${NAME:-default})");
+      return Optional.empty();
+    }).flatMap(expanded -> {
+      String home = System.getProperty("user.home");
+      String withHome = expanded.equals("~") ? home
+          : expanded.startsWith("~/") ? home + expanded.substring(1) : expanded;
+      return resolveDir(s, key, withHome, baseDir);
+    });
+  }
+
+  /** {@code text} with every ${NAME} / ${NAME:-default} replaced; empty if one is unset without default. */
+  static Optional<String> expand(String text, java.util.function.Function<String, String> env) {
+    java.util.regex.Matcher m = ENV_REFERENCE.matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String value = env.apply(m.group(1));
+      if (value == null || value.isEmpty()) {
+        if (m.group(2) == null) {
+          return Optional.empty();
+        }
+        value = m.group(2);
+      }
+      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(value));
+    }
+    m.appendTail(out);
+    return Optional.of(out.toString());
   }
 
   /** Reads cluster.peers into {@code out}; true if every entry is valid and none collide. */

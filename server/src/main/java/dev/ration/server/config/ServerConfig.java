@@ -9,10 +9,20 @@ import java.time.Duration;
  * @param clientAddress host:port the Netty endpoint binds (this node's entry in the peers list)
  * @param adminAddress host:port of the HTTP admin endpoint (/metrics, /health, /ready, /status)
  * @param shutdownGrace how long a graceful shutdown waits for in-flight requests
+ * @param tls transport security of the three ports
  */
 public record ServerConfig(
     ConsensusOptions consensus,
     String clientAddress,
     String adminAddress,
     EndpointOptions endpoint,
-    Duration shutdownGrace) {}
+    Duration shutdownGrace,
+    TlsOptions tls) {
+
+  /** A configuration without transport security (tests that build configurations in code). */
+  public ServerConfig(
+      ConsensusOptions consensus, String clientAddress, String adminAddress, EndpointOptions endpoint,
+      Duration shutdownGrace) {
+    this(consensus, clientAddress, adminAddress, endpoint, shutdownGrace, TlsOptions.insecure("code"));
+  }
+}

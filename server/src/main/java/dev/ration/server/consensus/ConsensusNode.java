@@ -25,7 +25,9 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -81,7 +83,8 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   private final Membership membership = new Membership(this);
 
   private ConsensusNode(
-      ConsensusOptions options, boolean join, LongSupplier nanoClock, Terminator terminator)
+      ConsensusOptions options, boolean join, LongSupplier nanoClock, Terminator terminator,
+      GrpcTlsConfig raftTls)
       throws IOException {
     this.options = options;
     this.groupId = RaftGroupId.valueOf(UUID.fromString(options.groupId()));
@@ -111,6 +114,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         .setGroup(joining ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, peers))
         .setStateMachine(stateMachine)
         .setProperties(properties(options, raftDir))
+        .setParameters(parameters(raftTls))
         .setOption(startup)
         .build();
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -135,7 +139,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   /** Start with an injected monotonic clock and terminator (tests). */
   public static ConsensusNode start(
       ConsensusOptions options, LongSupplier nanoClock, Terminator terminator) throws IOException {
-    return start(options, false, nanoClock, terminator);
+    return start(options, false, nanoClock, terminator, null);
   }
 
   /**
@@ -145,8 +149,35 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
    */
   public static ConsensusNode start(ConsensusOptions options, boolean join, LongSupplier nanoClock,
       Terminator terminator) throws IOException {
+    return start(options, join, nanoClock, terminator, null);
+  }
+
+  /**
+   * Start with the real clock, fail-stop on apply errors, and Raft traffic under {@code raftTls}
+   * (null: plaintext).
+   */
+  public static ConsensusNode start(ConsensusOptions options, GrpcTlsConfig raftTls) throws IOException {
+    return start(options, false, System::nanoTime, Terminator.halting(), raftTls);
+  }
+
+  /** Start for real, joining as {@link #start(ConsensusOptions, boolean, LongSupplier, Terminator)} says, under {@code raftTls}. */
+  public static ConsensusNode start(ConsensusOptions options, boolean join, GrpcTlsConfig raftTls)
+      throws IOException {
+    return start(options, join, System::nanoTime, Terminator.halting(), raftTls);
+  }
+
+  /** Start with an injected clock and terminator and Raft traffic under {@code raftTls} (null: plaintext). */
+  public static ConsensusNode start(
+      ConsensusOptions options, LongSupplier nanoClock, Terminator terminator, GrpcTlsConfig raftTls)
+      throws IOException {
+    return start(options, false, nanoClock, terminator, raftTls);
+  }
+
+  /** Every way of starting comes here. */
+  public static ConsensusNode start(ConsensusOptions options, boolean join, LongSupplier nanoClock,
+      Terminator terminator, GrpcTlsConfig raftTls) throws IOException {
     validate(options);
-    ConsensusNode node = new ConsensusNode(options, join, nanoClock, terminator);
+    ConsensusNode node = new ConsensusNode(options, join, nanoClock, terminator, raftTls);
     try {
       node.server.start();
       node.division = node.server.getDivision(node.groupId);
@@ -199,6 +230,18 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   static RaftPeer raftPeer(Peer p) {
     return RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress())
         .setClientAddress(p.clientAddress()).setAdminAddress(p.adminAddress()).build();
+  }
+
+  /**
+   * One TLS configuration for all of Ratis's gRPC traffic: the server port peers append and
+   * vote on, and the client and admin stubs this node dials them with.
+   */
+  static Parameters parameters(GrpcTlsConfig raftTls) {
+    Parameters p = new Parameters();
+    if (raftTls != null) {
+      GrpcConfigKeys.TLS.setConf(p, raftTls);
+    }
+    return p;
   }
 
   /** Ratis settings per RATIS-ROCKSDB-NOTES §5; each node gets its own copy. */

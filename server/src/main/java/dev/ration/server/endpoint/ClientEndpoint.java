@@ -16,6 +16,12 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.util.concurrent.atomic.AtomicLong;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -59,7 +65,8 @@ public final class ClientEndpoint implements AutoCloseable {
       Coordinator coordinator,
       Translation translation,
       EndpointListener listener,
-      LongSupplier nanoClock)
+      LongSupplier nanoClock,
+      SslContext tls)
       throws InterruptedException {
     this.options = options;
     this.gate = new AdmissionGate(options);
@@ -93,6 +100,14 @@ public final class ClientEndpoint implements AutoCloseable {
                     }
                     ch.closeFuture().addListener(f -> open.decrementAndGet());
                     channels.add(ch);
+                    if (tls != null) {
+                      // Handshake failures (a client without the certificate the port requires,
+                      // garbage instead of a ClientHello) close this connection only; the
+                      // handler logs and counts them.
+                      SslHandler handler = tls.newHandler(ch.alloc());
+                      handler.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+                      ch.pipeline().addLast("tls", handler).addLast("tls-outcome", new TlsOutcome(listener));
+                    }
                     ch.pipeline()
                         .addLast("frames", FrameDecoder.forServer(options.maxFrameBytes()))
                         .addLast("encoder", encoder)
@@ -123,8 +138,65 @@ public final class ClientEndpoint implements AutoCloseable {
       Translation translation,
       EndpointListener listener)
       throws InterruptedException {
+    return start(bindAddress, options, coordinator, translation, listener, null);
+  }
+
+  /** As {@link #start(String, EndpointOptions, Coordinator, Translation, EndpointListener)}, under {@code tls} (null: plaintext). */
+  public static ClientEndpoint start(
+      String bindAddress,
+      EndpointOptions options,
+      Coordinator coordinator,
+      Translation translation,
+      EndpointListener listener,
+      SslContext tls)
+      throws InterruptedException {
     return new ClientEndpoint(
-        Addresses.parse(bindAddress), options, coordinator, translation, listener, System::nanoTime);
+        Addresses.parse(bindAddress), options, coordinator, translation, listener, System::nanoTime, tls);
+  }
+
+  /** A client that opened TCP but has not finished its handshake within this is dropped. */
+  static final long HANDSHAKE_TIMEOUT_MILLIS = 10_000;
+
+  /** Logs (rate-limited by the listener's counters, not per line) and counts refused handshakes. */
+  private static final class TlsOutcome extends ChannelInboundHandlerAdapter {
+    private static final AtomicLong lastLogNanos = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(10));
+    private final EndpointListener listener;
+
+    TlsOutcome(EndpointListener listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+      if (evt instanceof SslHandshakeCompletionEvent done && !done.isSuccess()) {
+        listener.tlsHandshakeFailed();
+        long now = System.nanoTime();
+        long last = lastLogNanos.get();
+        // At most one line per second: a scanner or a misconfigured fleet must not flood the log.
+        if (now - last >= TimeUnit.SECONDS.toNanos(1) && lastLogNanos.compareAndSet(last, now)) {
+          log.warn("event=tls_handshake_failed remote={} error=\"{}\"", ctx.channel().remoteAddress(),
+              abbreviate(String.valueOf(done.cause().getMessage()).replace('"', '\'')));
+        }
+        ctx.close();
+      }
+      super.userEventTriggered(ctx, evt);
+    }
+
+    /** Netty quotes the bytes of a record that is not TLS: a line must not carry a client's 16 KiB. */
+    private static String abbreviate(String s) {
+      return s.length() <= 200 ? s : s.substring(0, 200) + "...";
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      // Before the handshake completes nothing above this handler has state to clean up.
+      if (!ctx.pipeline().get(SslHandler.class).handshakeFuture().isDone()
+          || !ctx.pipeline().get(SslHandler.class).handshakeFuture().isSuccess()) {
+        ctx.close();
+        return;
+      }
+      ctx.fireExceptionCaught(cause);
+    }
   }
 
   public InetSocketAddress localAddress() {

@@ -25,6 +25,9 @@ public interface EndpointListener {
   /** A connection was closed at once because maxConnections were already open. */
   void connectionRefused();
 
+  /** A TLS handshake on the client port failed (no or a refused client certificate, not TLS at all). */
+  default void tlsHandshakeFailed() {}
+
   EndpointListener NONE =
       new EndpointListener() {
         @Override

@@ -49,6 +49,19 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Client addresses of the servers (default: ${DEFAULT-VALUE}; env RATION_SERVERS).")
   List<String> servers = new ArrayList<>();
 
+  @Option(names = "--ca", paramLabel = "FILE",
+      description = "PEM CA certificate to trust (default: ca.crt in $RATION_CERTS_DIR or ~/.ration/certs; none: plaintext).")
+  java.nio.file.Path ca;
+
+  @Option(names = "--cert", paramLabel = "FILE", description = "PEM client certificate (default: client.admin.crt there).")
+  java.nio.file.Path cert;
+
+  @Option(names = "--key", paramLabel = "FILE", description = "PEM PKCS#8 key of --cert (default: client.admin.key there).")
+  java.nio.file.Path key;
+
+  @Option(names = "--insecure", description = "Plaintext, ignoring any certificates.")
+  boolean insecure;
+
   @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|warm-start|saturation",
       converter = Workload.Converter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
@@ -173,13 +186,19 @@ public final class BenchCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
 
+    java.util.Optional<dev.ration.client.tls.ClientTls> tls;
+    try {
+      tls = dev.ration.server.tls.ClientCredentials.resolve(ca, cert, key, insecure);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
     List<RationClient> opened = new ArrayList<>();
     try {
       for (int i = 0; i < clients; i++) {
         RationClientOptions options;
         try {
           RationClientOptions.Builder b = RationClientOptions.builder().addresses(addresses)
-              .requestDeadline(timeout).maxInFlightPerConnection(Math.max(1024, inFlight));
+              .requestDeadline(timeout).maxInFlightPerConnection(Math.max(1024, inFlight)).tls(tls.orElse(null));
           if (workload == Workload.SATURATION) {
             // Every refusal is a figure of the step: a retry would hide it and add load.
             b.maxRetries(0).maxInFlightPerConnection(SaturationBench.MAX_OUTSTANDING);

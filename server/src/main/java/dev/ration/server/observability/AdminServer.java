@@ -2,6 +2,11 @@ package dev.ration.server.observability;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import dev.ration.server.config.Quantities;
 import dev.ration.server.consensus.Backups;
 import dev.ration.server.consensus.Membership;
@@ -123,12 +128,14 @@ public final class AdminServer implements AutoCloseable {
       Readiness readiness,
       LeadershipTransfer transfer)
       throws IOException {
-    return start(bindAddress, status, metrics, draining, readiness, transfer, null, null);
+    return start(bindAddress, status, metrics, draining, readiness, transfer, null, null, null);
   }
 
   /**
    * As above; {@code membership} serves POST /membership/... and {@code backups} GET /snapshot
-   * (null: answered 501).
+   * (null: answered 501). Served over HTTPS with {@code tls} (null: plain HTTP). Client
+   * certificates are asked for but not required: a Prometheus scraper or a load balancer's health
+   * check holding only the CA certificate can still read /metrics, /health and /ready.
    */
   public static AdminServer start(
       String bindAddress,
@@ -138,10 +145,26 @@ public final class AdminServer implements AutoCloseable {
       Readiness readiness,
       LeadershipTransfer transfer,
       Membership membership,
-      BackupSource backups)
+      BackupSource backups,
+      SSLContext tls)
       throws IOException {
     InetSocketAddress bind = Addresses.parse(bindAddress);
-    HttpServer server = HttpServer.create(bind, 64);
+    HttpServer server;
+    if (tls == null) {
+      server = HttpServer.create(bind, 64);
+    } else {
+      HttpsServer https = HttpsServer.create(bind, 64);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls) {
+        @Override
+        public void configure(HttpsParameters params) {
+          SSLParameters p = tls.getDefaultSSLParameters();
+          p.setProtocols(new String[] {"TLSv1.3"});
+          p.setWantClientAuth(true);
+          params.setSSLParameters(p);
+        }
+      });
+      server = https;
+    }
     AdminServer admin = new AdminServer(
         server, status, metrics, draining, readiness, transfer, membership, backups);
     server.start();

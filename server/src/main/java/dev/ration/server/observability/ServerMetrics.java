@@ -61,6 +61,7 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   private final ConcurrentHashMap<String, Timer> latencyTimers = new ConcurrentHashMap<>();
   private final Counter overloaded;
   private final Counter refused;
+  private final Counter tlsHandshakeFailures;
   private final AtomicInteger openConnections = new AtomicInteger();
   private final List<LimitGauge> limitGauges = new ArrayList<>();
   private final Counter limitRefreshFailures;
@@ -101,6 +102,10 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     this.refused =
         Counter.builder("ration.connections.refused")
             .description("Connections closed at once because maxConnections were open")
+            .register(registry);
+    this.tlsHandshakeFailures =
+        Counter.builder("ration.tls.handshake.failures")
+            .description("TLS handshakes on the client port that failed (no or a refused client certificate, not TLS)")
             .register(registry);
     Gauge.builder("ration.connections.open", openConnections, AtomicInteger::get)
         .description("Client connections being served")
@@ -155,6 +160,37 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
         .baseUnit("seconds")
         .strongReference(true)
         .register(registry);
+  }
+
+  /**
+   * Registers transport security: {@code ration_tls_insecure} (1 when the node runs without TLS)
+   * and, with TLS, the expiry time of the certificate each port presents now, in seconds since
+   * the epoch ({@code ration_tls_certificate_expiry_seconds{port}}; it moves when a rotated
+   * certificate is loaded), and the failed handshakes on the client port.
+   */
+  public void bindTls(dev.ration.server.tls.ServerTls tls) {
+    Gauge.builder("ration.tls.insecure", () -> tls == null ? 1 : 0)
+        .description("1 when this node serves every port without TLS (tls mode insecure)")
+        .strongReference(true)
+        .register(registry);
+    if (tls == null) {
+      return;
+    }
+    strongReferences.add(tls);
+    // One certificate serves the three ports today; the label keeps the series apart should
+    // they ever get their own.
+    for (String port : List.of("client", "raft", "admin")) {
+      Gauge.builder("ration.tls.certificate.expiry", tls, t -> t.certificateExpiryEpochSeconds())
+          .description("When the certificate this port presents expires, in seconds since the epoch")
+          .baseUnit("seconds")
+          .tags("port", port)
+          .register(registry);
+    }
+  }
+
+  @Override
+  public void tlsHandshakeFailed() {
+    tlsHandshakeFailures.increment();
   }
 
   /**

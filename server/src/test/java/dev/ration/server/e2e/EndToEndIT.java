@@ -55,6 +55,11 @@ class EndToEndIT {
   final Path root = findRoot();
   final Path runDir = root.resolve("server/target/e2e-run");
   final Path cliDir = root.resolve("server/target/e2e-cli");
+  /**
+   * The certificates cluster.sh creates and the CLI finds, kept out of the user's
+   * ~/.ration/certs: the script and the CLI both read RATION_CERTS_DIR.
+   */
+  final Path certsDir = root.resolve("server/target/e2e-certs");
   int cliCalls;
 
   /** A finished `bin/ration` invocation. */
@@ -268,6 +273,7 @@ class EndToEndIT {
     ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
     // A short-lived CLI JVM: C1 only starts faster on a busy 2-core machine.
     pb.environment().put("RATION_JAVA_OPTS", "-Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+    pb.environment().put("RATION_CERTS_DIR", certsDir.toString());
     Process p = pb.start();
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       p.destroyForcibly();
@@ -292,6 +298,7 @@ class EndToEndIT {
     pb.environment().put("RATION_START_TIMEOUT", "90");
     pb.environment().put("RATION_STOP_TIMEOUT", "20");
     pb.environment().remove("RATION_JAVA_OPTS");
+    pb.environment().put("RATION_CERTS_DIR", certsDir.toString());
     Process p = pb.start();
     if (!p.waitFor(150, TimeUnit.SECONDS)) {
       p.destroyForcibly();

@@ -59,7 +59,7 @@ class MonitoringIT {
   final Path root = EndToEndIT.findRoot();
   final Path rules = root.resolve("config/monitoring/ration-alerts.yml");
   final Path dashboard = root.resolve("config/monitoring/ration-dashboard.json");
-  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  HttpClient http;
   Path dir;
   ProcessCluster cluster;
 
@@ -68,6 +68,8 @@ class MonitoringIT {
     assertTrue(Files.isRegularFile(root.resolve("server/target/ration-server.jar")), "package the server first");
     dir = Files.createTempDirectory("ration-monitoring-");
     cluster = new ProcessCluster(root.resolve("bin/ration"), root.resolve("config/cluster-3"), dir);
+    // The admin ports serve HTTPS with the cluster's certificates.
+    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(cluster.adminTls()).build();
     // n1 logs JSON, the others text: both formats are checked below.
     cluster.start(dir, id -> Map.of("RATION_LOG_FORMAT", id.equals("n1") ? "json" : "text"));
     cluster.awaitLeader(dir);
@@ -162,7 +164,7 @@ class MonitoringIT {
     Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofSeconds(1)).untilAsserted("every named metric exported", () -> {
       Set<String> exported = new TreeSet<>();
       for (String id : ProcessCluster.IDS) {
-        Matcher m = SAMPLE.matcher(get("http://" + cluster.admin(id) + "/metrics"));
+        Matcher m = SAMPLE.matcher(get("https://" + cluster.admin(id) + "/metrics"));
         while (m.find()) {
           exported.add(m.group(1));
         }
@@ -176,7 +178,7 @@ class MonitoringIT {
       }
       assertTrue(exported.contains("ration_quota_alerts_raised_total"), "ration_quota_alerts_raised_total missing");
     });
-    String scrape = get("http://" + cluster.admin("n1") + "/metrics");
+    String scrape = get("https://" + cluster.admin("n1") + "/metrics");
     assertTrue(scrape.contains("# TYPE ration_quota_alerts_raised_total counter"), "alerts raised typed as a counter");
     assertTrue(Pattern.compile("ration_build_info\\{commit=\"[^\"]+\",version=\"[^\"]+\"} 1").matcher(scrape).find(),
         "ration_build_info with version and commit");
@@ -213,6 +215,8 @@ class MonitoringIT {
         "rule_files: ['" + rules + "']",
         "scrape_configs:",
         "  - job_name: ration",
+        "    scheme: https",
+        "    tls_config: { ca_file: '" + cluster.certsDir().resolve("ca.crt") + "' }",
         "    static_configs: [ { targets: [" + String.join(", ", targets) + "] } ]", ""));
     ProcessCluster.Cli checkConfig = run(List.of(promtool.get().toString(), "check", "config", config.toString()));
     assertEquals(0, checkConfig.exitCode(), checkConfig.toString());
@@ -240,13 +244,16 @@ class MonitoringIT {
       // Every rule evaluated without error; with a leader, nothing pages.
       Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofSeconds(1)).untilAsserted("rules evaluated", () -> {
         List<Map<String, Object>> all = rules(api);
-        assertEquals(10, all.size(), all.toString());
+        assertEquals(12, all.size(), all.toString());
         for (Map<String, Object> r : all) {
           assertEquals("ok", r.get("health"), "rule " + r.get("name") + ": " + r.get("lastError"));
           assertTrue(!String.valueOf(r.get("lastEvaluation")).startsWith("0001"), "rule " + r.get("name") + " not evaluated yet");
         }
         assertEquals("inactive", rule(all, "RationLeaderMissing").get("state"));
         assertEquals("inactive", rule(all, "RationNodeDown").get("state"));
+        // The cluster runs with TLS and certificates valid for 30 days.
+        assertEquals("inactive", rule(all, "RationInsecure").get("state"));
+        assertEquals("inactive", rule(all, "RationCertificateExpiresSoon").get("state"));
       });
       Map<String, Object> leaders = json(api + "/api/v1/query?query="
           + URLEncoder.encode("sum(ration_raft_role{job=\"ration\",role=\"leader\"})", StandardCharsets.UTF_8));

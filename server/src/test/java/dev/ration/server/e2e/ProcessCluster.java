@@ -1,5 +1,7 @@
 package dev.ration.server.e2e;
 
+import dev.ration.server.tls.TestCertificates;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -72,6 +74,18 @@ final class ProcessCluster implements AutoCloseable {
       }
     }
     assertEquals(IDS.size(), addresses.size(), "peers found in " + configDir + ": " + addresses);
+    // The shipped configurations run with TLS and read ${RATION_CERTS_DIR}: give the nodes and
+    // the CLI their own development certificates, as scripts/cluster.sh would.
+    TestCertificates.devSet(certsDir(), IDS);
+  }
+
+  Path certsDir() {
+    return workDir.resolve("certs");
+  }
+
+  /** An SSL context trusting this cluster's CA, for HTTPS to the admin ports. */
+  javax.net.ssl.SSLContext adminTls() {
+    return TestCertificates.trusting(certsDir().resolve("ca.crt"));
   }
 
   private static int freePort() {
@@ -96,6 +110,7 @@ final class ProcessCluster implements AutoCloseable {
           .redirectErrorStream(true)
           .redirectOutput(workDir.resolve(id + ".log").toFile());
       pb.environment().put("RATION_JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC");
+      pb.environment().put("RATION_CERTS_DIR", certsDir().toString());
       pb.environment().putAll(envOf.apply(id));
       processes.put(id, pb.start());
     }
@@ -145,6 +160,7 @@ final class ProcessCluster implements AutoCloseable {
     // sharing archive goes to the work directory, not the user's cache.
     pb.environment().put("RATION_JAVA_OPTS", "-Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
     pb.environment().put("RATION_CDS_DIR", workDir.resolve("cds").toString());
+    pb.environment().put("RATION_CERTS_DIR", certsDir().toString());
     Process p = pb.start();
     if (!p.waitFor(90, TimeUnit.SECONDS)) {
       // The launcher's first run keeps its JVM as a child (to move the CDS archive): kill both.
