@@ -16,7 +16,7 @@
            (dev.ration.client.limiter.internal LeaseTransport Limiters)
            (dev.ration.wire Mode Outcome)
            (dev.ration.wire.lease LeaseView)
-           (dev.ration.client.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
+           (dev.ration.client.internal.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseReply Response$ReturnReply)
            (java.util.concurrent CompletableFuture)
            (java.util.function Function)))

@@ -1,15 +1,15 @@
 package dev.ration.client;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.protocol.Frame;
-import dev.ration.client.protocol.FrameDecoder;
-import dev.ration.client.protocol.FrameEncoder;
-import dev.ration.client.protocol.FrameError;
-import dev.ration.client.protocol.Kind;
-import dev.ration.client.protocol.MalformedMessageException;
-import dev.ration.client.protocol.MessageCodec;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
+import dev.ration.client.internal.protocol.Frame;
+import dev.ration.client.internal.protocol.FrameDecoder;
+import dev.ration.client.internal.protocol.FrameEncoder;
+import dev.ration.client.internal.protocol.FrameError;
+import dev.ration.client.internal.protocol.Kind;
+import dev.ration.client.internal.protocol.MalformedMessageException;
+import dev.ration.client.internal.protocol.MessageCodec;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.Response;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

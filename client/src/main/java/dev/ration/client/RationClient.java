@@ -4,9 +4,9 @@ import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.protocol.Kind;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
+import dev.ration.client.internal.protocol.Kind;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.Response;
 import dev.ration.client.time.LedgerTime;
 import dev.ration.client.transport.RawClient;
 import dev.ration.wire.Outcome;

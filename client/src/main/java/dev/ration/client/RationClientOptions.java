@@ -1,6 +1,6 @@
 package dev.ration.client;
 
-import dev.ration.client.protocol.Frame;
+import dev.ration.client.internal.protocol.Frame;
 import dev.ration.client.tls.ClientTls;
 import java.security.SecureRandom;
 import java.time.Duration;

@@ -75,7 +75,7 @@ class PublicApiTest {
     assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.RationClient.renewLease(")), "renewLease checked");
     assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.quota.QuotaClient.setQuota(")), "setQuota checked");
     assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.ttl.TtlEntries.put(")), "put checked");
-    assertTrue(NOT_API.matcher("dev.ration.client.protocol").matches());
+    assertTrue(NOT_API.matcher("dev.ration.client.internal.protocol").matches());
     assertTrue(NOT_API.matcher("dev.ration.client.limiter.internal").matches());
     assertTrue(!NOT_API.matcher("dev.ration.client.limiter").matches());
   }

@@ -44,7 +44,7 @@
            (dev.ration.client.limiter Decision Decision$Reason LimiterOptions LimiterScheduler RateLimiter)
            (dev.ration.wire Mode Outcome)
            (dev.ration.wire.lease LeaseView LimitStatus)
-           (dev.ration.client.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
+           (dev.ration.client.internal.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseReply Response$ReturnReply)
            (java.time Duration)
            (java.util.concurrent CompletableFuture ScheduledThreadPoolExecutor ThreadFactory TimeUnit)

@@ -4,11 +4,11 @@ import dev.ration.wire.ttl.NamespaceView;
 
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.OutcomeReply;
-import dev.ration.client.protocol.Response;
-import dev.ration.client.protocol.TtlRequest;
-import dev.ration.client.protocol.TtlResponse;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.OutcomeReply;
+import dev.ration.client.internal.protocol.Response;
+import dev.ration.client.internal.protocol.TtlRequest;
+import dev.ration.client.internal.protocol.TtlResponse;
 import dev.ration.client.time.LedgerTime;
 import dev.ration.client.transport.Transport;
 import dev.ration.client.ttl.internal.TtlAccess;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.protocol.QuotaResponse;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
-import dev.ration.client.protocol.TtlResponse;
+import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.Response;
+import dev.ration.client.internal.protocol.TtlResponse;
 import dev.ration.client.quota.Item;
 import dev.ration.client.quota.QuotaClient;
 import dev.ration.client.quota.QuotaRefusedException;

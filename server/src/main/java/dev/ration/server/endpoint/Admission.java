@@ -1,8 +1,8 @@
 package dev.ration.server.endpoint;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.Response;
 import java.util.Optional;
 import java.util.function.Supplier;
 

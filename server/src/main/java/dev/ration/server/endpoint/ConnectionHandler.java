@@ -1,15 +1,15 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.protocol.CancelOutcome;
-import dev.ration.client.protocol.DecodedRequest;
+import dev.ration.client.internal.protocol.CancelOutcome;
+import dev.ration.client.internal.protocol.DecodedRequest;
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.protocol.Frame;
-import dev.ration.client.protocol.FrameError;
-import dev.ration.client.protocol.Kind;
-import dev.ration.client.protocol.MalformedMessageException;
-import dev.ration.client.protocol.MessageCodec;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
+import dev.ration.client.internal.protocol.Frame;
+import dev.ration.client.internal.protocol.FrameError;
+import dev.ration.client.internal.protocol.Kind;
+import dev.ration.client.internal.protocol.MalformedMessageException;
+import dev.ration.client.internal.protocol.MessageCodec;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.Response;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.statemachine.command.RequestKey;

@@ -1,9 +1,9 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.protocol.Kind;
-import dev.ration.client.protocol.QuotaRequest;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.TtlRequest;
+import dev.ration.client.internal.protocol.Kind;
+import dev.ration.client.internal.protocol.QuotaRequest;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.TtlRequest;
 import dev.ration.server.config.TenantFairness;
 import java.util.EnumMap;
 import java.util.EnumSet;

@@ -1,10 +1,10 @@
 package dev.ration.server.endpoint;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.protocol.Kind;
-import dev.ration.client.protocol.Names;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
+import dev.ration.client.internal.protocol.Kind;
+import dev.ration.client.internal.protocol.Names;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.Response;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
@@ -306,7 +306,7 @@ public final class Translation {
 
   /** The wire reply to a read of {@code kind}. */
   public Response toResponse(Kind kind, QueryResult result) {
-    dev.ration.client.protocol.TtlResponse ttl = TtlTranslation.toResponse(result);
+    dev.ration.client.internal.protocol.TtlResponse ttl = TtlTranslation.toResponse(result);
     if (ttl != null) {
       return new Response.Ttl(ttl);
     }

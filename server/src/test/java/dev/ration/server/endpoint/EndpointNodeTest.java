@@ -2,10 +2,10 @@ package dev.ration.server.endpoint;
 
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.lease.Limit;
-import dev.ration.client.protocol.QuotaRequest;
-import dev.ration.client.protocol.QuotaResponse;
-import dev.ration.client.protocol.TtlRequest;
-import dev.ration.client.protocol.TtlResponse;
+import dev.ration.client.internal.protocol.QuotaRequest;
+import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.client.internal.protocol.TtlRequest;
+import dev.ration.client.internal.protocol.TtlResponse;
 import dev.ration.wire.CapacityPolicy;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
@@ -19,10 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.protocol.Kind;
+import dev.ration.client.internal.protocol.Kind;
 import dev.ration.wire.Outcome;
-import dev.ration.client.protocol.Request;
-import dev.ration.client.protocol.Response;
+import dev.ration.client.internal.protocol.Request;
+import dev.ration.client.internal.protocol.Response;
 import dev.ration.server.RationNode;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.config.ServerConfig;

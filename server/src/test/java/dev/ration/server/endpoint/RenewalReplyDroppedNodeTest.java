@@ -9,7 +9,7 @@ import dev.ration.client.RationClientOptions;
 import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.ManualScheduler;
 import dev.ration.client.limiter.RateLimiter;
-import dev.ration.client.protocol.Kind;
+import dev.ration.client.internal.protocol.Kind;
 import dev.ration.server.RationNode;
 import dev.ration.server.config.ServerConfig;
 import dev.ration.testkit.Waits;

@@ -14,7 +14,7 @@ import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
 import dev.ration.client.RationFailedException;
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.protocol.Response;
+import dev.ration.client.internal.protocol.Response;
 import dev.ration.client.tls.ClientTls;
 import dev.ration.client.tls.PemFiles;
 import dev.ration.client.tls.ReloadingKeyManager;
