@@ -2,7 +2,7 @@
   "Checkers: (check checker test history opts) -> {:valid? true|false|:unknown ...}. compose
   runs several and merges validity with merge-valid (false > :unknown > true).
 
-  Lease checkers (JEPSEN-NOTES §7). Times are the harness's monotonic ns. A lease L is usable
+  Lease checkers. Times are the harness's monotonic ns. A lease L is usable
   by an honest holder over U(L): from its acquire's :ok completion, while some :ok
   acquire/renew k with completion c_k <= t has first-invocation(req-id_k) + ttl_k·(1−ε) > t,
   and before L's release is invoked; its share at t is that of the latest :ok completed by t."

@@ -10,7 +10,7 @@
   The limiter's lease calls go through a recording LeaseTransport: each call is recorded in
   the history as its own op (a fresh integer process from the interpreter's side range, since
   the limiter's calls run concurrently with the thread's ops and with each other), with the
-  values the lease checkers need (JEPSEN-NOTES §7's table):
+  values the lease checkers need (ration.jepsen.checker):
     :acquire  {:tenant :req-id :demand-rate :demand-burst}    ok + lease (:lease-id :rate :burst :ttl-ms ...) :start-balance
     :renew    {:tenant :req-id :lease-id :version ...}        ok + lease
     :release  {:tenant :req-id :lease-id :version :unused}    ok + {:credited :already-gone}

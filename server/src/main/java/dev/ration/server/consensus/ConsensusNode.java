@@ -244,7 +244,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     return p;
   }
 
-  /** Ratis settings per RATIS-ROCKSDB-NOTES §5; each node gets its own copy. */
+  /** Ratis settings (docs/CONFIGURATION.md, "raft"); each node gets its own copy. */
   static RaftProperties properties(ConsensusOptions o, Path raftDir) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * In-process network faults on a real 3-node cluster (Ratis over gRPC on loopback, RocksDB),
- * with Ratis's own test injections (JEPSEN-NOTES §9): leader isolation (every peer stalls the
+ * with Ratis's own test injections: leader isolation (every peer stalls the
  * leader's requests and the leader stalls everything it receives) and slow replication (a
  * follower handles each appendEntries late). The netns Jepsen suite covers the same faults
  * between real processes; these run on every build, without root.
