@@ -338,6 +338,10 @@ public final class RationClient implements Transport, AutoCloseable {
             if (connectError != null) {
               AttemptFailure f = attemptFailure(connectError);
               connectionFailed(conn);
+              if (f.code == ErrorCode.UNAUTHENTICATED) {
+                fail(f.code, f.getMessage(), 0, f); // definite: nothing was sent
+                return;
+              }
               retryOrFail(f.code, f.getMessage(), 0, f);
               return;
             }

@@ -38,7 +38,27 @@ public record RationClientOptions(
     int maxInFlightPerConnection,
     int maxFrameBytes,
     long clientIdHigh,
-    long clientIdLow) {
+    long clientIdLow,
+    String token) {
+
+  /** Options without a bearer token (a cluster without security, or a client certificate). */
+  public RationClientOptions(List<String> addresses, Duration connectTimeout,
+      Duration requestDeadline, int maxRetries, Duration backoffBase, Duration backoffMax,
+      int maxInFlightPerConnection, int maxFrameBytes, long clientIdHigh, long clientIdLow) {
+    this(addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
+        maxInFlightPerConnection, maxFrameBytes, clientIdHigh, clientIdLow, "");
+  }
+
+  /** The token is a secret: never printed, only whether one is set. */
+  @Override
+  public String toString() {
+    return "RationClientOptions[addresses=" + addresses + ", connectTimeout=" + connectTimeout
+        + ", requestDeadline=" + requestDeadline + ", maxRetries=" + maxRetries
+        + ", backoffBase=" + backoffBase + ", backoffMax=" + backoffMax
+        + ", maxInFlightPerConnection=" + maxInFlightPerConnection + ", maxFrameBytes="
+        + maxFrameBytes + ", clientIdHigh=" + clientIdHigh + ", clientIdLow=" + clientIdLow
+        + ", token=" + (token.isEmpty() ? "none" : "(set)") + "]";
+  }
 
   /** True when the caller fixed the client id; otherwise each client mints its own. */
   public boolean clientIdFixed() {
@@ -57,11 +77,17 @@ public record RationClientOptions(
       lo = 1;
     }
     return new RationClientOptions(addresses, connectTimeout, requestDeadline, maxRetries,
-        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo);
+        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo, token);
   }
 
   public RationClientOptions {
     addresses = List.copyOf(addresses);
+    token = token == null ? "" : token.strip();
+    if (token.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+        > dev.ration.client.protocol.MessageCodec.CREDENTIAL_BYTES_MAX) {
+      throw new IllegalArgumentException("token is longer than "
+          + dev.ration.client.protocol.MessageCodec.CREDENTIAL_BYTES_MAX + " bytes");
+    }
     if (addresses.isEmpty()) {
       throw new IllegalArgumentException("addresses is empty: need at least one host:port");
     }
@@ -98,6 +124,7 @@ public record RationClientOptions(
 
   public static final class Builder {
     private final List<String> addresses = new ArrayList<>();
+    private String token = "";
     private Duration connectTimeout = Duration.ofSeconds(3);
     private Duration requestDeadline = Duration.ofSeconds(10);
     private int maxRetries = 10;
@@ -166,12 +193,22 @@ public record RationClientOptions(
       return this;
     }
 
+    /**
+     * The bearer token ({@code rtn_<id>_<secret>}, printed once by {@code ration token create})
+     * this client presents in HELLO. Empty: none (a cluster without security, or one that
+     * knows this client by its TLS certificate).
+     */
+    public Builder token(String v) {
+      token = v;
+      return this;
+    }
+
     public RationClientOptions build() {
       long hi = clientIdSet ? clientIdHigh : 0;
       long lo = clientIdSet ? clientIdLow : 0;
       return new RationClientOptions(
           addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
-          maxInFlightPerConnection, maxFrameBytes, hi, lo);
+          maxInFlightPerConnection, maxFrameBytes, hi, lo, token);
     }
   }
 }

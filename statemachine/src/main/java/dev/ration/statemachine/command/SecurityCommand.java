@@ -142,8 +142,57 @@ public sealed interface SecurityCommand extends Command {
     }
   }
 
+  /**
+   * Another client command, applied on behalf of {@code actor} and only if every tenant it
+   * touches is one of {@code tenants} (one per line; empty = any tenant). The replica unwraps
+   * it before routing: it asks the ledger owning {@code inner} which tenants the command
+   * touches (a renewal names only a lease id, which the endpoint cannot resolve, but the ledger
+   * can, deterministically), refuses with {@link dev.ration.statemachine.result.Result.Denied}
+   * if one is not allowed, and otherwise applies the inner command and lets every ledger see
+   * who made the change (the audit log). The inner command's bytes are its own log encoding,
+   * unchanged.
+   */
+  record Authorized(String actor, String tenants, Bytes inner) implements SecurityCommand {
+    public static final int CODE = 64;
+
+    /** The protocol operation it serves: whichever the inner command serves. */
+    public static final String OPERATION = "AUTHORIZED";
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<Authorized> SHAPE =
+        Shape.of(
+            Authorized.class,
+            str("actor", Authorized::actor),
+            str("tenants", Authorized::tenants),
+            Fields.value("inner", Authorized::inner));
+
+    /** {@code inner} on behalf of {@code actor}, limited to {@code tenants} (empty = any). */
+    public static Authorized of(String actor, java.util.List<String> tenants, Command inner) {
+      return new Authorized(actor, String.join("\n", tenants),
+          new Bytes(BatchCodec.encodeCommand(inner)));
+    }
+
+    /** The allowed tenants; empty = any. */
+    public java.util.List<String> tenantList() {
+      return tenants.isEmpty() ? java.util.List.of() : java.util.List.of(tenants.split("\n", -1));
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.authorized(this);
+    }
+  }
+
   /** One method per command, so no ledger compiles without handling every one. */
   interface Handler<R> {
+    /** Unwrapped by the replica before routing; a ledger never sees it. */
+    R authorized(Authorized command);
+
     R createToken(CreateToken command);
 
     R revokeToken(RevokeToken command);

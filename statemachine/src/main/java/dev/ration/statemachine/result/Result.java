@@ -275,6 +275,22 @@ public sealed interface Result {
   }
 
   /**
+   * A command refused because it touches a tenant its caller holds no grant on; the endpoint
+   * answers it as the error PERMISSION_DENIED (definite: nothing changed).
+   */
+  record Denied(String message) implements Result {
+    public static final int CODE = 61;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<Denied> SHAPE =
+        Shape.of(Denied.class, str("message", Denied::message));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
    * A quota ledger result; its code is the wrapped result's (40–59), and its stored fields are
    * the wrapped result's shape.
    */

@@ -3,7 +3,11 @@ package dev.ration.statemachine.security;
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.LeaseCommand;
+import dev.ration.statemachine.command.QuotaCommand;
 import dev.ration.statemachine.command.SecurityCommand;
+import dev.ration.statemachine.command.TtlCommand;
+import dev.ration.wire.security.Tenants;
 import dev.ration.statemachine.command.SecurityCommand.CreateToken;
 import dev.ration.statemachine.command.SecurityCommand.GrantRole;
 import dev.ration.statemachine.command.SecurityCommand.RevokeRole;
@@ -113,6 +117,11 @@ public final class SecurityLedger implements Ledger {
   }
 
   private final SecurityCommand.Handler<Result> handler = new SecurityCommand.Handler<>() {
+    @Override
+    public Result authorized(SecurityCommand.Authorized c) {
+      throw new IllegalStateException("Authorized is unwrapped by the replica, never routed");
+    }
+
     @Override
     public Result createToken(CreateToken c) {
       return SecurityLedger.this.createToken(c);
@@ -238,6 +247,26 @@ public final class SecurityLedger implements Ledger {
         new ByteWriter(9).u8(FORMAT).i64(nextAuditSequence).toByteArray());
     changedInEntry = true;
     return seq;
+  }
+
+  /**
+   * Records who changed a limit or a namespace (quota changes carry their actor in the quota
+   * audit log already; this ledger's own changes record theirs above).
+   */
+  @Override
+  public void attributed(String actor, Command command, Result result) {
+    if (command instanceof LeaseCommand.SetLimit c && result instanceof Result.LimitSet r) {
+      audit(actor, "limit.set", c.limit().tenant(), c.limit().resource(),
+          "version " + r.limit().version() + " rate " + r.limit().ratePerSecond() + "/s burst "
+              + r.limit().burst());
+    } else if (command instanceof TtlCommand.SetNamespace c
+        && result instanceof Result.NamespaceSet) {
+      audit(actor, "namespace.set", Tenants.ofPath(c.namespace()), c.namespace(),
+          "maxEntries " + c.maxEntries() + " maxBytes " + c.maxBytes() + " policy " + c.policy());
+    } else if (command instanceof QuotaCommand.SetQuota c && result instanceof Result.Quota q
+        && !(q.result() instanceof dev.ration.statemachine.result.QuotaResult.QuotaRejected)) {
+      audit(actor, "quota.set", c.spec().scope(), c.spec().resource(), "limit " + c.spec().limit());
+    }
   }
 
   // ---------------------------------------------------------------- validation
