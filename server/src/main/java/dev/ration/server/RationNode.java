@@ -1,5 +1,7 @@
 package dev.ration.server;
 
+import dev.ration.server.security.Security;
+
 import dev.ration.server.config.ServerConfig;
 import dev.ration.server.consensus.ConsensusNode;
 import dev.ration.server.endpoint.ClientEndpoint;
@@ -74,13 +76,25 @@ public final class RationNode {
       metrics.bindGroupCommit(consensus::proposerStats, consensus::expiryOverdueMillis);
       metrics.bindStore(consensus::storeProperties, config.consensus().dataDir().toFile());
       metrics.bindRatis(nodeId);
+      ConsensusNode c = consensus;
+      if (!config.security().secure()) {
+        log.warn("event=security_off node={} message=\"SECURITY MODE INSECURE: no client is"
+            + " authenticated and anyone who reaches the client or admin port may do anything."
+            + " Set security.mode: secure (docs/SECURITY.md) on any shared network.\"", nodeId);
+      } else {
+        log.info("event=security_on node={} bootstrap_admins={} open_health_endpoints={}",
+            nodeId, config.security().bootstrapAdmins(), config.security().openHealthEndpoints());
+      }
+      Security security = new Security(config.security(), c::securityTable,
+          c::appliedNowMillis, metrics::authRefused, System::nanoTime);
       endpoint =
           ClientEndpoint.start(
               config.clientAddress(),
               config.endpoint(),
               consensus,
               new Translation(config.consensus().stateOptions().maxNameBytes()),
-              metrics);
+              metrics,
+              security);
       ClientEndpoint ep = endpoint;
       AdminServer admin =
           AdminServer.start(

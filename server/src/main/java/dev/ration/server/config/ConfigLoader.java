@@ -1,5 +1,7 @@
 package dev.ration.server.config;
 
+import dev.ration.server.security.SecurityOptions;
+
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
@@ -274,6 +276,29 @@ public final class ConfigLoader {
     Optional<Duration> grace = sd.duration("grace", Duration.ofSeconds(5), Duration.ZERO, Duration.ofMinutes(10));
     sd.rejectUnknownKeys();
 
+    // security (absent: insecure, said loudly at start; docs/SECURITY.md)
+    Optional<ConfigSection> secSec = root.section("security", false);
+    Optional<SecurityOptions.Mode> securityMode = Optional.of(SecurityOptions.Mode.INSECURE);
+    Optional<List<String>> bootstrapAdmins = Optional.of(List.of());
+    Optional<Boolean> openHealth = Optional.of(true);
+    Optional<Long> authFailures = Optional.of(10L);
+    if (secSec.isPresent()) {
+      ConfigSection sec = secSec.get();
+      Optional<String> mode = sec.string("mode", true);
+      securityMode = mode.flatMap(m -> switch (m) {
+        case "secure" -> Optional.of(SecurityOptions.Mode.SECURE);
+        case "insecure" -> Optional.of(SecurityOptions.Mode.INSECURE);
+        default -> {
+          sec.problem("mode", "'" + m + "' is neither secure nor insecure");
+          yield Optional.empty();
+        }
+      });
+      bootstrapAdmins = sec.stringList("bootstrap-admins");
+      openHealth = sec.bool("open-health-endpoints", true);
+      authFailures = sec.integer("auth-failures-per-minute", 10, 1, 10_000);
+      sec.rejectUnknownKeys();
+    }
+
     root.rejectUnknownKeys();
 
     if (!problems.isEmpty()) {
@@ -297,7 +322,10 @@ public final class ConfigLoader {
         maxFrame.get().intValue(), perConn.get().intValue(), maxConns.get().intValue(),
         defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue());
     Peer self = consensus.self();
-    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get());
+    SecurityOptions security = new SecurityOptions(securityMode.get(), bootstrapAdmins.get(),
+        openHealth.get(), authFailures.get().intValue());
+    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get(),
+        security);
   }
 
   /** Reads cluster.peers into {@code out}; true if every entry is valid and none collide. */

@@ -5,6 +5,7 @@ import dev.ration.client.protocol.FrameDecoder;
 import dev.ration.client.protocol.FrameEncoder;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.consensus.Coordinator;
+import dev.ration.server.security.Security;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -59,7 +60,8 @@ public final class ClientEndpoint implements AutoCloseable {
       Coordinator coordinator,
       Translation translation,
       EndpointListener listener,
-      LongSupplier nanoClock)
+      LongSupplier nanoClock,
+      Security security)
       throws InterruptedException {
     this.options = options;
     this.gate = new AdmissionGate(options);
@@ -98,7 +100,7 @@ public final class ClientEndpoint implements AutoCloseable {
                         .addLast("encoder", encoder)
                         .addLast(
                             "connection",
-                            new ConnectionHandler(coordinator, translation, gate, listener, nanoClock));
+                            new ConnectionHandler(coordinator, translation, gate, listener, nanoClock, security));
                   }
                 });
     try {
@@ -123,8 +125,20 @@ public final class ClientEndpoint implements AutoCloseable {
       Translation translation,
       EndpointListener listener)
       throws InterruptedException {
-    return new ClientEndpoint(
-        Addresses.parse(bindAddress), options, coordinator, translation, listener, System::nanoTime);
+    return start(bindAddress, options, coordinator, translation, listener, Security.insecure());
+  }
+
+  /** As above, authenticating and authorizing every connection with {@code security}. */
+  public static ClientEndpoint start(
+      String bindAddress,
+      EndpointOptions options,
+      Coordinator coordinator,
+      Translation translation,
+      EndpointListener listener,
+      Security security)
+      throws InterruptedException {
+    return new ClientEndpoint(Addresses.parse(bindAddress), options, coordinator, translation,
+        listener, System::nanoTime, security);
   }
 
   public InetSocketAddress localAddress() {

@@ -1,0 +1,145 @@
+package dev.ration.server.security;
+
+import dev.ration.client.protocol.Kind;
+import dev.ration.client.protocol.QuotaRequest;
+import dev.ration.client.protocol.Request;
+import dev.ration.client.protocol.TtlRequest;
+import dev.ration.wire.security.Tenants;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The scope extractor of every operation kind: which tenant a request acts on. Declared once
+ * per kind, next to nothing else, and complete or the class does not load (a new kind without
+ * an extractor fails every test that authorizes anything, and {@code ScopesTest} names it).
+ *
+ * <p>Rules (docs/SECURITY.md, "Roles and permissions"): a limit or lease names its tenant; a
+ * quota scope path and a TTL namespace belong to their first '/'-separated segment
+ * ({@link Tenants#ofPath}); a list whose filter does not pin one tenant (an empty tenant, an
+ * empty namespace, a scope prefix without '/') is about every tenant; a renewal, return or
+ * settlement names only an id and is checked by the ledger ({@link Scope.ById}).
+ */
+public final class Scopes {
+  private static final Map<Kind, Function<Object, Scope>> BY_KIND = new EnumMap<>(Kind.class);
+
+  static {
+    session(Kind.HELLO);
+    on(Kind.SET_LIMIT, Request.SetLimit.class, r -> tenant(r.limit().tenant()));
+    on(Kind.GET_LIMIT, Request.GetLimit.class, r -> tenant(r.tenant()));
+    all(Kind.LIST_LIMITS);
+    on(Kind.ACQUIRE_LEASE, Request.AcquireLease.class, r -> tenant(r.tenant()));
+    byId(Kind.RENEW_LEASE);
+    byId(Kind.RETURN_LEASE);
+    byId(Kind.RENEW_LEASES);
+    on(Kind.LIST_LEASES, Request.ListLeases.class,
+        r -> r.tenant() == null || r.tenant().isEmpty() ? Scope.ALL : tenant(r.tenant()));
+    session(Kind.CLUSTER_STATUS);
+    on(Kind.TTL_PUT, TtlRequest.Put.class, r -> path(r.namespace()));
+    on(Kind.TTL_CAS, TtlRequest.CompareAndSet.class, r -> path(r.namespace()));
+    on(Kind.TTL_REFRESH, TtlRequest.Refresh.class, r -> path(r.namespace()));
+    on(Kind.TTL_DELETE, TtlRequest.Delete.class, r -> path(r.namespace()));
+    on(Kind.TTL_GET, TtlRequest.Get.class, r -> path(r.namespace()));
+    on(Kind.TTL_LIST, TtlRequest.List.class, r -> path(r.namespace()));
+    on(Kind.TTL_NAMESPACE_SET, TtlRequest.SetNamespace.class, r -> path(r.namespace()));
+    on(Kind.TTL_NAMESPACE_GET, TtlRequest.GetNamespaces.class,
+        r -> r.namespace() == null || r.namespace().isEmpty() ? Scope.ALL : path(r.namespace()));
+    on(Kind.QUOTA_SET, QuotaRequest.SetQuota.class, r -> path(r.spec().scope()));
+    on(Kind.QUOTA_GET, QuotaRequest.GetQuota.class, r -> path(r.scope()));
+    on(Kind.QUOTA_LIST, QuotaRequest.ListQuotas.class, r -> prefix(r.scopePrefix()));
+    on(Kind.QUOTA_HISTORY, QuotaRequest.QuotaHistory.class, r -> path(r.scope()));
+    on(Kind.RESERVE, QuotaRequest.Reserve.class, r -> path(r.scope()));
+    on(Kind.RESERVE_KEYED, QuotaRequest.ReserveKeyed.class, r -> path(r.scope()));
+    byId(Kind.RESERVATION_COMPLETE);
+    byId(Kind.RESERVATION_CANCEL);
+    on(Kind.RESERVATION_LIST, QuotaRequest.ListReservations.class, r -> prefix(r.scopePrefix()));
+    on(Kind.USAGE_INGEST, QuotaRequest.IngestUsage.class, r -> path(r.scope()));
+    // A usage consumer's cursor reads every tenant's events.
+    all(Kind.USAGE_READ);
+    all(Kind.USAGE_ACK);
+    on(Kind.USAGE_AGGREGATE, QuotaRequest.AggregateUsage.class, r -> path(r.scope()));
+    on(Kind.USAGE_RECONCILE, QuotaRequest.Reconcile.class, r -> path(r.scope()));
+    all(Kind.AUDIT_READ);
+    all(Kind.TOKEN_CREATE);
+    all(Kind.TOKEN_REVOKE);
+    all(Kind.TOKEN_LIST);
+    all(Kind.ROLE_GRANT);
+    all(Kind.ROLE_REVOKE);
+    all(Kind.ROLE_LIST);
+    all(Kind.SECURITY_AUDIT_READ);
+    session(Kind.WHOAMI);
+    List<Kind> missing = missing();
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException("no scope extractor for " + missing
+          + ": declare which tenant each kind acts on in Scopes");
+    }
+  }
+
+  private Scopes() {}
+
+  /** The kinds without an extractor (none, or the class would not have loaded). */
+  public static List<Kind> missing() {
+    List<Kind> out = new ArrayList<>();
+    for (Kind k : Kind.values()) {
+      if (!BY_KIND.containsKey(k)) {
+        out.add(k);
+      }
+    }
+    return out;
+  }
+
+  /** The scope of {@code request}. */
+  public static Scope of(Request request) {
+    Object body = request;
+    if (request instanceof Request.Ttl t) {
+      body = t.request();
+    } else if (request instanceof Request.Quota q) {
+      body = q.request();
+    }
+    return BY_KIND.get(request.kind()).apply(body);
+  }
+
+  private static <Q> void on(Kind kind, Class<Q> type, Function<Q, Scope> extractor) {
+    if (kind.requestType() != type) {
+      throw new IllegalStateException(kind + " carries " + kind.requestType().getName()
+          + ", its scope extractor takes " + type.getName());
+    }
+    put(kind, body -> extractor.apply(type.cast(body)));
+  }
+
+  private static void session(Kind kind) {
+    put(kind, body -> Scope.SESSION);
+  }
+
+  private static void all(Kind kind) {
+    put(kind, body -> Scope.ALL);
+  }
+
+  private static void byId(Kind kind) {
+    put(kind, body -> Scope.BY_ID);
+  }
+
+  private static void put(Kind kind, Function<Object, Scope> extractor) {
+    if (BY_KIND.put(kind, extractor) != null) {
+      throw new IllegalStateException("two scope extractors for " + kind);
+    }
+  }
+
+  private static Scope tenant(String tenant) {
+    return new Scope.Tenant(tenant == null ? "" : tenant);
+  }
+
+  private static Scope path(String path) {
+    return tenant(Tenants.ofPath(path == null ? "" : path));
+  }
+
+  /** A scope prefix pins one tenant only when it holds a whole first segment ("acme/..."). */
+  private static Scope prefix(String prefix) {
+    if (prefix == null || prefix.indexOf('/') < 0) {
+      return Scope.ALL;
+    }
+    return tenant(Tenants.ofPath(prefix));
+  }
+}
