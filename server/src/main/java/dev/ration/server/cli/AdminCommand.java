@@ -55,7 +55,8 @@ abstract class AdminCommand implements Callable<Integer> {
     Optional<ClientIdentity> id = clientId();
     // Every command runs under RationCli, which holds the gateway factory (tests pass a fake).
     RationCli root = (RationCli) spec.root().userObject();
-    try (ClusterGateway gateway = root.gatewayFactory().open(servers, timeout, id)) {
+    String token = admin.token();
+    try (ClusterGateway gateway = root.gatewayFactory().open(servers, timeout, id, token)) {
       return run(gateway);
     } catch (GatewayException e) {
       throw new CliFailure(e.exitCode(), e.getMessage(), e);

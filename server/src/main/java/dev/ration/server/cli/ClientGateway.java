@@ -37,8 +37,29 @@ final class ClientGateway implements ClusterGateway {
     this.timeout = timeout;
   }
 
+  /** The CLI's factory: connects with the token of --token, --token-file or RATION_TOKEN. */
+  static final ClusterGateway.Factory FACTORY = new ClusterGateway.Factory() {
+    @Override
+    public ClusterGateway open(List<String> servers, Duration timeout,
+        Optional<ClientIdentity> clientId) {
+      return ClientGateway.open(servers, timeout, clientId, "");
+    }
+
+    @Override
+    public ClusterGateway open(List<String> servers, Duration timeout,
+        Optional<ClientIdentity> clientId, String token) {
+      return ClientGateway.open(servers, timeout, clientId, token);
+    }
+  };
+
   static ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId) {
+    return open(servers, timeout, clientId, "");
+  }
+
+  static ClusterGateway open(List<String> servers, Duration timeout,
+      Optional<ClientIdentity> clientId, String token) {
     RationClientOptions.Builder b = RationClientOptions.builder()
+        .token(token)
         .addresses(servers)
         .requestDeadline(timeout)
         .connectTimeout(timeout.compareTo(CONNECT_TIMEOUT_MAX) < 0 ? timeout : CONNECT_TIMEOUT_MAX);

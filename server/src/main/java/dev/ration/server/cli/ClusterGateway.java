@@ -35,6 +35,15 @@ interface ClusterGateway extends AutoCloseable {
   interface Factory {
     ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId)
         throws GatewayException;
+
+    /**
+     * Opens a gateway that authenticates with the bearer {@code token} (empty: none). A factory
+     * that cannot present tokens (a test's fake) ignores it.
+     */
+    default ClusterGateway open(List<String> servers, Duration timeout,
+        Optional<ClientIdentity> clientId, String token) throws GatewayException {
+      return open(servers, timeout, clientId);
+    }
   }
 
   /** A 128-bit client id as sent in HELLO, from {@code --client-id} (32 hex digits). */

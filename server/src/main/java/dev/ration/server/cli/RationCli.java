@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
     subcommands = {ServerCommand.class, ClusterCommand.class, LimitCommand.class, LeaseCommand.class,
         TtlCommand.class, LockCommand.class,
         QuotaCommand.class, ReserveCommand.class, ReservationCommand.class, UsageCommand.class,
-        AuditCommand.class,
+        AuditCommand.class, TokenCommand.class, RoleCommand.class, SecurityAdminCommand.class,
         dev.ration.server.loadgen.BenchCommand.class, CompletionCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -44,7 +44,7 @@ public final class RationCli implements Runnable {
   public static void main(String[] args) {
     // gRPC (inside Ratis) logs through java.util.logging: one format for every line.
     dev.ration.server.logging.JulBridge.install();
-    System.exit(commandLine(ClientGateway::open, RationNodeLauncher::start).execute(args));
+    System.exit(commandLine(ClientGateway.FACTORY, RationNodeLauncher::start).execute(args));
   }
 
   /** The command line with its handlers; tests pass fakes and capture out/err. */
