@@ -104,6 +104,7 @@ public final class RationNode {
               ep::draining,
               new Readiness(Readiness.DEFAULT_MAX_APPLY_LAG_ENTRIES),
               consensus::transferLeadershipTo);
+      admin.guard(new dev.ration.server.security.AdminAccess(security));
       metrics.startLimitRefresh(consensus, LIMIT_METRICS_INTERVAL);
       log.info("event=node_started node={} client={} admin={}",
           nodeId, endpoint.localAddress(), admin.localAddress());

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,6 +39,18 @@ public final class AdminServer implements AutoCloseable {
   private final Readiness readiness;
   private final LeadershipTransfer transfer;
   private volatile boolean stopped;
+  private volatile Guard guard = Guard.OPEN;
+
+  /**
+   * Who may use the admin port: empty to serve the request, else the HTTP status and text to
+   * answer instead. {@code mutation}: the request changes the cluster (POST).
+   */
+  @FunctionalInterface
+  public interface Guard {
+    Optional<Map.Entry<Integer, String>> refuse(HttpExchange exchange, boolean mutation);
+
+    Guard OPEN = (exchange, mutation) -> Optional.empty();
+  }
 
   /** Hands leadership to a peer within a timeout; returns "" on success, else why not. */
   @FunctionalInterface
@@ -67,11 +80,11 @@ public final class AdminServer implements AutoCloseable {
               return t;
             });
     server.setExecutor(executor);
-    server.createContext("/metrics", this::metrics);
-    server.createContext("/health", this::health);
-    server.createContext("/ready", this::ready);
-    server.createContext("/status", this::status);
-    server.createContext("/transfer-leadership", this::transferLeadership);
+    server.createContext("/metrics", guarded(false, this::metrics));
+    server.createContext("/health", guarded(false, this::health));
+    server.createContext("/ready", guarded(false, this::ready));
+    server.createContext("/status", guarded(false, this::status));
+    server.createContext("/transfer-leadership", guarded(true, this::transferLeadership));
   }
 
   /**
@@ -104,6 +117,26 @@ public final class AdminServer implements AutoCloseable {
     server.start();
     log.info("event=admin_started address={}", Addresses.format(admin.localAddress()));
     return admin;
+  }
+
+  /** Who may use this port from now on (security mode secure: see docs/SECURITY.md). */
+  public void guard(Guard g) {
+    this.guard = g;
+  }
+
+  private com.sun.net.httpserver.HttpHandler guarded(boolean mutation,
+      com.sun.net.httpserver.HttpHandler handler) {
+    return ex -> {
+      Optional<Map.Entry<Integer, String>> refused = guard.refuse(ex, mutation);
+      if (refused.isPresent()) {
+        if (refused.get().getKey() == 401) {
+          ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"ration\"");
+        }
+        respond(ex, refused.get().getKey(), "text/plain; charset=utf-8", refused.get().getValue() + "\n");
+        return;
+      }
+      handler.handle(ex);
+    };
   }
 
   public InetSocketAddress localAddress() {

@@ -24,43 +24,44 @@ import java.util.function.Function;
  */
 public final class Scopes {
   private static final Map<Kind, Function<Object, Scope>> BY_KIND = new EnumMap<>(Kind.class);
+  private static final Map<Kind, String> RULES = new EnumMap<>(Kind.class);
 
   static {
     session(Kind.HELLO);
-    on(Kind.SET_LIMIT, Request.SetLimit.class, r -> tenant(r.limit().tenant()));
-    on(Kind.GET_LIMIT, Request.GetLimit.class, r -> tenant(r.tenant()));
+    on(Kind.SET_LIMIT, Request.SetLimit.class, "tenant", r -> tenant(r.limit().tenant()));
+    on(Kind.GET_LIMIT, Request.GetLimit.class, "tenant", r -> tenant(r.tenant()));
     all(Kind.LIST_LIMITS);
-    on(Kind.ACQUIRE_LEASE, Request.AcquireLease.class, r -> tenant(r.tenant()));
+    on(Kind.ACQUIRE_LEASE, Request.AcquireLease.class, "tenant", r -> tenant(r.tenant()));
     byId(Kind.RENEW_LEASE);
     byId(Kind.RETURN_LEASE);
     byId(Kind.RENEW_LEASES);
-    on(Kind.LIST_LEASES, Request.ListLeases.class,
+    on(Kind.LIST_LEASES, Request.ListLeases.class, "tenant (empty: *)",
         r -> r.tenant() == null || r.tenant().isEmpty() ? Scope.ALL : tenant(r.tenant()));
     session(Kind.CLUSTER_STATUS);
-    on(Kind.TTL_PUT, TtlRequest.Put.class, r -> path(r.namespace()));
-    on(Kind.TTL_CAS, TtlRequest.CompareAndSet.class, r -> path(r.namespace()));
-    on(Kind.TTL_REFRESH, TtlRequest.Refresh.class, r -> path(r.namespace()));
-    on(Kind.TTL_DELETE, TtlRequest.Delete.class, r -> path(r.namespace()));
-    on(Kind.TTL_GET, TtlRequest.Get.class, r -> path(r.namespace()));
-    on(Kind.TTL_LIST, TtlRequest.List.class, r -> path(r.namespace()));
-    on(Kind.TTL_NAMESPACE_SET, TtlRequest.SetNamespace.class, r -> path(r.namespace()));
-    on(Kind.TTL_NAMESPACE_GET, TtlRequest.GetNamespaces.class,
+    on(Kind.TTL_PUT, TtlRequest.Put.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_CAS, TtlRequest.CompareAndSet.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_REFRESH, TtlRequest.Refresh.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_DELETE, TtlRequest.Delete.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_GET, TtlRequest.Get.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_LIST, TtlRequest.List.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_NAMESPACE_SET, TtlRequest.SetNamespace.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_NAMESPACE_GET, TtlRequest.GetNamespaces.class, "namespace's first segment (empty: *)",
         r -> r.namespace() == null || r.namespace().isEmpty() ? Scope.ALL : path(r.namespace()));
-    on(Kind.QUOTA_SET, QuotaRequest.SetQuota.class, r -> path(r.spec().scope()));
-    on(Kind.QUOTA_GET, QuotaRequest.GetQuota.class, r -> path(r.scope()));
-    on(Kind.QUOTA_LIST, QuotaRequest.ListQuotas.class, r -> prefix(r.scopePrefix()));
-    on(Kind.QUOTA_HISTORY, QuotaRequest.QuotaHistory.class, r -> path(r.scope()));
-    on(Kind.RESERVE, QuotaRequest.Reserve.class, r -> path(r.scope()));
-    on(Kind.RESERVE_KEYED, QuotaRequest.ReserveKeyed.class, r -> path(r.scope()));
+    on(Kind.QUOTA_SET, QuotaRequest.SetQuota.class, "scope path's first segment", r -> path(r.spec().scope()));
+    on(Kind.QUOTA_GET, QuotaRequest.GetQuota.class, "scope path's first segment", r -> path(r.scope()));
+    on(Kind.QUOTA_LIST, QuotaRequest.ListQuotas.class, "scope prefix's first segment (no '/': *)", r -> prefix(r.scopePrefix()));
+    on(Kind.QUOTA_HISTORY, QuotaRequest.QuotaHistory.class, "scope path's first segment", r -> path(r.scope()));
+    on(Kind.RESERVE, QuotaRequest.Reserve.class, "scope path's first segment", r -> path(r.scope()));
+    on(Kind.RESERVE_KEYED, QuotaRequest.ReserveKeyed.class, "scope path's first segment", r -> path(r.scope()));
     byId(Kind.RESERVATION_COMPLETE);
     byId(Kind.RESERVATION_CANCEL);
-    on(Kind.RESERVATION_LIST, QuotaRequest.ListReservations.class, r -> prefix(r.scopePrefix()));
-    on(Kind.USAGE_INGEST, QuotaRequest.IngestUsage.class, r -> path(r.scope()));
+    on(Kind.RESERVATION_LIST, QuotaRequest.ListReservations.class, "scope prefix's first segment (no '/': *)", r -> prefix(r.scopePrefix()));
+    on(Kind.USAGE_INGEST, QuotaRequest.IngestUsage.class, "scope path's first segment", r -> path(r.scope()));
     // A usage consumer's cursor reads every tenant's events.
     all(Kind.USAGE_READ);
     all(Kind.USAGE_ACK);
-    on(Kind.USAGE_AGGREGATE, QuotaRequest.AggregateUsage.class, r -> path(r.scope()));
-    on(Kind.USAGE_RECONCILE, QuotaRequest.Reconcile.class, r -> path(r.scope()));
+    on(Kind.USAGE_AGGREGATE, QuotaRequest.AggregateUsage.class, "scope path's first segment", r -> path(r.scope()));
+    on(Kind.USAGE_RECONCILE, QuotaRequest.Reconcile.class, "scope path's first segment", r -> path(r.scope()));
     all(Kind.AUDIT_READ);
     all(Kind.TOKEN_CREATE);
     all(Kind.TOKEN_REVOKE);
@@ -101,27 +102,33 @@ public final class Scopes {
     return BY_KIND.get(request.kind()).apply(body);
   }
 
-  private static <Q> void on(Kind kind, Class<Q> type, Function<Q, Scope> extractor) {
+  /** How {@code kind}'s scope is found, in words (docs/SECURITY.md's table). */
+  public static String rule(Kind kind) {
+    return RULES.get(kind);
+  }
+
+  private static <Q> void on(Kind kind, Class<Q> type, String rule, Function<Q, Scope> extractor) {
     if (kind.requestType() != type) {
       throw new IllegalStateException(kind + " carries " + kind.requestType().getName()
           + ", its scope extractor takes " + type.getName());
     }
-    put(kind, body -> extractor.apply(type.cast(body)));
+    put(kind, rule, body -> extractor.apply(type.cast(body)));
   }
 
   private static void session(Kind kind) {
-    put(kind, body -> Scope.SESSION);
+    put(kind, "none (the session)", body -> Scope.SESSION);
   }
 
   private static void all(Kind kind) {
-    put(kind, body -> Scope.ALL);
+    put(kind, "* (every tenant)", body -> Scope.ALL);
   }
 
   private static void byId(Kind kind) {
-    put(kind, body -> Scope.BY_ID);
+    put(kind, "the id's tenant, resolved by the ledger", body -> Scope.BY_ID);
   }
 
-  private static void put(Kind kind, Function<Object, Scope> extractor) {
+  private static void put(Kind kind, String rule, Function<Object, Scope> extractor) {
+    RULES.put(kind, rule);
     if (BY_KIND.put(kind, extractor) != null) {
       throw new IllegalStateException("two scope extractors for " + kind);
     }

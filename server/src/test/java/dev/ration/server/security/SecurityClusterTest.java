@@ -306,6 +306,14 @@ class SecurityClusterTest {
             && rec.actor().equals("root") && rec.scope().equals("beta")), audit.toString());
         assertTrue(audit.records().stream().anyMatch(rec -> rec.action().equals("role.grant")
             && rec.actor().equals("root") && rec.resource().equals("svc-alpha")), audit.toString());
+        // Admin HTTP: reads stay open, a mutation needs an administrator.
+        String adminAddress = configs.get(0).adminAddress();
+        assertEquals(200, http(adminAddress, "GET", "/health", ""));
+        assertEquals(401, http(adminAddress, "POST", "/transfer-leadership?to=n2", ""));
+        assertEquals(401, http(adminAddress, "POST", "/transfer-leadership?to=n2", "rtn_bogus"));
+        assertEquals(403, http(adminAddress, "POST", "/transfer-leadership?to=n2", alphaToken));
+        int asRoot = http(adminAddress, "POST", "/transfer-leadership?to=n2", rootToken);
+        assertTrue(asRoot != 401 && asRoot != 403, "an administrator passes the guard: " + asRoot);
       }
     } finally {
       for (RationNode n : nodes) {
@@ -355,6 +363,18 @@ class SecurityClusterTest {
         n.shutdown();
       }
     }
+  }
+
+  private static int http(String address, String method, String path, String token)
+      throws Exception {
+    java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://" + address + path)).timeout(Duration.ofSeconds(20))
+        .method(method, java.net.http.HttpRequest.BodyPublishers.noBody());
+    if (!token.isEmpty()) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return java.net.http.HttpClient.newHttpClient()
+        .send(b.build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
   private static RationException awaitRefused(RationClient c, Request r, Duration within)

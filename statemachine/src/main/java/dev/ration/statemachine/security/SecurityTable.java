@@ -24,6 +24,21 @@ public final class SecurityTable {
     this.grants = Map.copyOf(grants);
   }
 
+  /** A table holding exactly {@code tokens} and {@code grants} (tests, tools). */
+  public static SecurityTable of(List<StoredToken> tokens, List<RoleGrant> grants) {
+    Map<Long, StoredToken> byId = new java.util.HashMap<>();
+    for (StoredToken t : tokens) {
+      byId.put(t.tokenId(), t);
+    }
+    Map<String, List<RoleGrant>> byIdentity = new java.util.HashMap<>();
+    for (RoleGrant g : grants) {
+      byIdentity.computeIfAbsent(g.identity(), k -> new java.util.ArrayList<>()).add(g);
+    }
+    Map<String, List<RoleGrant>> frozen = new java.util.HashMap<>();
+    byIdentity.forEach((k, v) -> frozen.put(k, List.copyOf(v)));
+    return new SecurityTable(byId, frozen);
+  }
+
   public Optional<StoredToken> token(long tokenId) {
     return Optional.ofNullable(tokens.get(tokenId));
   }
