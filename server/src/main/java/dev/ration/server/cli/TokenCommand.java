@@ -28,12 +28,16 @@ final class TokenCommand {
         description = "Who the token authenticates as (grant it roles with ration role grant).")
     String identity;
     @Option(names = "--expires", defaultValue = "never", paramLabel = "DURATION|never",
-        description = "Lifetime, e.g. 30d, 12h (ledger time; default: ${DEFAULT-VALUE}).")
+        description = "Lifetime: days (30d) or a duration (12h, 90m); ledger time (default: ${DEFAULT-VALUE}).")
     String expires;
 
     @Override
     int run(ClusterGateway g) throws GatewayException {
-      long ttl = expires.equals("never") ? 0 : durationMillis("--expires", expires);
+      // Token lifetimes are days more often than hours: "30d" is accepted here besides ms|s|m|h.
+      long ttl = expires.equals("never") ? 0
+          : expires.trim().matches("\\d{1,6}d")
+              ? java.time.Duration.ofDays(Long.parseLong(expires.trim().replace("d", ""))).toMillis()
+              : durationMillis("--expires", expires);
       if (!expires.equals("never") && ttl < 1) {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(),
             "--expires: " + expires + " must be at least 1ms, or never");
