@@ -37,17 +37,17 @@ final class AdminOptions {
       description = "How long to wait for an answer, e.g. 500ms, 5s (default: ${DEFAULT-VALUE}).")
   String timeoutText = "5s";
 
-  @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:RATION_TOKEN:-}",
+  @Option(names = "--auth-token", paramLabel = "TOKEN", defaultValue = "${env:RATION_TOKEN:-}",
       description = "Bearer token to authenticate with (default: env RATION_TOKEN). Prefer"
-          + " --token-file: a command line is visible to other users of the machine.")
+          + " --auth-token-file: a command line is visible to other users of the machine.")
   String token = "";
 
-  @Option(names = "--token-file", paramLabel = "FILE",
+  @Option(names = "--auth-token-file", paramLabel = "FILE",
       defaultValue = "${env:RATION_TOKEN_FILE:-}",
       description = "File holding the bearer token (default: env RATION_TOKEN_FILE).")
   String tokenFile = "";
 
-  /** The token to present: --token, else the first line of --token-file, else none. */
+  /** The token to present: --auth-token, else the content of --auth-token-file, else none. */
   String token() {
     if (token != null && !token.isBlank()) {
       return token.strip();
@@ -58,7 +58,7 @@ final class AdminOptions {
     try {
       return java.nio.file.Files.readString(java.nio.file.Path.of(tokenFile)).strip();
     } catch (java.io.IOException e) {
-      throw new ParameterException(mixee.commandLine(), "--token-file: cannot read " + tokenFile
+      throw new ParameterException(mixee.commandLine(), "--auth-token-file: cannot read " + tokenFile
           + ": " + e.getMessage());
     }
   }

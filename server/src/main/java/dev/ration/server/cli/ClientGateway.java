@@ -37,7 +37,7 @@ final class ClientGateway implements ClusterGateway {
     this.timeout = timeout;
   }
 
-  /** The CLI's factory: connects with the token of --token, --token-file or RATION_TOKEN. */
+  /** The CLI's factory: connects with the token of --auth-token, --auth-token-file or RATION_TOKEN. */
   static final ClusterGateway.Factory FACTORY = new ClusterGateway.Factory() {
     @Override
     public ClusterGateway open(List<String> servers, Duration timeout,

@@ -272,7 +272,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     Security.Decision decision = security.authorize(principal, decoded.request());
     if (decision instanceof Security.Denied denied) {
-      reply(f.requestId(), kind, refusalReply(denied.refusal()), startNanos);
+      reply(f.requestId(), kind, deniedHere(denied.refusal()), startNanos);
       return;
     }
     Security.Allowed allowed = (Security.Allowed) decision;
@@ -317,7 +317,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         CertificateNames.of(ctx.pipeline()), sourceOf(ctx));
     if (auth instanceof Security.Refusal refusal) {
       // One attempt per connection: a guesser pays a connection (and a TLS handshake) per try.
-      Response.Error err = refusalReply(refusal);
+      Response.Error err = "bad_token".equals(refusal.reason()) ? deniedHere(refusal)
+          : refusalReply(refusal);
       listener.requestAnswered(Kind.HELLO.name(), err.code(), "NONE", nanoClock.getAsLong() - startNanos);
       closeAfter(MessageCodec.responseFrame(f.requestId(), Kind.HELLO, err));
       return;
@@ -352,6 +353,22 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       return withActor;
     }
     return SecurityCommand.Authorized.of(principal.identity(), allowed.tenants(), withActor);
+  }
+
+  /**
+   * A refusal judged on this node's copy of the grants and tokens. A follower's copy may lag
+   * the leader's by the entries it has not applied yet (a grant or token just made), so a
+   * follower sends the caller to the leader instead (NOT_LEADER, definite): the leader has
+   * applied every change it acknowledged, so its refusal is the answer.
+   */
+  private Response.Error deniedHere(Security.Refusal r) {
+    NodeStatus s = coordinator.status();
+    if (!isLeader(s)) {
+      return ErrorReplies.error(ErrorCode.NOT_LEADER, "refused on this follower, whose grants"
+          + " may lag the leader's: ask the leader (" + r.message() + ")",
+          s.leaderClientAddress(), 0);
+    }
+    return refusalReply(r);
   }
 
   private static Response.Error refusalReply(Security.Refusal r) {

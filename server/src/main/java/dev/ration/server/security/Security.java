@@ -150,7 +150,7 @@ public final class Security {
     }
     return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
         "security is on and this connection presented no credential: send a token"
-            + " (RationClientOptions token, ration --token or RATION_TOKEN) or a client certificate",
+            + " (RationClientOptions token, ration --auth-token or RATION_TOKEN) or a client certificate",
         "no_credential", 0));
   }
 

@@ -73,6 +73,11 @@ public final class Tokens {
     if (secret.length != SECRET_BYTES || id == 0) {
       return Optional.empty();
     }
+    // One spelling per token: the last character's two unused bits must be zero.
+    if (!Base64.getUrlEncoder().withoutPadding().encodeToString(secret)
+        .equals(text.substring(PREFIX.length() + 17))) {
+      return Optional.empty();
+    }
     return Optional.of(new Parsed(id, secret));
   }
 

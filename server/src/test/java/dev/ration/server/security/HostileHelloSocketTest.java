@@ -151,12 +151,17 @@ class HostileHelloSocketTest {
       refusedAndClosed(text.substring(0, text.length() - 5).getBytes(StandardCharsets.US_ASCII),
           "is not a Ration token");
       // Right id, wrong secret: the same message as an unknown id.
-      String wrong = text.substring(0, text.length() - 1) + (text.endsWith("A") ? "B" : "A");
+      int at = text.length() - 10;
+      String wrong = text.substring(0, at) + (text.charAt(at) == 'A' ? 'B' : 'A')
+          + text.substring(at + 1);
       refusedAndClosed(wrong.getBytes(StandardCharsets.US_ASCII), "or its secret is wrong");
 
       // Oversized (over the 16 KiB the protocol allows): the codec refuses it before reading it.
       try (Conn big = new Conn(endpoint.localAddress())) {
-        big.hello(new byte[MessageCodec.CREDENTIAL_BYTES_MAX + 1]);
+        int n = MessageCodec.CREDENTIAL_BYTES_MAX + 1;
+        ByteBuffer payload = ByteBuffer.allocate(4 + 1 + 8 + 8 + 4 + n);
+        payload.putInt(0).put((byte) Frame.PROTOCOL_VERSION).putLong(7).putLong(9).putInt(n);
+        big.sendRaw(Kind.HELLO.code(), 1, payload.array());
         Response.Error e = assertInstanceOf(Response.Error.class, big.read(Kind.HELLO));
         assertEquals(ErrorCode.MALFORMED, e.code(), e.toString());
         assertTrue(e.message().contains("credential"), e.message());
