@@ -5,12 +5,14 @@ import dev.ration.client.protocol.Request;
 import dev.ration.client.protocol.Response;
 import dev.ration.server.security.Role;
 import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.QuotaCommand;
 import dev.ration.statemachine.command.SecurityCommand;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.wire.Bytes;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.security.RoleGrant;
 
 /**
@@ -58,7 +60,10 @@ final class SecurityTranslation {
     return java.util.Optional.empty();
   }
 
-  /** {@code command} made by {@code actor}: the security commands carry it themselves. */
+  /**
+   * {@code command} made by {@code actor}, in security mode secure: the commands that name
+   * their actor get the authenticated identity.
+   */
   static Command withActor(Command command, String actor) {
     if (command instanceof SecurityCommand.CreateToken c) {
       return new SecurityCommand.CreateToken(c.tokenId(), c.identity(), c.salt(), c.hash(),
@@ -72,6 +77,18 @@ final class SecurityTranslation {
     }
     if (command instanceof SecurityCommand.RevokeRole c) {
       return new SecurityCommand.RevokeRole(c.identity(), c.role(), c.tenant(), actor);
+    }
+    // The quota audit log records the actor a quota change names: the authenticated identity,
+    // never a name the caller chose.
+    if (command instanceof QuotaCommand.SetQuota c) {
+      QuotaSpec q = c.spec();
+      return new QuotaCommand.SetQuota(new QuotaSpec(q.scope(), q.resource(), q.kind(),
+          q.window(), q.limit(), q.unit(), q.softLimit(), q.overage(), q.overageMax(),
+          q.periodStartMillis(), q.version(), actor, q.changedAtMillis(), q.reason()));
+    }
+    if (command instanceof QuotaCommand.Reconcile c) {
+      return new QuotaCommand.Reconcile(c.scope(), c.resource(), c.fromMillis(), c.toMillis(),
+          actor, c.reason());
     }
     return command;
   }

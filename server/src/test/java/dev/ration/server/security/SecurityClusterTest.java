@@ -306,6 +306,13 @@ class SecurityClusterTest {
             && rec.actor().equals("root") && rec.scope().equals("beta")), audit.toString());
         assertTrue(audit.records().stream().anyMatch(rec -> rec.action().equals("role.grant")
             && rec.actor().equals("root") && rec.resource().equals("svc-alpha")), audit.toString());
+        // The quota audit log names the authenticated identity, not the request's actor field.
+        Response.Quota quotaAudit = (Response.Quota) call(admin,
+            new Request.Quota(new QuotaRequest.ReadAudit(0, 10)));
+        List<dev.ration.wire.quota.AuditRecord> quotaRecords =
+            ((QuotaResponse.AuditList) quotaAudit.response()).records();
+        assertTrue(!quotaRecords.isEmpty() && quotaRecords.stream().allMatch(
+            rec -> rec.actor().equals("root")), quotaRecords.toString());
         // Admin HTTP: reads stay open, a mutation needs an administrator.
         String adminAddress = configs.get(0).adminAddress();
         assertEquals(200, http(adminAddress, "GET", "/health", ""));
