@@ -313,6 +313,14 @@ class SecurityClusterTest {
             ((QuotaResponse.AuditList) quotaAudit.response()).records();
         assertTrue(!quotaRecords.isEmpty() && quotaRecords.stream().allMatch(
             rec -> rec.actor().equals("root")), quotaRecords.toString());
+        // Refusals are counted by identity and reason on the nodes that refused them.
+        StringBuilder scraped = new StringBuilder();
+        for (ServerConfig c : configs) {
+          scraped.append(httpBody(c.adminAddress(), "/metrics"));
+        }
+        assertTrue(scraped.toString().contains(
+            "ration_auth_refused_total{identity=\"svc-alpha\",reason=\"permission_denied\"}"),
+            "refusal metric missing");
         // Admin HTTP: reads stay open, a mutation needs an administrator.
         String adminAddress = configs.get(0).adminAddress();
         assertEquals(200, http(adminAddress, "GET", "/health", ""));
@@ -370,6 +378,12 @@ class SecurityClusterTest {
         n.shutdown();
       }
     }
+  }
+
+  private static String httpBody(String address, String path) throws Exception {
+    return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://" + address + path)).timeout(Duration.ofSeconds(20)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
   }
 
   private static int http(String address, String method, String path, String token)
