@@ -15,7 +15,8 @@ import picocli.CommandLine.Parameters;
  * printed once; the cluster receives only the token's id, a salt and the salted hash.
  */
 @Command(name = "token", description = "Create, list and revoke bearer tokens (needs admin).",
-    subcommands = {TokenCommand.Create.class, TokenCommand.ListTokens.class, TokenCommand.Revoke.class})
+    subcommands = {TokenCommand.Create.class, TokenCommand.ListTokens.class, TokenCommand.Revoke.class,
+        TokenCommand.Bootstrap.class})
 final class TokenCommand {
   @picocli.CommandLine.Mixin HelpOption help;
 
@@ -81,6 +82,36 @@ final class TokenCommand {
       Response.SecurityChangeReply reply = send(g, new Request.RevokeToken(tokenId),
           Response.SecurityChangeReply.class);
       return printOutcome(reply.outcome(), reply.message(), 0, change(reply));
+    }
+  }
+
+  /**
+   * Makes a first administrator's token without a cluster: prints the token (once) and the line
+   * that names it, by its salted hash only, in each node's {@code security.bootstrap-tokens}.
+   */
+  @Command(name = "bootstrap", description = "Make a first administrator's token offline: prints"
+      + " the token and the security.bootstrap-tokens entry (a salted hash) for every node's file.")
+  static final class Bootstrap implements java.util.concurrent.Callable<Integer> {
+    @picocli.CommandLine.Mixin HelpOption help;
+    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+    @Option(names = "--identity", defaultValue = "admin", paramLabel = "NAME",
+        description = "The administrator's identity (default: ${DEFAULT-VALUE}).")
+    String identity;
+    @Option(names = "--output", defaultValue = "table", paramLabel = "table|json")
+    AdminOptions.Format output;
+
+    @Override
+    public Integer call() {
+      Tokens.Minted m = Tokens.mint();
+      Fields f = new Fields()
+          .put("identity", identity)
+          .put("tokenId", String.format("%016x", m.tokenId()))
+          .put("token", m.text())
+          .put("bootstrapToken", identity + "@" + Tokens.hashLine(m));
+      java.io.PrintWriter out = spec.commandLine().getOut();
+      out.print(output == AdminOptions.Format.json ? f.toJson() + "\n" : Tables.vertical(f));
+      out.flush();
+      return Exit.OK;
     }
   }
 

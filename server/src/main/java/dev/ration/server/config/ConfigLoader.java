@@ -280,6 +280,7 @@ public final class ConfigLoader {
     Optional<ConfigSection> secSec = root.section("security", false);
     Optional<SecurityOptions.Mode> securityMode = Optional.of(SecurityOptions.Mode.INSECURE);
     Optional<List<String>> bootstrapAdmins = Optional.of(List.of());
+    Optional<List<SecurityOptions.BootstrapToken>> bootstrapTokens = Optional.of(List.of());
     Optional<Boolean> openHealth = Optional.of(true);
     Optional<Long> authFailures = Optional.of(10L);
     if (secSec.isPresent()) {
@@ -294,6 +295,28 @@ public final class ConfigLoader {
         }
       });
       bootstrapAdmins = sec.stringList("bootstrap-admins");
+      Optional<List<String>> lines = sec.stringList("bootstrap-tokens");
+      if (lines.isPresent()) {
+        List<SecurityOptions.BootstrapToken> parsed = new ArrayList<>();
+        for (String line : lines.get()) {
+          int at = line.lastIndexOf('@');
+          if (at < 1) {
+            sec.problem("bootstrap-tokens", "'" + line + "' is not <identity>@rtnh.... (as printed"
+                + " by ration token bootstrap)");
+            continue;
+          }
+          try {
+            Object[] p = dev.ration.server.security.Tokens.parseHashLine(line.substring(at + 1));
+            parsed.add(new SecurityOptions.BootstrapToken(line.substring(0, at), (Long) p[0],
+                (byte[]) p[1], (byte[]) p[2]));
+          } catch (IllegalArgumentException e) {
+            sec.problem("bootstrap-tokens", e.getMessage());
+          }
+        }
+        bootstrapTokens = Optional.of(parsed);
+      } else {
+        bootstrapTokens = Optional.empty();
+      }
       openHealth = sec.bool("open-health-endpoints", true);
       authFailures = sec.integer("auth-failures-per-minute", 10, 1, 10_000);
       sec.rejectUnknownKeys();
@@ -323,7 +346,7 @@ public final class ConfigLoader {
         defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue());
     Peer self = consensus.self();
     SecurityOptions security = new SecurityOptions(securityMode.get(), bootstrapAdmins.get(),
-        openHealth.get(), authFailures.get().intValue());
+        openHealth.get(), authFailures.get().intValue(), bootstrapTokens.get());
     return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get(),
         security);
   }

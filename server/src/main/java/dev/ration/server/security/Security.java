@@ -128,6 +128,13 @@ public final class Security {
             "malformed_credential", 0));
       }
       Optional<StoredToken> token = table.get().token(parsed.get().tokenId());
+      Optional<SecurityOptions.BootstrapToken> configured = token.isPresent() ? Optional.empty()
+          : options.bootstrapToken(parsed.get().tokenId());
+      if (configured.isPresent()
+          && Tokens.matches(configured.get().salt(), configured.get().hash(), parsed.get().secret())) {
+        return new Principal(configured.get().identity(), Principal.Method.TOKEN,
+            configured.get().tokenId());
+      }
       if (token.isEmpty() || !Tokens.matches(token.get().salt().unsafeArray(),
           token.get().hash().unsafeArray(), parsed.get().secret())) {
         failures.failed(source);
@@ -163,6 +170,9 @@ public final class Security {
       return Optional.empty();
     }
     Optional<StoredToken> token = table.get().token(principal.tokenId());
+    if (token.isEmpty() && options.bootstrapToken(principal.tokenId()).isPresent()) {
+      return Optional.empty(); // configured: valid until the node's file no longer names it
+    }
     if (token.isEmpty() || token.get().expiredAt(ledgerNowMillis.getAsLong())) {
       Refusal r = new Refusal(ErrorCode.UNAUTHENTICATED, "token "
           + String.format("%016x", principal.tokenId()) + " of " + principal.identity()
@@ -221,12 +231,12 @@ public final class Security {
   /** The grants of {@code identity}; a bootstrap administrator holds admin on "*" as well. */
   public List<RoleGrant> grantsOf(String identity) {
     List<RoleGrant> grants = table.get().grants(identity);
-    if (!options.bootstrapAdmins().contains(identity)) {
+    if (!options.bootstrapAdmin(identity)) {
       return grants;
     }
     List<RoleGrant> out = new ArrayList<>(grants);
     out.add(new RoleGrant(identity, Role.ADMIN.roleName(), RoleGrant.ALL_TENANTS, 0,
-        "security.bootstrap-admins"));
+        "security (bootstrap)"));
     return out;
   }
 

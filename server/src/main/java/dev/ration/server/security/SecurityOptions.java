@@ -14,9 +14,37 @@ import java.util.List;
  *     answer without authentication
  * @param authFailuresPerMinute failed authentications one source address may make in a minute
  *     before it must wait (doubling each time, at most a minute)
+ * @param bootstrapTokens administrator tokens named in the configuration by their salted hash
+ *     only ({@code ration token bootstrap}): how the first administrator exists without client
+ *     certificates
  */
 public record SecurityOptions(
-    Mode mode, List<String> bootstrapAdmins, boolean openHealthEndpoints, int authFailuresPerMinute) {
+    Mode mode, List<String> bootstrapAdmins, boolean openHealthEndpoints, int authFailuresPerMinute,
+    List<BootstrapToken> bootstrapTokens) {
+
+  /** A configured administrator token: its identity, id, salt and SHA-256(salt || secret). */
+  public record BootstrapToken(String identity, long tokenId, byte[] salt, byte[] hash) {
+    @Override
+    public String toString() {
+      return identity + "/" + String.format("%016x", tokenId);
+    }
+  }
+
+  public SecurityOptions(Mode mode, List<String> bootstrapAdmins, boolean openHealthEndpoints,
+      int authFailuresPerMinute) {
+    this(mode, bootstrapAdmins, openHealthEndpoints, authFailuresPerMinute, List.of());
+  }
+
+  /** Whether {@code identity} is an administrator by configuration. */
+  public boolean bootstrapAdmin(String identity) {
+    return bootstrapAdmins.contains(identity)
+        || bootstrapTokens.stream().anyMatch(t -> t.identity().equals(identity));
+  }
+
+  /** The configured token with {@code tokenId}, if any. */
+  public java.util.Optional<BootstrapToken> bootstrapToken(long tokenId) {
+    return bootstrapTokens.stream().filter(t -> t.tokenId() == tokenId).findFirst();
+  }
 
   public enum Mode {
     SECURE,
@@ -27,6 +55,7 @@ public record SecurityOptions(
 
   public SecurityOptions {
     bootstrapAdmins = List.copyOf(bootstrapAdmins);
+    bootstrapTokens = List.copyOf(bootstrapTokens);
     if (authFailuresPerMinute < 1) {
       throw new IllegalArgumentException("authFailuresPerMinute " + authFailuresPerMinute + " < 1");
     }

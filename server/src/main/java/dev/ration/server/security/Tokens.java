@@ -106,4 +106,41 @@ public final class Tokens {
   public static boolean matches(byte[] salt, byte[] storedHash, byte[] secret) {
     return MessageDigest.isEqual(hash(salt, secret), storedHash);
   }
+
+  /** The prefix of a token's configured hash line ({@link #hashLine}). */
+  public static final String HASH_PREFIX = "rtnh.";
+
+  /**
+   * What a configuration may hold of {@code minted}: {@code rtnh.<id>.<salt>.<hash>} (base64url,
+   * which never holds a '.'),
+   * the id with the salted hash. It does not authenticate: the secret is not in it.
+   */
+  public static String hashLine(Minted minted) {
+    Base64.Encoder b = Base64.getUrlEncoder().withoutPadding();
+    return HASH_PREFIX + String.format("%016x", minted.tokenId()) + "." + b.encodeToString(minted.salt())
+        + "." + b.encodeToString(minted.hash());
+  }
+
+  /** Reads {@link #hashLine}'s text: {id, salt, hash}; throws IllegalArgumentException naming the fault. */
+  public static Object[] parseHashLine(String line) {
+    String[] parts = line.trim().split("\\.", -1);
+    if (parts.length != 4 || !line.trim().startsWith(HASH_PREFIX)) {
+      throw new IllegalArgumentException("'" + line + "' is not rtnh.<16 hex id>.<salt>.<hash>"
+          + " (as printed by ration token bootstrap)");
+    }
+    long id;
+    byte[] salt;
+    byte[] hash;
+    try {
+      id = Long.parseUnsignedLong(parts[1], 16);
+      salt = Base64.getUrlDecoder().decode(parts[2]);
+      hash = Base64.getUrlDecoder().decode(parts[3]);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("'" + line + "' does not decode: " + e.getMessage(), e);
+    }
+    if (parts[1].length() != 16 || id == 0 || salt.length < SALT_BYTES || hash.length != 32) {
+      throw new IllegalArgumentException("'" + line + "' has a bad id, salt or hash length");
+    }
+    return new Object[] {id, salt, hash};
+  }
 }

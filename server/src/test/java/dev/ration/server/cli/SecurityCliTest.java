@@ -2,31 +2,16 @@ package dev.ration.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.server.RationNode;
-import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.config.ServerConfig;
-import dev.ration.server.consensus.ConsensusOptions;
-import dev.ration.server.consensus.Peer;
-import dev.ration.server.security.SecurityOptions;
-import dev.ration.server.security.Tokens;
-import dev.ration.statemachine.StateOptions;
-import dev.ration.statemachine.command.RequestKey;
-import dev.ration.statemachine.command.SecurityCommand;
-import dev.ration.statemachine.result.Result;
-import dev.ration.wire.Bytes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -55,50 +40,40 @@ class SecurityCliTest {
     return new String[] {String.valueOf(code), out.toString(), err.toString()};
   }
 
-  private static ServerConfig config(Path dir) {
-    Peer self = new Peer("n1", "127.0.0.1:" + QuotaEndToEndTest.freePort(),
-        "127.0.0.1:" + QuotaEndToEndTest.freePort(), "127.0.0.1:" + QuotaEndToEndTest.freePort());
-    ConsensusOptions consensus = new ConsensusOptions(self.id(),
-        UUID.nameUUIDFromBytes("security-cli".getBytes()).toString(), List.of(self),
-        dir.resolve(self.id()), Duration.ofMillis(300), Duration.ofMillis(600),
-        Duration.ofSeconds(3), 10_000, 0, 1 << 20, 256, 64 << 10, Duration.ofMillis(2), 4,
-        1_000, Duration.ofMillis(100), 100, StateOptions.defaults());
-    EndpointOptions endpoint = new EndpointOptions(1 << 20, 64, 16, Duration.ofSeconds(5),
-        Duration.ofSeconds(30), 1, 256);
-    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint,
-        Duration.ofSeconds(2),
-        new SecurityOptions(SecurityOptions.Mode.SECURE, List.of(), true, 1000));
+  /**
+   * A one-node secure configuration whose first administrator is the token `token bootstrap`
+   * printed: the YAML holds only its salted hash.
+   */
+  private static ServerConfig config(Path dir, String bootstrapEntry) throws Exception {
+    String yaml = "node:\n  id: n1\n  data-dir: " + dir.resolve("n1") + "\n"
+        + "cluster:\n  peers:\n"
+        + "    - {id: n1, raft: \"127.0.0.1:" + QuotaEndToEndTest.freePort() + "\", client: \"127.0.0.1:"
+        + QuotaEndToEndTest.freePort() + "\", admin: \"127.0.0.1:" + QuotaEndToEndTest.freePort() + "\"}\n"
+        + "security:\n  mode: secure\n  bootstrap-tokens: [\"" + bootstrapEntry + "\"]\n";
+    return dev.ration.server.config.ConfigLoader.parse(yaml, "test.yaml", dir, java.util.Optional.empty());
   }
 
-  private static String bootstrap(RationNode node) throws Exception {
-    Tokens.Minted m = Tokens.mint();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      try {
-        long nanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        assertInstanceOf(Result.SecurityChanged.class, node.consensus().submit(
-            new RequestKey(1, 1, 1), new SecurityCommand.CreateToken(m.tokenId(), "root",
-                new Bytes(m.salt()), new Bytes(m.hash()), 0, "test"), nanos).get(30, TimeUnit.SECONDS));
-        assertInstanceOf(Result.SecurityChanged.class, node.consensus().submit(
-            new RequestKey(1, 1, 2), new SecurityCommand.GrantRole("root", "admin", "*", "test"),
-            nanos).get(30, TimeUnit.SECONDS));
-        return m.text();
-      } catch (ExecutionException notLeaderYet) {
-        if (System.nanoTime() > deadline) {
-          throw notLeaderYet;
-        }
-        Thread.sleep(100);
-      }
-    }
+  private static String field(String json, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\":\"([^\"]*)\"").matcher(json);
+    assertTrue(m.find(), name + " in " + json);
+    return m.group(1);
   }
 
   @Test
   void tokensAndGrantsThroughTheCli(@TempDir Path dir) throws Exception {
-    ServerConfig config = config(dir);
+    CommandLine offline = RationCli.commandLine(ClientGateway.FACTORY, RationNodeLauncher::start);
+    StringWriter bootOut = new StringWriter();
+    offline.setOut(new PrintWriter(bootOut, true));
+    String[] boot = {String.valueOf(offline.execute("token", "bootstrap", "--identity", "root",
+        "--output", "json")), bootOut.toString()};
+    assertEquals("0", boot[0], String.join("\n", boot));
+    String root = field(boot[1], "token");
+    String entry = field(boot[1], "bootstrapToken");
+    assertTrue(entry.startsWith("root@rtnh.") && !entry.contains(root.substring(22)), entry);
+    ServerConfig config = config(dir, entry);
     RationNode node = RationNode.start(config);
     try {
       String servers = config.clientAddress();
-      String root = bootstrap(node);
       Path rootFile = dir.resolve("root.token");
       Files.writeString(rootFile, root + "\n");
 
@@ -117,6 +92,9 @@ class SecurityCliTest {
       assertEquals(String.valueOf(Exit.FAILED), typo[0], String.join("\n", typo));
       assertTrue(typo[2].contains("unknown role 'operater'"), typo[2]);
 
+      String[] rootMe = run(servers, "security", "whoami", "--output", "json", "--auth-token", root);
+      assertEquals("0", rootMe[0], String.join("\n", rootMe));
+      assertTrue(rootMe[1].contains("\"role\":\"admin\""), rootMe[1]);
       String[] me = run(servers, "security", "whoami", "--output", "json", "--auth-token", ops);
       assertEquals("0", me[0], String.join("\n", me));
       assertTrue(me[1].contains("\"identity\":\"ops\""), me[1]);
