@@ -71,7 +71,10 @@
        "raft:\n  election-timeout-min: 1s\n  election-timeout-max: 2s\n  request-timeout: 2s\n"
        "ledger:\n  tick-interval: 250ms\n  idempotency-retention: 120s\n"
        "endpoint:\n  default-deadline: 5s\n  max-deadline: 60s\n"
-       "shutdown:\n  grace: 1s\n"))
+       "shutdown:\n  grace: 1s\n"
+       ;; Secure, as an operator would run it: the run's administrator token is named by its
+       ;; salted hash only; the workloads and the nemeses present the token.
+       "security:\n  mode: secure\n  bootstrap-tokens: [\"" (:bootstrap-token db) "\"]\n"))
 
 (defn- clock-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "faketime"))
 (defn- log-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "node.log"))
@@ -259,8 +262,11 @@
 (defn ration-db
   "A DB for a run under run-dir (data, configs, logs, pids, clock files)."
   [run-dir]
-  (let [root (find-root)]
+  (let [root (find-root)
+        minted (dev.ration.server.security.Tokens/mint)]
+    (reset! u/auth-token (.text minted))
     (map->RationDB {:root root
+                    :bootstrap-token (str "jepsen@" (dev.ration.server.security.Tokens/hashLine minted))
                     :run-dir (str run-dir)
                     :jar (str (io/file run-dir "ration-server.jar"))
                     :lib (str (io/file root "server/target/lib"))
