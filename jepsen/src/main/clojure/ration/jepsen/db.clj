@@ -259,14 +259,34 @@
     (assoc final :recovered? (boolean done) :seconds (u/ns->s (- (System/nanoTime) t0))
            :timeout-s (/ timeout-ms 1000.0))))
 
+(defn bootstrap-token
+  "A token for identity, as `ration token bootstrap` makes one (the harness runs without the
+  server's classes): {:token rtn_<id>_<secret> :entry identity@rtnh.<id>.<salt>.<hash>}, the
+  hash being SHA-256(salt || secret); only the entry goes into the nodes' files."
+  [identity]
+  (let [rnd (java.security.SecureRandom.)
+        id (loop [] (let [v (.nextLong rnd)] (if (zero? v) (recur) v)))
+        secret (byte-array 32)
+        salt (byte-array 16)
+        _ (.nextBytes rnd secret)
+        _ (.nextBytes rnd salt)
+        d (java.security.MessageDigest/getInstance "SHA-256")
+        _ (.update d salt)
+        _ (.update d secret)
+        hash (.digest d)
+        b64 #(.encodeToString (.withoutPadding (java.util.Base64/getUrlEncoder)) ^bytes %)
+        hex (format "%016x" id)]
+    {:token (str "rtn_" hex "_" (b64 secret))
+     :entry (str identity "@rtnh." hex "." (b64 salt) "." (b64 hash))}))
+
 (defn ration-db
   "A DB for a run under run-dir (data, configs, logs, pids, clock files)."
   [run-dir]
   (let [root (find-root)
-        minted (dev.ration.server.security.Tokens/mint)]
-    (reset! u/auth-token (.text minted))
+        {:keys [token entry]} (bootstrap-token "jepsen")]
+    (reset! u/auth-token token)
     (map->RationDB {:root root
-                    :bootstrap-token (str "jepsen@" (dev.ration.server.security.Tokens/hashLine minted))
+                    :bootstrap-token entry
                     :run-dir (str run-dir)
                     :jar (str (io/file run-dir "ration-server.jar"))
                     :lib (str (io/file root "server/target/lib"))
