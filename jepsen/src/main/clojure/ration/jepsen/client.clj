@@ -2,6 +2,7 @@
   "Jepsen's client protocol, and the rule that maps Ration's errors onto the outcome of an op:
   :ok happened, :fail certainly did not happen, :info unknown. A RationException that is
   definite() is :fail; an indeterminate one, a timeout, or any other exception is :info."
+  (:require [ration.jepsen.util :as u])
   (:import (dev.ration.client RationClient RationClientOptions RationException)
            (java.time Duration)
            (java.util.concurrent CompletableFuture ExecutionException TimeUnit TimeoutException)))
@@ -66,8 +67,8 @@
 (defn open-ration-client
   "A RationClient for client thread t of a workload: the node addresses rotated so thread t talks
   first to node t mod n, bounded retries with short backoff, the request deadline of the
-  workload's opts, and a fixed client id (seed, client-low) so resends carry the same request
-  ids across reconnections."
+  workload's opts, a fixed client id (seed, client-low) so resends carry the same request
+  ids across reconnections, and the run's administrator token (the nodes run secure)."
   ^RationClient [addrs t opts seed client-low]
   (let [i (mod t (count addrs))
         ordered (vec (concat (drop i addrs) (take i addrs)))]
@@ -79,4 +80,5 @@
                        (.backoffBase (Duration/ofMillis 20))
                        (.backoffMax (Duration/ofMillis 300))
                        (.clientId (long seed) (long client-low))
+                       (.token ^String @u/auth-token)
                        (.build)))))

@@ -71,7 +71,10 @@
        "raft:\n  election-timeout-min: 1s\n  election-timeout-max: 2s\n  request-timeout: 2s\n"
        "ledger:\n  tick-interval: 250ms\n  idempotency-retention: 120s\n"
        "endpoint:\n  default-deadline: 5s\n  max-deadline: 60s\n"
-       "shutdown:\n  grace: 1s\n"))
+       "shutdown:\n  grace: 1s\n"
+       ;; Secure, as an operator would run it: the run's administrator token is named by its
+       ;; salted hash only; the workloads and the nemeses present the token.
+       "security:\n  mode: secure\n  bootstrap-tokens: [\"" (:bootstrap-token db) "\"]\n"))
 
 (defn- clock-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "faketime"))
 (defn- log-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "node.log"))
@@ -256,11 +259,34 @@
     (assoc final :recovered? (boolean done) :seconds (u/ns->s (- (System/nanoTime) t0))
            :timeout-s (/ timeout-ms 1000.0))))
 
+(defn bootstrap-token
+  "A token for identity, as `ration token bootstrap` makes one (the harness runs without the
+  server's classes): {:token rtn_<id>_<secret> :entry identity@rtnh.<id>.<salt>.<hash>}, the
+  hash being SHA-256(salt || secret); only the entry goes into the nodes' files."
+  [identity]
+  (let [rnd (java.security.SecureRandom.)
+        id (loop [] (let [v (.nextLong rnd)] (if (zero? v) (recur) v)))
+        secret (byte-array 32)
+        salt (byte-array 16)
+        _ (.nextBytes rnd secret)
+        _ (.nextBytes rnd salt)
+        d (java.security.MessageDigest/getInstance "SHA-256")
+        _ (.update d salt)
+        _ (.update d secret)
+        hash (.digest d)
+        b64 #(.encodeToString (.withoutPadding (java.util.Base64/getUrlEncoder)) ^bytes %)
+        hex (format "%016x" id)]
+    {:token (str "rtn_" hex "_" (b64 secret))
+     :entry (str identity "@rtnh." hex "." (b64 salt) "." (b64 hash))}))
+
 (defn ration-db
   "A DB for a run under run-dir (data, configs, logs, pids, clock files)."
   [run-dir]
-  (let [root (find-root)]
+  (let [root (find-root)
+        {:keys [token entry]} (bootstrap-token "jepsen")]
+    (reset! u/auth-token token)
     (map->RationDB {:root root
+                    :bootstrap-token entry
                     :run-dir (str run-dir)
                     :jar (str (io/file run-dir "ration-server.jar"))
                     :lib (str (io/file root "server/target/lib"))

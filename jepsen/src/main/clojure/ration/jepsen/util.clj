@@ -45,12 +45,19 @@
         (finally (.disconnect c))))
     (catch Exception _ nil)))
 
+;; The bearer token of the run's administrator (the nodes run in security mode secure and name
+;; it by its salted hash in security.bootstrap-tokens): every client and every admin POST
+;; presents it. Set by the DB when it is created; "" = none.
+(defonce auth-token (atom ""))
+
 (defn http-post
   "POST url (empty body) with a timeout; {:status :body} or nil when unreachable."
   [url timeout-ms]
   (try
     (let [c ^java.net.HttpURLConnection (.openConnection (java.net.URL. url))]
       (.setRequestMethod c "POST")
+      (when (seq @auth-token)
+        (.setRequestProperty c "Authorization" (str "Bearer " @auth-token)))
       (.setDoOutput c true)
       (.setConnectTimeout c (int timeout-ms))
       (.setReadTimeout c (int timeout-ms))

@@ -143,7 +143,8 @@ final class Connection {
                       options.connectTimeout().toMillis(),
                       TimeUnit.MILLISECONDS);
           Request.Hello req =
-              new Request.Hello(Frame.PROTOCOL_VERSION, options.clientIdHigh(), options.clientIdLow(), new byte[0]);
+              new Request.Hello(Frame.PROTOCOL_VERSION, options.clientIdHigh(), options.clientIdLow(),
+                  options.token().getBytes(java.nio.charset.StandardCharsets.UTF_8));
           CompletableFuture<Response> reply = new CompletableFuture<>();
           c.pending.put(helloRequestId, new Pending(Kind.HELLO, reply, timer));
           ch.writeAndFlush(MessageCodec.requestFrame(helloRequestId, (int) options.connectTimeout().toMillis(), req));
@@ -154,10 +155,17 @@ final class Connection {
                 } else if (r instanceof Response.HelloReply h) {
                   c.hello.complete(h);
                 } else if (r instanceof Response.Error e) {
+                  // A refused credential is the caller's to fix: no other node would take it.
+                  boolean credential = e.code() == ErrorCode.UNAUTHENTICATED;
                   c.hello.completeExceptionally(
                       new AttemptFailure(
-                          e.code() == ErrorCode.UNSUPPORTED_VERSION ? e.code() : ErrorCode.UNAVAILABLE,
-                          "HELLO to " + address + " refused: " + e.code() + " " + e.message(), false, null));
+                          e.code() == ErrorCode.UNSUPPORTED_VERSION || credential ? e.code() : ErrorCode.UNAVAILABLE,
+                          credential
+                              ? "the server at " + address + " refused this client's credentials: "
+                                  + e.message() + " (set a valid token with RationClientOptions.Builder.token,"
+                                  + " or a client certificate; docs/SECURITY.md)"
+                              : "HELLO to " + address + " refused: " + e.code() + " " + e.message(),
+                          false, null));
                   ch.close();
                 } else {
                   c.hello.completeExceptionally(

@@ -618,7 +618,8 @@ public final class RationClient implements AutoCloseable {
               AttemptFailure f = attemptFailure(connectError);
               connectionFailed(conn);
               if (f.code == ErrorCode.UNAUTHENTICATED) {
-                // A certificate refused either way will be refused again: fail now, definitely.
+                // A refused certificate or token will be refused again: fail now, definitely
+                // (nothing was sent).
                 fail(f.code, f.getMessage(), 0, f);
               } else {
                 retryOrFail(f.code, f.getMessage(), 0, f);

@@ -44,15 +44,27 @@ public record RationClientOptions(
     int maxFrameBytes,
     long clientIdHigh,
     long clientIdLow,
-    ClientTls tls) {
+    ClientTls tls,
+    String token) {
 
-  /** Plaintext options (the form before TLS settings existed). */
+  /** Options without TLS settings or a bearer token (the form before they existed). */
   public RationClientOptions(
       List<String> addresses, Duration connectTimeout, Duration requestDeadline, int maxRetries,
       Duration backoffBase, Duration backoffMax, int maxInFlightPerConnection, int maxFrameBytes,
       long clientIdHigh, long clientIdLow) {
     this(addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
-        maxInFlightPerConnection, maxFrameBytes, clientIdHigh, clientIdLow, null);
+        maxInFlightPerConnection, maxFrameBytes, clientIdHigh, clientIdLow, null, "");
+  }
+
+  /** The token is a secret: never printed, only whether one is set. */
+  @Override
+  public String toString() {
+    return "RationClientOptions[addresses=" + addresses + ", connectTimeout=" + connectTimeout
+        + ", requestDeadline=" + requestDeadline + ", maxRetries=" + maxRetries
+        + ", backoffBase=" + backoffBase + ", backoffMax=" + backoffMax
+        + ", maxInFlightPerConnection=" + maxInFlightPerConnection + ", maxFrameBytes="
+        + maxFrameBytes + ", clientIdHigh=" + clientIdHigh + ", clientIdLow=" + clientIdLow
+        + ", tls=" + tls + ", token=" + (token.isEmpty() ? "none" : "(set)") + "]";
   }
 
   /**
@@ -80,7 +92,7 @@ public record RationClientOptions(
       lo = 1;
     }
     return new RationClientOptions(addresses, connectTimeout, requestDeadline, maxRetries,
-        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo, tls);
+        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo, tls, token);
   }
 
   /**
@@ -101,6 +113,12 @@ public record RationClientOptions(
    */
   public RationClientOptions {
     addresses = List.copyOf(addresses);
+    token = token == null ? "" : token.strip();
+    if (token.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+        > dev.ration.client.internal.protocol.MessageCodec.CREDENTIAL_BYTES_MAX) {
+      throw new IllegalArgumentException("token is longer than "
+          + dev.ration.client.internal.protocol.MessageCodec.CREDENTIAL_BYTES_MAX + " bytes");
+    }
     if (addresses.isEmpty()) {
       throw new IllegalArgumentException("addresses is empty: need at least one host:port");
     }
@@ -143,6 +161,7 @@ public record RationClientOptions(
   /** Builds {@link RationClientOptions}; not thread-safe. */
   public static final class Builder {
     private final List<String> addresses = new ArrayList<>();
+    private String token = "";
     private Duration connectTimeout = Duration.ofSeconds(3);
     private Duration requestDeadline = Duration.ofSeconds(10);
     private int maxRetries = 10;
@@ -282,6 +301,19 @@ public record RationClientOptions(
     }
 
     /**
+     * The bearer token ({@code rtn_<id>_<secret>}, printed once by {@code ration token create})
+     * this client presents in HELLO. Empty: none (a cluster without security, or one that
+     * knows this client by its TLS certificate).
+     *
+     * @param v the token
+     * @return this builder
+     */
+    public Builder token(String v) {
+      token = v;
+      return this;
+    }
+
+    /**
      * The options.
      *
      * @return the options
@@ -292,7 +324,7 @@ public record RationClientOptions(
       long lo = clientIdSet ? clientIdLow : 0;
       return new RationClientOptions(
           addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
-          maxInFlightPerConnection, maxFrameBytes, hi, lo, tls);
+          maxInFlightPerConnection, maxFrameBytes, hi, lo, tls, token);
     }
   }
 }

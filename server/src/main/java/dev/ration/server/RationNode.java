@@ -1,5 +1,7 @@
 package dev.ration.server;
 
+import dev.ration.server.security.Security;
+
 import dev.ration.server.config.ServerConfig;
 import dev.ration.server.consensus.ConsensusNode;
 import dev.ration.server.endpoint.ClientEndpoint;
@@ -100,6 +102,17 @@ public final class RationNode {
       metrics.bindGroupCommit(consensus::proposerStats, consensus::expiryOverdueMillis);
       metrics.bindStore(consensus::storeProperties, config.consensus().dataDir().toFile());
       metrics.bindRatis(nodeId);
+      ConsensusNode c = consensus;
+      if (!config.security().secure()) {
+        log.warn("event=security_off node={} message=\"SECURITY MODE INSECURE: no client is"
+            + " authenticated and anyone who reaches the client or admin port may do anything."
+            + " Set security.mode: secure (docs/SECURITY.md) on any shared network.\"", nodeId);
+      } else {
+        log.info("event=security_on node={} bootstrap_admins={} open_health_endpoints={}",
+            nodeId, config.security().bootstrapAdmins(), config.security().openHealthEndpoints());
+      }
+      Security security = new Security(config.security(), c::securityTable,
+          c::appliedNowMillis, metrics::authRefused, System::nanoTime);
       endpoint =
           ClientEndpoint.start(
               config.clientAddress(),
@@ -107,7 +120,8 @@ public final class RationNode {
               consensus,
               new Translation(config.consensus().stateOptions().maxNameBytes()),
               metrics,
-              tls == null ? null : tls.clientPortContext());
+              tls == null ? null : tls.clientPortContext(),
+              security);
       ClientEndpoint ep = endpoint;
       AdminServer admin =
           AdminServer.start(
@@ -123,6 +137,7 @@ public final class RationNode {
       if (tls != null) {
         tls.startReloading();
       }
+      admin.guard(new dev.ration.server.security.AdminAccess(security));
       metrics.startLimitRefresh(consensus, LIMIT_METRICS_INTERVAL);
       log.info("event=node_started node={} client={} admin={}",
           nodeId, endpoint.localAddress(), admin.localAddress());

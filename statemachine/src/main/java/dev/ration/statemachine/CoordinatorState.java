@@ -73,4 +73,12 @@ public interface CoordinatorState extends AutoCloseable {
   default java.util.Map<String, Long> storeProperties() {
     return java.util.Map.of();
   }
+
+  /**
+   * The tokens and grants as of the last applied entry: an immutable copy, safe to read from
+   * any thread without the apply lock.
+   */
+  default dev.ration.statemachine.security.SecurityTable securityTable() {
+    return dev.ration.statemachine.security.SecurityTable.EMPTY;
+  }
 }

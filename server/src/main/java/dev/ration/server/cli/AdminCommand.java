@@ -58,7 +58,8 @@ abstract class AdminCommand implements Callable<Integer> {
     Optional<ClientTls> tls = admin.tls();
     // Every command runs under RationCli, which holds the gateway factory (tests pass a fake).
     RationCli root = (RationCli) spec.root().userObject();
-    try (ClusterGateway gateway = root.gatewayFactory().open(servers, timeout, id, tls)) {
+    String token = admin.token();
+    try (ClusterGateway gateway = root.gatewayFactory().open(servers, timeout, id, tls, token)) {
       return run(gateway);
     } catch (GatewayException e) {
       throw new CliFailure(e.exitCode(), e.getMessage(), e);

@@ -70,6 +70,32 @@ final class AdminOptions {
     }
   }
 
+  @Option(names = "--auth-token", paramLabel = "TOKEN", defaultValue = "${env:RATION_TOKEN:-}",
+      description = "Bearer token to authenticate with (default: env RATION_TOKEN). Prefer"
+          + " --auth-token-file: a command line is visible to other users of the machine.")
+  String token = "";
+
+  @Option(names = "--auth-token-file", paramLabel = "FILE",
+      defaultValue = "${env:RATION_TOKEN_FILE:-}",
+      description = "File holding the bearer token (default: env RATION_TOKEN_FILE).")
+  String tokenFile = "";
+
+  /** The token to present: --auth-token, else the content of --auth-token-file, else none. */
+  String token() {
+    if (token != null && !token.isBlank()) {
+      return token.strip();
+    }
+    if (tokenFile == null || tokenFile.isBlank()) {
+      return "";
+    }
+    try {
+      return java.nio.file.Files.readString(java.nio.file.Path.of(tokenFile)).strip();
+    } catch (java.io.IOException e) {
+      throw new ParameterException(mixee.commandLine(), "--auth-token-file: cannot read " + tokenFile
+          + ": " + e.getMessage());
+    }
+  }
+
   /** The servers, checked to be host:port. */
   List<String> servers() {
     List<String> out = new ArrayList<>();

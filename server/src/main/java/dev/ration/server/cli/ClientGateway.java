@@ -39,28 +39,28 @@ final class ClientGateway implements ClusterGateway {
     this.timeout = timeout;
   }
 
-  /** The production factory: plaintext or TLS as the command's options say. */
+  /** The CLI's factory: plaintext or TLS as the command's options say, with their token if any. */
   static final ClusterGateway.Factory FACTORY = new ClusterGateway.Factory() {
     @Override
     public ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId) {
-      return ClientGateway.open(servers, timeout, clientId, Optional.empty());
+      return ClientGateway.open(servers, timeout, clientId, Optional.empty(), "");
     }
 
     @Override
-    public ClusterGateway open(
-        List<String> servers, Duration timeout, Optional<ClientIdentity> clientId, Optional<ClientTls> tls)
-        throws GatewayException {
-      return ClientGateway.open(servers, timeout, clientId, tls);
+    public ClusterGateway open(List<String> servers, Duration timeout,
+        Optional<ClientIdentity> clientId, Optional<ClientTls> tls, String token) {
+      return ClientGateway.open(servers, timeout, clientId, tls, token);
     }
   };
 
   static ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId) {
-    return open(servers, timeout, clientId, Optional.empty());
+    return open(servers, timeout, clientId, Optional.empty(), "");
   }
 
-  static ClusterGateway open(
-      List<String> servers, Duration timeout, Optional<ClientIdentity> clientId, Optional<ClientTls> tls) {
+  static ClusterGateway open(List<String> servers, Duration timeout,
+      Optional<ClientIdentity> clientId, Optional<ClientTls> tls, String token) {
     RationClientOptions.Builder b = RationClientOptions.builder()
+        .token(token)
         .addresses(servers)
         .requestDeadline(timeout)
         .connectTimeout(timeout.compareTo(CONNECT_TIMEOUT_MAX) < 0 ? timeout : CONNECT_TIMEOUT_MAX);

@@ -37,9 +37,12 @@ interface ClusterGateway extends AutoCloseable {
     ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId)
         throws GatewayException;
 
-    /** As above, over TLS when {@code tls} is present; gateways without a network ignore it. */
-    default ClusterGateway open(
-        List<String> servers, Duration timeout, Optional<ClientIdentity> clientId, Optional<ClientTls> tls)
+    /**
+     * Opens a gateway over TLS when {@code tls} is present, authenticating with the bearer
+     * {@code token} (empty: none). Gateways without a network (a test's fake) ignore both.
+     */
+    default ClusterGateway open(List<String> servers, Duration timeout,
+        Optional<ClientIdentity> clientId, Optional<ClientTls> tls, String token)
         throws GatewayException {
       return open(servers, timeout, clientId);
     }

@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
     subcommands = {ServerCommand.class, ClusterCommand.class, LimitCommand.class, LeaseCommand.class,
         TtlCommand.class, LockCommand.class, CertCommand.class,
         QuotaCommand.class, ReserveCommand.class, ReservationCommand.class, UsageCommand.class,
-        AuditCommand.class, SnapshotCommand.class,
+        AuditCommand.class, SnapshotCommand.class, TokenCommand.class, RoleCommand.class,
+        SecurityAdminCommand.class,
         dev.ration.server.loadgen.BenchCommand.class, CompletionCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

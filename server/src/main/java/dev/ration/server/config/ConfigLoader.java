@@ -1,5 +1,7 @@
 package dev.ration.server.config;
 
+import dev.ration.server.security.SecurityOptions;
+
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
@@ -296,6 +298,51 @@ public final class ConfigLoader {
 
     // tls
     Optional<TlsOptions> tls = readTls(root, source, baseDir);
+    // security (absent: insecure, said loudly at start; docs/SECURITY.md)
+    Optional<ConfigSection> secSec = root.section("security", false);
+    Optional<SecurityOptions.Mode> securityMode = Optional.of(SecurityOptions.Mode.INSECURE);
+    Optional<List<String>> bootstrapAdmins = Optional.of(List.of());
+    Optional<List<SecurityOptions.BootstrapToken>> bootstrapTokens = Optional.of(List.of());
+    Optional<Boolean> openHealth = Optional.of(true);
+    Optional<Long> authFailures = Optional.of(10L);
+    if (secSec.isPresent()) {
+      ConfigSection sec = secSec.get();
+      Optional<String> mode = sec.string("mode", true);
+      securityMode = mode.flatMap(m -> switch (m) {
+        case "secure" -> Optional.of(SecurityOptions.Mode.SECURE);
+        case "insecure" -> Optional.of(SecurityOptions.Mode.INSECURE);
+        default -> {
+          sec.problem("mode", "'" + m + "' is neither secure nor insecure");
+          yield Optional.empty();
+        }
+      });
+      bootstrapAdmins = sec.stringList("bootstrap-admins");
+      Optional<List<String>> lines = sec.stringList("bootstrap-tokens");
+      if (lines.isPresent()) {
+        List<SecurityOptions.BootstrapToken> parsed = new ArrayList<>();
+        for (String line : lines.get()) {
+          int at = line.lastIndexOf('@');
+          if (at < 1) {
+            sec.problem("bootstrap-tokens", "'" + line + "' is not <identity>@rtnh.... (as printed"
+                + " by ration token bootstrap)");
+            continue;
+          }
+          try {
+            Object[] p = dev.ration.server.security.Tokens.parseHashLine(line.substring(at + 1));
+            parsed.add(new SecurityOptions.BootstrapToken(line.substring(0, at), (Long) p[0],
+                (byte[]) p[1], (byte[]) p[2]));
+          } catch (IllegalArgumentException e) {
+            sec.problem("bootstrap-tokens", e.getMessage());
+          }
+        }
+        bootstrapTokens = Optional.of(parsed);
+      } else {
+        bootstrapTokens = Optional.empty();
+      }
+      openHealth = sec.bool("open-health-endpoints", true);
+      authFailures = sec.integer("auth-failures-per-minute", 10, 1, 10_000);
+      sec.rejectUnknownKeys();
+    }
 
     root.rejectUnknownKeys();
 
@@ -321,7 +368,10 @@ public final class ConfigLoader {
         defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue(),
         fairness);
     Peer self = consensus.self();
-    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get(), tls.get());
+    SecurityOptions security = new SecurityOptions(securityMode.get(), bootstrapAdmins.get(),
+        openHealth.get(), authFailures.get().intValue(), bootstrapTokens.get());
+    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get(),
+        tls.get(), security);
   }
 
   /**

@@ -127,6 +127,43 @@ final class ConfigSection {
     return Optional.empty();
   }
 
+  /** A list of non-empty strings; empty list if absent. */
+  Optional<List<String>> stringList(String key) {
+    known.add(key);
+    Object raw = values.get(key);
+    if (raw == null) {
+      return Optional.of(List.of());
+    }
+    if (!(raw instanceof List<?> list)) {
+      problem(key, "expected a list of strings, got " + describe(raw));
+      return Optional.empty();
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < list.size(); i++) {
+      Object item = list.get(i);
+      if (!(item instanceof String str) || str.isBlank()) {
+        problem(key + "[" + i + "]", "expected a non-empty string, got " + describe(item));
+        return Optional.empty();
+      }
+      out.add(str.trim());
+    }
+    return Optional.of(out);
+  }
+
+  /** A boolean (true/false); {@code defaultValue} if absent. */
+  Optional<Boolean> bool(String key, boolean defaultValue) {
+    known.add(key);
+    Object raw = values.get(key);
+    if (raw == null) {
+      return Optional.of(defaultValue);
+    }
+    if (raw instanceof Boolean b) {
+      return Optional.of(b);
+    }
+    problem(key, "expected true or false, got " + describe(raw));
+    return Optional.empty();
+  }
+
   Optional<Long> integer(String key, long defaultValue, long min, long max) {
     known.add(key);
     Object raw = values.get(key);

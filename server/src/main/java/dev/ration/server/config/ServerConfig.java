@@ -1,6 +1,7 @@
 package dev.ration.server.config;
 
 import dev.ration.server.consensus.ConsensusOptions;
+import dev.ration.server.security.SecurityOptions;
 import java.time.Duration;
 
 /**
@@ -10,6 +11,7 @@ import java.time.Duration;
  * @param adminAddress host:port of the HTTP admin endpoint (/metrics, /health, /ready, /status)
  * @param shutdownGrace how long a graceful shutdown waits for in-flight requests
  * @param tls transport security of the three ports
+ * @param security authentication and authorization ({@code security:}; docs/SECURITY.md)
  */
 public record ServerConfig(
     ConsensusOptions consensus,
@@ -17,12 +19,29 @@ public record ServerConfig(
     String adminAddress,
     EndpointOptions endpoint,
     Duration shutdownGrace,
-    TlsOptions tls) {
+    TlsOptions tls,
+    SecurityOptions security) {
 
-  /** A configuration without transport security (tests that build configurations in code). */
+  /** A configuration without transport security or authorization (tests that build it in code). */
   public ServerConfig(
       ConsensusOptions consensus, String clientAddress, String adminAddress, EndpointOptions endpoint,
       Duration shutdownGrace) {
-    this(consensus, clientAddress, adminAddress, endpoint, shutdownGrace, TlsOptions.insecure("code"));
+    this(consensus, clientAddress, adminAddress, endpoint, shutdownGrace, TlsOptions.insecure("code"),
+        SecurityOptions.INSECURE);
+  }
+
+  /** With transport security, without authorization. */
+  public ServerConfig(
+      ConsensusOptions consensus, String clientAddress, String adminAddress, EndpointOptions endpoint,
+      Duration shutdownGrace, TlsOptions tls) {
+    this(consensus, clientAddress, adminAddress, endpoint, shutdownGrace, tls, SecurityOptions.INSECURE);
+  }
+
+  /** With authorization, without transport security. */
+  public ServerConfig(
+      ConsensusOptions consensus, String clientAddress, String adminAddress, EndpointOptions endpoint,
+      Duration shutdownGrace, SecurityOptions security) {
+    this(consensus, clientAddress, adminAddress, endpoint, shutdownGrace, TlsOptions.insecure("code"),
+        security);
   }
 }

@@ -392,6 +392,16 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     }
   }
 
+  /** The replicated tokens and grants as this node last applied them (no lock). */
+  public dev.ration.statemachine.security.SecurityTable securityTable() {
+    return stateMachine.securityTable();
+  }
+
+  /** The ledger time of the last entry this node applied (no lock). */
+  public long appliedNowMillis() {
+    return stateMachine.publishedNowMillis();
+  }
+
   @Override
   public NodeStatus status() {
     RaftServer.Division d = division;

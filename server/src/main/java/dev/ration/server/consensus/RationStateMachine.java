@@ -76,6 +76,13 @@ public final class RationStateMachine extends BaseStateMachine {
   private volatile Leadership leadership;
   /** Guarded by {@link #lock}; empty while paused for a snapshot install or after close. */
   private Optional<CoordinatorState> state = Optional.empty();
+  /**
+   * The tokens and grants and the ledger time as of the last applied entry, for the endpoint's
+   * authentication and authorization, which must not take the lock on every request.
+   */
+  private volatile dev.ration.statemachine.security.SecurityTable securityTable =
+      dev.ration.statemachine.security.SecurityTable.EMPTY;
+  private volatile long publishedNowMillis;
   /** The store's applied (term, index) when it was closed for an install. */
   private TermIndex appliedAtPause = TermIndex.valueOf(0, 0);
 
@@ -135,6 +142,7 @@ public final class RationStateMachine extends BaseStateMachine {
           "{}: migrated state at {} from store format 2 to 3 (idempotency generations; {} records"
               + " kept)", getId(), stateDir, kept));
       state = Optional.of(opened);
+      publish(opened);
       TermIndex applied = TermIndex.valueOf(opened.appliedTerm(), opened.appliedIndex());
       setLastAppliedTermIndex(applied);
       LOG.info("{}: state open at {} applied={} latestSnapshot={}",
@@ -181,6 +189,7 @@ public final class RationStateMachine extends BaseStateMachine {
             + results.size() + " results for " + batch.proposals().size() + " proposals");
       }
       updateLastAppliedTermIndex(term, index);
+      publish(s);
     } catch (RuntimeException e) {
       return failStop("apply term=" + term + " index=" + index, e);
     } finally {
@@ -299,6 +308,21 @@ public final class RationStateMachine extends BaseStateMachine {
     } finally {
       lock.writeLock().unlock();
     }
+  }
+
+  private void publish(CoordinatorState s) {
+    securityTable = s.securityTable();
+    publishedNowMillis = s.nowMillis();
+  }
+
+  /** The tokens and grants as of the last applied entry (any thread, no lock). */
+  public dev.ration.statemachine.security.SecurityTable securityTable() {
+    return securityTable;
+  }
+
+  /** The ledger time of the last applied entry (any thread, no lock). */
+  public long publishedNowMillis() {
+    return publishedNowMillis;
   }
 
   /** After an install: restore the newest snapshot (if newer than ours) and reopen. */

@@ -5,6 +5,7 @@ import dev.ration.client.internal.protocol.FrameDecoder;
 import dev.ration.client.internal.protocol.FrameEncoder;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.consensus.Coordinator;
+import dev.ration.server.security.Security;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -66,7 +67,8 @@ public final class ClientEndpoint implements AutoCloseable {
       Translation translation,
       EndpointListener listener,
       LongSupplier nanoClock,
-      SslContext tls)
+      SslContext tls,
+      Security security)
       throws InterruptedException {
     this.options = options;
     this.gate = new AdmissionGate(options);
@@ -113,7 +115,7 @@ public final class ClientEndpoint implements AutoCloseable {
                         .addLast("encoder", encoder)
                         .addLast(
                             "connection",
-                            new ConnectionHandler(coordinator, translation, gate, listener, nanoClock));
+                            new ConnectionHandler(coordinator, translation, gate, listener, nanoClock, security));
                   }
                 });
     try {
@@ -138,7 +140,7 @@ public final class ClientEndpoint implements AutoCloseable {
       Translation translation,
       EndpointListener listener)
       throws InterruptedException {
-    return start(bindAddress, options, coordinator, translation, listener, null);
+    return start(bindAddress, options, coordinator, translation, listener, null, Security.insecure());
   }
 
   /** As {@link #start(String, EndpointOptions, Coordinator, Translation, EndpointListener)}, under {@code tls} (null: plaintext). */
@@ -150,8 +152,34 @@ public final class ClientEndpoint implements AutoCloseable {
       EndpointListener listener,
       SslContext tls)
       throws InterruptedException {
+    return start(bindAddress, options, coordinator, translation, listener, tls, Security.insecure());
+  }
+
+  /** As above, authenticating and authorizing every connection with {@code security}. */
+  public static ClientEndpoint start(
+      String bindAddress,
+      EndpointOptions options,
+      Coordinator coordinator,
+      Translation translation,
+      EndpointListener listener,
+      Security security)
+      throws InterruptedException {
+    return start(bindAddress, options, coordinator, translation, listener, null, security);
+  }
+
+  /** Under {@code tls} (null: plaintext), authenticating and authorizing with {@code security}. */
+  public static ClientEndpoint start(
+      String bindAddress,
+      EndpointOptions options,
+      Coordinator coordinator,
+      Translation translation,
+      EndpointListener listener,
+      SslContext tls,
+      Security security)
+      throws InterruptedException {
     return new ClientEndpoint(
-        Addresses.parse(bindAddress), options, coordinator, translation, listener, System::nanoTime, tls);
+        Addresses.parse(bindAddress), options, coordinator, translation, listener, System::nanoTime, tls,
+        security);
   }
 
   /** A client that opened TCP but has not finished its handshake within this is dropped. */

@@ -12,6 +12,11 @@ import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.Response;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.NodeStatus;
+import dev.ration.server.security.CertificateNames;
+import dev.ration.server.security.Principal;
+import dev.ration.server.security.Security;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.SecurityCommand;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
@@ -63,7 +68,10 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final Admission admission;
   private final EndpointListener listener;
   private final LongSupplier nanoClock;
+  private final Security security;
   private final Set<Pending> pending = new HashSet<>();
+  /** Who this connection authenticated as at HELLO; null before. */
+  private Principal principal;
 
   private ChannelHandlerContext ctx;
   private boolean helloDone;
@@ -108,6 +116,17 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       AdmissionGate gate,
       EndpointListener listener,
       LongSupplier nanoClock) {
+    this(coordinator, translation, gate, listener, nanoClock, Security.insecure());
+  }
+
+  public ConnectionHandler(
+      Coordinator coordinator,
+      Translation translation,
+      AdmissionGate gate,
+      EndpointListener listener,
+      LongSupplier nanoClock,
+      Security security) {
+    this.security = security;
     this.coordinator = coordinator;
     this.translation = translation;
     this.gate = gate;
@@ -259,12 +278,32 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       reply(f.requestId(), kind, draining.get().toResponse(), startNanos);
       return;
     }
+    // A revoked or expired token ends this connection at its next request.
+    Optional<Security.Refusal> revoked = security.recheck(principal);
+    if (revoked.isPresent()) {
+      Response.Error err = refusalReply(revoked.get());
+      listener.requestAnswered(kind.name(), err.code(), "NONE", nanoClock.getAsLong() - startNanos);
+      closeAfter(MessageCodec.responseFrame(f.requestId(), kind, err));
+      return;
+    }
+    Security.Decision decision = security.authorize(principal, decoded.request());
+    if (decision instanceof Security.Denied denied) {
+      reply(f.requestId(), kind, deniedHere(denied.refusal()), startNanos);
+      return;
+    }
+    Security.Allowed allowed = (Security.Allowed) decision;
     Translation.Action action = translation.toAction(decoded.request());
     if (action instanceof Translation.Invalid inv) {
       reply(f.requestId(), kind, ErrorReplies.invalidArgument(inv.message()), startNanos);
     } else if (action instanceof Translation.LocalStatus) {
       reply(f.requestId(), kind, Translation.toResponse(coordinator.status()), startNanos);
+    } else if (action instanceof Translation.WhoAmI) {
+      reply(f.requestId(), kind, new Response.WhoAmIReply(principal.identity(), principal.how(),
+          security.grantsOf(principal.identity())), startNanos);
     } else {
+      if (action instanceof Translation.Mutation m) {
+        action = new Translation.Mutation(onBehalf(m.command(), allowed));
+      }
       admit(f.requestId(), decoded, action, startNanos);
     }
   }
@@ -289,6 +328,18 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       reply(f.requestId(), Kind.HELLO, ErrorReplies.reservedClientId(), startNanos);
       return;
     }
+    Object auth = security.authenticate(
+        hello.credential() == null ? new byte[0] : hello.credential(),
+        CertificateNames.of(ctx.pipeline()), sourceOf(ctx));
+    if (auth instanceof Security.Refusal refusal) {
+      // One attempt per connection: a guesser pays a connection (and a TLS handshake) per try.
+      Response.Error err = "bad_token".equals(refusal.reason()) ? deniedHere(refusal)
+          : refusalReply(refusal);
+      listener.requestAnswered(Kind.HELLO.name(), err.code(), "NONE", nanoClock.getAsLong() - startNanos);
+      closeAfter(MessageCodec.responseFrame(f.requestId(), Kind.HELLO, err));
+      return;
+    }
+    principal = (Principal) auth;
     helloDone = true;
     clientHigh = hello.clientHigh();
     clientLow = hello.clientLow();
@@ -331,6 +382,53 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           "request " + cancel.requestId() + " was already proposed; its own reply tells its outcome");
     }
     reply(cancelRequestId, Kind.CANCEL, reply, startNanos);
+  }
+
+  /**
+   * The command as proposed for this connection's identity: the security commands carry their
+   * actor; a command whose scope only the ledger can resolve goes limited to the identity's
+   * tenants; a change the audit log records goes on behalf of the identity.
+   */
+  private Command onBehalf(Command command, Security.Allowed allowed) {
+    if (!security.secure()) {
+      return command;
+    }
+    Command withActor = SecurityTranslation.withActor(command, principal.identity());
+    if (withActor instanceof SecurityCommand) {
+      return withActor;
+    }
+    if (allowed.tenants().isEmpty() && !allowed.attribute()) {
+      return withActor;
+    }
+    return SecurityCommand.Authorized.of(principal.identity(), allowed.tenants(), withActor);
+  }
+
+  /**
+   * A refusal judged on this node's copy of the grants and tokens. A follower's copy may lag
+   * the leader's by the entries it has not applied yet (a grant or token just made), so a
+   * follower sends the caller to the leader instead (NOT_LEADER, definite): the leader has
+   * applied every change it acknowledged, so its refusal is the answer.
+   */
+  private Response.Error deniedHere(Security.Refusal r) {
+    NodeStatus s = coordinator.status();
+    if (!isLeader(s)) {
+      return ErrorReplies.error(ErrorCode.NOT_LEADER, "refused on this follower, whose grants"
+          + " may lag the leader's: ask the leader (" + r.message() + ")",
+          s.leaderClientAddress(), 0);
+    }
+    return refusalReply(r);
+  }
+
+  private static Response.Error refusalReply(Security.Refusal r) {
+    return ErrorReplies.error(r.code(), r.message(), "", r.retryAfterMillis());
+  }
+
+  private static String sourceOf(ChannelHandlerContext ctx) {
+    java.net.SocketAddress remote = ctx.channel().remoteAddress();
+    if (remote instanceof java.net.InetSocketAddress inet && inet.getAddress() != null) {
+      return inet.getAddress().getHostAddress();
+    }
+    return String.valueOf(remote);
   }
 
   static boolean isLeader(NodeStatus s) {

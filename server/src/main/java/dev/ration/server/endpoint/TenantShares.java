@@ -30,16 +30,6 @@ public final class TenantShares {
     return maxInFlightPerTenant;
   }
 
-  /** The fairness key of a scope path: {@code org/tenant}, or {@code org}. */
-  public static String tenantOf(String scope) {
-    int first = scope.indexOf('/');
-    if (first < 0) {
-      return scope;
-    }
-    int second = scope.indexOf('/', first + 1);
-    return second < 0 ? scope : scope.substring(0, second);
-  }
-
   /** Takes one place of {@code tenant}'s share; false (nothing taken) when it is full. */
   public boolean tryAcquire(String tenant) {
     boolean[] taken = {false};

@@ -57,6 +57,9 @@ public final class Translation {
   /** Refuse with INVALID_ARGUMENT; {@code message} names the field and value. */
   public record Invalid(String message) implements Action {}
 
+  /** Answered by the connection: who it is authenticated as. */
+  public record WhoAmI() implements Action {}
+
   private final int maxNameBytes;
   private final Operations operations;
 
@@ -111,6 +114,7 @@ public final class Translation {
             .orElseGet(() -> new Read(new Query.GetSlots(r.tenant(), r.resource()), r.stale())));
     TtlTranslation.register(ops);
     QuotaTranslation.register(ops);
+    SecurityTranslation.register(ops);
     this.operations = ops.complete();
   }
 
@@ -223,6 +227,15 @@ public final class Translation {
    */
   public Response toResponse(Request request, Result result) {
     Kind kind = request.kind();
+    if (result instanceof Result.Denied d) {
+      // A tenant outside the caller's grants, found by the ledger: nothing changed.
+      return ErrorReplies.error(dev.ration.wire.ErrorCode.PERMISSION_DENIED,
+          d.message(), "", 0);
+    }
+    Response security = SecurityTranslation.toResponse(kind, result);
+    if (security != null) {
+      return security;
+    }
     if (request instanceof Request.Ttl t) {
       return new Response.Ttl(TtlTranslation.toResponse(t.request(), result));
     }
@@ -306,6 +319,10 @@ public final class Translation {
 
   /** The wire reply to a read of {@code kind}. */
   public Response toResponse(Kind kind, QueryResult result) {
+    Response security = SecurityTranslation.toResponse(result);
+    if (security != null) {
+      return security;
+    }
     dev.ration.client.internal.protocol.TtlResponse ttl = TtlTranslation.toResponse(result);
     if (ttl != null) {
       return new Response.Ttl(ttl);

@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,6 +57,18 @@ public final class AdminServer implements AutoCloseable {
   private final Membership membership;
   private final BackupSource backups;
   private volatile boolean stopped;
+  private volatile Guard guard = Guard.OPEN;
+
+  /**
+   * Who may use the admin port: empty to serve the request, else the HTTP status and text to
+   * answer instead. {@code mutation}: the request changes the cluster (POST).
+   */
+  @FunctionalInterface
+  public interface Guard {
+    Optional<Map.Entry<Integer, String>> refuse(HttpExchange exchange, boolean mutation);
+
+    Guard OPEN = (exchange, mutation) -> Optional.empty();
+  }
 
   /** Takes a checkpoint for GET /snapshot. */
   @FunctionalInterface
@@ -95,13 +108,13 @@ public final class AdminServer implements AutoCloseable {
               return t;
             });
     server.setExecutor(executor);
-    server.createContext("/metrics", this::metrics);
-    server.createContext("/health", this::health);
-    server.createContext("/ready", this::ready);
-    server.createContext("/status", this::status);
-    server.createContext("/transfer-leadership", this::transferLeadership);
-    server.createContext("/membership/", this::membership);
-    server.createContext("/snapshot", this::snapshot);
+    server.createContext("/metrics", guarded(false, this::metrics));
+    server.createContext("/health", guarded(false, this::health));
+    server.createContext("/ready", guarded(false, this::ready));
+    server.createContext("/status", guarded(false, this::status));
+    server.createContext("/transfer-leadership", guarded(true, this::transferLeadership));
+    server.createContext("/membership/", guarded(true, this::membership));
+    server.createContext("/snapshot", guarded(true, this::snapshot));
   }
 
   /**
@@ -170,6 +183,26 @@ public final class AdminServer implements AutoCloseable {
     server.start();
     log.info("event=admin_started address={}", Addresses.format(admin.localAddress()));
     return admin;
+  }
+
+  /** Who may use this port from now on (security mode secure: see docs/SECURITY.md). */
+  public void guard(Guard g) {
+    this.guard = g;
+  }
+
+  private com.sun.net.httpserver.HttpHandler guarded(boolean mutation,
+      com.sun.net.httpserver.HttpHandler handler) {
+    return ex -> {
+      Optional<Map.Entry<Integer, String>> refused = guard.refuse(ex, mutation);
+      if (refused.isPresent()) {
+        if (refused.get().getKey() == 401) {
+          ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"ration\"");
+        }
+        respond(ex, refused.get().getKey(), "text/plain; charset=utf-8", refused.get().getValue() + "\n");
+        return;
+      }
+      handler.handle(ex);
+    };
   }
 
   public InetSocketAddress localAddress() {

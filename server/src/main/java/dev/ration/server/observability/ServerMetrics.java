@@ -502,4 +502,16 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     quotaReservations.set(s.reservations());
     quotaLogSequence.set(s.lastSequence());
   }
+
+  /**
+   * A refused request or authentication ({@code ration_auth_refused_total}). The identity label
+   * is bounded by the caller (at most 64 names, then "other"); the reason is a fixed set.
+   */
+  public void authRefused(String identity, String reason) {
+    Counter.builder("ration.auth.refused")
+        .description("Requests and connections refused UNAUTHENTICATED or PERMISSION_DENIED")
+        .tags("identity", identity, "reason", reason)
+        .register(registry)
+        .increment();
+  }
 }

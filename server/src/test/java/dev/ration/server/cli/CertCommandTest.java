@@ -108,7 +108,7 @@ class CertCommandTest {
 
       @Override
       public ClusterGateway open(List<String> servers, Duration timeout, Optional<ClusterGateway.ClientIdentity> id,
-          Optional<ClientTls> tls) {
+          Optional<ClientTls> tls, String token) {
         seen.add(tls);
         CliHarness.FakeGateway g = new CliHarness.FakeGateway();
         g.statusScript = a -> {

@@ -63,7 +63,11 @@ class ReusedRequestIdReplyTest {
       new Request.Quota(new QuotaRequest.IngestUsage("e1", 1_000, "acme", "jobs", 1, "jobs", 0)),
       new Request.Quota(new QuotaRequest.AckUsage("billing", 1)),
       new Request.Quota(new QuotaRequest.Reconcile("acme", "jobs", 0, 3_600_000, true, "alice",
-          "repair")));
+          "repair")),
+      new Request.CreateToken(5, "svc", new byte[16], new byte[32], 0),
+      new Request.RevokeToken(5),
+      new Request.GrantRole("svc", "service", "acme"),
+      new Request.RevokeRole("svc", "service", "acme"));
 
   private final Translation translation = new Translation(128);
 

@@ -25,11 +25,4 @@ class TenantSharesTest {
     shares.release("acme/quiet");
     assertEquals(0, shares.inFlight("acme/quiet"), "idle tenants hold no entry");
   }
-
-  @Test
-  void theFairnessKeyIsOrgSlashTenant() {
-    assertEquals("acme/shop", TenantShares.tenantOf("acme/shop/web"));
-    assertEquals("acme/shop", TenantShares.tenantOf("acme/shop"));
-    assertEquals("acme", TenantShares.tenantOf("acme"));
-  }
 }

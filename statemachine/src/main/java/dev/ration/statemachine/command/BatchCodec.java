@@ -93,6 +93,22 @@ public final class BatchCodec {
     return out.toByteArray();
   }
 
+  /** One command alone: u8 code | fields (the bytes a proposal carries after its key). */
+  public static byte[] encodeCommand(Command command) {
+    ByteWriter out = new ByteWriter(64);
+    out.u8(command.code());
+    COMMANDS.write(out, command.code(), command);
+    return out.toByteArray();
+  }
+
+  /** Reads {@link #encodeCommand}'s bytes; corrupt bytes throw {@link BatchFormatException}. */
+  public static Command decodeCommand(byte[] bytes) {
+    ByteReader in = new ByteReader(bytes, "command", BatchFormatException::new);
+    Command command = COMMANDS.read(in, in.u8("command code"), "command");
+    in.end();
+    return command;
+  }
+
   public static Batch decode(byte[] bytes) {
     ByteReader in = new ByteReader(bytes, "batch", BatchFormatException::new);
     int format = in.u8("formatVersion");

@@ -14,7 +14,8 @@ package dev.ration.statemachine.command;
  * visitor gives the same guarantee). The replica routes a command by its {@link #family()} to
  * the one ledger that applies that family, and checks at start that every family has one.
  */
-public sealed interface Command permits LeaseCommand, TtlCommand, QuotaCommand, Tick {
+public sealed interface Command
+    permits LeaseCommand, TtlCommand, QuotaCommand, SecurityCommand, Tick {
 
   /** The command's stable code in the log format. Append-only. */
   int code();

@@ -231,6 +231,41 @@ public final class LeaseLedger implements Ledger {
     }
   };
 
+  /** The tenants a lease command touches: its named tenant, or the tenants of the leases it names. */
+  @Override
+  public Set<String> tenantsOf(Command command) {
+    Set<String> out = new TreeSet<>();
+    if (command instanceof SetLimit c) {
+      out.add(c.limit().tenant());
+    } else if (command instanceof AcquireLease c) {
+      out.add(c.tenant());
+    } else if (command instanceof RenewLease c) {
+      addTenantOf(c.leaseId(), out);
+    } else if (command instanceof ReturnLease c) {
+      addTenantOf(c.leaseId(), out);
+    } else if (command instanceof RenewLeases c) {
+      for (RenewLease r : c.renewals()) {
+        addTenantOf(r.leaseId(), out);
+      }
+    } else if (command instanceof SetLimitConcurrency c) {
+      out.add(c.limit().tenant());
+    } else if (command instanceof AcquireSlots c) {
+      out.add(c.tenant());
+    } else if (command instanceof RenewSlots c) {
+      for (SlotRenewal r : c.renewals()) {
+        addTenantOf(r.leaseId(), out);
+      }
+    }
+    return out;
+  }
+
+  private void addTenantOf(long leaseId, Set<String> out) {
+    Lease lease = leases.get(leaseId);
+    if (lease != null) {
+      out.add(lease.tenant());
+    }
+  }
+
   @Override
   public boolean ownsExpiryKind(int kind) {
     return isLeaseKind(kind);

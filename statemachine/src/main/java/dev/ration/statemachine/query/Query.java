@@ -31,4 +31,13 @@ public sealed interface Query {
 
   /** A question to the quota ledger. */
   record Quota(QuotaQuery query) implements Query {}
+
+  /** Every token (without secret material), by id. */
+  record ListTokens() implements Query {}
+
+  /** The grants of {@code identity}, or of everyone when it is empty, in (identity, role, tenant) order. */
+  record ListGrants(String identity) implements Query {}
+
+  /** Security audit records from {@code fromSequence} on, at most {@code max}. */
+  record ReadSecurityAudit(long fromSequence, int max) implements Query {}
 }

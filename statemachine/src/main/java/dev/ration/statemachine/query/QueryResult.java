@@ -1,6 +1,9 @@
 package dev.ration.statemachine.query;
 
 import dev.ration.wire.lease.LeaseView;
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.security.RoleGrant;
+import dev.ration.wire.security.TokenView;
 import dev.ration.wire.lease.LimitStatus;
 import dev.ration.wire.lease.SlotLease;
 import dev.ration.wire.lease.SlotStatus;
@@ -46,4 +49,10 @@ public sealed interface QueryResult {
 
   /** The quota ledger's answer to {@link Query.Quota}. */
   record Quota(QuotaAnswer answer) implements QueryResult {}
+
+  record TokenList(List<TokenView> tokens) implements QueryResult {}
+
+  record GrantList(List<RoleGrant> grants) implements QueryResult {}
+
+  record SecurityAudit(List<AuditRecord> records) implements QueryResult {}
 }

@@ -109,6 +109,29 @@ public final class QuotaLedger implements Ledger {
     return new Result.Quota(apply((QuotaCommand) command, context.nowMillis()));
   }
 
+  /**
+   * The tenants a quota command touches: the first segment of its scope path, or of the scope
+   * of the reservation it settles.
+   */
+  @Override
+  public java.util.Set<String> tenantsOf(Command command) {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    if (command instanceof CompleteReservation c) {
+      reservations.reservation(c.reservationId())
+          .ifPresent(r -> out.add(dev.ration.wire.security.Tenants.ofPath(r.scope())));
+    } else if (command instanceof CancelReservation c) {
+      reservations.reservation(c.reservationId())
+          .ifPresent(r -> out.add(dev.ration.wire.security.Tenants.ofPath(r.scope())));
+    } else if (command instanceof Reserve c) {
+      out.add(dev.ration.wire.security.Tenants.ofPath(c.scope()));
+    } else if (command instanceof SetQuota c) {
+      out.add(dev.ration.wire.security.Tenants.ofPath(c.spec().scope()));
+    } else if (command instanceof IngestUsage c) {
+      out.add(dev.ration.wire.security.Tenants.ofPath(c.scope()));
+    }
+    return out;
+  }
+
   @Override
   public boolean ownsExpiryKind(int kind) {
     return kind == QuotaKeys.EXPIRY_RESERVATION || kind == QuotaKeys.EXPIRY_SETTLEMENT

@@ -32,6 +32,9 @@ public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
   /** A usage event id is forgotten by deduplication (a = usage-log sequence). */
   public static final int QUOTA_EVENT_ID_END = 7;
 
+  /** A bearer token expires (a = token id; security.SecurityLedger). */
+  public static final int TOKEN_END = 60;
+
   /** Below every real key (kind 0 is never used): where a Tick's walk of the index starts. */
   public static final ExpiryKey BEFORE_ALL =
       new ExpiryKey(Long.MIN_VALUE, 0, Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE);

@@ -37,6 +37,21 @@ public interface Ledger {
    */
   Result apply(Command command);
 
+  /**
+   * The tenants {@code command} (of this ledger's family) would touch, judged on the current
+   * state: for authorization of commands that name what they touch only by id (a lease, a
+   * reservation). Empty when it touches no existing tenant's state (an unknown id).
+   */
+  default java.util.Set<String> tenantsOf(Command command) {
+    return java.util.Set.of();
+  }
+
+  /**
+   * {@code command} was applied on behalf of {@code actor} with {@code result} (any ledger's
+   * command): for the audit log.
+   */
+  default void attributed(String actor, Command command, Result result) {}
+
   /** Whether the shared expiry index's records of {@code kind} are this ledger's. */
   boolean ownsExpiryKind(int kind);
 

@@ -3,6 +3,9 @@ package dev.ration.statemachine.replica;
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.BatchCodec;
+import dev.ration.statemachine.command.BatchFormatException;
+import dev.ration.statemachine.command.SecurityCommand;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.command.Proposal;
@@ -231,7 +234,45 @@ public final class Replica implements ApplyContext {
     if (command instanceof Tick c) {
       return tick(c);
     }
+    if (command instanceof SecurityCommand.Authorized a) {
+      return authorized(a);
+    }
     return byFamily.get(command.family()).apply(command);
+  }
+
+  /**
+   * A client command on behalf of an identity: refused unless every tenant it touches is
+   * allowed, else applied and shown to every ledger with its actor (the audit log).
+   */
+  private Result authorized(SecurityCommand.Authorized a) {
+    Command inner;
+    try {
+      inner = BatchCodec.decodeCommand(a.inner().unsafeArray());
+    } catch (BatchFormatException e) {
+      return new Result.Rejected(Outcome.INVALID_ARGUMENT,
+          "authorized command does not decode: " + e.getMessage(), 0, 0);
+    }
+    if (inner instanceof SecurityCommand.Authorized || !inner.fromClient()) {
+      return new Result.Rejected(Outcome.INVALID_ARGUMENT,
+          "an authorized command must wrap one client command, not " + inner.getClass().getSimpleName(),
+          0, 0);
+    }
+    Ledger owner = byFamily.get(inner.family());
+    List<String> allowed = a.tenantList();
+    if (!allowed.isEmpty()) {
+      for (String tenant : new TreeSet<>(owner.tenantsOf(inner))) {
+        if (!allowed.contains(tenant)) {
+          return new Result.Denied("identity " + a.actor() + " may not "
+              + Fingerprint.operationOf(inner.code()) + " in tenant " + tenant
+              + " (granted tenants: " + String.join(", ", allowed) + ")");
+        }
+      }
+    }
+    Result result = owner.apply(inner);
+    for (Ledger ledger : ledgers) {
+      ledger.attributed(a.actor(), inner, result);
+    }
+    return result;
   }
 
   private Result tick(Tick c) {

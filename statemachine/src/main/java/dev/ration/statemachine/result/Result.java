@@ -336,6 +336,42 @@ public sealed interface Result {
   }
 
   /**
+   * A token or grant changed (or already was as asked: {@code changed} false), recorded in the
+   * security audit log under {@code auditSequence} (0 when nothing changed).
+   */
+  record SecurityChanged(String message, boolean changed, long auditSequence) implements Result {
+    public static final int CODE = 60;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<SecurityChanged> SHAPE =
+        Shape.of(
+            SecurityChanged.class,
+            str("message", SecurityChanged::message),
+            bool("changed", SecurityChanged::changed),
+            i64("auditSequence", SecurityChanged::auditSequence));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * A command refused because it touches a tenant its caller holds no grant on; the endpoint
+   * answers it as the error PERMISSION_DENIED (definite: nothing changed).
+   */
+  record Denied(String message) implements Result {
+    public static final int CODE = 61;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<Denied> SHAPE =
+        Shape.of(Denied.class, str("message", Denied::message));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
    * A quota ledger result; its code is the wrapped result's (40–59), and its stored fields are
    * the wrapped result's shape.
    */

@@ -20,6 +20,8 @@ import dev.ration.statemachine.replica.IdempotencyRecord;
 import dev.ration.statemachine.replica.Ledger;
 import dev.ration.statemachine.replica.Replica;
 import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.security.SecurityLedger;
+import dev.ration.statemachine.security.SecurityTable;
 import dev.ration.statemachine.ttl.TtlLedger;
 import dev.ration.wire.ByteWriter;
 import java.io.IOException;
@@ -87,6 +89,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
       // written through Changes.records, read through FamilyStore. Append new ones here.
       TtlLedger.ENTRIES, TtlLedger.ORDER, TtlLedger.NAMESPACES,
       QuotaLedger.FAMILY_QUOTA, QuotaLedger.FAMILY_USAGE,
+      SecurityLedger.FAMILY,
   };
   /** Index of the first store-only family in {@link #FAMILIES}. */
   private static final int FIRST_STORE_ONLY_FAMILY = 5;
@@ -150,7 +153,8 @@ public final class RocksCoordinatorState implements CoordinatorState {
     return List.of(
         context -> new LeaseLedger(options, context),
         context -> new TtlLedger(options, context),
-        context -> new QuotaLedger(options, context));
+        context -> new QuotaLedger(options, context),
+        context -> new SecurityLedger(options, context));
   }
 
   /** Creates or reopens the state in {@code dataDir}, loads it into memory and verifies it. */
@@ -367,6 +371,11 @@ public final class RocksCoordinatorState implements CoordinatorState {
   @Override
   public long epoch() {
     return ledger.epoch();
+  }
+
+  @Override
+  public SecurityTable securityTable() {
+    return replica.ledger(SecurityLedger.class).table();
   }
 
   @Override

@@ -7,6 +7,8 @@ import static dev.ration.client.internal.protocol.Permission.LIMIT_ADMIN;
 import static dev.ration.client.internal.protocol.Permission.LIMIT_READ;
 import static dev.ration.client.internal.protocol.Permission.QUOTA_ADMIN;
 import static dev.ration.client.internal.protocol.Permission.QUOTA_USE;
+import static dev.ration.client.internal.protocol.Permission.SECURITY_ADMIN;
+import static dev.ration.client.internal.protocol.Permission.TTL_ADMIN;
 import static dev.ration.client.internal.protocol.Permission.TTL_READ;
 import static dev.ration.client.internal.protocol.Permission.TTL_WRITE;
 import static dev.ration.client.internal.protocol.Permission.USAGE_WRITE;
@@ -55,7 +57,7 @@ public enum Kind {
   TTL_GET(0x24, false, TTL_READ, TtlRequest.Get.SHAPE, TtlMessages.GET_REPLY),
   TTL_LIST(0x25, false, TTL_READ, TtlRequest.List.SHAPE, TtlMessages.LIST_REPLY),
   TTL_NAMESPACE_SET(
-      0x26, true, TTL_WRITE, TtlRequest.SetNamespace.SHAPE, TtlMessages.NAMESPACE_REPLY),
+      0x26, true, TTL_ADMIN, TtlRequest.SetNamespace.SHAPE, TtlMessages.NAMESPACE_REPLY),
   TTL_NAMESPACE_GET(
       0x27, false, TTL_READ, TtlRequest.GetNamespaces.SHAPE, TtlMessages.NAMESPACE_LIST),
   // Quotas, reservations and usage: 0x40-0x5F, shapes in QuotaMessages.
@@ -89,7 +91,24 @@ public enum Kind {
       QuotaMessages.READ_AUDIT, QuotaMessages.AUDIT_LIST),
   /** RESERVE with the application's idempotency key; a new kind so RESERVE's bytes stay. */
   RESERVE_KEYED(0x4E, true, QUOTA_USE,
-      QuotaMessages.RESERVE_KEYED, QuotaMessages.RESERVE_REPLY);
+      QuotaMessages.RESERVE_KEYED, QuotaMessages.RESERVE_REPLY),
+  // Identities, roles and the security audit: 0x60-0x6F, shapes in SecurityMessages.
+  TOKEN_CREATE(0x60, true, SECURITY_ADMIN,
+      SecurityMessages.CREATE_TOKEN, SecurityMessages.CHANGE_REPLY),
+  TOKEN_REVOKE(0x61, true, SECURITY_ADMIN,
+      SecurityMessages.REVOKE_TOKEN, SecurityMessages.CHANGE_REPLY),
+  TOKEN_LIST(0x62, false, SECURITY_ADMIN,
+      SecurityMessages.LIST_TOKENS, SecurityMessages.TOKEN_LIST),
+  ROLE_GRANT(0x63, true, SECURITY_ADMIN,
+      SecurityMessages.GRANT_ROLE, SecurityMessages.CHANGE_REPLY),
+  ROLE_REVOKE(0x64, true, SECURITY_ADMIN,
+      SecurityMessages.REVOKE_ROLE, SecurityMessages.CHANGE_REPLY),
+  ROLE_LIST(0x65, false, SECURITY_ADMIN,
+      SecurityMessages.LIST_GRANTS, SecurityMessages.GRANT_LIST),
+  SECURITY_AUDIT_READ(0x66, false, SECURITY_ADMIN,
+      SecurityMessages.READ_SECURITY_AUDIT, SecurityMessages.SECURITY_AUDIT),
+  /** Who the server takes this connection to be, and its grants: needs only a session. */
+  WHOAMI(0x67, false, CONNECT, SecurityMessages.WHOAMI, SecurityMessages.WHOAMI_REPLY);
 
   public static final int RESPONSE_BIT = 0x80;
 

@@ -1,8 +1,9 @@
 package dev.ration.client.internal.protocol;
 
 /**
- * The permission an operation needs. Every {@link Kind} names one; the server does not enforce
- * them yet, but naming them with the operation keeps the table in one place for when it does.
+ * The permission an operation needs. Every {@link Kind} names one; with security on, the server
+ * grants a request only if one of the caller's roles gives this permission over the request's
+ * tenant (docs/SECURITY.md, "Roles and permissions").
  */
 public enum Permission {
   /** Opening a session (HELLO). */
@@ -21,5 +22,11 @@ public enum Permission {
   QUOTA_USE,
   USAGE_WRITE,
   USAGE_READ,
-  CLUSTER_READ
+  CLUSTER_READ,
+  /** Creating and changing TTL namespaces (their capacity and policy). */
+  TTL_ADMIN,
+  /** Managing identities: tokens and role grants, and reading the security audit log. */
+  SECURITY_ADMIN,
+  /** Membership, snapshots and leadership (the admin HTTP port's mutations). */
+  CLUSTER_ADMIN
 }

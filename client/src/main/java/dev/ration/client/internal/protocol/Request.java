@@ -175,4 +175,60 @@ public sealed interface Request {
       return request.kind();
     }
   }
+
+  /**
+   * Create a bearer token. The caller chose {@code tokenId} and the secret at random and sends
+   * only {@code hash = SHA-256(salt || secret)}: no secret crosses the wire or enters the log.
+   * {@code ttlMillis} 0 = never expires. Needs SECURITY_ADMIN.
+   */
+  record CreateToken(long tokenId, String identity, byte[] salt, byte[] hash, long ttlMillis)
+      implements Request {
+    public Kind kind() {
+      return Kind.TOKEN_CREATE;
+    }
+  }
+
+  record RevokeToken(long tokenId) implements Request {
+    public Kind kind() {
+      return Kind.TOKEN_REVOKE;
+    }
+  }
+
+  record ListTokens() implements Request {
+    public Kind kind() {
+      return Kind.TOKEN_LIST;
+    }
+  }
+
+  /** {@code tenant} "*" covers every tenant and the cluster-wide operations. */
+  record GrantRole(String identity, String role, String tenant) implements Request {
+    public Kind kind() {
+      return Kind.ROLE_GRANT;
+    }
+  }
+
+  record RevokeRole(String identity, String role, String tenant) implements Request {
+    public Kind kind() {
+      return Kind.ROLE_REVOKE;
+    }
+  }
+
+  /** Empty {@code identity} lists every grant. */
+  record ListGrants(String identity) implements Request {
+    public Kind kind() {
+      return Kind.ROLE_LIST;
+    }
+  }
+
+  record ReadSecurityAudit(long fromSequence, int max) implements Request {
+    public Kind kind() {
+      return Kind.SECURITY_AUDIT_READ;
+    }
+  }
+
+  record WhoAmI() implements Request {
+    public Kind kind() {
+      return Kind.WHOAMI;
+    }
+  }
 }

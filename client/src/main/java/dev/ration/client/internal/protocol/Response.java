@@ -7,6 +7,9 @@ import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
 import dev.ration.wire.lease.SlotLease;
 import dev.ration.wire.lease.SlotStatus;
+import dev.ration.wire.quota.AuditRecord;
+import dev.ration.wire.security.RoleGrant;
+import dev.ration.wire.security.TokenView;
 
 import java.util.List;
 import java.util.Optional;
@@ -131,4 +134,21 @@ public sealed interface Response {
 
   /** The reply to a {@link Request.Quota}. */
   record Quota(QuotaResponse response) implements Response {}
+
+  /**
+   * Answer to TOKEN_CREATE, TOKEN_REVOKE, ROLE_GRANT and ROLE_REVOKE: {@code changed} false when
+   * the state already was as asked; {@code auditSequence} the audit record of the change.
+   */
+  record SecurityChangeReply(Outcome outcome, String message, boolean changed, long auditSequence)
+      implements Response, OutcomeReply {}
+
+  record TokenList(List<TokenView> tokens) implements Response {}
+
+  record GrantList(List<RoleGrant> grants) implements Response {}
+
+  record SecurityAuditList(List<AuditRecord> records) implements Response {}
+
+  /** Who the server takes the connection to be, how it knows, and that identity's grants. */
+  record WhoAmIReply(String identity, String authenticatedBy, List<RoleGrant> grants)
+      implements Response {}
 }

@@ -55,6 +55,13 @@ class FuzzCorpusSeeds {
             withKind(kind.responseCode(), MessageCodec.encodeResponse(generate.reply(kind))));
       }
     }
+    // HELLO credentials: a bearer token, and the longest credential the protocol accepts.
+    write(dir, "request-HELLO-token", withKind(Kind.HELLO.code(), MessageCodec.encodeRequest(0,
+        new Request.Hello(1, 7, 8, ("rtn_00000000000000aa_"
+            + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").getBytes(
+                java.nio.charset.StandardCharsets.US_ASCII)))));
+    write(dir, "request-HELLO-credential-max", withKind(Kind.HELLO.code(), MessageCodec.encodeRequest(
+        0, new Request.Hello(1, 7, 8, new byte[MessageCodec.CREDENTIAL_BYTES_MAX]))));
     write(dir, "error-NOT_LEADER", withKind(Kind.ACQUIRE_LEASE.responseCode(), MessageCodec.encodeResponse(
         new Response.Error(ErrorCode.NOT_LEADER, "not the leader", "127.0.0.1:7102", 0))));
     write(dir, "error-OVERLOADED", withKind(Kind.RENEW_LEASE.responseCode(), MessageCodec.encodeResponse(

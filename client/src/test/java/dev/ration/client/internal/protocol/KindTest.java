@@ -36,7 +36,8 @@ class KindTest {
             Kind.TTL_PUT, Kind.TTL_CAS, Kind.TTL_REFRESH, Kind.TTL_DELETE, Kind.TTL_NAMESPACE_SET,
             Kind.QUOTA_SET, Kind.RESERVE, Kind.RESERVE_KEYED, Kind.RESERVATION_COMPLETE,
             Kind.RESERVATION_CANCEL,
-            Kind.USAGE_INGEST, Kind.USAGE_ACK, Kind.USAGE_RECONCILE),
+            Kind.USAGE_INGEST, Kind.USAGE_ACK, Kind.USAGE_RECONCILE,
+            Kind.TOKEN_CREATE, Kind.TOKEN_REVOKE, Kind.ROLE_GRANT, Kind.ROLE_REVOKE),
         mutations);
   }
 

@@ -85,6 +85,14 @@ final class MessageGenerator {
     REPLY_CLASS.put(Kind.USAGE_AGGREGATE, QuotaResponse.AggregateReply.class);
     REPLY_CLASS.put(Kind.USAGE_RECONCILE, QuotaResponse.ReconcileReply.class);
     REPLY_CLASS.put(Kind.AUDIT_READ, QuotaResponse.AuditList.class);
+    REPLY_CLASS.put(Kind.TOKEN_CREATE, Response.SecurityChangeReply.class);
+    REPLY_CLASS.put(Kind.TOKEN_REVOKE, Response.SecurityChangeReply.class);
+    REPLY_CLASS.put(Kind.TOKEN_LIST, Response.TokenList.class);
+    REPLY_CLASS.put(Kind.ROLE_GRANT, Response.SecurityChangeReply.class);
+    REPLY_CLASS.put(Kind.ROLE_REVOKE, Response.SecurityChangeReply.class);
+    REPLY_CLASS.put(Kind.ROLE_LIST, Response.GrantList.class);
+    REPLY_CLASS.put(Kind.SECURITY_AUDIT_READ, Response.SecurityAuditList.class);
+    REPLY_CLASS.put(Kind.WHOAMI, Response.WhoAmIReply.class);
     // A kind added without its reply here fails every run at once, not one input in a thousand.
     for (Kind kind : Kind.values()) {
       if (!REPLY_CLASS.containsKey(kind)) {

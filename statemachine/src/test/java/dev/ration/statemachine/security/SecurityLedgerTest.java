@@ -1,0 +1,134 @@
+package dev.ration.statemachine.security;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.statemachine.Fixtures.Driver;
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.LeaseCommand;
+import dev.ration.statemachine.command.SecurityCommand;
+import dev.ration.statemachine.command.Tick;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.store.RocksCoordinatorState;
+import dev.ration.wire.Bytes;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.quota.AuditRecord;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The security ledger on real RocksDB with explicit ledger times; verify() runs after every
+ * entry. Tokens expire by Tick at their ledger-time end; a wrapped command touching a tenant
+ * outside its allowed tenants is denied with no effect; tokens, grants and the audit log
+ * survive a reopen.
+ */
+class SecurityLedgerTest {
+  @TempDir Path dir;
+  private RocksCoordinatorState state;
+  private Driver d;
+
+  private static final Bytes SALT = new Bytes(new byte[16]);
+  private static final Bytes HASH = new Bytes(new byte[32]);
+
+  @BeforeEach
+  void open() {
+    state = RocksCoordinatorState.open(dir.resolve("db"), StateOptions.defaults());
+    d = new Driver(state);
+  }
+
+  @AfterEach
+  void close() {
+    state.close();
+  }
+
+  private static Result.SecurityChanged changed(Result r) {
+    return assertInstanceOf(Result.SecurityChanged.class, r, r.toString());
+  }
+
+  /** Goal: a token with a lifetime disappears at its end, by Tick, and the table follows. */
+  @Test
+  void tokensExpireAtTheirLedgerTimeEnd() {
+    assertTrue(changed(d.at(1_000, new SecurityCommand.CreateToken(5, "svc", SALT, HASH, 500, "root"))).changed());
+    assertTrue(state.securityTable().token(5).isPresent());
+    assertEquals(1_500, state.securityTable().token(5).get().expiresAtMillis());
+    assertEquals(new Result.Ticked(0), d.at(1_499, new Tick(10)));
+    assertTrue(state.securityTable().token(5).isPresent());
+    assertEquals(new Result.Ticked(1), d.at(1_500, new Tick(10)));
+    assertFalse(state.securityTable().token(5).isPresent());
+    List<AuditRecord> audit = ((QueryResult.SecurityAudit) state.query(
+        new Query.ReadSecurityAudit(0, 10), 0)).records();
+    assertEquals(List.of("token.create", "token.expire"),
+        audit.stream().map(AuditRecord::action).toList());
+    assertEquals("ledger", audit.get(1).actor());
+  }
+
+  /** Goal: a create retried under the same id is a no-op; another token under the id is refused. */
+  @Test
+  void createIsIdempotentAndIdsAreNotReused() {
+    changed(d.at(1_000, new SecurityCommand.CreateToken(5, "svc", SALT, HASH, 0, "root")));
+    assertFalse(changed(d.at(1_001, new SecurityCommand.CreateToken(5, "svc", SALT, HASH, 0, "root"))).changed());
+    Result.Rejected r = assertInstanceOf(Result.Rejected.class, d.at(1_002,
+        new SecurityCommand.CreateToken(5, "other", SALT, HASH, 0, "root")));
+    assertEquals(Outcome.INVALID_ARGUMENT, r.outcome());
+    assertInstanceOf(Result.Rejected.class, d.at(1_003,
+        new SecurityCommand.CreateToken(6, "svc", SALT, new Bytes(new byte[31]), 0, "root")));
+    assertTrue(changed(d.at(1_004, new SecurityCommand.RevokeToken(5, "root"))).changed());
+    assertFalse(state.securityTable().token(5).isPresent());
+  }
+
+  /** Goal: a renewal of another tenant's lease, wrapped for tenant alpha, changes nothing. */
+  @Test
+  void authorizedCommandsTouchOnlyAllowedTenants() {
+    d.at(1_000, new LeaseCommand.SetLimit(new Limit("beta", "api", 10, 10, Mode.HARD, 5_000,
+        1_000, 0, Policy.FREE_CAPACITY, 0)));
+    Result.LeaseGranted lease = assertInstanceOf(Result.LeaseGranted.class,
+        d.at(1_000, new LeaseCommand.AcquireLease("beta", "api", "h", 5, 5)));
+    long id = lease.lease().leaseId();
+    Result denied = d.at(1_100, SecurityCommand.Authorized.of("svc-alpha", List.of("alpha"),
+        new LeaseCommand.ReturnLease(id, lease.lease().version(), 0)));
+    Result.Denied den = assertInstanceOf(Result.Denied.class, denied, denied.toString());
+    assertTrue(den.message().contains("identity svc-alpha may not RETURN_LEASE in tenant beta"),
+        den.message());
+    // Still there: beta's own service renews it.
+    assertInstanceOf(Result.LeaseRenewed.class, d.at(1_200, SecurityCommand.Authorized.of(
+        "svc-beta", List.of("beta"), new LeaseCommand.RenewLease(id, lease.lease().version(), 5, 5, 0, 0, 0))));
+    // A limit change on behalf of someone is audited with them.
+    d.at(1_300, SecurityCommand.Authorized.of("alice", List.of(), new LeaseCommand.SetLimit(
+        new Limit("beta", "api", 20, 20, Mode.HARD, 5_000, 1_000, 0, Policy.FREE_CAPACITY, 0))));
+    List<AuditRecord> audit = ((QueryResult.SecurityAudit) state.query(
+        new Query.ReadSecurityAudit(0, 10), 0)).records();
+    assertEquals(1, audit.size(), audit.toString());
+    assertEquals("alice", audit.get(0).actor());
+    assertEquals("limit.set", audit.get(0).action());
+    assertEquals("beta", audit.get(0).scope());
+  }
+
+  /** Goal: tokens, grants and the audit sequence survive a reopen (they are in RocksDB). */
+  @Test
+  void stateSurvivesAReopen() {
+    changed(d.at(1_000, new SecurityCommand.CreateToken(5, "svc", SALT, HASH, 0, "root")));
+    changed(d.at(1_000, new SecurityCommand.GrantRole("svc", "service", "acme", "root")));
+    assertFalse(changed(d.at(1_000, new SecurityCommand.GrantRole("svc", "service", "acme", "root"))).changed());
+    assertInstanceOf(Result.Rejected.class,
+        d.at(1_000, new SecurityCommand.GrantRole("svc", "service", "acme/shop", "root")));
+    state.close();
+    state = RocksCoordinatorState.open(dir.resolve("db"), StateOptions.defaults());
+    d = new Driver(state);
+    assertTrue(state.securityTable().token(5).isPresent());
+    assertEquals(1, state.securityTable().grants("svc").size());
+    long seq = changed(d.at(2_000, new SecurityCommand.RevokeRole("svc", "service", "acme", "root"))).auditSequence();
+    assertEquals(3, seq);
+    assertTrue(state.securityTable().grants("svc").isEmpty());
+  }
+}
