@@ -240,6 +240,7 @@ final class MessageGenerator {
       // SET_QUOTA, are written flat, with no presence byte: they are never absent.
       boolean flat = (type == LimitStatus.class && components[i].getName().equals("limit"))
           || (type == Request.SetLimit.class && components[i].getName().equals("limit"))
+          || (type == Request.SetLimitConcurrency.class && components[i].getName().equals("limit"))
           || (type == QuotaResponse.QuotaInfo.class && components[i].getName().equals("spec"))
           || (type == QuotaRequest.SetQuota.class && components[i].getName().equals("spec"));
       args[i] = value(components[i].getGenericType(), components[i].getName(), !flat);
