@@ -47,7 +47,20 @@ public record RationClientOptions(
     ClientTls tls,
     String token) {
 
-  /** Options without TLS settings or a bearer token (the form before they existed). */
+  /**
+   * Options without TLS settings or a bearer token (the form before they existed).
+   *
+   * @param addresses the nodes' client endpoints, host:port
+   * @param connectTimeout how long a connection attempt may take
+   * @param requestDeadline how long a call may take, retries included
+   * @param maxRetries the most retries of one call
+   * @param backoffBase the first retry delay
+   * @param backoffMax the longest retry delay
+   * @param maxInFlightPerConnection the most requests awaiting replies on one connection
+   * @param maxFrameBytes the largest frame sent or accepted
+   * @param clientIdHigh the client id's high 64 bits (0 with 0: mint one)
+   * @param clientIdLow the client id's low 64 bits
+   */
   public RationClientOptions(
       List<String> addresses, Duration connectTimeout, Duration requestDeadline, int maxRetries,
       Duration backoffBase, Duration backoffMax, int maxInFlightPerConnection, int maxFrameBytes,
@@ -108,6 +121,8 @@ public record RationClientOptions(
    * @param maxFrameBytes the largest frame sent or accepted
    * @param clientIdHigh the client id's high 64 bits (0 with 0: mint one)
    * @param clientIdLow the client id's low 64 bits
+   * @param tls TLS settings, or null for plaintext
+   * @param token the bearer token presented in HELLO, or empty for none
    * @throws IllegalArgumentException on no address, an address that is not host:port, or a
    *     bound out of range
    */

@@ -153,28 +153,44 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     }
   }
 
-  /** The slot share of the lease held now (0 when none); {@link #permits()} may be less. */
+  /**
+   * The slot share of the lease held now (0 when none); {@link #permits()} may be less.
+   *
+   * @return the share in slots
+   */
   public int share() {
     synchronized (lock) {
       return lease == null ? 0 : share;
     }
   }
 
-  /** Renewals the ledger answered with a lease. */
+  /**
+   * Renewals the ledger answered with a lease.
+   *
+   * @return the count since start
+   */
   public long renewalsAnswered() {
     synchronized (lock) {
       return renewalsAnswered;
     }
   }
 
-  /** Renewal attempts that failed without an answer (each resent while the lease lasted). */
+  /**
+   * Renewal attempts that failed without an answer (each resent while the lease lasted).
+   *
+   * @return the count since start
+   */
   public long renewalsFailed() {
     synchronized (lock) {
       return renewalsFailed;
     }
   }
 
-  /** Leases lost: refused on renewal, or lapsed without an answer. */
+  /**
+   * Leases lost: refused on renewal, or lapsed without an answer.
+   *
+   * @return the count since start
+   */
   public long leasesLost() {
     synchronized (lock) {
       return leasesLost;

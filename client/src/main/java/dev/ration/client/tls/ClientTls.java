@@ -1,5 +1,11 @@
 package dev.ration.client.tls;
 
+import dev.ration.client.tls.internal.PemException;
+import dev.ration.client.tls.internal.PemFiles;
+import dev.ration.client.tls.internal.Pki;
+import dev.ration.client.tls.internal.ReloadingKeyManager;
+import dev.ration.client.tls.internal.ReloadingTrustManager;
+
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.nio.file.Path;
@@ -20,6 +26,14 @@ import javax.net.ssl.SSLException;
  */
 public record ClientTls(Path caFile, Path certFile, Path keyFile) {
 
+  /**
+   * Checks that the CA file is named and that a certificate comes with its key.
+   *
+   * @param caFile PEM certificates the server's certificate must chain to
+   * @param certFile PEM certificate (chain, leaf first) to present, or null for none
+   * @param keyFile PEM PKCS#8 private key of {@code certFile}, or null for none
+   * @throws IllegalArgumentException when the CA file is missing or only one of the pair is set
+   */
   public ClientTls {
     if (caFile == null) {
       throw new IllegalArgumentException("TLS needs the CA certificate file to trust");
@@ -30,23 +44,41 @@ public record ClientTls(Path caFile, Path certFile, Path keyFile) {
     }
   }
 
-  /** Trusts the CA certificates in {@code caFile}; presents no certificate. */
+  /**
+   * Trusts the CA certificates in {@code caFile}; presents no certificate.
+   *
+   * @param caFile PEM certificates the server's certificate must chain to
+   * @return the settings
+   */
   public static ClientTls trusting(Path caFile) {
     return new ClientTls(caFile, null, null);
   }
 
-  /** These settings, presenting {@code certFile} with {@code keyFile}. */
+  /**
+   * These settings, presenting {@code certFile} with {@code keyFile}.
+   *
+   * @param certFile PEM certificate (chain, leaf first) to present
+   * @param keyFile PEM PKCS#8 private key of {@code certFile}
+   * @return the settings
+   */
   public ClientTls withKeyPair(Path certFile, Path keyFile) {
     return new ClientTls(caFile, certFile, keyFile);
   }
 
+  /**
+   * The client certificate presented, if any.
+   *
+   * @return the certificate file, or empty when none is presented
+   */
   public Optional<Path> cert() {
     return Optional.ofNullable(certFile);
   }
 
   /**
-   * Reads the files and builds the Netty context (TLS 1.3 only). Throws
-   * IllegalArgumentException naming the file and the problem when a file is missing or bad.
+   * Reads the files and builds the Netty context (TLS 1.3 only).
+   *
+   * @return the context every connection of the client is wrapped in
+   * @throws IllegalArgumentException naming the file and the problem when a file is missing or bad
    */
   public SslContext sslContext() {
     try {

@@ -1,10 +1,10 @@
 package dev.ration.server.tls;
 
-import dev.ration.client.tls.PemException;
-import dev.ration.client.tls.PemFiles;
-import dev.ration.client.tls.Pki;
-import dev.ration.client.tls.ReloadingKeyManager;
-import dev.ration.client.tls.ReloadingTrustManager;
+import dev.ration.client.tls.internal.PemException;
+import dev.ration.client.tls.internal.PemFiles;
+import dev.ration.client.tls.internal.Pki;
+import dev.ration.client.tls.internal.ReloadingKeyManager;
+import dev.ration.client.tls.internal.ReloadingTrustManager;
 import dev.ration.server.config.ConfigException;
 import dev.ration.server.config.TlsOptions;
 import io.netty.handler.ssl.ClientAuth;

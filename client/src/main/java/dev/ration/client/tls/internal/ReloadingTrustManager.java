@@ -1,4 +1,4 @@
-package dev.ration.client.tls;
+package dev.ration.client.tls.internal;
 
 import java.net.Socket;
 import java.security.cert.CertificateException;

@@ -1,4 +1,4 @@
-package dev.ration.client.tls;
+package dev.ration.client.tls.internal;
 
 import java.nio.file.Path;
 
