@@ -152,6 +152,11 @@ final class Connection {
               (r, err) -> {
                 if (err != null) {
                   c.hello.completeExceptionally(err);
+                } else if (r instanceof Response.HelloReply h && h.protocolVersion() != Frame.PROTOCOL_VERSION) {
+                  // A server that answers in its own version would misread this client's frames.
+                  c.hello.completeExceptionally(new AttemptFailure(ErrorCode.UNSUPPORTED_VERSION,
+                      otherVersion(address, "speaks protocol version " + h.protocolVersion()), false, null));
+                  ch.close();
                 } else if (r instanceof Response.HelloReply h) {
                   c.hello.complete(h);
                 } else if (r instanceof Response.Error e) {
@@ -164,7 +169,9 @@ final class Connection {
                               ? "the server at " + address + " refused this client's credentials: "
                                   + e.message() + " (set a valid token with RationClientOptions.Builder.token,"
                                   + " or a client certificate; docs/SECURITY.md)"
-                              : "HELLO to " + address + " refused: " + e.code() + " " + e.message(),
+                              : e.code() == ErrorCode.UNSUPPORTED_VERSION
+                                  ? otherVersion(address, "refused it: " + e.message())
+                                  : "HELLO to " + address + " refused: " + e.code() + " " + e.message(),
                           false, null));
                   ch.close();
                 } else {
@@ -345,5 +352,14 @@ final class Connection {
       TlsErrors.explain(address, cause, presentsCertificate).ifPresent(why ->
           hello.completeExceptionally(new AttemptFailure(ErrorCode.UNAUTHENTICATED, why, false, cause)));
     }
+  }
+
+  /**
+   * A server of another protocol version: the server's words and this client's version, and
+   * what to do (a rolling upgrade keeps the protocol version; docs/OPERATIONS.md, "Upgrades").
+   */
+  private static String otherVersion(String address, String serverSaid) {
+    return "the server at " + address + " " + serverSaid + "; this client speaks protocol version "
+        + Frame.PROTOCOL_VERSION + ": use a client library of the server's release";
   }
 }

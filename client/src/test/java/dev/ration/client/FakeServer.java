@@ -45,6 +45,8 @@ final class FakeServer implements AutoCloseable {
   volatile Script script;
   volatile boolean leader = true;
   volatile String leaderAddress = "";
+  /** The HELLO answer; null: a HelloReply of protocol version 1. */
+  volatile Response helloAnswer;
 
   FakeServer(Script script) throws InterruptedException {
     this.script = script;
@@ -87,8 +89,8 @@ final class FakeServer implements AutoCloseable {
       DecodedRequest d = MessageCodec.decodeRequest(kind, f.payload());
       if (d.request() instanceof Request.Hello h) {
         hellos.add(h);
-        ctx.writeAndFlush(
-            MessageCodec.responseFrame(f.requestId(), Kind.HELLO, new Response.HelloReply("fake", 1, leader, leaderAddress)));
+        Response answer = helloAnswer != null ? helloAnswer : new Response.HelloReply("fake", 1, leader, leaderAddress);
+        ctx.writeAndFlush(MessageCodec.responseFrame(f.requestId(), Kind.HELLO, answer));
         return;
       }
       Received r = new Received(ctx.channel(), f.requestId(), d.request());

@@ -65,6 +65,31 @@ class RationClientTest {
     }
   }
 
+  /**
+   * Goal: a server of another protocol version is named as such, with both versions, as a
+   * definite failure: whether it refuses this client's HELLO or accepts it answering its own
+   * version, no request is sent to it.
+   */
+  @Test
+  void otherProtocolVersionIsAFailureNamingBothVersions() throws Exception {
+    try (FakeServer refusing = new FakeServer((s, r) -> s.reply(r, GRANTED));
+        FakeServer newer = new FakeServer((s, r) -> s.reply(r, GRANTED))) {
+      refusing.helloAnswer = new Response.Error(ErrorCode.UNSUPPORTED_VERSION,
+          "HELLO protocol version 1 unsupported; this server speaks protocol version 2", "", 0);
+      newer.helloAnswer = new Response.HelloReply("fake", 2, true, "");
+      for (FakeServer server : List.of(refusing, newer)) {
+        try (RationClient c = new RationClient(options(server.address()).build())) {
+          RationException e = unwrap(RawClient.of(c).call(new Request.ListLimits(false), Duration.ofSeconds(5)));
+          assertEquals(ErrorCode.UNSUPPORTED_VERSION, e.code(), e.getMessage());
+          assertTrue(e.definite(), e.getMessage());
+          assertTrue(e.getMessage().contains("speaks protocol version 2")
+              && e.getMessage().contains("this client speaks protocol version " + Frame.PROTOCOL_VERSION), e.getMessage());
+          assertEquals(0, server.received.size(), "nothing but HELLO was sent");
+        }
+      }
+    }
+  }
+
   @Test
   void followsLeaderRedirectAndResendsSameId() throws Exception {
     try (FakeServer leader = new FakeServer((s, r) -> s.reply(r, setOk()));

@@ -77,8 +77,11 @@ public final class RationNode {
    */
   public static RationNode start(ServerConfig config, boolean join) throws Exception {
     String nodeId = config.consensus().nodeId();
-    log.info("event=node_starting node={} client={} admin={} data_dir={}",
-        nodeId, config.clientAddress(), config.adminAddress(), config.consensus().dataDir());
+    BuildInfo build = BuildInfo.current();
+    // The release and commit: during a rolling upgrade the log says which build each node runs.
+    log.info("event=node_starting node={} client={} admin={} data_dir={} version={} commit={}",
+        nodeId, config.clientAddress(), config.adminAddress(), config.consensus().dataDir(),
+        build.version(), build.shortCommit());
     ServerTls tls = null;
     if (config.tls().on()) {
       // Before anything binds: a bad certificate must stop the node, not half-start it.

@@ -1,5 +1,8 @@
 package dev.ration.server.consensus;
 
+import dev.ration.server.BuildInfo;
+import dev.ration.statemachine.command.BatchFormatException;
+
 import dev.ration.statemachine.CheckpointManifest;
 import dev.ration.statemachine.CoordinatorState;
 import dev.ration.statemachine.StateOptions;
@@ -190,6 +193,9 @@ public final class RationStateMachine extends BaseStateMachine {
       }
       updateLastAppliedTermIndex(term, index);
       publish(s);
+    } catch (BatchFormatException e) {
+      terminator.terminate(undecodable(term, index, getId(), e.getMessage(), BuildInfo.current()), e);
+      return CompletableFuture.failedFuture(e);
     } catch (RuntimeException e) {
       return failStop("apply term=" + term + " index=" + index, e);
     } finally {
@@ -206,6 +212,22 @@ public final class RationStateMachine extends BaseStateMachine {
     } catch (RuntimeException e) {
       return failStop("encode results of term=" + term + " index=" + index, e);
     }
+  }
+
+  /**
+   * Why a node stops at an entry it cannot decode. Every replica of one release decodes every
+   * entry a replica of that release wrote, so such an entry comes from a newer release (a command
+   * or batch format it added) or from corruption. Skipping or refusing it would leave this
+   * replica's state different from the replicas that apply it; stopping before it changes
+   * anything keeps every replica's state a prefix of the log (docs/DECISIONS.md, "Log commands
+   * across releases"), and the node resumes once it runs a release that reads the entry.
+   */
+  static String undecodable(long term, long index, Object node, String why, BuildInfo build) {
+    return "log entry term=" + term + " index=" + index + " cannot be applied on " + node
+        + " by this build (" + build.describe() + "): " + why + ". It was written by a newer"
+        + " release (an operation or log format this build does not know) or is corrupt; this node"
+        + " stops rather than diverge from the replicas that apply it: restart it on the release"
+        + " the other nodes run (docs/OPERATIONS.md, \"Upgrades\")";
   }
 
   private <T> CompletableFuture<T> failStop(String what, RuntimeException e) {

@@ -97,7 +97,8 @@ final class ErrorReplies {
   static Response.Error unsupportedVersion(int protocolVersion) {
     return error(
         ErrorCode.UNSUPPORTED_VERSION,
-        "HELLO protocol version " + protocolVersion + " unsupported; this server speaks " + Frame.PROTOCOL_VERSION,
+        "HELLO protocol version " + protocolVersion + " unsupported; this server speaks protocol version "
+            + Frame.PROTOCOL_VERSION,
         "",
         0);
   }

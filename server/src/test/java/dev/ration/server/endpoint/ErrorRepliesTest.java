@@ -127,7 +127,7 @@ class ErrorRepliesTest {
             "the first frame must be HELLO, got ACQUIRE_LEASE"),
         new Own(ErrorReplies.helloRepeated(), ErrorCode.HELLO_REQUIRED, "HELLO was already sent on this connection"),
         new Own(ErrorReplies.unsupportedVersion(7), ErrorCode.UNSUPPORTED_VERSION,
-            "HELLO protocol version 7 unsupported; this server speaks " + Frame.PROTOCOL_VERSION),
+            "HELLO protocol version 7 unsupported; this server speaks protocol version " + Frame.PROTOCOL_VERSION),
         new Own(ErrorReplies.reservedClientId(), ErrorCode.INVALID_ARGUMENT,
             "client id 0:0 is reserved; use a random 128-bit id"),
         new Own(ErrorReplies.invalidArgument("tenant is empty"), ErrorCode.INVALID_ARGUMENT, "tenant is empty"),

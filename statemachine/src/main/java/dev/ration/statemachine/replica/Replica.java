@@ -249,8 +249,11 @@ public final class Replica implements ApplyContext {
     try {
       inner = BatchCodec.decodeCommand(a.inner().unsafeArray());
     } catch (BatchFormatException e) {
-      return new Result.Rejected(Outcome.INVALID_ARGUMENT,
-          "authorized command does not decode: " + e.getMessage(), 0, 0);
+      // The endpoint encoded this command itself, so it decodes on every replica of the same
+      // release. One that does not is a command of a newer release (an unknown code): refusing
+      // it here while upgraded replicas apply it would make the replicas diverge, so the
+      // replica stops instead, as for an undecodable batch.
+      throw new BatchFormatException("authorized " + e.getMessage());
     }
     if (inner instanceof SecurityCommand.Authorized || !inner.fromClient()) {
       return new Result.Rejected(Outcome.INVALID_ARGUMENT,

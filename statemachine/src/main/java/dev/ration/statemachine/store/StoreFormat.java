@@ -229,7 +229,11 @@ final class StoreFormat {
     int found = in.u8("formatVersion");
     if (found != format) {
       throw in.fail("unknown meta format version " + found + ", expected " + format
-          + (found < format ? " (a directory of an older build is migrated at open only from 2)" : ""));
+          + (found > META_FORMAT_VERSION
+              ? ": store format " + found + " was written by a newer release; this build reads store"
+                  + " formats 2 and " + META_FORMAT_VERSION + ", so run a release that reads format "
+                  + found + " on this directory (nothing in it was changed)"
+              : found < format ? " (a directory of an older build is migrated at open only from 2)" : ""));
     }
     long[] meta = new long[8];
     String[] names = {"appliedTerm", "appliedIndex", "now", "epoch", "epochStart", "nextLeaseId",

@@ -114,6 +114,25 @@ class SecurityLedgerTest {
     assertEquals("beta", audit.get(0).scope());
   }
 
+  /**
+   * Goal: a wrapped command this build cannot decode (a command code of a newer release) is not
+   * answered as a refusal, which replicas of the newer release would not give: applying it
+   * fails, so the node stops instead of diverging, and nothing of its entry is stored.
+   */
+  @Test
+  void undecodableWrappedCommandFailsTheApplyInsteadOfAnswering() {
+    byte[] future = {(byte) 0xEF, 1, 2, 3};
+    long appliedBefore = state.appliedIndex();
+    dev.ration.statemachine.command.BatchFormatException e = org.junit.jupiter.api.Assertions.assertThrows(
+        dev.ration.statemachine.command.BatchFormatException.class,
+        () -> d.at(1_000, new SecurityCommand.Authorized("alice", "", new Bytes(future))));
+    assertTrue(e.getMessage().contains("unknown command code 239"), e.getMessage());
+    // The node halts after such a failure; what it left on disk is the state before the entry.
+    state.close();
+    state = RocksCoordinatorState.open(dir.resolve("db"), StateOptions.defaults());
+    assertEquals(appliedBefore, state.appliedIndex(), "the failed entry is not stored as applied");
+  }
+
   /** Goal: tokens, grants and the audit sequence survive a reopen (they are in RocksDB). */
   @Test
   void stateSurvivesAReopen() {

@@ -313,6 +313,9 @@ class RocksCoordinatorStateTest {
       StoreException refused =
           assertThrows(StoreException.class, () -> RocksCoordinatorState.open(path, OPTIONS));
       assertTrue(refused.getMessage().contains("unknown meta format version 9"), refused.getMessage());
+      // Both versions are named: the directory's and the ones this build reads.
+      assertTrue(refused.getMessage().contains("store format 9 was written by a newer release; this build reads"
+          + " store formats 2 and 3"), refused.getMessage());
     }
   }
 
