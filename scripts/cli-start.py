@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Start time of `bin/ration` admin commands: variants run alternately, medians printed.
 
-    scripts/cli-start.py --servers HOST:PORT,... [--rounds N] [-- ARGS...]
+    scripts/cli-start.py --servers HOST:PORT,... [--rounds N] [--baseline DIR] [-- ARGS...]
 
 Each round runs every variant once, in turn, so a machine whose load drifts affects all of
 them alike. Variants: 'jit' (the old default JVM options: C2, no class-data sharing), 'c1'
 (C1 only, no sharing) and 'cds' (the launcher's default: C1 and class-data sharing; its
 archive is made by one untimed run first). Prints, per variant, the median wall time and
 median CPU time (user + system) of the command, default `cluster status`.
+
+--baseline DIR adds the variant 'base': DIR/bin/ration (another build, e.g. an earlier
+commit's checkout or unpacked release) with its own default options and class-data sharing
+archive, run in the same rounds, so a change is measured against its baseline under the same
+load.
 """
 import argparse
 import os
@@ -22,6 +27,7 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 p = argparse.ArgumentParser()
 p.add_argument("--servers", required=True)
 p.add_argument("--rounds", type=int, default=10)
+p.add_argument("--baseline", help="another build's directory holding bin/ration")
 p.add_argument("args", nargs="*")
 a = p.parse_args()
 if not 1 <= a.rounds <= 100:
@@ -35,21 +41,31 @@ variants = {
 }
 
 
+if a.baseline:
+    base_cmd = [os.path.join(os.path.abspath(a.baseline), "bin/ration")] + cmd[1:]
+    if not os.access(base_cmd[0], os.X_OK):
+        sys.exit("error: %s is not executable" % base_cmd[0])
+    variants["base"] = {"RATION_CDS_DIR": tempfile.mkdtemp(prefix="ration-cds-base-"), "_cmd": base_cmd}
+
+
 def run(env_extra):
     env = dict(os.environ)
     env.pop("RATION_JAVA_OPTS", None)
     env.update(env_extra)
+    command = env.pop("_cmd", cmd)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
-    r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+    r = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
-        sys.exit("error: %s exited %d: %s" % (" ".join(cmd), r.returncode, r.stderr.decode()[-500:]))
+        sys.exit("error: %s exited %d: %s" % (" ".join(command), r.returncode, r.stderr.decode()[-500:]))
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 run(variants["cds"])  # makes the archive; not timed
+if "base" in variants:
+    run(variants["base"])  # the baseline's archive; not timed
 results = {name: [] for name in variants}
 for _ in range(a.rounds):
     for name, env in variants.items():

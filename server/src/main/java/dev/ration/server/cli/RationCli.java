@@ -20,13 +20,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "ration", mixinStandardHelpOptions = true, versionProvider = RationCli.Version.class,
     description = "Ration: a Raft-replicated coordinator for global quotas.",
-    // `bench` (the load generator) is registered here when it lands.
-    subcommands = {ServerCommand.class, ClusterCommand.class, LimitCommand.class, LeaseCommand.class,
-        TtlCommand.class, LockCommand.class, CertCommand.class,
-        QuotaCommand.class, ReserveCommand.class, ReservationCommand.class, UsageCommand.class,
-        AuditCommand.class, SnapshotCommand.class, TokenCommand.class, RoleCommand.class,
-        SecurityAdminCommand.class,
-        dev.ration.server.loadgen.BenchCommand.class, CompletionCommand.class},
+    // The commands are COMMANDS below, registered by commandLine(): not `subcommands` here,
+    // which would make picocli build every command's model on every call (NamedCommandOnly).
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:ok",
@@ -34,6 +29,15 @@ import picocli.CommandLine.Spec;
         "2:definite failure or domain rejection (e.g. NOT_LEADER, LIMIT_EXHAUSTED)",
         "3:indeterminate: timeout, unavailable or unreachable (a mutation may have applied)"})
 public final class RationCli implements Runnable {
+  /** Every command of `ration`, in the order `ration --help` lists them. */
+  static final List<Class<?>> COMMANDS = List.of(ServerCommand.class, ClusterCommand.class,
+      LimitCommand.class, LeaseCommand.class,
+      TtlCommand.class, LockCommand.class, CertCommand.class,
+      QuotaCommand.class, ReserveCommand.class, ReservationCommand.class, UsageCommand.class,
+      AuditCommand.class, SnapshotCommand.class, TokenCommand.class, RoleCommand.class,
+      SecurityAdminCommand.class,
+      dev.ration.server.loadgen.BenchCommand.class, CompletionCommand.class);
+
   private final ClusterGateway.Factory gatewayFactory;
   private final NodeLauncher nodeLauncher;
 
@@ -45,12 +49,20 @@ public final class RationCli implements Runnable {
   public static void main(String[] args) {
     // gRPC (inside Ratis) logs through java.util.logging: one format for every line.
     dev.ration.server.logging.JulBridge.install();
-    System.exit(commandLine(ClientGateway.FACTORY, RationNodeLauncher::start).execute(args));
+    System.exit(commandLine(ClientGateway.FACTORY, RationNodeLauncher::start,
+        NamedCommandOnly.forArgs(args)).execute(args));
   }
 
   /** The command line with its handlers; tests pass fakes and capture out/err. */
   static CommandLine commandLine(ClusterGateway.Factory gateways, NodeLauncher launcher) {
+    return commandLine(gateways, launcher, NamedCommandOnly.ALL);
+  }
+
+  /** As above, with the models {@code models} builds (for `ration`: the named command's only). */
+  static CommandLine commandLine(ClusterGateway.Factory gateways, NodeLauncher launcher,
+      NamedCommandOnly models) {
     CommandLine cl = new CommandLine(new RationCli(gateways, launcher));
+    models.register(cl, COMMANDS);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionStrategy(parseResult -> {
       passGlobalOptions(parseResult);

@@ -84,7 +84,9 @@ final class CliHarness {
       gateway.timeout = timeout;
       gateway.clientId = clientId;
       return gateway;
-    }, (config, join) -> launcher.start(config, join));
+    }, (config, join) -> launcher.start(config, join),
+        // As `ration` builds it: only the named command's model (NamedCommandOnly).
+        NamedCommandOnly.forArgs(args));
     return capture(cl, args);
   }
 

@@ -64,7 +64,6 @@ class RollingUpgradeIT {
       assertTrue(oldVersion.out().contains("commit " + PREVIOUS), "the old launcher runs " + PREVIOUS + ": " + oldVersion);
 
       cluster.start(work, id -> Map.of());
-      cluster.awaitLeader(work);
       Path certs = cluster.certsDir();
       RationClientOptions options = RationClientOptions.builder()
           .addresses(List.of(cluster.servers().split(",")))
@@ -74,6 +73,15 @@ class RollingUpgradeIT {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
       try (RationClient client = new RationClient(options); Writer writer = new Writer(client)) {
+        // Asked in this JVM, not through the CLI: a JVM start per poll is slow on a busy machine.
+        Waits.upTo(Duration.ofSeconds(180)).every(Duration.ofMillis(500)).until("a leader", () -> {
+          cluster.assertAllAlive();
+          try {
+            return client.clusterStatus().leaderId();
+          } catch (RationException e) {
+            return "";
+          }
+        }, leaderId -> leaderId != null && !leaderId.isEmpty());
         writer.start();
         writer.awaitAcknowledged(30);
         for (String id : ProcessCluster.IDS) {
