@@ -51,9 +51,10 @@ class QuotaPipelineNodeTest {
       QuotaClient quotas = client.quotas();
       SetQuotaResult set = Waits.upTo(Duration.ofSeconds(40)).every(Duration.ofMillis(100))
           .retrying("a leader accepting SetQuota", e -> e instanceof RuntimeException,
-              () -> quotas.setQuota(QuotaDefinition.concurrent("acme", "jobs", 10).unit("jobs")
+              () -> quotas.setQuota(QuotaDefinition.concurrent("acme", "jobs", 10)
                   .actor("alice").reason("plan").build()));
       assertTrue(set.succeeded(), set.toString());
+      assertEquals("units", set.quota().orElseThrow().spec().unit(), "the default unit is one the ledger accepts");
       SetQuotaResult raised = quotas.setQuota(QuotaDefinition.concurrent("acme", "jobs", 20).unit("jobs")
           .actor("bob").reason("upgrade").build());
       assertTrue(raised.succeeded(), raised.toString());
