@@ -12,7 +12,8 @@
             [ration.jepsen.checker :as c]
             [ration.jepsen.history :as h]
             [ration.jepsen.workload.lease :as lease])
-  (:import (dev.ration.client.limiter Decision$Reason ManualScheduler RateLimiter)
+  (:import (java.time Duration)
+           (dev.ration.client.limiter Decision$Reason ManualScheduler RateLimiter)
            (dev.ration.client.limiter.internal LeaseTransport Limiters)
            (dev.ration.wire Mode Outcome)
            (dev.ration.wire.lease LeaseView)
@@ -63,9 +64,9 @@
   "One holder admitting 5 every 10 ms for 10 s, renewing at 85 % of the lease it believes in,
   then closing (the return is recorded). Returns the history."
   [stretch]
-  (let [sched (ManualScheduler. 0)
+  (let [sched (ManualScheduler.)
         out (atom [])
-        record! (fn [op] (swap! out conj (assoc op :time (.nanoTime sched))))
+        record! (fn [op] (swap! out conj (assoc op :time (.toNanos (.now sched)))))
         procs (atom 1000000)
         state (atom {})
         rec (lease/recording-transport {:send! (ledger) :next-id! (let [n (atom 0)] #(swap! n inc))
@@ -75,7 +76,7 @@
         ^RateLimiter l (Limiters/create transport sched "t1" lease/resource "h0"
                                            (-> (lease/limiter-options opts "t1") (.manual sched) (.renewFraction 0.85) (.build)))]
     (dotimes [_ 1000]
-      (.advance sched 10000000)
+      (.advance sched (Duration/ofNanos 10000000))
       (let [before (some-> (.lease l) (.orElse nil) (.leaseId))
             d (.decide l 5)
             after (some-> (.lease l) (.orElse nil) (.leaseId))
@@ -125,18 +126,18 @@
   "One best-effort holder admitting 5 every 10 ms for 12 s; the ledger is unreachable from 3 s
   to 7 s. Returns the history."
   []
-  (let [sched (ManualScheduler. 0)
+  (let [sched (ManualScheduler.)
         out (atom [])
-        record! (fn [op] (swap! out conj (assoc op :time (.nanoTime sched))))
+        record! (fn [op] (swap! out conj (assoc op :time (.toNanos (.now sched)))))
         procs (atom 1000000)
-        down? #(< 3000000000 (.nanoTime sched) 7000000000)
+        down? #(< 3000000000 (.toNanos (.now sched)) 7000000000)
         rec (lease/recording-transport {:send! (be-ledger down?) :next-id! (let [n (atom 0)] #(swap! n inc))
                                         :record! record! :next-process! #(swap! procs inc)
                                         :state (atom {}) :tenant "t1" :cid 0 :timeout-ms 3000})
         ^RateLimiter l (Limiters/create rec sched "t1" lease/resource "h0"
                                            (-> (lease/limiter-options be-opts "t1") (.manual sched) (.build)))]
     (dotimes [_ 1200]
-      (.advance sched 10000000)
+      (.advance sched (Duration/ofNanos 10000000))
       (let [before (some-> (.lease l) (.orElse nil) (.leaseId))
             d (.decide l 5)
             after (some-> (.lease l) (.orElse nil) (.leaseId))
@@ -147,7 +148,7 @@
         (record! {:type :ok :process 0 :f :admit :value v})))
     ;; The manual clock stands still between steps: close 1 ms after the last admission (the
     ;; checker orders an admission at the instant of the release invocation as after it).
-    (.advance sched 1000000)
+    (.advance sched (Duration/ofNanos 1000000))
     (.closeAsync l)
     (h/index @out)))
 

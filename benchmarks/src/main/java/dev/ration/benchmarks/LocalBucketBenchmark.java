@@ -1,6 +1,6 @@
 package dev.ration.benchmarks;
 
-import dev.ration.client.limiter.LeasedBucket;
+import dev.ration.client.limiter.internal.LeasedBucket;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.TimeMeter;

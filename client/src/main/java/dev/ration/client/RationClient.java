@@ -94,7 +94,7 @@ public final class RationClient implements AutoCloseable {
     this.currentAddress = addresses.get(0);
     // Built once: reading the PEM files per connection would cost a file read per reconnect,
     // and a bad file should fail here, at construction, not on the first call.
-    this.ssl = options.tls() == null ? null : options.tls().sslContext();
+    this.ssl = options.tls() == null ? null : dev.ration.client.tls.internal.ClientSslContexts.of(options.tls());
     this.group =
         new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ration-client", true), NioIoHandler.newFactory());
     this.backoff =

@@ -22,9 +22,15 @@ import org.junit.jupiter.api.Test;
  * public types of the API packages (every package of the client except the wire records, the
  * transport and any {@code internal} package); if one of their public or protected members
  * (method, constructor or field: parameters, return type, generic arguments, declared
- * exceptions) mentions a type of a non-API package, a protocol change breaks that service. And
+ * exceptions) mentions a type of a non-API package, a protocol change breaks that service; if
+ * one mentions a Netty type, so does an upgrade of the client's Netty. And
  * codes are enums, never numbers: no API member whose name says "code" or "kind" (hashCode aside) takes or
- * returns an integer.
+ * returns an integer. Time is {@link java.time.Duration}, {@link java.time.Instant} or
+ * {@code LedgerTime}, never a raw count: no API member named {@code ...Nanos} or
+ * {@code ...Millis} takes or returns an integer (the time value types of
+ * {@code dev.ration.client.time} are where such counts convert, as in {@code java.time}). And
+ * no API type extends or implements a non-API type, so an internal view (the transport's
+ * {@code CallFailure}) cannot reach a service through a supertype either.
  */
 class PublicApiTest {
   static final JavaClasses MAIN = new ClassFileImporter()
@@ -37,13 +43,16 @@ class PublicApiTest {
 
   static final Pattern CODE_NAME = Pattern.compile("(?i).*(code|kind).*");
   static final Set<String> INTEGERS = Set.of("int", "long", "short", "byte");
+  static final Pattern RAW_TIME_NAME = Pattern.compile(".*(Nanos|Millis|Micros)$");
+  /** The time value types themselves: their factories and accessors are the conversions. */
+  static final String TIME_PACKAGE = "dev.ration.client.time";
 
   @Test
   void noApiSignatureMentionsANonApiType() {
     List<String> violations = new ArrayList<>();
     for (JavaMember m : apiMembers()) {
       for (JavaClass t : involvedTypes(m)) {
-        if (NOT_API.matcher(t.getPackageName()).matches()) {
+        if (NOT_API.matcher(t.getPackageName()).matches() || t.getPackageName().startsWith("io.netty")) {
           violations.add(m.getFullName() + " mentions " + t.getName());
         }
       }
@@ -67,6 +76,75 @@ class PublicApiTest {
     assertEquals(List.of(), violations);
   }
 
+  @Test
+  void noApiMemberTakesOrReturnsARawTimeCount() {
+    assertEquals(List.of(), rawTimeViolations(apiMembers()));
+  }
+
+  @Test
+  void noApiTypeExtendsOrImplementsANonApiType() {
+    List<String> violations = new ArrayList<>();
+    for (JavaClass c : MAIN) {
+      if (NOT_API.matcher(c.getPackageName()).matches() || !visible(c)) {
+        continue;
+      }
+      List<JavaClass> supertypes = new ArrayList<>(c.getRawInterfaces());
+      c.getRawSuperclass().ifPresent(supertypes::add);
+      for (JavaClass t : supertypes) {
+        if (NOT_API.matcher(t.getPackageName()).matches()) {
+          violations.add(c.getName() + " extends or implements " + t.getName());
+        }
+      }
+    }
+    assertEquals(List.of(), violations);
+  }
+
+  /**
+   * The raw-time rule bites: members of a class shaped like the old API ({@code long
+   * retryAfterMillis()}, {@code schedule(Runnable, long delayNanos)} named {@code ...Nanos}) are
+   * reported, and their Duration-typed replacements are not.
+   */
+  @Test
+  void theRawTimeRuleBites() {
+    JavaClasses sample = new ClassFileImporter().importClasses(RawTimeSample.class);
+    List<JavaMember> members = new ArrayList<>(sample.get(RawTimeSample.class).getMembers());
+    List<String> found = rawTimeViolations(members);
+    assertTrue(found.stream().anyMatch(v -> v.contains("retryAfterMillis()")), found.toString());
+    assertTrue(found.stream().anyMatch(v -> v.contains("delayNanos(")), found.toString());
+    assertTrue(found.stream().noneMatch(v -> v.contains("retryAfter()")), found.toString());
+    assertEquals(2, found.size(), found.toString());
+  }
+
+  /** Shaped like an API class, for {@link #theRawTimeRuleBites}. */
+  static final class RawTimeSample {
+    public long retryAfterMillis() {
+      return 0;
+    }
+
+    public void delayNanos(Runnable task, long delay) {
+    }
+
+    public java.time.Duration retryAfter() {
+      return java.time.Duration.ZERO;
+    }
+  }
+
+  private static List<String> rawTimeViolations(List<JavaMember> members) {
+    List<String> violations = new ArrayList<>();
+    for (JavaMember m : members) {
+      if (!RAW_TIME_NAME.matcher(m.getName()).matches()
+          || m.getOwner().getPackageName().equals(TIME_PACKAGE)) {
+        continue;
+      }
+      for (JavaClass t : involvedTypes(m)) {
+        if (INTEGERS.contains(t.getName())) {
+          violations.add(m.getFullName() + " uses " + t.getName());
+        }
+      }
+    }
+    return violations;
+  }
+
   /** The rule sees the API it guards: the typed client methods are among the members checked. */
   @Test
   void theRulesSeeTheApi() {
@@ -75,6 +153,8 @@ class PublicApiTest {
     assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.RationClient.renewLease(")), "renewLease checked");
     assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.quota.QuotaClient.setQuota(")), "setQuota checked");
     assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.ttl.TtlEntries.put(")), "put checked");
+    assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.RationException.retryAfter(")), "retryAfter checked");
+    assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.limiter.ManualScheduler.advance(")), "advance checked");
     assertTrue(NOT_API.matcher("dev.ration.client.internal.protocol").matches());
     assertTrue(NOT_API.matcher("dev.ration.client.limiter.internal").matches());
     assertTrue(!NOT_API.matcher("dev.ration.client.limiter").matches());

@@ -2,17 +2,36 @@ package dev.ration.examples;
 
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
+import dev.ration.client.RationClientOptions;
+import dev.ration.client.RationException;
 import dev.ration.client.SetLimitResult;
 import dev.ration.client.limiter.Decision;
 import dev.ration.client.limiter.LeaseState;
+import dev.ration.client.limiter.LimiterOptions;
+import dev.ration.client.limiter.ManualScheduler;
 import dev.ration.client.limiter.RateLimiter;
 import dev.ration.client.metrics.RateLimiterMetrics;
+import dev.ration.client.quota.AckResult;
+import dev.ration.client.quota.AuditEntry;
+import dev.ration.client.quota.IngestResult;
 import dev.ration.client.quota.Item;
 import dev.ration.client.quota.QuotaClient;
 import dev.ration.client.quota.QuotaDefinition;
 import dev.ration.client.quota.QuotaRefusedException;
+import dev.ration.client.quota.QuotaStatus;
+import dev.ration.client.quota.ReconcileResult;
 import dev.ration.client.quota.Reservation;
 import dev.ration.client.quota.ReserveResult;
+import dev.ration.client.quota.UsageAggregates;
+import dev.ration.client.quota.UsageBatch;
+import dev.ration.client.quota.UsageRecord;
+import dev.ration.client.quota.UsageReport;
+import dev.ration.client.time.LedgerTime;
+import dev.ration.client.tls.ClientTls;
+import dev.ration.http.RateLimitFilter;
+import dev.ration.http.TenantLimiters;
+import jakarta.servlet.Filter;
+import java.nio.file.Path;
 import dev.ration.client.ttl.Entry;
 import dev.ration.client.ttl.Lock;
 import dev.ration.client.ttl.NamespaceSpec;
@@ -31,9 +50,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
- * The Java snippets of docs/LIMITER.md, docs/QUOTAS.md and docs/TTL.md, compiled. Each snippet
+ * The Java snippets of docs/LIMITER.md, docs/QUOTAS.md, docs/TTL.md and docs/CLIENT.md, compiled. Each snippet
  * in those documents is the text between a {@code tag::name[]} and an {@code end::name[]}
  * comment here, indentation removed; {@code DocsSnippetTest} fails when a document shows code
  * that is not in a tagged region, so the documents cannot drift from the API.
@@ -168,6 +188,118 @@ public final class DocSnippets {
       // ... write ...
     }
     // end::ttl-fencing[]
+  }
+
+  static void limiterFailures(RateLimiter limiter, Runnable serve, Runnable refuse) {
+    // tag::limiter-failures[]
+    if (limiter.tryAcquire(1)) {
+      serve.run();
+    } else if (limiter.state() == LeaseState.LOST) {
+      refuse.run();   // hard mode, cut off from the coordinator: nothing is admitted until a new lease
+    } else {
+      refuse.run();   // out of tokens, or no lease yet: see decide(1).reason()
+    }
+    // end::limiter-failures[]
+  }
+
+  static void limiterTest(RationClient client) {
+    // tag::limiter-testing[]
+    ManualScheduler clock = new ManualScheduler();          // time moves only when the test says so
+    RateLimiter limiter = client.rateLimiter("acme", "api-requests", "test-1",
+        LimiterOptions.builder().manual(clock).demand(100, 100).build());
+    limiter.tryAcquire(1);                                  // starts the acquire (answered NO_LEASE)
+    for (int i = 0; i < 1_000 && !limiter.ready(); i++) {
+      clock.advance(Duration.ofMillis(20));                 // runs what is due: the acquire's answer
+    }
+    clock.advance(Duration.ofSeconds(10));                  // renewals and expiry follow this clock
+    // end::limiter-testing[]
+  }
+
+  static Filter httpFilter() {
+    // tag::client-http-filter[]
+    RationClient client = RationClient.connect("10.0.0.1:7101", "10.0.0.2:7101", "10.0.0.3:7101");
+    TenantLimiters limiters = new TenantLimiters(client, "api-requests", "eu-west-1",
+        LimiterOptions.defaults(), 10_000);                       // one limiter per tenant, bounded
+    Filter filter = RateLimitFilter.builder(limiters, "api-requests")
+        .tenantAttribute("dev.ration.tenant")                    // set by your authentication filter
+        .cost(request -> request.getMethod().equals("POST") ? 5 : 1)   // optional weights
+        .build();
+    // end::client-http-filter[]
+    return filter;
+  }
+
+  static RationClient tlsClient() {
+    // tag::client-tls[]
+    RationClient client = new RationClient(RationClientOptions.builder()
+        .addresses(List.of("n1.internal:7101", "n2.internal:7101", "n3.internal:7101"))
+        .tls(ClientTls.trusting(Path.of("/etc/myservice/ration/ca.crt"))
+            .withKeyPair(Path.of("/etc/myservice/ration/client.crt"), Path.of("/etc/myservice/ration/client.key")))
+        .build());
+    // end::client-tls[]
+    return client;
+  }
+
+  static RationClientOptions tokenOptions() {
+    // tag::client-token[]
+    RationClientOptions options = RationClientOptions.builder()
+        .addresses(List.of("10.0.0.1:7101", "10.0.0.2:7101", "10.0.0.3:7101"))
+        .token(System.getenv("RATION_TOKEN"))   // rtn_<16 hex digits>_<secret>
+        .build();
+    // end::client-token[]
+    return options;
+  }
+
+  static void clientFailures(RationClient client) throws InterruptedException {
+    // tag::client-failures[]
+    try {
+      client.ttl().put("sessions", "u-42", new byte[] {1}, Duration.ofMinutes(30));
+    } catch (RationException e) {
+      if (e.definite()) {
+        // certainly not applied: safe to report, or to try again later
+        Thread.sleep(Math.max(100, e.retryAfter().toMillis()));   // zero: the server gave no hint
+      } else {
+        // may have been applied: read back, or retry the same request, before acting on it
+      }
+    }
+    // end::client-failures[]
+  }
+
+  static void usageIngest(RationClient client, String requestId, long bytesServed) {
+    // tag::quota-ingest[]
+    QuotaClient quotas = client.quotas();
+    LedgerTime now = client.clusterStatus().ledgerNow();     // event times are ledger time
+    IngestResult r = quotas.ingestUsage(
+        UsageReport.of("egress-" + requestId, now, "acme/shop/web", "egress", bytesServed)
+            .withUnit("bytes"));
+    if (!r.succeeded()) {
+      // INVALID_ARGUMENT: r.message() says why (event time outside the accepted window...)
+    }   // r.duplicate(): this event id was recorded before, and is counted once
+    // end::quota-ingest[]
+  }
+
+  static void usageConsumer(QuotaClient quotas, Consumer<UsageRecord> billing) {
+    // tag::quota-consumer[]
+    UsageBatch batch = quotas.readUsage("billing", 500);     // after billing's acknowledged cursor
+    for (UsageRecord rec : batch.records()) {
+      billing.accept(rec);   // at least once: after a crash before the ack, these come again
+    }
+    AckResult ack = quotas.ackUsage("billing", batch.readUpTo());   // the replicated cursor moves
+    // end::quota-consumer[]
+  }
+
+  static void usageReports(QuotaClient quotas, LedgerTime monthStart, LedgerTime monthEnd,
+      LongConsumer invoice) {
+    // tag::quota-reports[]
+    UsageAggregates egress = quotas.aggregateUsage("acme", "egress", monthStart, monthEnd);
+    invoice.accept(egress.total());                           // per hour: egress.buckets()
+
+    ReconcileResult check = quotas.reconcile("acme", "", monthStart, monthEnd);   // reads only
+    if (!check.drifts().isEmpty()) {
+      quotas.repair("acme", "", monthStart, monthEnd, "alice", "month-end check");   // audited
+    }
+    List<AuditEntry> changes = quotas.readAudit(1, 100);      // who changed what, when, why
+    List<QuotaStatus> versions = quotas.quotaHistory("acme", "jobs");
+    // end::quota-reports[]
   }
 
   /** A write under a lapsed lock. */

@@ -18,13 +18,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every Java snippet of the service developer's documents is compiled code: each {@code java}
- * block of docs/LIMITER.md, docs/QUOTAS.md and docs/TTL.md must equal, line for line and with
+ * block of docs/LIMITER.md, docs/QUOTAS.md, docs/TTL.md and docs/CLIENT.md must equal, line for line and with
  * common indentation removed, a region between {@code // tag::name[]} and {@code // end::name[]}
  * in a source file of this module (compiled by the build). A document that shows an API the
  * code does not have fails here.
  */
 class DocsSnippetTest {
-  static final List<String> DOCS = List.of("LIMITER.md", "QUOTAS.md", "TTL.md");
+  static final List<String> DOCS = List.of("LIMITER.md", "QUOTAS.md", "TTL.md", "CLIENT.md");
   static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)\\n```", Pattern.DOTALL);
   static final Pattern TAG = Pattern.compile("//\\s*tag::([\\w-]+)\\[\\]");
 

@@ -73,7 +73,7 @@ public final class RateLimitFilter implements Filter {
       RateLimitHeaders.refuse(response, policyName, limiter, decision);
       return;
     }
-    RateLimitHeaders.describe(response, policyName, limiter, System.nanoTime());
+    RateLimitHeaders.describe(response, policyName, limiter);
     chain.doFilter(request, response);
   }
 

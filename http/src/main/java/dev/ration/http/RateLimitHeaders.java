@@ -29,10 +29,9 @@ public final class RateLimitHeaders {
    * Adds {@code RateLimit-Policy} (when a lease is held) and {@code RateLimit} to an admitted
    * response, so a client sees its budget before it runs out.
    */
-  public static void describe(HttpServletResponse response, String policyName, RateLimiter limiter,
-      long nowNanos) {
+  public static void describe(HttpServletResponse response, String policyName, RateLimiter limiter) {
     policy(response, policyName, limiter);
-    response.setHeader("RateLimit", item(policyName) + ";r=" + Math.max(0, limiter.bucket().balance(nowNanos)) + ";t=0");
+    response.setHeader("RateLimit", item(policyName) + ";r=" + limiter.available() + ";t=0");
   }
 
   /**

@@ -107,7 +107,7 @@ public final class Simulation {
       this.id = id;
       // Unrelated origins: monotonic clocks of different hosts share nothing.
       this.originNanos = 1_000_000_000_000L * (id + 1) + random.nextLong(1_000_000_000L);
-      this.clock = new ManualScheduler(originNanos);
+      this.clock = new ManualScheduler(java.time.Duration.ofNanos(originNanos));
       LimiterOptions options = LimiterOptions.builder()
           .manual(clock)
           .renewFraction(s.renewFraction())
@@ -169,7 +169,7 @@ public final class Simulation {
     for (nowMillis = 0; nowMillis < s.durationMillis(); nowMillis++) {
       runEvents();
       for (Region r : regions) {
-        r.clock.advanceTo(r.localNanos(nowMillis));
+        r.clock.advanceTo(java.time.Duration.ofNanos(r.localNanos(nowMillis)));
       }
       for (Region r : regions) {
         offer(r);

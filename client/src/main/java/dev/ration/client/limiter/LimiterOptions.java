@@ -2,7 +2,6 @@ package dev.ration.client.limiter;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -30,8 +29,9 @@ import java.util.random.RandomGenerator;
  *       {@code ThreadLocalRandom}); a seeded one makes a run repeatable (the simulation).
  *   <li>{@code unknownRetry}: the policy a rejected caller gets when no retry time is known.
  *   <li>{@code closeTimeout}: how long {@code close()} waits for the return (2 s).
- *   <li>{@code nanoClock}: the monotonic clock (System::nanoTime); {@code scheduler}: where the
- *       lifecycle runs (empty: the client's event loop).
+ *   <li>{@code scheduler}: where the lifecycle runs (empty: the client's event loop). The
+ *       limiter times leases by {@code System.nanoTime}, or by the clock of a
+ *       {@link ManualScheduler} when it runs on one.
  * </ul>
  */
 public record LimiterOptions(
@@ -46,7 +46,6 @@ public record LimiterOptions(
     Duration backoffMax,
     RetryPolicy unknownRetry,
     Duration closeTimeout,
-    LongSupplier nanoClock,
     Optional<LimiterScheduler> scheduler,
     boolean derateRefill,
     Optional<RandomGenerator> jitterRandom) {
@@ -65,7 +64,6 @@ public record LimiterOptions(
    * @param backoffMax the longest such delay
    * @param unknownRetry the policy a rejected caller gets when no retry time is known
    * @param closeTimeout how long {@code close()} waits for the return
-   * @param nanoClock the monotonic clock
    * @param scheduler where the lifecycle runs (empty: the client's event loop)
    * @param derateRefill whether to refill at rate·(1 − ε)
    * @param jitterRandom the random source of the backoff jitter
@@ -100,8 +98,8 @@ public record LimiterOptions(
       throw new IllegalArgumentException("backoffBase " + backoffBase
           + " and backoffMax " + backoffMax + ": need 0 < base <= max");
     }
-    if (unknownRetry == null || nanoClock == null || scheduler == null || jitterRandom == null) {
-      throw new IllegalArgumentException("unknownRetry, nanoClock, scheduler and jitterRandom are required");
+    if (unknownRetry == null || scheduler == null || jitterRandom == null) {
+      throw new IllegalArgumentException("unknownRetry, scheduler and jitterRandom are required");
     }
   }
 
@@ -141,7 +139,6 @@ public record LimiterOptions(
     b.backoffMax = backoffMax;
     b.unknownRetry = unknownRetry;
     b.closeTimeout = closeTimeout;
-    b.nanoClock = nanoClock;
     b.scheduler = scheduler;
     b.derateRefill = derateRefill;
     b.jitterRandom = jitterRandom;
@@ -161,7 +158,6 @@ public record LimiterOptions(
     private Duration backoffMax = Duration.ofSeconds(2);
     private RetryPolicy unknownRetry = new RetryPolicy(Duration.ofMillis(100), Duration.ofSeconds(5), 6);
     private Duration closeTimeout = Duration.ofSeconds(2);
-    private LongSupplier nanoClock = System::nanoTime;
     private Optional<LimiterScheduler> scheduler = Optional.empty();
     private boolean derateRefill = true;
     private Optional<RandomGenerator> jitterRandom = Optional.empty();
@@ -293,17 +289,6 @@ public record LimiterOptions(
     }
 
     /**
-     * The monotonic clock ({@code System::nanoTime}).
-     *
-     * @param v the clock, in nanoseconds
-     * @return this builder
-     */
-    public Builder nanoClock(LongSupplier v) {
-      nanoClock = v;
-      return this;
-    }
-
-    /**
      * Where the lifecycle runs (default: the client's event loop).
      *
      * @param v the scheduler
@@ -315,14 +300,14 @@ public record LimiterOptions(
     }
 
     /**
-     * A manual scheduler is also the clock.
+     * Runs the lifecycle on a manual scheduler, which is then also the limiter's clock (tests,
+     * the simulation); the same as {@link #scheduler} with it.
      *
      * @param v the manual scheduler, also used as the clock
      * @return this builder
      */
     public Builder manual(ManualScheduler v) {
       scheduler = Optional.of(v);
-      nanoClock = v::nanoTime;
       return this;
     }
 
@@ -335,7 +320,7 @@ public record LimiterOptions(
     public LimiterOptions build() {
       return new LimiterOptions(minDemandRatePerSecond, minDemandBurst, renewFraction, driftFraction,
           margin, emergencyEnabled, ewmaAlpha, backoffBase, backoffMax, unknownRetry,
-          closeTimeout, nanoClock, scheduler, derateRefill, jitterRandom);
+          closeTimeout, scheduler, derateRefill, jitterRandom);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.ration.client.limiter;
 
+import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -7,19 +8,19 @@ import java.util.concurrent.TimeUnit;
 /**
  * Where a {@link RateLimiter} runs its lifecycle (acquire, renew, expiry, and the handling of
  * every answer). Production: the client's event loop via {@link #of}; tests and the simulation:
- * {@link ManualScheduler}. The limiter serializes its own
- * control path, so any executor (single- or multi-threaded) works.
+ * {@link ManualScheduler}, which is also their clock. The limiter serializes its own control
+ * path, so any executor (single- or multi-threaded) works.
  */
 @FunctionalInterface
 public interface LimiterScheduler {
   /**
-   * Runs {@code task} once after {@code delayNanos} (at once if {@code <= 0}).
+   * Runs {@code task} once after {@code delay} (at once if zero or negative).
    *
    * @param task what to run
-   * @param delayNanos after how long, in nanoseconds of the limiter's clock
+   * @param delay after how long, on the limiter's monotonic clock
    * @return a handle to cancel it
    */
-  Cancellable schedule(Runnable task, long delayNanos);
+  Cancellable schedule(Runnable task, Duration delay);
 
   /** A scheduled task that may be cancelled; cancelling a task that ran is a no-op. */
   @FunctionalInterface
@@ -35,9 +36,18 @@ public interface LimiterScheduler {
    * @return the scheduler
    */
   static LimiterScheduler of(ScheduledExecutorService executor) {
-    return (task, delayNanos) -> {
-      ScheduledFuture<?> f = executor.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    return (task, delay) -> {
+      long nanos = delay.isNegative() ? 0 : saturatedNanos(delay);
+      ScheduledFuture<?> f = executor.schedule(task, nanos, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     };
+  }
+
+  private static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
   }
 }

@@ -1,11 +1,15 @@
 package dev.ration.client.limiter;
 
+import java.time.Duration;
+import java.util.Optional;
 import java.util.PriorityQueue;
 
 /**
  * A deterministic clock and scheduler for tests and the simulation: time moves only when
  * {@link #advanceTo} or {@link #advance} is called, and due tasks run on the calling thread in
- * (time, scheduling order). Pass {@link #nanoTime} as the limiter's clock.
+ * (time, scheduling order). A limiter given this scheduler ({@link LimiterOptions.Builder#manual})
+ * also reads its clock from it. Times are {@link Duration}s since the clock's origin, the way a
+ * monotonic clock has no calendar date.
  *
  * <p>Thread-safe (a monitor guards the queue and the clock); tasks run outside the monitor so
  * they may schedule more tasks. A task scheduled for now or the past runs at the current time
@@ -40,27 +44,41 @@ public final class ManualScheduler implements LimiterScheduler {
     }
   }
 
-  /**
-   * A manual clock and scheduler starting at {@code startNanos}.
-   *
-   * @param startNanos the clock's first time
-   */
-  public ManualScheduler(long startNanos) {
-    this.nowNanos = startNanos;
+  /** A manual clock and scheduler starting at its origin (time zero). */
+  public ManualScheduler() {
+    this(Duration.ZERO);
   }
 
   /**
-   * The manual clock.
+   * A manual clock and scheduler starting at {@code start} after its origin.
    *
-   * @return its time, in nanoseconds
+   * @param start the clock's first time, not negative
    */
-  public synchronized long nanoTime() {
+  public ManualScheduler(Duration start) {
+    if (start == null || start.isNegative()) {
+      throw new IllegalArgumentException("start must be zero or positive, was " + start);
+    }
+    this.nowNanos = start.toNanos();
+  }
+
+  /**
+   * The manual clock's time.
+   *
+   * @return the time since the clock's origin
+   */
+  public synchronized Duration now() {
+    return Duration.ofNanos(nowNanos);
+  }
+
+  /** The clock a limiter on this scheduler reads, without allocating. */
+  synchronized long nanoTime() {
     return nowNanos;
   }
 
   @Override
-  public synchronized Cancellable schedule(Runnable task, long delayNanos) {
-    Task t = new Task(nowNanos + Math.max(0, delayNanos), nextSeq++, task);
+  public synchronized Cancellable schedule(Runnable task, Duration delay) {
+    long d = delay.isNegative() ? 0 : delay.toNanos();
+    Task t = new Task(nowNanos + d, nextSeq++, task);
     queue.add(t);
     return t;
   }
@@ -75,32 +93,37 @@ public final class ManualScheduler implements LimiterScheduler {
   }
 
   /**
-   * Moves the clock forward by {@code deltaNanos}, running tasks as their times come.
+   * Moves the clock forward by {@code delta}, running tasks as their times come.
    *
-   * @param deltaNanos not negative
+   * @param delta not negative
    * @return how many tasks ran
    */
-  public int advance(long deltaNanos) {
-    if (deltaNanos < 0) {
-      throw new IllegalArgumentException("deltaNanos " + deltaNanos + " < 0");
+  public int advance(Duration delta) {
+    if (delta.isNegative()) {
+      throw new IllegalArgumentException("delta " + delta + " < 0");
     }
-    return advanceTo(nanoTime() + deltaNanos);
+    return advanceTo(nanoTime() + delta.toNanos());
   }
 
   /**
-   * Moves time to {@code targetNanos}, stopping at each due task's time to run it. Returns the
-   * number of tasks run. Bounded: at most 1,000,000 tasks per call (a runaway loop is a bug).
+   * Moves time to {@code target}, stopping at each due task's time to run it. Bounded: at most
+   * 1,000,000 tasks per call (a runaway loop is a bug).
    *
-   * @param targetNanos the time to move to
+   * @param target the time to move to, since the clock's origin; not before {@link #now()}
    * @return how many tasks ran
    */
-  public int advanceTo(long targetNanos) {
+  public int advanceTo(Duration target) {
+    return advanceTo(target.toNanos());
+  }
+
+  private int advanceTo(long targetNanos) {
     int ran = 0;
     while (true) {
       Task t;
       synchronized (this) {
         if (targetNanos < nowNanos) {
-          throw new IllegalArgumentException("target " + targetNanos + " before now " + nowNanos);
+          throw new IllegalArgumentException("target " + Duration.ofNanos(targetNanos)
+              + " before now " + Duration.ofNanos(nowNanos));
         }
         t = queue.peek();
         if (t == null || t.atNanos > targetNanos) {
@@ -115,7 +138,8 @@ public final class ManualScheduler implements LimiterScheduler {
       if (!t.cancelled) {
         t.body.run();
         if (++ran > 1_000_000) {
-          throw new IllegalStateException("more than 1,000,000 tasks in one advance to " + targetNanos);
+          throw new IllegalStateException("more than 1,000,000 tasks in one advance to "
+              + Duration.ofNanos(targetNanos));
         }
       }
     }
@@ -131,12 +155,12 @@ public final class ManualScheduler implements LimiterScheduler {
   }
 
   /**
-   * Time of the earliest pending task, or {@code Long.MAX_VALUE} when none.
+   * Time of the earliest pending task.
    *
-   * @return the time of the next task
+   * @return the time of the next task since the clock's origin, or empty when none is pending
    */
-  public synchronized long nextTaskNanos() {
+  public synchronized Optional<Duration> nextTaskAt() {
     Task t = queue.peek();
-    return t == null ? Long.MAX_VALUE : t.atNanos;
+    return t == null ? Optional.empty() : Optional.of(Duration.ofNanos(t.atNanos));
   }
 }

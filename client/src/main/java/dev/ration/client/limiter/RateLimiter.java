@@ -1,6 +1,8 @@
 package dev.ration.client.limiter;
 
+import dev.ration.client.limiter.internal.DemandMeter;
 import dev.ration.client.limiter.internal.LeaseTransport;
+import dev.ration.client.limiter.internal.LeasedBucket;
 import dev.ration.client.limiter.internal.Limiters;
 import dev.ration.wire.Mode;
 import dev.ration.wire.lease.LeaseView;
@@ -26,7 +28,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A global rate limit, admitted locally: one per (tenant, resource, holder) in a service. Every
- * request is decided by a {@link LeasedBucket} in nanoseconds; in the background the limiter
+ * request is decided by a local token bucket in nanoseconds; in the background the limiter
  * holds a lease on the limit that sets the bucket's rate share, burst share and local expiry.
  *
  * <p><b>Lifecycle</b> (all on the scheduler, one control step at a time under this object's
@@ -67,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p><b>Demand report</b> (every renewal; docs/LIMITER.md allocation input): every request is recorded
- * in a {@link DemandMeter}, whose report each renewal carries (smoothed admitted and rejected
+ * in a demand meter, whose report each renewal carries (smoothed admitted and rejected
  * rates, demand rate and peak burst). Acquires ask for the same demand rate and burst.
  *
  * <p><b>Seen, not silent.</b> Each decision is counted by reason ({@link #decisions}); the lease
@@ -143,7 +145,8 @@ public final class RateLimiter implements AutoCloseable {
       String resource, String holder, LimiterOptions options) {
     this.transport = transport;
     this.scheduler = scheduler;
-    this.clock = options.nanoClock();
+    // The manual scheduler of tests and the simulation is also their clock.
+    this.clock = scheduler instanceof ManualScheduler m ? m::nanoTime : System::nanoTime;
     // Refill derated by the drift allowance: a holder clock up to ε fast then still refills at
     // most the leased rate in real time, so the fleet keeps R·T + B (found by the simulation).
     this.bucket = new LeasedBucket(options.derateRefill()
@@ -356,7 +359,7 @@ public final class RateLimiter implements AutoCloseable {
 
   private void kick() {
     if (!kickPending.get() && kickPending.compareAndSet(false, true)) {
-      scheduler.schedule(this::onKick, 0);
+      scheduler.schedule(this::onKick, Duration.ZERO);
     }
   }
 
@@ -396,7 +399,7 @@ public final class RateLimiter implements AutoCloseable {
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    f.whenComplete((reply, err) -> scheduler.schedule(() -> onAcquireAnswer(seq, sentAt, reply, err), 0));
+    f.whenComplete((reply, err) -> scheduler.schedule(() -> onAcquireAnswer(seq, sentAt, reply, err), Duration.ZERO));
   }
 
   private synchronized void onAcquireAnswer(long seq, long sentAt, Response.LeaseReply reply, Throwable err) {
@@ -462,7 +465,7 @@ public final class RateLimiter implements AutoCloseable {
     phase = Phase.IDLE;
     long delay = Math.max(backoff(failures++), hintNanos);
     readyHintNanos = hintNanos > 0 ? now + hintNanos : Long.MIN_VALUE;
-    actionTimer = scheduler.schedule(this::onAcquireTimer, delay);
+    actionTimer = scheduler.schedule(this::onAcquireTimer, Duration.ofNanos(delay));
   }
 
   private synchronized void onAcquireTimer() {
@@ -475,8 +478,8 @@ public final class RateLimiter implements AutoCloseable {
     cancelTimers();
     long renewAt = sentAt + (long) (l.leaseDurationMillis() * NANOS_PER_MILLI * options.renewFraction());
     LeaseView held = l;
-    actionTimer = scheduler.schedule(() -> onRenewTimer(held), renewAt - now);
-    expiryTimer = scheduler.schedule(() -> onExpiryTimer(held), validUntil - now);
+    actionTimer = scheduler.schedule(() -> onRenewTimer(held), Duration.ofNanos(renewAt - now));
+    expiryTimer = scheduler.schedule(() -> onExpiryTimer(held), Duration.ofNanos(validUntil - now));
   }
 
   private synchronized void onRenewTimer(LeaseView held) {
@@ -490,7 +493,7 @@ public final class RateLimiter implements AutoCloseable {
     long seq = ++requestSeq;
     RenewCall call = renewCallFor(lease);
     CompletableFuture<Response.LeaseReply> f = send(call);
-    f.whenComplete((reply, err) -> scheduler.schedule(() -> onRenewAnswer(seq, call, reply, err), 0));
+    f.whenComplete((reply, err) -> scheduler.schedule(() -> onRenewAnswer(seq, call, reply, err), Duration.ZERO));
   }
 
   /** The renewal of {@code held} being tried, or a new one carrying the current report. */
@@ -573,7 +576,7 @@ public final class RateLimiter implements AutoCloseable {
     // Retries stop at local expiry: the expiry timer takes over from there.
     if (now + delay < bucket.validUntilNanos()) {
       LeaseView held = lease;
-      actionTimer = scheduler.schedule(() -> onRenewTimer(held), delay);
+      actionTimer = scheduler.schedule(() -> onRenewTimer(held), Duration.ofNanos(delay));
     }
   }
 
@@ -708,7 +711,7 @@ public final class RateLimiter implements AutoCloseable {
             LOG.warn("lease listener {} of {}/{} failed", l, tenant, resource, e);
           }
         }
-      }, 0);
+      }, Duration.ZERO);
     } catch (RuntimeException e) {
       // The scheduler is shut down (the client closed first): nobody is left to tell.
     }
@@ -750,11 +753,7 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   private static long hintOf(Throwable err) {
-    Throwable c = err;
-    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
-      c = c.getCause();
-    }
-    return c instanceof CallFailure f && f.retryAfterMillis() > 0 ? f.retryAfterMillis() * NANOS_PER_MILLI : 0;
+    return CallFailure.of(err).map(f -> f.retryAfterMillis() * NANOS_PER_MILLI).orElse(0L);
   }
 
   private void cancelTimers() {
@@ -798,11 +797,18 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /**
-   * The bucket (read it for balances; the simulation inspects it).
+   * The whole permits the local bucket could admit now: 0 without a lease, at most the burst
+   * share with one (the {@code r} of an HTTP {@code RateLimit} header). A snapshot: concurrent
+   * callers may take them first.
    *
-   * @return the local bucket
+   * @return permits available now, never negative
    */
-  public LeasedBucket bucket() {
+  public long available() {
+    return Math.max(0, bucket.balance(clock.getAsLong()));
+  }
+
+  /** The local bucket, for this package's tests: a service reads {@link #available()}. */
+  LeasedBucket bucket() {
     return bucket;
   }
 

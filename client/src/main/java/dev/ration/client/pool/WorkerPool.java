@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A bounded worker pool: W platform worker threads it owns, a queue of at most Q waiting jobs,
@@ -75,6 +77,9 @@ public final class WorkerPool implements AutoCloseable {
   private final LinkedHashMap<Long, Retained> retained = new LinkedHashMap<>();
   private boolean stopping;
   private int workersAlive;
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
+  /** When a misbehaving source was last logged (System.nanoTime), 0 before the first time. */
+  private final AtomicLong badSourceLoggedAt = new AtomicLong();
 
   /** Jobs accepted and not ended, by id; bounded by Q + W. */
   private final Map<Long, Task<?>> live = new ConcurrentHashMap<>();
@@ -421,12 +426,53 @@ public final class WorkerPool implements AutoCloseable {
   }
 
   private int slotsHeld() {
-    return Math.max(0, Math.min(options.workers(), slots.permits()));
+    int permits;
+    try {
+      permits = slots.permits();
+    } catch (RuntimeException e) {
+      badSource("permits() threw", e);
+      return 0;
+    }
+    return Math.max(0, Math.min(options.workers(), permits));
+  }
+
+  /**
+   * The source's lease end, read so that no answer of a source can stop the pool's threads: a
+   * source that throws or answers null holds no valid permission (as {@link Instant#MIN} does),
+   * so nothing starts and running jobs count as overruns until it answers again.
+   */
+  private Instant validUntil() {
+    Instant until;
+    try {
+      until = slots.validUntil();
+    } catch (RuntimeException e) {
+      badSource("validUntil() threw", e);
+      return Instant.MIN;
+    }
+    if (until == null) {
+      badSource("validUntil() returned null", null);
+      return Instant.MIN;
+    }
+    return until;
   }
 
   private boolean leaseEndingAt(Instant now) {
-    Instant until = slots.validUntil();
-    return until != Instant.MAX && !now.isBefore(until.minus(options.cancelLead()));
+    Instant until = validUntil();
+    if (until.equals(Instant.MAX)) {
+      return false;
+    }
+    // now + cancelLead >= until, computed without until - cancelLead, which is out of Instant's
+    // range for a source answering Instant.MIN (that threw and ended the worker threads).
+    return !now.isBefore(until) || Duration.between(now, until).compareTo(options.cancelLead()) <= 0;
+  }
+
+  /** Logs a misbehaving slot source at most once a minute; the pool carries on without slots. */
+  private void badSource(String what, RuntimeException e) {
+    long now = System.nanoTime();
+    long last = badSourceLoggedAt.get();
+    if ((last == 0 || now - last >= TimeUnit.MINUTES.toNanos(1)) && badSourceLoggedAt.compareAndSet(last, now == 0 ? 1 : now)) {
+      LOG.warn("slot source {} {}: no job starts until it answers again", slots, what, e);
+    }
   }
 
   /**
@@ -486,7 +532,7 @@ public final class WorkerPool implements AutoCloseable {
     Instant now = options.clock().instant();
     running.remove(task);
     runningCount.decrementAndGet();
-    if (!now.isBefore(slots.validUntil())) {
+    if (!now.isBefore(validUntil())) {
       lock.lock();
       try {
         markOverrunIfLeaseEnded(task, now);
@@ -549,7 +595,7 @@ public final class WorkerPool implements AutoCloseable {
 
   /** Under the lock: records {@code task} as an overrun if the lease has ended by {@code now}. */
   private boolean markOverrunIfLeaseEnded(Task<?> task, Instant now) {
-    if (task.overrun || now.isBefore(slots.validUntil())) {
+    if (task.overrun || now.isBefore(validUntil())) {
       return task.overrun;
     }
     task.overrun = true;
@@ -606,7 +652,11 @@ public final class WorkerPool implements AutoCloseable {
         for (Task<?> t : pastDeadline) {
           cancelQuietly(t, CancellationToken.Reason.DEADLINE);
         }
-        slots.reportUsage(runningNow, waitingNow);
+        try {
+          slots.reportUsage(runningNow, waitingNow);
+        } catch (RuntimeException e) {
+          badSource("reportUsage() threw", e);
+        }
         TimeUnit.NANOSECONDS.sleep(options.tick().toNanos());
       }
     } catch (InterruptedException e) {

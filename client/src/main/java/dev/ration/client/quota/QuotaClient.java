@@ -305,6 +305,226 @@ public final class QuotaClient {
         QuotaResponse.QuotaList.class)).quotas().stream().map(QuotaClient::status).toList();
   }
 
+  /**
+   * Every version of a catalog entry, oldest first, as each was set (usage figures are those of
+   * the current window only for the newest).
+   *
+   * @param scope the scope path
+   * @param resource the resource
+   * @return the entry's versions; empty when it was never set
+   * @throws IllegalArgumentException on an empty scope or resource
+   */
+  public List<QuotaStatus> quotaHistory(String scope, String resource) {
+    requireName("scope", scope);
+    requireName("resource", resource);
+    return join(call(QuotaOperation.QUOTA_HISTORY, new QuotaRequest.QuotaHistory(scope, resource),
+        QuotaResponse.QuotaList.class)).quotas().stream().map(QuotaClient::status).toList();
+  }
+
+  // ---------------------------------------------------------------- usage log
+
+  /**
+   * Appends a usage event the service measured itself; idempotent by its event id (a retry,
+   * by this client or after a restart of the service, is answered as a duplicate and counted
+   * once within the dedup retention).
+   *
+   * @param report the event
+   * @return the ledger's answer: the record's sequence, or a refusal that recorded nothing
+   */
+  public IngestResult ingestUsage(UsageReport report) {
+    return join(ingestUsageAsync(report));
+  }
+
+  /**
+   * {@link #ingestUsage}, asynchronously.
+   *
+   * @param report the event
+   * @return the ledger's answer
+   */
+  public CompletableFuture<IngestResult> ingestUsageAsync(UsageReport report) {
+    QuotaRequest.IngestUsage request = new QuotaRequest.IngestUsage(report.eventId(),
+        report.eventTime().millis(), report.scope(), report.resource(), report.quantity(),
+        report.unit(), report.reservation().orElse(0));
+    return call(QuotaOperation.INGEST_USAGE, request, QuotaResponse.IngestReply.class)
+        .thenApply(r -> new IngestResult(r.outcome(), r.message(), r.sequence(), r.duplicate()));
+  }
+
+  /**
+   * Reads the usage log after {@code consumer}'s acknowledged cursor: the records a consumer
+   * has not acknowledged yet, at least once (a consumer that crashes before
+   * {@link #ackUsage} reads them again).
+   *
+   * @param consumer the consumer's name (its cursor is replicated)
+   * @param max the most records to return, at least 1 (the server also caps it)
+   * @return the records and the consumer's cursor
+   * @throws IllegalArgumentException on an empty consumer name or {@code max < 1}
+   */
+  public UsageBatch readUsage(String consumer, int max) {
+    requireName("consumer", consumer);
+    return readUsage(consumer, 0, max);
+  }
+
+  /**
+   * Replays the usage log from {@code fromSequence}, whatever any cursor says; moves no cursor.
+   *
+   * @param fromSequence the first sequence to return, at least 1
+   * @param max the most records to return, at least 1 (the server also caps it)
+   * @return the records
+   * @throws IllegalArgumentException on {@code fromSequence < 1} or {@code max < 1}
+   */
+  public UsageBatch replayUsage(long fromSequence, int max) {
+    if (fromSequence < 1) {
+      throw new IllegalArgumentException("fromSequence " + fromSequence + " < 1: the log starts at 1");
+    }
+    return readUsage("", fromSequence, max);
+  }
+
+  private UsageBatch readUsage(String consumer, long fromSequence, int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("max " + max + " < 1");
+    }
+    QuotaResponse.UsageBatch b = join(call(QuotaOperation.READ_USAGE,
+        new QuotaRequest.ReadUsage(consumer, fromSequence, max), QuotaResponse.UsageBatch.class));
+    return new UsageBatch(b.events().stream().map(QuotaClient::record).toList(), b.cursor(),
+        b.lastSequence());
+  }
+
+  /**
+   * Moves {@code consumer}'s replicated cursor forward to {@code sequence} (never back): the
+   * records up to it are processed and will not be read again by {@link #readUsage}.
+   *
+   * @param consumer the consumer's name
+   * @param sequence the last sequence processed ({@link UsageBatch#readUpTo()})
+   * @return the ledger's answer, with the cursor after it; a sequence outside the log is
+   *     refused ({@code INVALID_ARGUMENT}) and moves nothing
+   * @throws IllegalArgumentException on an empty consumer name
+   */
+  public AckResult ackUsage(String consumer, long sequence) {
+    requireName("consumer", consumer);
+    QuotaResponse.AckReply r = join(call(QuotaOperation.ACK_USAGE,
+        new QuotaRequest.AckUsage(consumer, sequence), QuotaResponse.AckReply.class));
+    return new AckResult(r.outcome(), r.message(), r.cursor());
+  }
+
+  /**
+   * The usage at {@code scope} (its own and its descendants') per hour of event time, in
+   * {@code [from, to)}.
+   *
+   * @param scope the scope level
+   * @param resource the resource, or empty for every resource
+   * @param from the first instant of the period (ledger time), inclusive
+   * @param to the end of the period (ledger time), exclusive; {@link LedgerTime#NEVER} for no end
+   * @return the hour buckets with usage and their total
+   * @throws IllegalArgumentException on an empty scope, a null resource or an empty period
+   */
+  public UsageAggregates aggregateUsage(String scope, String resource, LedgerTime from, LedgerTime to) {
+    requireName("scope", scope);
+    requirePeriod(resource, from, to);
+    QuotaResponse.AggregateReply r = join(call(QuotaOperation.AGGREGATE_USAGE,
+        new QuotaRequest.AggregateUsage(scope, resource, from.millis(), to.millis()),
+        QuotaResponse.AggregateReply.class));
+    return new UsageAggregates(r.buckets().stream().map(a -> new UsageAggregate(a.scope(),
+        a.resource(), LedgerTime.ofMillis(Math.max(0, a.bucketStartMillis())), a.quantity(),
+        a.events())).toList(), r.total());
+  }
+
+  /**
+   * Compares, for the period {@code [from, to)} of event time, the settled reservations with
+   * the usage records they produced and the hour aggregates with the records they sum. Reads
+   * only: nothing changes (see {@link #repair}).
+   *
+   * @param scope the scope level
+   * @param resource the resource, or empty for every resource
+   * @param from the start of the period (ledger time), inclusive
+   * @param to the end of the period (ledger time), exclusive
+   * @return the differences found
+   * @throws dev.ration.client.RationException with {@code INVALID_ARGUMENT} (definite) for an
+   *     invalid scope or an empty period, as for any invalid request
+   */
+  public ReconcileResult reconcile(String scope, String resource, LedgerTime from, LedgerTime to) {
+    return reconcile(scope, resource, from, to, false, "", "");
+  }
+
+  /**
+   * As {@link #reconcile}, then appends a compensating usage record for each difference, so
+   * the log and the aggregates agree again; replicated and audited with {@code actor} and
+   * {@code reason} (in secure mode the caller's identity is recorded as the actor).
+   *
+   * @param scope the scope level
+   * @param resource the resource, or empty for every resource
+   * @param from the start of the period (ledger time), inclusive
+   * @param to the end of the period (ledger time), exclusive
+   * @param actor who repairs
+   * @param reason why
+   * @return the differences found, each with its compensation
+   */
+  public ReconcileResult repair(String scope, String resource, LedgerTime from, LedgerTime to,
+      String actor, String reason) {
+    return reconcile(scope, resource, from, to, true, actor, reason);
+  }
+
+  private ReconcileResult reconcile(String scope, String resource, LedgerTime from, LedgerTime to,
+      boolean repair, String actor, String reason) {
+    if (scope == null || resource == null || from == null || to == null || actor == null || reason == null) {
+      throw new IllegalArgumentException("scope, resource, period, actor and reason are required");
+    }
+    QuotaResponse.ReconcileReply r = join(call(QuotaOperation.RECONCILE, new QuotaRequest.Reconcile(
+        scope, resource, from.millis(), to.millis(), repair, actor, reason),
+        QuotaResponse.ReconcileReply.class));
+    return new ReconcileResult(r.outcome(), r.message(), r.drifts().stream().map(d ->
+        new UsageDrift(dev.ration.wire.quota.Drift.AGGREGATE.equals(d.kind())
+            ? UsageDrift.Kind.AGGREGATE : UsageDrift.Kind.RESERVATION, d.scope(), d.resource(),
+            positive(d.reservationId()),
+            dev.ration.wire.quota.Drift.AGGREGATE.equals(d.kind())
+                ? Optional.of(LedgerTime.ofMillis(Math.max(0, d.bucketStartMillis()))) : Optional.empty(),
+            d.expected(), d.recorded(), positive(d.compensationSequence()))).toList());
+  }
+
+  /**
+   * Reads the audit log: catalog changes and repairs, with who, when and why.
+   *
+   * @param fromSequence the first record to return, at least 1
+   * @param max the most records to return, at least 1 (the server also caps it)
+   * @return the records in sequence order; empty past the end
+   * @throws IllegalArgumentException on {@code fromSequence < 1} or {@code max < 1}
+   */
+  public List<AuditEntry> readAudit(long fromSequence, int max) {
+    if (fromSequence < 1 || max < 1) {
+      throw new IllegalArgumentException("fromSequence " + fromSequence + " and max " + max
+          + " must be at least 1");
+    }
+    return join(call(QuotaOperation.READ_AUDIT, new QuotaRequest.ReadAudit(fromSequence, max),
+        QuotaResponse.AuditList.class)).records().stream().map(a -> new AuditEntry(a.sequence(),
+        LedgerTime.ofMillis(Math.max(0, a.atMillis())), a.actor(), a.action(), a.scope(),
+        a.resource(), a.version(), a.reason(), a.detail())).toList();
+  }
+
+  private static UsageRecord record(dev.ration.wire.quota.UsageEvent e) {
+    return new UsageRecord(e.sequence(), e.eventId(), e.type(),
+        LedgerTime.ofMillis(Math.max(0, e.eventTimeMillis())),
+        LedgerTime.ofMillis(Math.max(0, e.recordedAtMillis())), e.scope(), e.resource(),
+        e.quantity(), e.unit(), positive(e.reservationId()), e.overage());
+  }
+
+  private static java.util.OptionalLong positive(long id) {
+    return id > 0 ? java.util.OptionalLong.of(id) : java.util.OptionalLong.empty();
+  }
+
+  private static void requireName(String what, String v) {
+    if (v == null || v.isEmpty()) {
+      throw new IllegalArgumentException(what + " must not be empty");
+    }
+  }
+
+  private static void requirePeriod(String resource, LedgerTime from, LedgerTime to) {
+    if (resource == null || from == null || to == null) {
+      throw new IllegalArgumentException("resource (empty for all), from and to are required");
+    }
+    if (from.compareTo(to) >= 0) {
+      throw new IllegalArgumentException("period [" + from + ", " + to + ") is empty");
+    }
+  }
+
   // ---------------------------------------------------------------- plumbing
 
   private Reservation granted(ReserveResult r) {

@@ -126,7 +126,7 @@ public record QuotaDefinition(String scope, String resource, QuotaKind kind, Win
     private final QuotaKind kind;
     private final Window window;
     private final long limit;
-    private String unit = "";
+    private String unit = "units";
     private long softLimit;
     private Overage overage = Overage.REJECT;
     private long overageMax;
@@ -144,7 +144,7 @@ public record QuotaDefinition(String scope, String resource, QuotaKind kind, Win
     }
 
     /**
-     * The unit's name ("requests", "bytes"...).
+     * The unit's name ("requests", "bytes"...; default "units", as the CLI's).
      *
      * @param v the unit
      * @return this builder

@@ -13,5 +13,19 @@ public enum QuotaOperation {
   /** {@link QuotaClient#getQuota}. */
   GET_QUOTA,
   /** {@link QuotaClient#listQuotas}. */
-  LIST_QUOTAS
+  LIST_QUOTAS,
+  /** {@link QuotaClient#quotaHistory}. */
+  QUOTA_HISTORY,
+  /** {@link QuotaClient#ingestUsage}. */
+  INGEST_USAGE,
+  /** {@link QuotaClient#readUsage}. */
+  READ_USAGE,
+  /** {@link QuotaClient#ackUsage}. */
+  ACK_USAGE,
+  /** {@link QuotaClient#aggregateUsage}. */
+  AGGREGATE_USAGE,
+  /** {@link QuotaClient#reconcile} and {@link QuotaClient#repair}. */
+  RECONCILE,
+  /** {@link QuotaClient#readAudit}. */
+  READ_AUDIT
 }

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -399,9 +398,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   }
 
   private static long retryAfter(Throwable failure, long floor) {
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-        ? failure.getCause() : failure;
-    return cause instanceof CallFailure f ? Math.max(floor, f.retryAfterMillis()) : floor;
+    return CallFailure.of(failure).map(f -> Math.max(floor, f.retryAfterMillis())).orElse(floor);
   }
 
   @Override

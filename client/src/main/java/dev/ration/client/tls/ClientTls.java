@@ -1,19 +1,7 @@
 package dev.ration.client.tls;
 
-import dev.ration.client.tls.internal.PemException;
-import dev.ration.client.tls.internal.PemFiles;
-import dev.ration.client.tls.internal.Pki;
-import dev.ration.client.tls.internal.ReloadingKeyManager;
-import dev.ration.client.tls.internal.ReloadingTrustManager;
-
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import java.nio.file.Path;
-import java.security.PrivateKey;
-import java.security.cert.X509Certificate;
-import java.util.List;
 import java.util.Optional;
-import javax.net.ssl.SSLException;
 
 /**
  * TLS settings of a client: the PEM file of the CA certificates to trust (required: with TLS on,
@@ -72,34 +60,5 @@ public record ClientTls(Path caFile, Path certFile, Path keyFile) {
    */
   public Optional<Path> cert() {
     return Optional.ofNullable(certFile);
-  }
-
-  /**
-   * Reads the files and builds the Netty context (TLS 1.3 only).
-   *
-   * @return the context every connection of the client is wrapped in
-   * @throws IllegalArgumentException naming the file and the problem when a file is missing or bad
-   */
-  public SslContext sslContext() {
-    try {
-      List<X509Certificate> cas = PemFiles.certificates(caFile);
-      SslContextBuilder b = SslContextBuilder.forClient()
-          .trustManager(new ReloadingTrustManager(cas))
-          .protocols("TLSv1.3")
-          .endpointIdentificationAlgorithm("HTTPS");
-      if (certFile != null) {
-        List<X509Certificate> chain = PemFiles.certificates(certFile);
-        PrivateKey key = PemFiles.privateKey(keyFile);
-        if (!Pki.matches(key, chain.get(0))) {
-          throw new PemException(keyFile, "is not the private key of the certificate in " + certFile);
-        }
-        b.keyManager(new ReloadingKeyManager(key, chain));
-      }
-      return b.build();
-    } catch (PemException e) {
-      throw new IllegalArgumentException("TLS: " + e.getMessage(), e);
-    } catch (SSLException e) {
-      throw new IllegalArgumentException("TLS: cannot build the client context: " + e.getMessage(), e);
-    }
   }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * point one way.
  *
  * <p>Implementations are thread-safe. A returned future completes with the reply, never with a
- * {@link Response.Error}; it fails with an exception that implements {@link CallFailure}.
+ * {@link Response.Error}; it fails with an exception that {@link CallFailure#of} describes.
  */
 public interface Transport {
 

@@ -27,7 +27,7 @@ class LimiterObservabilityTest {
   private static final long MS = 1_000_000L;
   private static final long T0 = 1_000_000_000L;
 
-  private final ManualScheduler sched = new ManualScheduler(T0);
+  private final ManualScheduler sched = new ManualScheduler(java.time.Duration.ofNanos(T0));
   private final FakeLeaseTransport fake = new FakeLeaseTransport();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
@@ -64,8 +64,8 @@ class LimiterObservabilityTest {
     assertEquals(1.0, decisions("NO_TOKENS"));
     assertEquals(2.0, registry.get("ration.limiter.admitted.permits").functionCounter().count());
 
-    sched.advanceTo(T0 + 500 * MS);
-    sched.advance(30 * MS); // the renewal takes 30 ms
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
+    sched.advance(java.time.Duration.ofNanos(30 * MS)); // the renewal takes 30 ms
     fake.last("renew").reply().complete(granted(lease(1, 1, 6, 10, 10, 1000, BEST_EFFORT, 4), 0));
     sched.runDue();
     var timer = registry.get("ration.limiter.renew.latency").tag("outcome", "SUCCESS").timer();
@@ -73,7 +73,7 @@ class LimiterObservabilityTest {
     assertEquals(30.0, timer.totalTime(TimeUnit.MILLISECONDS), 0.001);
 
     // The next renewal hangs: local expiry, emergency.
-    sched.advanceTo(T0 + 530 * MS + 975 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 530 * MS + 975 * MS));
     assertEquals(1.0, state(LeaseState.EMERGENCY));
     assertTrue(l.tryAcquire(3));
     assertEquals(1.0, decisions("ADMITTED_EMERGENCY"));
@@ -105,7 +105,7 @@ class LimiterObservabilityTest {
     sched.runDue();
     fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, dev.ration.wire.Mode.HARD, 0), 0));
     sched.runDue();
-    sched.advanceTo(T0 + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
     fake.last("renew").reply().complete(rejected(Outcome.LEASE_UNKNOWN, 0));
     sched.runDue();
     assertEquals(LeaseState.LOST, l.state());

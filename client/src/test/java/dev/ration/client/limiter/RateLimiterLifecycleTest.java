@@ -22,7 +22,7 @@ class RateLimiterLifecycleTest {
   private static final long MS = 1_000_000L;
   private static final long T0 = 1_000_000_000L;
 
-  private final ManualScheduler sched = new ManualScheduler(T0);
+  private final ManualScheduler sched = new ManualScheduler(java.time.Duration.ofNanos(T0));
   private final FakeLeaseTransport fake = new FakeLeaseTransport();
 
   private RateLimiter limiter(long demandRate, long demandBurst) {
@@ -56,7 +56,7 @@ class RateLimiterLifecycleTest {
     assertTrue(empty.retryAfterKnown());
     assertEquals(100 * MS, empty.retryAfter().toNanos(), "1 token at 10/s");
     assertEquals(1, empty.retryAfterSeconds());
-    sched.advance(100 * MS);
+    sched.advance(java.time.Duration.ofNanos(100 * MS));
     assertTrue(l.tryAcquire(1));
     assertFalse(l.tryAcquire(1));
     assertEquals(1, fake.of("acquire").size(), "one acquire only");
@@ -67,12 +67,12 @@ class RateLimiterLifecycleTest {
     RateLimiter l = limiter(1, 1);
     l.tryAcquire(1);
     sched.runDue(); // acquire sent at T0
-    sched.advance(200 * MS); // the answer takes 200 ms
+    sched.advance(java.time.Duration.ofNanos(200 * MS)); // the answer takes 200 ms
     fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, HARD, 0), 10));
     sched.runDue();
-    sched.advanceTo(T0 + 499 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 499 * MS));
     assertEquals(0, fake.of("renew").size(), "not before sent + 500 ms");
-    sched.advanceTo(T0 + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
     assertEquals(1, fake.of("renew").size(), "at sent + 500 ms, not answer + 500 ms");
     assertEquals(5, fake.last("renew").version(), "presents the current version");
     assertEquals(T0 + 975 * MS, l.bucket().validUntilNanos(), "sent + 1000·0.98 − 5 ms");
@@ -82,10 +82,10 @@ class RateLimiterLifecycleTest {
   void hardModeAdmitsNothingAtLocalExpiryAndReacquires() {
     RateLimiter l = limiter(1, 1);
     startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 10));
-    sched.advanceTo(T0 + 974 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 974 * MS));
     assertEquals(1, fake.of("renew").size(), "renew sent, never answered");
     assertTrue(l.tryAcquire(1), "valid just before local expiry");
-    sched.advanceTo(T0 + 975 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 975 * MS));
     assertFalse(l.tryAcquire(1), "hard: nothing at local expiry");
     assertEquals(Decision.Reason.LEASE_EXPIRED, l.decide(1).reason());
     assertFalse(l.bucket().installed(), "invalidated");
@@ -102,18 +102,18 @@ class RateLimiterLifecycleTest {
   void staleAnswersAreIgnored() {
     RateLimiter l = limiter(1, 1);
     startWith(l, granted(lease(1, 2, 5, 10, 10, 1000, HARD, 0), 0));
-    sched.advanceTo(T0 + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
     // Older version, same epoch: ignored.
     fake.last("renew").reply().complete(granted(lease(1, 2, 4, 1000, 1000, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(10, l.bucket().ratePerSecond(), "stale version not applied");
-    sched.advance(50 * MS); // backoff, then renew again
+    sched.advance(java.time.Duration.ofNanos(50 * MS)); // backoff, then renew again
     assertEquals(2, fake.of("renew").size());
     // Newer version but older epoch: ignored.
     fake.last("renew").reply().complete(granted(lease(1, 1, 9, 1000, 1000, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(10, l.bucket().ratePerSecond(), "older epoch not applied");
-    sched.advance(100 * MS);
+    sched.advance(java.time.Duration.ofNanos(100 * MS));
     assertEquals(3, fake.of("renew").size());
     fake.last("renew").reply().complete(granted(lease(1, 2, 7, 20, 4, 1000, HARD, 0), 0));
     sched.runDue();
@@ -126,11 +126,11 @@ class RateLimiterLifecycleTest {
     RateLimiter l = limiter(1, 1);
     startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 8));
     assertEquals(8, l.bucket().balance(sched.nanoTime()));
-    sched.advanceTo(T0 + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
     fake.last("renew").reply().complete(granted(lease(1, 1, 6, 0, 20, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(8, l.bucket().balance(sched.nanoTime()), "growth never refills");
-    sched.advanceTo(T0 + 1000 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 1000 * MS));
     fake.last("renew").reply().complete(granted(lease(1, 1, 7, 0, 3, 1000, HARD, 0), 0));
     sched.runDue();
     assertEquals(3, l.bucket().balance(sched.nanoTime()), "shrink truncates");
@@ -140,7 +140,7 @@ class RateLimiterLifecycleTest {
   void leaseExpiredOnRenewAcquiresAFreshLeaseAtZero() {
     RateLimiter l = limiter(1, 1);
     startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 10));
-    sched.advanceTo(T0 + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
     fake.last("renew").reply().complete(rejected(Outcome.LEASE_EXPIRED, 0));
     sched.runDue();
     assertFalse(l.tryAcquire(1), "the old balance is gone");
@@ -155,7 +155,7 @@ class RateLimiterLifecycleTest {
   void bestEffortSpendsEmergencyOncePerDisconnectionAndReportsIt() {
     RateLimiter l = limiter(1, 1);
     startWith(l, granted(lease(1, 1, 5, 10, 10, 1000, BEST_EFFORT, 5), 0));
-    sched.advanceTo(T0 + 975 * MS); // renew sent at 500, never answered: local expiry
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 975 * MS)); // renew sent at 500, never answered: local expiry
     assertTrue(l.inEmergency());
     assertEquals(Decision.Reason.ADMITTED_EMERGENCY, l.decide(3).reason());
     assertEquals(Decision.Reason.EMERGENCY_EXHAUSTED, l.decide(3).reason());
@@ -163,27 +163,27 @@ class RateLimiterLifecycleTest {
     assertFalse(l.tryAcquire(1), "E spent");
     // The reconnect attempt fails; time passes: E is not refilled within one disconnection.
     fake.last("acquire").reply().completeExceptionally(new RuntimeException("partitioned"));
-    sched.advance(10_000 * MS);
+    sched.advance(java.time.Duration.ofNanos(10_000 * MS));
     assertFalse(l.tryAcquire(1), "no refill of E");
     assertEquals(3, fake.of("acquire").size(), "retried with backoff (50 ms), then pending");
     fake.last("acquire").reply().completeExceptionally(new RuntimeException("partitioned"));
     sched.runDue();
-    sched.advance(100 * MS); // second backoff
+    sched.advance(java.time.Duration.ofNanos(100 * MS)); // second backoff
     assertEquals(4, fake.of("acquire").size());
     long sentAt = sched.nanoTime();
     fake.last("acquire").reply().complete(granted(lease(2, 1, 10, 10, 10, 1000, BEST_EFFORT, 5), 0));
     sched.runDue();
     assertFalse(l.inEmergency());
     assertEquals(5, l.emergencyUnreported());
-    sched.advanceTo(sentAt + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(sentAt + 500 * MS));
     assertEquals(5, fake.last("renew").emergencyUsed(), "reported on the new lease's first renewal");
     fake.last("renew").reply().complete(granted(lease(2, 1, 11, 10, 10, 1000, BEST_EFFORT, 5), 0));
     sched.runDue();
     assertEquals(0, l.emergencyUnreported());
-    sched.advanceTo(sentAt + 1000 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(sentAt + 1000 * MS));
     assertEquals(0, fake.last("renew").emergencyUsed(), "reported once");
     // A second disconnection gets a new budget (a new lease was held in between).
-    sched.advanceTo(sentAt + 1475 * MS); // renewed at +500 (answered at once), +1000 hangs
+    sched.advanceTo(java.time.Duration.ofNanos(sentAt + 1475 * MS)); // renewed at +500 (answered at once), +1000 hangs
     assertTrue(l.inEmergency());
     assertTrue(l.tryAcquire(5));
   }
@@ -205,7 +205,7 @@ class RateLimiterLifecycleTest {
     l.close();
     assertEquals(1, fake.of("return").size(), "idempotent");
     assertEquals(Decision.Reason.CLOSED, l.decide(1).reason());
-    sched.advance(5_000 * MS);
+    sched.advance(java.time.Duration.ofNanos(5_000 * MS));
     assertEquals(0, fake.of("renew").size(), "no renewals after close");
   }
 
@@ -233,9 +233,9 @@ class RateLimiterLifecycleTest {
     assertTrue(d.retryAfterKnown());
     assertEquals(1_300 * MS, d.retryAfter().toNanos());
     assertEquals(2, d.retryAfterSeconds(), "ceil(1.3 s)");
-    sched.advance(1_299 * MS);
+    sched.advance(java.time.Duration.ofNanos(1_299 * MS));
     assertEquals(1, fake.of("acquire").size());
-    sched.advance(MS);
+    sched.advance(java.time.Duration.ofNanos(MS));
     assertEquals(2, fake.of("acquire").size(), "retried when the ledger said");
   }
 
@@ -243,12 +243,12 @@ class RateLimiterLifecycleTest {
   void reportsSmoothedDemandAndPeakBurst() {
     RateLimiter l = limiter(1, 1);
     startWith(l, granted(lease(1, 1, 5, 100, 100, 1000, HARD, 0), 100)); // 1 rejected at T0
-    sched.advance(100 * MS);
+    sched.advance(java.time.Duration.ofNanos(100 * MS));
     for (int i = 0; i < 20; i++) {
       assertTrue(l.tryAcquire(1));
     }
     assertFalse(l.tryAcquire(200), "above the burst");
-    sched.advanceTo(T0 + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
     FakeLeaseTransport.Call r = fake.last("renew");
     assertEquals(40, r.admittedPerSecond(), "20 over 0.5 s");
     assertEquals(402, r.rejectedPerSecond(), "201 over 0.5 s");

@@ -27,7 +27,7 @@ class RateLimiterRetryTest {
   private static final long MS = 1_000_000L;
   private static final long T0 = 1_000_000_000L;
 
-  private final ManualScheduler sched = new ManualScheduler(T0);
+  private final ManualScheduler sched = new ManualScheduler(java.time.Duration.ofNanos(T0));
   private final FakeLeaseTransport fake = new FakeLeaseTransport();
 
   private RateLimiter limiter(long seed) {
@@ -51,7 +51,7 @@ class RateLimiterRetryTest {
     sched.runDue();
     fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, BEST_EFFORT, 5), 0));
     sched.runDue();
-    sched.advanceTo(T0 + 975 * MS); // the renewal sent at 500 is never answered
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 975 * MS)); // the renewal sent at 500 is never answered
     assertTrue(l.inEmergency());
     assertTrue(l.tryAcquire(3));
     long sentAt = sched.nanoTime();
@@ -70,12 +70,12 @@ class RateLimiterRetryTest {
   void aRenewalResentAfterALostAnswerIsTheSameRequest() {
     RateLimiter l = limiter(1);
     long sentAt = spendEmergencyAndReconnect(l);
-    sched.advanceTo(sentAt + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(sentAt + 500 * MS));
     FakeLeaseTransport.Call first = fake.last("renew");
     assertEquals(3, first.emergencyUsed());
     first.reply().completeExceptionally(new RuntimeException("no reply within the deadline"));
     sched.runDue();
-    sched.advance(50 * MS); // the first backoff is at most 50 ms
+    sched.advance(java.time.Duration.ofNanos(50 * MS)); // the first backoff is at most 50 ms
     FakeLeaseTransport.Call resent = fake.last("renew");
     assertTrue(resent != first, "resent");
     assertEquals(first.requestId(), resent.requestId(), "same request id");
@@ -89,7 +89,7 @@ class RateLimiterRetryTest {
     sched.runDue();
     assertEquals(0, l.emergencyUnreported());
     // The next renewal is a new request with a fresh report.
-    sched.advanceTo(sentAt + 1000 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(sentAt + 1000 * MS));
     FakeLeaseTransport.Call next = fake.last("renew");
     assertTrue(next.requestId() != first.requestId(), "answered: the next renewal is new");
     assertEquals(0, next.emergencyUsed());
@@ -108,10 +108,10 @@ class RateLimiterRetryTest {
     sched.runDue();
     fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, HARD, 0), 0));
     sched.runDue();
-    sched.advanceTo(T0 + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
     fake.last("renew").reply().completeExceptionally(new RuntimeException("lost"));
     sched.runDue();
-    sched.advance(50 * MS);
+    sched.advance(java.time.Duration.ofNanos(50 * MS));
     assertEquals(2, fake.of("renew").size());
     fake.last("renew").reply().complete(granted(lease(1, 1, 6, 10, 10, 1000, HARD, 0), 0));
     sched.runDue();
@@ -153,7 +153,7 @@ class RateLimiterRetryTest {
     sched.runDue();
     fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, HARD, 0), 0));
     sched.runDue();
-    sched.advanceTo(T0 + 500 * MS);
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 500 * MS));
     FakeLeaseTransport.Call inFlight = fake.last("renew");
     l.closeAsync();
     FakeLeaseTransport.Call settle = fake.last("renew");
@@ -170,7 +170,7 @@ class RateLimiterRetryTest {
   void backoffIsJitteredWithinHalfToFullDelay() {
     Set<Long> delays = new HashSet<>();
     for (long seed = 0; seed < 20; seed++) {
-      ManualScheduler s = new ManualScheduler(T0);
+      ManualScheduler s = new ManualScheduler(java.time.Duration.ofNanos(T0));
       FakeLeaseTransport f = new FakeLeaseTransport();
       RateLimiter l = RateLimiter.create(f, s, "t", "r", "h",
           LimiterOptions.builder().manual(s).jitterRandom(new SplittableRandom(seed)).build());
@@ -180,7 +180,7 @@ class RateLimiterRetryTest {
       s.runDue();
       long failedAt = s.nanoTime();
       while (f.of("acquire").size() < 2) {
-        s.advance(MS / 10);
+        s.advance(java.time.Duration.ofNanos(MS / 10));
         assertTrue(s.nanoTime() - failedAt <= 50 * MS, "retried by 50 ms (seed " + seed + ")");
       }
       long delay = s.nanoTime() - failedAt;

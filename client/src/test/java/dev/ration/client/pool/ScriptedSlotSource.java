@@ -14,6 +14,9 @@ final class ScriptedSlotSource implements SlotSource {
   private volatile Instant validUntil;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   final AtomicReference<int[]> lastUsage = new AtomicReference<>(new int[] {-1, -1});
+  final java.util.concurrent.atomic.AtomicInteger reports = new java.util.concurrent.atomic.AtomicInteger();
+  /** When set, {@code validUntil()} throws it (a source with a bug). */
+  volatile RuntimeException validUntilFails;
 
   ScriptedSlotSource(int permits, Instant validUntil) {
     this.permits = permits;
@@ -37,6 +40,10 @@ final class ScriptedSlotSource implements SlotSource {
 
   @Override
   public Instant validUntil() {
+    RuntimeException e = validUntilFails;
+    if (e != null) {
+      throw e;
+    }
     return validUntil;
   }
 
@@ -48,5 +55,6 @@ final class ScriptedSlotSource implements SlotSource {
   @Override
   public void reportUsage(int running, int queued) {
     lastUsage.set(new int[] {running, queued});
+    reports.incrementAndGet();
   }
 }

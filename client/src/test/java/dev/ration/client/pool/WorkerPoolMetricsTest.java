@@ -70,14 +70,16 @@ class WorkerPoolMetricsTest {
   }
 
   /**
-   * Loads the pool's classes from the client's compiled classes alone, in a class loader whose
-   * parent is the platform loader (no Micrometer, no Netty, nothing from the test class path),
-   * and runs a job through it: using the pool must never touch the optional dependency.
+   * Loads the pool's classes from the client's compiled classes and its one required
+   * dependency the pool uses (the SLF4J API, for the pool's warnings), in a class loader whose
+   * parent is the platform loader (no Micrometer, no Netty, nothing else from the test class
+   * path), and runs a job through it: using the pool must never touch the optional dependency.
    */
   @Test
   void thePoolRunsWithoutMicrometerOnTheClassPath() throws Exception {
     URL classes = WorkerPool.class.getProtectionDomain().getCodeSource().getLocation();
-    try (URLClassLoader isolated = new URLClassLoader(new URL[] {classes}, ClassLoader.getPlatformClassLoader())) {
+    URL slf4j = org.slf4j.LoggerFactory.class.getProtectionDomain().getCodeSource().getLocation();
+    try (URLClassLoader isolated = new URLClassLoader(new URL[] {classes, slf4j}, ClassLoader.getPlatformClassLoader())) {
       assertThrows(ClassNotFoundException.class,
           () -> Class.forName("io.micrometer.core.instrument.MeterRegistry", false, isolated),
           "the isolated loader can see Micrometer, so this test would prove nothing");

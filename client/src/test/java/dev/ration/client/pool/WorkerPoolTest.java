@@ -55,6 +55,36 @@ class WorkerPoolTest {
     }
   }
 
+  /**
+   * A source answering {@link Instant#MIN} holds no valid permission, and so does one whose
+   * {@code validUntil()} throws: nothing starts, yet the pool's threads live on (they used to die
+   * on {@code Instant.MIN - cancelLead}), and the queued job runs once the source answers a
+   * future time again.
+   */
+  @Test
+  void aSourceAnsweringInstantMinOrThrowingStopsNoThread() throws Exception {
+    ScriptedSlotSource src = new ScriptedSlotSource(1, Instant.MIN);
+    WorkerPool pool = new WorkerPool(PoolOptions.of(1, 4), src);
+    pools.add(pool);
+    JobHandle<String> h = accepted(pool.submit(a -> "ran", in(Duration.ofSeconds(30))));
+    int seen = src.reports.get();
+    WAIT.until("three housekeeping rounds with the lease at Instant.MIN", src.reports::get, n -> n >= seen + 3);
+    assertEquals(JobState.QUEUED, pool.state(h.id()).orElseThrow(), "no permission, no start");
+    assertEquals(1, src.lastUsage.get()[1], "the waiting job is reported");
+
+    src.validUntilFails = new IllegalStateException("source bug");
+    int seen2 = src.reports.get();
+    WAIT.until("three housekeeping rounds with a throwing source", src.reports::get, n -> n >= seen2 + 3);
+    assertEquals(JobState.QUEUED, pool.state(h.id()).orElseThrow());
+    assertFalse(pool.isTerminated(), "the workers are alive");
+
+    src.validUntilFails = null;
+    src.setValidUntil(Instant.MAX);
+    JobResult<String> r = h.result().get(20, TimeUnit.SECONDS);
+    assertEquals(JobState.SUCCEEDED, r.state());
+    assertEquals("ran", r.value().orElseThrow());
+  }
+
   /** A job's value comes back through its handle and, by id, from the pool's retained results. */
   @Test
   void resultIsCorrelatedByJobId() throws Exception {

@@ -113,14 +113,15 @@ final class ClientGateway implements ClusterGateway {
     if (!(t instanceof RationException re)) {
       return new GatewayException(ErrorCode.INTERNAL, false, 0, "client failure: " + t, t);
     }
+    long retryAfterMillis = re.retryAfter().toMillis();
     Optional<ConnectException> refused = connectFailure(re);
     if (refused.isPresent() && (re.code() == ErrorCode.UNAVAILABLE || re.code() == ErrorCode.DEADLINE_EXCEEDED)) {
-      return new GatewayException(re.code(), re.definite(), re.retryAfterMillis(),
+      return new GatewayException(re.code(), re.definite(), retryAfterMillis,
           "cannot reach " + target + " (" + reason(refused.get()) + ")", re);
     }
     String message = re.getMessage()
-        + (re.retryAfterMillis() > 0 ? " (retry after " + re.retryAfterMillis() + "ms)" : "");
-    return new GatewayException(re.code(), re.definite(), re.retryAfterMillis(), message, re);
+        + (retryAfterMillis > 0 ? " (retry after " + retryAfterMillis + "ms)" : "");
+    return new GatewayException(re.code(), re.definite(), retryAfterMillis, message, re);
   }
 
   private static Optional<ConnectException> connectFailure(Throwable t) {

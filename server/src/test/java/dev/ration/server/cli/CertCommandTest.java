@@ -73,7 +73,7 @@ class CertCommandTest {
       assertEquals(n1, tls.certificate());
     }
     // And the client accepts its own pair.
-    ClientTls.trusting(dir.resolve("ca.crt")).withKeyPair(dir.resolve("client.admin.crt"), dir.resolve("client.admin.key")).sslContext();
+    dev.ration.client.tls.internal.ClientSslContexts.of(ClientTls.trusting(dir.resolve("ca.crt")).withKeyPair(dir.resolve("client.admin.crt"), dir.resolve("client.admin.key")));
   }
 
   @Test

@@ -52,7 +52,7 @@ class RenewalReplyDroppedNodeTest {
   void aResentRenewalIsCountedOnce(@TempDir Path dir) throws Exception {
     ServerConfig c = NameBoundNodeTest.config(dir, 128);
     RationNode node = RationNode.start(c);
-    ManualScheduler sched = new ManualScheduler(1_000_000_000L);
+    ManualScheduler sched = new ManualScheduler(java.time.Duration.ofNanos(1_000_000_000L));
     try (FrameProxy proxy = new FrameProxy(c.clientAddress());
         RationClient admin = new RationClient(RationClientOptions.builder()
             .address(c.clientAddress()).requestDeadline(Duration.ofSeconds(20)).build());
@@ -74,7 +74,7 @@ class RenewalReplyDroppedNodeTest {
       // limiter spends 3 of its 5 emergency tokens (best-effort mode).
       proxy.refuse(true);
       for (int i = 0; i < 60 && !limiter.inEmergency(); i++) {
-        sched.advance(1_000 * MS);
+        sched.advance(java.time.Duration.ofNanos(1_000 * MS));
         Thread.sleep(20); // the refused attempts fail on the client's event loop
       }
       assertTrue(limiter.inEmergency(), "the lease expired locally");
@@ -106,7 +106,7 @@ class RenewalReplyDroppedNodeTest {
   /** Advances the manual clock in small steps, letting replies arrive, until {@code done}. */
   private static void await(String what, ManualScheduler sched, java.util.function.BooleanSupplier done) {
     Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(20)).until(what, () -> {
-      sched.advance(20 * MS);
+      sched.advance(java.time.Duration.ofNanos(20 * MS));
       return done.getAsBoolean();
     }, ok -> ok);
   }

@@ -113,7 +113,7 @@ class WarmStartClusterTest {
     try (RateLimiter limiter = client.rateLimiter("acme", "timed", "warm-6",
         LimiterOptions.builder().demand(1_000, 100).build())) {
       assertTrue(limiter.awaitReady(Duration.ofSeconds(20)));
-      long burst = limiter.bucket().burst();
+      long burst = limiter.lease().orElseThrow().burstShare();
       assertTrue(burst > 0, "a burst share");
       // Drain the bucket, then ask for one more: admitted once refill covers it.
       for (int i = 0; i < 1_000_000 && limiter.tryAcquire(1); i++) {

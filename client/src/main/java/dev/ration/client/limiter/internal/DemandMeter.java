@@ -1,10 +1,10 @@
-package dev.ration.client.limiter;
+package dev.ration.client.limiter.internal;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Estimates a holder's demand on its limit from what its {@link RateLimiter} admitted and
+ * Estimates a holder's demand on its limit from what its {@link dev.ration.client.limiter.RateLimiter} admitted and
  * rejected, for the demand report every acquire and renewal carries (the ledger's allocation
  * input, docs/LIMITER.md).
  *
@@ -82,8 +82,14 @@ public final class DemandMeter {
     this.lastReportNanos = startNanos;
   }
 
-  /** The meter a limiter with {@code options} uses, its first period starting at {@code startNanos}. */
-  static DemandMeter of(LimiterOptions options, long startNanos) {
+  /**
+   * The meter a limiter with {@code options} uses, its first period starting at {@code startNanos}.
+   *
+   * @param options the limiter's options (smoothing and demand floor)
+   * @param startNanos the limiter clock's time the first period starts at
+   * @return the meter
+   */
+  public static DemandMeter of(dev.ration.client.limiter.LimiterOptions options, long startNanos) {
     return new DemandMeter(options.ewmaAlpha(), options.minDemandRatePerSecond(),
         options.minDemandBurst(), startNanos);
   }

@@ -1,4 +1,4 @@
-package dev.ration.client.limiter;
+package dev.ration.client.limiter.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

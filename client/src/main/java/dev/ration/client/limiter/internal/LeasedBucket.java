@@ -1,4 +1,4 @@
-package dev.ration.client.limiter;
+package dev.ration.client.limiter.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -51,7 +51,7 @@ public final class LeasedBucket {
    * Nanoseconds of the holder's clock per microsecond of refill credit: 1,000 credits exactly the
    * leased rate; more derates it. A holder whose clock runs fast by δ would otherwise refill
    * (1 + δ)·r per real second and break R·T + B; derating by the drift allowance ε ≥ δ keeps the
-   * bound (see {@link RateLimiter}, which derates by its {@code driftFraction}).
+   * bound (see {@link dev.ration.client.limiter.RateLimiter}, which derates by its {@code driftFraction}).
    */
   private final long nanosPerCredit;
 
