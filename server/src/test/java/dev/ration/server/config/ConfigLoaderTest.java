@@ -129,6 +129,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void theUsageAndAuditRetentionsAreReadAndCrossChecked() throws Exception {
+    ServerConfig c = parse(MINIMAL + """
+        ledger:
+          quota: { usage-retention: 2h, usage-max-retention: 48h, audit-retention: 720h }
+        """);
+    QuotaOptions q = c.consensus().stateOptions().quota();
+    assertEquals(7_200_000, q.usageRetentionMillis());
+    assertEquals(48 * 3_600_000L, q.usageMaxRetentionMillis());
+    assertEquals(720 * 3_600_000L, q.auditRetentionMillis());
+    assertEquals(List.of("ledger.quota.usage-retention: 30m is shorter than dedup-retention 1h "
+            + "or settled-retention 1h (an event id or a settled reservation would outlive its "
+            + "usage records)"),
+        problems(MINIMAL + "ledger: { quota: { usage-retention: 30m } }\n"));
+    assertEquals(List.of("ledger.quota.usage-max-retention: 1h is shorter than usage-retention 2h"),
+        problems(MINIMAL + "ledger: { quota: { usage-retention: 2h, usage-max-retention: 1h } }\n"));
+  }
+
+  @Test
   void relativeDataDirResolvesAgainstTheFilesDirectory(@TempDir Path other) throws Exception {
     Path sub = Files.createDirectories(dir.resolve("conf/deep"));
     Path file = sub.resolve("n1.yaml");
