@@ -8,8 +8,9 @@
 # The cluster is config/cluster-3 with TLS off and its ports moved to the block of --port-base
 # P, a multiple of 10 (client P+1..P+3, raft P+11..P+13, admin P+21..P+23), written to
 # RUN/config, so a soak runs beside the default cluster; its data lives in RUN (default
-# run/soak). Settlements and usage event ids are kept for --retention (default 10m) instead of
-# the shipped 1h, so that within an hour as many are forgotten as are added. Load, each a `ration
+# run/soak). Settlements, usage event ids and usage log records are kept for --retention
+# (default 10m) instead of the shipped 1h / 1h / 24h..168h, so that within an hour as many are
+# forgotten as are added. Load, each a `ration
 # bench` loop restarted every 5 minutes until the end: lease acquires and renewals (--op mixed),
 # reservations each followed by a complete with usage (--op reserve) and TTL puts over 10000
 # keys with a 30 s TTL (--op ttl-put), each with --in-flight N outstanding requests (default 4).
@@ -78,13 +79,13 @@ config_dir="$run_dir/config"
 mkdir -p "$config_dir"
 
 # The cluster-3 configuration, plaintext, on this soak's ports.
-# Settlements and event ids are kept for --retention (default 10m, shipped 1h) so that a soak
-# of an hour reaches the steady state where as many are forgotten as are added.
+# Settlements, event ids and usage records are kept for --retention (default 10m) so that a
+# soak of an hour reaches the steady state where as many are forgotten as are added.
 for i in 1 2 3; do
   sed -e "s/127.0.0.1:710\([1-3]\)/127.0.0.1:$((port_base / 10))\1/g" \
       -e "s/127.0.0.1:720\([1-3]\)/127.0.0.1:$((port_base / 10 + 1))\1/g" \
       -e "s/127.0.0.1:730\([1-3]\)/127.0.0.1:$((port_base / 10 + 2))\1/g" \
-      -e "s/^\( *settled-retention:\).*/\1 $retention/" \
+      -e "s/^\( *settled-retention:\).*/\1 $retention\n    usage-retention: $retention\n    usage-max-retention: $retention/" \
       -e "s/^\( *dedup-retention:\).*/\1 $retention/" \
       -e '/^# Transport security/,$d' -e '/^tls:/,$d' \
       "$root/config/cluster-3/n$i.yaml" >"$config_dir/n$i.yaml"
