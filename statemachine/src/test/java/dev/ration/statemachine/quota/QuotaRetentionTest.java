@@ -158,6 +158,25 @@ class QuotaRetentionTest {
         h.query(new QuotaQuery.ReadUsage("", 1, 100))).firstSequence());
   }
 
+  /** An ingested event id is remembered for the dedup retention, then forgotten by Tick. */
+  @Test
+  void anEventIdIsForgottenWhenItsDedupRetentionEnds() {
+    QuotaResult.UsageIngested first = assertInstanceOf(QuotaResult.UsageIngested.class,
+        h.apply(new IngestUsage("svc-1", h.nowMillis, "acme", "calls", 1, "n", 0)));
+    h.nowMillis = t0 + HOUR - 1;
+    h.tick();
+    QuotaResult.UsageIngested again = assertInstanceOf(QuotaResult.UsageIngested.class,
+        h.apply(new IngestUsage("svc-1", h.nowMillis, "acme", "calls", 1, "n", 0)));
+    assertTrue(again.duplicate(), "within the retention: the first sequence answers");
+    assertEquals(first.sequence(), again.sequence());
+    h.nowMillis = t0 + HOUR;
+    assertTrue(h.tick() >= 1, "the id's expiry record is due and frees it");
+    QuotaResult.UsageIngested later = assertInstanceOf(QuotaResult.UsageIngested.class,
+        h.apply(new IngestUsage("svc-1", h.nowMillis, "acme", "calls", 1, "n", 0)));
+    assertTrue(!later.duplicate() && later.sequence() == first.sequence() + 1,
+        "forgotten: the same id is a new event now " + later);
+  }
+
   @Test
   void aUsageRetentionShorterThanTheDedupRetentionIsRefused() {
     assertThrows(IllegalArgumentException.class, () -> new QuotaOptions(2 * HOUR, HOUR, 0,
