@@ -260,6 +260,23 @@ public final class ConfigLoader {
         Duration.ofMillis(QuotaOptions.MIN_RESERVATION_TTL_MILLIS), Duration.ofDays(30));
     Optional<Long> maxItems = quota.integer("max-items-per-reservation", 16, 1, 1024);
     Optional<Long> maxScan = quota.integer("max-scan-records", 100_000, 1_000, 10_000_000);
+    Optional<Duration> usageRetention = quota.duration("usage-retention", Duration.ofHours(24), Duration.ofSeconds(1), Duration.ofDays(3650));
+    Optional<Duration> usageMaxRetention = quota.duration("usage-max-retention", Duration.ofDays(7), Duration.ofSeconds(1), Duration.ofDays(3650));
+    Optional<Duration> auditRetention = quota.duration("audit-retention", Duration.ofDays(365), Duration.ofSeconds(1), Duration.ofDays(3650));
+    if (usageRetention.isPresent() && dedupRetention.isPresent() && settledRetention.isPresent()
+        && (usageRetention.get().compareTo(dedupRetention.get()) < 0
+            || usageRetention.get().compareTo(settledRetention.get()) < 0)) {
+      problems.add("ledger.quota.usage-retention: " + Quantities.formatDuration(usageRetention.get())
+          + " is shorter than dedup-retention " + Quantities.formatDuration(dedupRetention.get())
+          + " or settled-retention " + Quantities.formatDuration(settledRetention.get())
+          + " (an event id or a settled reservation would outlive its usage records)");
+    }
+    if (usageRetention.isPresent() && usageMaxRetention.isPresent()
+        && usageMaxRetention.get().compareTo(usageRetention.get()) < 0) {
+      problems.add("ledger.quota.usage-max-retention: "
+          + Quantities.formatDuration(usageMaxRetention.get()) + " is shorter than usage-retention "
+          + Quantities.formatDuration(usageRetention.get()));
+    }
     quota.rejectUnknownKeys();
     ledger.rejectUnknownKeys();
 
@@ -352,7 +369,9 @@ public final class ConfigLoader {
     // Every Optional below is present: any absence recorded a problem above.
     QuotaOptions quotaOptions = new QuotaOptions(
         dedupRetention.get().toMillis(), settledRetention.get().toMillis(), maxFutureSkew.get().toMillis(),
-        maxReservationTtl.get().toMillis(), maxItems.get().intValue(), maxScan.get().intValue());
+        maxReservationTtl.get().toMillis(), maxItems.get().intValue(), maxScan.get().intValue(),
+        usageRetention.get().toMillis(), usageMaxRetention.get().toMillis(),
+        auditRetention.get().toMillis());
     StateOptions state = new StateOptions(
         retention.get().toMillis(), maxLimits.get().intValue(), maxLeases.get().intValue(),
         maxNameBytes.get().intValue(), quotaOptions);

@@ -327,6 +327,11 @@ public final class Translation {
     if (ttl != null) {
       return new Response.Ttl(ttl);
     }
+    if (result instanceof QueryResult.Quota q
+        && q.answer() instanceof dev.ration.statemachine.query.QuotaAnswer.UsageCompacted c) {
+      // Records the read asked for are gone: a definite error, never a batch that skips them.
+      return ErrorReplies.invalidArgument(c.message());
+    }
     if (result instanceof QueryResult.Quota q) {
       return new Response.Quota(QuotaTranslation.toResponse(q.answer()));
     }

@@ -129,6 +129,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void theUsageAndAuditRetentionsAreReadAndCrossChecked() throws Exception {
+    ServerConfig c = parse(MINIMAL + """
+        ledger:
+          quota: { usage-retention: 2h, usage-max-retention: 48h, audit-retention: 720h }
+        """);
+    QuotaOptions q = c.consensus().stateOptions().quota();
+    assertEquals(7_200_000, q.usageRetentionMillis());
+    assertEquals(48 * 3_600_000L, q.usageMaxRetentionMillis());
+    assertEquals(720 * 3_600_000L, q.auditRetentionMillis());
+    assertEquals(List.of("ledger.quota.usage-retention: 30m is shorter than dedup-retention 1h "
+            + "or settled-retention 1h (an event id or a settled reservation would outlive its "
+            + "usage records)"),
+        problems(MINIMAL + "ledger: { quota: { usage-retention: 30m } }\n"));
+    assertEquals(List.of("ledger.quota.usage-max-retention: 1h is shorter than usage-retention 2h"),
+        problems(MINIMAL + "ledger: { quota: { usage-retention: 2h, usage-max-retention: 1h } }\n"));
+  }
+
+  @Test
   void relativeDataDirResolvesAgainstTheFilesDirectory(@TempDir Path other) throws Exception {
     Path sub = Files.createDirectories(dir.resolve("conf/deep"));
     Path file = sub.resolve("n1.yaml");
@@ -225,7 +243,7 @@ class ConfigLoaderTest {
       "ledger: { quota: { max-scan-records: 999 } }|ledger.quota.max-scan-records: 999 is below the minimum 1000",
       "ledger: { quota: { max-scan-records: 10_000_001 } }|ledger.quota.max-scan-records: 10000001 is above the maximum 10000000",
       "ledger: { quota: { max-scan-records: lots } }|ledger.quota.max-scan-records: expected a whole number, got 'lots'",
-      "ledger: { quota: { dedup-retention: 1h, dedupe-retention: 1h } }|ledger.quota.dedupe-retention: unknown key (known keys here: dedup-retention, max-future-skew, max-items-per-reservation, max-reservation-ttl, max-scan-records, settled-retention)",
+      "ledger: { quota: { dedup-retention: 1h, dedupe-retention: 1h } }|ledger.quota.dedupe-retention: unknown key (known keys here: audit-retention, dedup-retention, max-future-skew, max-items-per-reservation, max-reservation-ttl, max-scan-records, settled-retention, usage-max-retention, usage-retention)",
       "endpoint: { max-in-flight-per-tenant: 0 }|endpoint.max-in-flight-per-tenant: 0 is below the minimum 1",
       "endpoint: { max-in-flight-per-tenant: 70000 }|endpoint.max-in-flight-per-tenant: 70000 is above the maximum 65536",
       "endpoint: { tenant-fairness: sometimes }|endpoint.tenant-fairness: \"sometimes\" is not one of all, quota, none",

@@ -27,6 +27,14 @@ public sealed interface QuotaAnswer {
   record UsageBatch(List<UsageEvent> events, long cursor, long lastSequence)
       implements QuotaAnswer {}
 
+  /**
+   * A read that asked for usage records compaction already removed: the consumer's cursor (or
+   * the requested start, less one) is before {@code firstSequence - 1}. {@code message} says
+   * which records are gone and how to go on.
+   */
+  record UsageCompacted(String consumer, long cursor, long firstSequence, String message)
+      implements QuotaAnswer {}
+
   record AggregateList(List<Aggregate> buckets, long total) implements QuotaAnswer {}
 
   record ReconcileAnswer(List<Drift> drifts) implements QuotaAnswer {}

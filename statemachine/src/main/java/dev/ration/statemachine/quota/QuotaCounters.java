@@ -90,6 +90,10 @@ final class QuotaCounters {
     lastSequence = sequence;
   }
 
+  long lastAuditSequence() {
+    return lastAuditSequence;
+  }
+
   /** The sequence of a new audit record. */
   long takeAuditSequence() {
     return ++lastAuditSequence;

@@ -26,6 +26,8 @@ import java.util.Arrays;
  *                'I' str scope, str idempotencyKey           a keyed reservation's decision
  *                'J' i64 reservationId                       its key (forgotten with the settlement)
  *                'M'                                         counters
+ *                'F'                                         retention: first kept log and
+ *                                                            audit sequences
  * usage family   i64 sequence                                usage log record
  * expiry index   kinds 5 (reservation end), 6 (settlement forgotten), 7 (event id forgotten),
  *                with the reservation id or the event's log sequence as {@code a}
@@ -55,6 +57,7 @@ final class QuotaKeys {
   static final byte RESERVATION_KEY = 'I';
   static final byte KEY_OF_RESERVATION = 'J';
   static final byte[] META = {'M'};
+  static final byte[] RETENTION = {'F'};
 
   private QuotaKeys() {}
 

@@ -69,6 +69,7 @@ public final class QuotaLedger implements Ledger {
   private final Reservations reservations;
   private final Reconciliation reconciliation;
   private final QuotaVerifier verifier;
+  private final Retention retention;
 
   public QuotaLedger(StateOptions stateOptions, ApplyContext context) {
     this.context = context;
@@ -78,11 +79,12 @@ public final class QuotaLedger implements Ledger {
     this.counters = new QuotaCounters(records);
     this.audit = new AuditTrail(options, records, counters);
     this.catalog = new QuotaCatalog(options, names, records, counters, audit, context::mintVersion);
-    this.usageLog = new UsageLog(options, names, records, counters, catalog);
+    this.retention = new Retention(options, records, counters);
+    this.usageLog = new UsageLog(options, names, records, counters, catalog, retention);
     this.reservations = new Reservations(options, names, records, counters, catalog, usageLog);
     this.reconciliation =
         new Reconciliation(options, names, records, catalog, usageLog, reservations, audit);
-    this.verifier = new QuotaVerifier(options, records, counters, catalog);
+    this.verifier = new QuotaVerifier(options, records, counters, catalog, retention);
   }
 
   @Override
@@ -93,6 +95,23 @@ public final class QuotaLedger implements Ledger {
   @Override
   public void load() {
     counters.load();
+    retention.load();
+  }
+
+  /** Compacts the usage and audit logs past their retentions (log time), at most maxItems. */
+  @Override
+  public int housekeep(int maxItems) {
+    return retention.compact(context.nowMillis(), maxItems);
+  }
+
+  @Override
+  public long housekeepingDueMillis() {
+    return retention.dueMillis();
+  }
+
+  @Override
+  public void endEntry() {
+    retention.refreshDue();
   }
 
   public long alertsRaised() {

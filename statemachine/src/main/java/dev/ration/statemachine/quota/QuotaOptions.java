@@ -14,6 +14,13 @@ package dev.ration.statemachine.quota;
  * @param maxReservationTtlMillis longest reservation lifetime
  * @param maxItemsPerReservation most resources one all-or-nothing reservation may name
  * @param maxScanRecords most records one query or reconciliation reads
+ * @param usageRetentionMillis how long (ledger time) a usage log record is kept at least after
+ *     it was recorded; it is compacted once this passed and every registered consumer has
+ *     acknowledged it. At least the dedup and settled retentions (an event id and a settled
+ *     reservation's events are looked up in the log while they are remembered)
+ * @param usageMaxRetentionMillis how long a usage log record is kept at most, acknowledged or
+ *     not: a consumer that stalls longer loses the records past it and is told so when it reads
+ * @param auditRetentionMillis how long an audit record (catalog change, reconciliation) is kept
  */
 public record QuotaOptions(
     long dedupRetentionMillis,
@@ -21,12 +28,44 @@ public record QuotaOptions(
     long maxFutureSkewMillis,
     long maxReservationTtlMillis,
     int maxItemsPerReservation,
-    int maxScanRecords) {
+    int maxScanRecords,
+    long usageRetentionMillis,
+    long usageMaxRetentionMillis,
+    long auditRetentionMillis) {
 
   public static final long MIN_RESERVATION_TTL_MILLIS = 100;
+  public static final long DEFAULT_USAGE_RETENTION_MILLIS = 86_400_000L;
+  public static final long DEFAULT_USAGE_MAX_RETENTION_MILLIS = 7 * 86_400_000L;
+  public static final long DEFAULT_AUDIT_RETENTION_MILLIS = 365 * 86_400_000L;
 
   public static QuotaOptions defaults() {
     return new QuotaOptions(3_600_000L, 3_600_000L, 60_000L, 7 * 86_400_000L, 16, 100_000);
+  }
+
+  /** The given bounds with the default usage-log and audit retentions. */
+  public QuotaOptions(long dedupRetentionMillis, long settledRetentionMillis,
+      long maxFutureSkewMillis, long maxReservationTtlMillis, int maxItemsPerReservation,
+      int maxScanRecords) {
+    this(dedupRetentionMillis, settledRetentionMillis, maxFutureSkewMillis,
+        maxReservationTtlMillis, maxItemsPerReservation, maxScanRecords,
+        Math.max(DEFAULT_USAGE_RETENTION_MILLIS, Math.max(dedupRetentionMillis, settledRetentionMillis)),
+        Math.max(DEFAULT_USAGE_MAX_RETENTION_MILLIS,
+            Math.max(dedupRetentionMillis, settledRetentionMillis)),
+        DEFAULT_AUDIT_RETENTION_MILLIS);
+  }
+
+  /** These bounds with other usage-log retentions. */
+  public QuotaOptions withUsageRetention(long retentionMillis, long maxRetentionMillis) {
+    return new QuotaOptions(dedupRetentionMillis, settledRetentionMillis, maxFutureSkewMillis,
+        maxReservationTtlMillis, maxItemsPerReservation, maxScanRecords, retentionMillis,
+        maxRetentionMillis, auditRetentionMillis);
+  }
+
+  /** These bounds with another audit retention. */
+  public QuotaOptions withAuditRetention(long retentionMillis) {
+    return new QuotaOptions(dedupRetentionMillis, settledRetentionMillis, maxFutureSkewMillis,
+        maxReservationTtlMillis, maxItemsPerReservation, maxScanRecords, usageRetentionMillis,
+        usageMaxRetentionMillis, retentionMillis);
   }
 
   public QuotaOptions {
@@ -36,6 +75,10 @@ public record QuotaOptions(
     atLeast("maxReservationTtlMillis", maxReservationTtlMillis, MIN_RESERVATION_TTL_MILLIS);
     atLeast("maxItemsPerReservation", maxItemsPerReservation, 1);
     atLeast("maxScanRecords", maxScanRecords, 1);
+    atLeast("usageRetentionMillis", usageRetentionMillis,
+        Math.max(dedupRetentionMillis, settledRetentionMillis));
+    atLeast("usageMaxRetentionMillis", usageMaxRetentionMillis, usageRetentionMillis);
+    atLeast("auditRetentionMillis", auditRetentionMillis, 1_000);
   }
 
   private static void atLeast(String field, long value, long min) {

@@ -41,9 +41,11 @@ final class QuotaVerifier {
   private final QuotaRecords records;
   private final QuotaCounters counters;
   private final QuotaCatalog catalog;
+  private final Retention retention;
 
   QuotaVerifier(QuotaOptions options, QuotaRecords records, QuotaCounters counters,
-      QuotaCatalog catalog) {
+      QuotaCatalog catalog, Retention retention) {
+    this.retention = retention;
     this.options = options;
     this.records = records;
     this.counters = counters;
@@ -130,9 +132,11 @@ final class QuotaVerifier {
       throw new InvariantViolation("Q2 reservations hold " + held + " at levels with no usage record");
     }
     long lastSequence = counters.lastSequence();
+    long firstSequence = retention.firstSequence();
+    verifyRetention(firstSequence, lastSequence);
     // The whole-log checks (Q4 dense, Q5, Q6) read every record; past maxScanRecords they would
     // stall a snapshot, so a long log gets only the check that its last record is the counter's.
-    if (lastSequence > options.maxScanRecords()) {
+    if (lastSequence - firstSequence + 1 > options.maxScanRecords()) {
       List<Map.Entry<byte[], byte[]>> last = records.scan(QuotaRecords.LOG,
           QuotaKeys.sequence(lastSequence), QuotaKeys.logEnd(), 2);
       if (last.size() != 1) {
@@ -142,7 +146,9 @@ final class QuotaVerifier {
       verifyCatalog();
       return;
     }
-    long expectedSeq = 1;
+    long expectedSeq = firstSequence;
+    // Aggregates keep the usage of compacted records: only later buckets are sums of the log.
+    long lastCompactedBucket = retention.lastCompactedBucket();
     Set<String> reservationEventIds = new HashSet<>();
     Map<String, Long> aggregatesFromLog = new TreeMap<>();
     for (Map.Entry<byte[], byte[]> e : records.scan(QuotaRecords.LOG, QuotaKeys.logStart(),
@@ -156,7 +162,8 @@ final class QuotaVerifier {
       if (event.eventId().startsWith("res:") && !reservationEventIds.add(event.eventId())) {
         throw new InvariantViolation("Q5 reservation event " + event.eventId() + " emitted twice");
       }
-      if (event.type().isUsage()) {
+      if (event.type().isUsage()
+          && Aggregate.bucketOf(event.eventTimeMillis()) > lastCompactedBucket) {
         for (String level : Scope.levels(event.scope())) {
           aggregatesFromLog.merge(level + "\n" + event.resource() + "\n"
               + Aggregate.bucketOf(event.eventTimeMillis()), event.quantity(), Long::sum);
@@ -169,6 +176,9 @@ final class QuotaVerifier {
     }
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.AGGREGATE, Integer.MAX_VALUE)) {
       Aggregate a = UsageLog.readAggregateEntry(e);
+      if (a.bucketStartMillis() <= lastCompactedBucket) {
+        continue;
+      }
       String k = a.scope() + "\n" + a.resource() + "\n" + a.bucketStartMillis();
       long fromLog = aggregatesFromLog.getOrDefault(k, 0L);
       if (fromLog != a.quantity()) {
@@ -182,6 +192,53 @@ final class QuotaVerifier {
       throw new InvariantViolation("Q6 log usage without aggregates: " + aggregatesFromLog);
     }
     verifyCatalog();
+  }
+
+  /**
+   * Q8: the kept usage log starts at {@code firstSequence} (nothing is stored before it) and the
+   * kept audit log is dense from its first kept sequence to the counter.
+   */
+  private void verifyRetention(long firstSequence, long lastSequence) {
+    if (firstSequence < 1 || firstSequence > lastSequence + 1) {
+      throw new InvariantViolation("Q8 usage log kept from " + firstSequence + " but ends at "
+          + lastSequence);
+    }
+    List<Map.Entry<byte[], byte[]>> before = records.scan(QuotaRecords.LOG, QuotaKeys.logStart(),
+        QuotaKeys.sequence(firstSequence), 1);
+    if (!before.isEmpty()) {
+      throw new InvariantViolation("Q8 usage log holds a record before its first kept sequence "
+          + firstSequence);
+    }
+    // Compaction takes a record's index entry and event-id record with it: none is left behind.
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BY_RESERVATION,
+        options.maxScanRecords())) {
+      long seq = QuotaKeys.sequenceOfByReservation(e.getKey());
+      if (seq < firstSequence) {
+        throw new InvariantViolation("Q8 reservation index names compacted usage record " + seq
+            + " (log kept from " + firstSequence + ")");
+      }
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.EVENT_ID, options.maxScanRecords())) {
+      long seq = UsageLog.readEventIdRecord(e.getValue()).sequence();
+      if (seq < firstSequence) {
+        throw new InvariantViolation("Q8 event-id record names compacted usage record " + seq
+            + " (log kept from " + firstSequence + ")");
+      }
+    }
+    long expectedAudit = retention.firstAuditSequence();
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.AUDIT, options.maxScanRecords())) {
+      long seq = QuotaFormat.read(e.getValue(), "audit", QuotaFormat::readAudit).sequence();
+      if (seq != expectedAudit) {
+        throw new InvariantViolation("Q8 audit log has sequence " + seq + " where "
+            + expectedAudit + " was due");
+      }
+      expectedAudit++;
+    }
+    if (expectedAudit - 1 != counters.lastAuditSequence()
+        && expectedAudit - retention.firstAuditSequence() < options.maxScanRecords()) {
+      throw new InvariantViolation("Q8 audit log ends at " + (expectedAudit - 1)
+          + ", counter says " + counters.lastAuditSequence());
+    }
   }
 
   /** Q7: each catalog entry is the newest version in its history, none above the counter. */

@@ -34,7 +34,8 @@ import java.util.Optional;
  * <p>Invariants: sequences are dense from 1 and nothing is rewritten (Q4: a repair is a new
  * compensating record); each aggregate is the sum of the log's usage events in its bucket (Q6);
  * an ingested event id is remembered, with its expiry-index record, until its retention ends;
- * a consumer's cursor never moves back nor past the last sequence.
+ * a consumer's cursor never moves back nor past the last sequence. {@link Retention} removes a
+ * prefix of the log once its retention ended (Q8); sequences stay dense from the first kept.
  */
 final class UsageLog {
   private final QuotaOptions options;
@@ -42,9 +43,11 @@ final class UsageLog {
   private final QuotaRecords records;
   private final QuotaCounters counters;
   private final QuotaCatalog catalog;
+  private final Retention retention;
 
   UsageLog(QuotaOptions options, Arguments.NameBound names, QuotaRecords records, QuotaCounters counters,
-      QuotaCatalog catalog) {
+      QuotaCatalog catalog, Retention retention) {
+    this.retention = retention;
     this.names = names;
     this.options = options;
     this.records = records;
@@ -154,10 +157,16 @@ final class UsageLog {
       return invalid("ack of sequence " + c.sequence() + " outside [0, last "
           + counters.lastSequence() + "]");
     }
-    long cursor = Math.max(cursor(c.consumer()), c.sequence());
+    // A consumer's first ack registers it; it has no claim on records compacted before that.
+    long current = registered(c.consumer()) ? cursor(c.consumer()) : retention.firstSequence() - 1;
+    long cursor = Math.max(current, c.sequence());
     records.put(QuotaRecords.Q, QuotaKeys.consumer(c.consumer()),
         QuotaFormat.stored(out -> out.i64(cursor)));
     return new QuotaResult.UsageAcked(c.consumer(), cursor);
+  }
+
+  private boolean registered(String consumer) {
+    return records.get(QuotaRecords.Q, QuotaKeys.consumer(consumer)).isPresent();
   }
 
   private long cursor(String consumer) {
@@ -188,10 +197,32 @@ final class UsageLog {
     return false;
   }
 
-  /** Records after the consumer's cursor (or from {@code fromSequence}), at most {@code max}. */
-  QuotaAnswer.UsageBatch read(String consumer, long fromSequence, int max) {
-    long cursor = consumer.isEmpty() ? 0 : cursor(consumer);
-    long from = fromSequence > 0 ? fromSequence : cursor + 1;
+  /**
+   * Records after the consumer's cursor (or from {@code fromSequence}), at most {@code max}; or,
+   * if compaction removed records the read asks for (a registered consumer whose cursor is
+   * before the first kept record, or a start before it), {@link QuotaAnswer.UsageCompacted}
+   * rather than a batch that silently skips them. A consumer that never acknowledged reads
+   * from the first kept record.
+   */
+  QuotaAnswer read(String consumer, long fromSequence, int max) {
+    long first = retention.firstSequence();
+    boolean registered = !consumer.isEmpty() && registered(consumer);
+    long cursor = registered ? cursor(consumer) : 0;
+    if (fromSequence > 0 && fromSequence < first) {
+      return new QuotaAnswer.UsageCompacted(consumer, fromSequence - 1, first, "usage records "
+          + fromSequence + ".." + (first - 1) + " were compacted (older than the usage retention "
+          + options.usageRetentionMillis() + " ms and acknowledged by every consumer, or older "
+          + "than the maximum usage retention " + options.usageMaxRetentionMillis()
+          + " ms); the log starts at " + first);
+    }
+    if (fromSequence <= 0 && registered && cursor < first - 1) {
+      return new QuotaAnswer.UsageCompacted(consumer, cursor, first, "consumer " + consumer
+          + " stalled past the maximum usage retention (" + options.usageMaxRetentionMillis()
+          + " ms): records " + (cursor + 1) + ".." + (first - 1) + " after its cursor " + cursor
+          + " were compacted and are lost to it; the log starts at " + first
+          + ". Acknowledge sequence " + (first - 1) + " to go on from there");
+    }
+    long from = fromSequence > 0 ? fromSequence : Math.max(cursor + 1, first);
     int most = Math.max(0, Math.min(max, options.maxScanRecords()));
     return new QuotaAnswer.UsageBatch(events(from, most), cursor, counters.lastSequence());
   }

@@ -63,6 +63,23 @@ public interface Ledger {
    */
   boolean expire(ExpiryKey due);
 
+  /**
+   * Tick's housekeeping after the expiry records: remove at most {@code maxItems} records whose
+   * retention ended at or before now (log time), in an order every replica follows. Returns how
+   * many it removed.
+   */
+  default int housekeep(int maxItems) {
+    return 0;
+  }
+
+  /**
+   * The earliest log time at which {@link #housekeep} has something to remove, or
+   * Long.MAX_VALUE: the leader proposes a Tick when it is reached.
+   */
+  default long housekeepingDueMillis() {
+    return Long.MAX_VALUE;
+  }
+
   /** Answers an owned query; empty if the query is not this ledger's. */
   Optional<QueryResult> query(Query query, long readNowMillis);
 

@@ -285,7 +285,8 @@ public final class Replica implements ApplyContext {
     int freed = 0;
     // Every popped record counts against maxItems, stale ones too, so a Tick's work is bounded;
     // the order is (dueAt, kind, a, b, c) on every replica.
-    for (ExpiryKey due : dueExpiries(c.maxItems())) {
+    List<ExpiryKey> popped = dueExpiries(c.maxItems());
+    for (ExpiryKey due : popped) {
       tickCursor = due;
       Ledger owner = ownerOfKind(due.kind());
       boolean inMemory = owner.keepsExpiriesInMemory();
@@ -300,6 +301,15 @@ public final class Replica implements ApplyContext {
       if (owner.expire(due)) {
         freed++;
       }
+    }
+    // What the expiry records left of the budget goes to retention housekeeping (the usage
+    // log's compaction), ledger by ledger in their fixed order.
+    int left = c.maxItems() - popped.size();
+    for (Ledger ledger : ledgers) {
+      if (left <= 0) {
+        break;
+      }
+      left -= ledger.housekeep(left);
     }
     return new Result.Ticked(freed);
   }
@@ -440,6 +450,7 @@ public final class Replica implements ApplyContext {
     long due = stored;
     for (Ledger ledger : ledgers) {
       due = Math.min(due, ledger.firstDueInMemoryMillis());
+      due = Math.min(due, ledger.housekeepingDueMillis());
     }
     return due;
   }
