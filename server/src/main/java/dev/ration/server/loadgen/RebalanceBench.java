@@ -227,12 +227,15 @@ final class RebalanceBench {
   /**
    * A minimal pool on one thread: jobs arrive at {@code arrivals(ms)} per second into a queue of
    * 100, start while fewer than the source's permits run, end after {@code jobMillis}; the
-   * running count is recorded per millisecond (the highest within it) and reported each one.
+   * running count is recorded per millisecond (the highest within it) and reported each one. A
+   * millisecond in which the thread did not run (a loaded machine) is recorded with the jobs
+   * that had not been seen to end: an upper bound on what ran then.
    */
   private Thread pool(String name, long start, int total, java.util.function.LongFunction<Double> arrivals,
       LeasedSlots slots, int[] running, long[] share) {
     Thread t = new Thread(() -> {
       ArrayDeque<Long> ends = new ArrayDeque<>();
+      int seen = -1;
       int queued = 0;
       double due = 0;
       long last = start;
@@ -241,6 +244,12 @@ final class RebalanceBench {
         int ms = (int) ((now - start) / 1_000_000L);
         if (ms >= total) {
           return;
+        }
+        for (int gap = seen + 1; gap < ms; gap++) {
+          running[gap] = ends.size(); // the jobs that ran until this thread got a core again
+          if (share != null) {
+            share[gap] = seen < 0 ? 0 : share[seen];
+          }
         }
         while (!ends.isEmpty() && ends.peekFirst() <= now) {
           ends.pollFirst();
@@ -261,6 +270,7 @@ final class RebalanceBench {
         if (share != null) {
           share[ms] = slots.share();
         }
+        seen = ms;
         slots.reportUsage(ends.size(), queued);
         LockSupport.parkNanos(1_000_000L);
       }
