@@ -67,6 +67,11 @@ public final class RationClient implements AutoCloseable {
   private final RequestIds requestIds;
   private final List<String> addresses;
   private final Raw raw = new Raw();
+  /**
+   * The limiters' and slot sources' renewals go through this, so that renewals falling due
+   * together travel in one frame (RENEW_LEASES, RENEW_SLOTS), each still answered on its own.
+   */
+  private final dev.ration.client.transport.RenewalCoalescer renewals;
   // One of each per client, so that a listener (metrics) sees every call made through it.
   private final dev.ration.client.ttl.TtlEntries ttl = dev.ration.client.ttl.internal.TtlAccess.entries(raw);
   private final dev.ration.client.quota.QuotaClient quotas =
@@ -102,7 +107,19 @@ public final class RationClient implements AutoCloseable {
             options.backoffBase().toMillis(),
             options.backoffMax().toMillis(),
             bound -> ThreadLocalRandom.current().nextLong(bound + 1));
+    this.renewals = new dev.ration.client.transport.RenewalCoalescer(raw,
+        (task, delayNanos) -> group.schedule(task, delayNanos, TimeUnit.NANOSECONDS),
+        RENEWAL_LINGER, RENEWAL_RETENTION, System::nanoTime);
   }
+
+  /**
+   * How long a renewal waits for others of this client to share its frame: short against any
+   * lease (a renewal is due at a quarter of it), long enough to gather the renewals whose
+   * timers fire in the same tick of the event loop.
+   */
+  private static final Duration RENEWAL_LINGER = Duration.ofMillis(1);
+  /** How long a renewal's frame stays resendable; holders resend within their lease duration. */
+  private static final Duration RENEWAL_RETENTION = Duration.ofMinutes(10);
 
   /**
    * A client of the cluster at {@code addresses}, with default options.
@@ -455,7 +472,7 @@ public final class RationClient implements AutoCloseable {
    */
   public dev.ration.client.slots.LeasedSlots leasedSlots(String tenant, String resource, String holder,
       int maxSlots, java.time.Clock clock) {
-    return dev.ration.client.slots.internal.SlotsAccess.start(raw, tenant, resource, holder, maxSlots, clock);
+    return dev.ration.client.slots.internal.SlotsAccess.start(renewals, tenant, resource, holder, maxSlots, clock);
   }
 
   /**
@@ -486,7 +503,7 @@ public final class RationClient implements AutoCloseable {
     dev.ration.client.limiter.LimiterScheduler scheduler =
         limiterOptions.scheduler().orElseGet(() -> dev.ration.client.limiter.LimiterScheduler.of(group));
     return dev.ration.client.limiter.internal.Limiters.create(
-        dev.ration.client.limiter.internal.LeaseTransport.of(raw), scheduler, tenant, resource, holder, limiterOptions);
+        dev.ration.client.limiter.internal.LeaseTransport.of(renewals), scheduler, tenant, resource, holder, limiterOptions);
   }
 
   /**

@@ -29,4 +29,24 @@ class RebalancingTest {
     assertTrue(shift.timeTo90Millis() >= 0 && shift.timeTo90Millis() <= 1_000,
         "hot region at 90 % of R after " + shift.timeTo90());
   }
+
+  /**
+   * The shape `ration bench --op rebalance` measures on a real cluster: two regions, R =
+   * 1,000/s, B = 1,000, L = 3 s, grace 1 s, fair-share, limiter defaults; region 0 offers 1.2 R
+   * and region 1 20/s until 12 s, then they swap.
+   */
+  @Test
+  void twoRegionsWithThreeSecondLeasesAsOnTheCluster() {
+    Scenario.Load load = (region, t) -> region == (t < 12_000 ? 0 : 1) ? 1_200 : 20;
+    Scenario s = new Scenario("two regions, L 3 s, B 1,000", 2, 1_000, 1_000,
+        dev.ration.wire.Mode.HARD, 3_000, 1_000, 0, dev.ration.wire.Policy.FAIR_SHARE, 30_000,
+        2_000, load, 12_000, 1, Scenario.Network.calm(), List.of(), -1, 0, new long[2],
+        0.25, 0.5, 42);
+    Report r = Simulation.run(s);
+    System.out.println(String.format(Locale.ROOT, "| %s | %s (%.2f L) | %s | %d | %d |", r.scenario(),
+        r.timeTo90(), r.timeTo90Millis() / 3_000.0, r.shareTo90(), r.totalExcess(), r.ledgerEntries()));
+    assertEquals(0, r.totalExcess(), "no window above R·T + B");
+    assertTrue(r.timeTo90Millis() >= 0 && r.timeTo90Millis() <= 3_000,
+        "hot region at 90 % of R within one lease duration, not " + r.timeTo90());
+  }
 }

@@ -62,11 +62,12 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--insecure", description = "Plaintext, ignoring any certificates.")
   boolean insecure;
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|warm-start|saturation",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|warm-start|saturation|rebalance",
       converter = Workload.Converter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
           + "warm-start times rateLimiter(...) to the first admitted request, --runs times; "
-          + "saturation measures capacity with TTL puts, then offers --steps multiples of it, open loop.")
+          + "saturation measures capacity with TTL puts, then offers --steps multiples of it, open loop; "
+          + "rebalance moves all demand from one region to another and times how fast capacity follows.")
   Workload workload;
 
   @Option(names = "--steps", defaultValue = "0.5,1,1.5,2", split = ",", paramLabel = "M[,M...]",
@@ -86,9 +87,37 @@ public final class BenchCommand implements Callable<Integer> {
       description = "renew-batch: leases acquired first and renewed in turn (default: ${DEFAULT-VALUE}).")
   int leases;
 
-  @Option(names = "--runs", defaultValue = "10", paramLabel = "N",
-      description = "warm-start: runs, one after another (default: ${DEFAULT-VALUE}).")
-  int runs;
+  @Option(names = "--runs", paramLabel = "N",
+      description = "warm-start, rebalance: runs, one after another (default: 10 for warm-start, 3 for rebalance).")
+  Integer runsGiven;
+
+  @Option(names = "--rebalance-kinds", defaultValue = "rate,slots", split = ",", paramLabel = "rate|slots",
+      description = "rebalance: what to move, rate shares, concurrency slots or both (default: ${DEFAULT-VALUE}).")
+  List<String> rebalanceKinds;
+
+  @Option(names = "--rate", defaultValue = "1000", paramLabel = "R",
+      description = "rebalance: the limit's rate per second (default: ${DEFAULT-VALUE}).")
+  long rebalanceRate;
+
+  @Option(names = "--burst", defaultValue = "1000", paramLabel = "B",
+      description = "rebalance: the limit's burst (default: ${DEFAULT-VALUE}).")
+  long rebalanceBurst;
+
+  @Option(names = "--concurrency", defaultValue = "20", paramLabel = "C",
+      description = "rebalance: the slot limit's concurrency cap, also each pool's workers (default: ${DEFAULT-VALUE}).")
+  long rebalanceConcurrency;
+
+  @Option(names = "--job", defaultValue = "50ms", paramLabel = "DURATION",
+      description = "rebalance: how long one slot job runs (default: ${DEFAULT-VALUE}).")
+  String jobText;
+
+  @Option(names = "--settle", paramLabel = "DURATION",
+      description = "rebalance: how long region A is hot before the move (default: 4 lease durations).")
+  String settleText;
+
+  @Option(names = "--observe", paramLabel = "DURATION",
+      description = "rebalance: how long the run watches after the move (default: 4 lease durations).")
+  String observeText;
 
   @Option(names = "--ttl-keys", defaultValue = "10000", paramLabel = "N",
       description = "ttl-put/ttl-get: keys cycled through (default: ${DEFAULT-VALUE}).")
@@ -164,7 +193,8 @@ public final class BenchCommand implements Callable<Integer> {
     boolean acquire = workload == Workload.ACQUIRE;
     Duration leaseDuration = duration("--lease-duration",
         leaseDurationText != null ? leaseDurationText
-            : acquire ? "2s" : workload == Workload.RENEW_BATCH ? "60s" : "10s", Duration.ofMillis(100), Duration.ofHours(1));
+            : acquire ? "2s" : workload == Workload.RENEW_BATCH ? "60s"
+                : workload == Workload.REBALANCE ? "3s" : "10s", Duration.ofMillis(100), Duration.ofHours(1));
     Duration grace = duration("--grace", graceText != null ? graceText : acquire ? "500ms" : "1s", Duration.ZERO, leaseDuration);
     if (inFlight < 1 || inFlight > LoadPlan.IN_FLIGHT_MAX) {
       throw usage("--in-flight " + inFlight + " not in [1, " + LoadPlan.IN_FLIGHT_MAX + "]");
@@ -261,7 +291,49 @@ public final class BenchCommand implements Callable<Integer> {
         out.flush();
         return r.renewed() == 0 ? Exit.FAILED : Exit.OK;
       }
+      if (workload == Workload.REBALANCE) {
+        int runs = runsGiven != null ? runsGiven : 3;
+        Duration settle = duration("--settle", settleText != null ? settleText
+            : (leaseDuration.toMillis() * 4) + "ms", Duration.ofMillis(100), Duration.ofMinutes(10));
+        Duration observe = duration("--observe", observeText != null ? observeText
+            : (leaseDuration.toMillis() * 4) + "ms", Duration.ofMillis(200), Duration.ofMinutes(10));
+        Duration job = duration("--job", jobText, Duration.ofMillis(1), Duration.ofMinutes(1));
+        boolean doRate = rebalanceKinds.contains("rate");
+        boolean doSlots = rebalanceKinds.contains("slots");
+        if (runs < 1 || runs > 100 || rebalanceRate < 1 || rebalanceBurst < 0 || rebalanceConcurrency < 1
+            || rebalanceConcurrency > 1_000 || !(doRate || doSlots)
+            || rebalanceKinds.stream().anyMatch(k -> !k.equals("rate") && !k.equals("slots"))) {
+          throw usage("--runs 1..100, --rate >= 1, --burst >= 0, --concurrency 1..1000, "
+              + "--rebalance-kinds rate and/or slots");
+        }
+        err.printf(Locale.ROOT, "bench: rebalance (%s), %d run(s), R %d/s, B %d, C %d, lease %s, move after %s, watch %s%n",
+            String.join(",", rebalanceKinds), runs, rebalanceRate, rebalanceBurst, rebalanceConcurrency,
+            Quantities.formatDuration(leaseDuration), Quantities.formatDuration(settle),
+            Quantities.formatDuration(observe));
+        err.flush();
+        // Each region has a client (a connection and event loop) of its own, as two services would.
+        RationClient setup = opened.get(0);
+        RationClient a = new RationClient(RationClientOptions.builder().addresses(addresses)
+            .requestDeadline(timeout).tls(tls.orElse(null)).build());
+        opened.add(a);
+        RationClient b = new RationClient(RationClientOptions.builder().addresses(addresses)
+            .requestDeadline(timeout).tls(tls.orElse(null)).build());
+        opened.add(b);
+        RebalanceBench.Result r;
+        try {
+          r = new RebalanceBench(setup, a, b, tenant, rebalanceRate, rebalanceBurst, rebalanceConcurrency,
+              leaseDuration, job.toMillis(), System::nanoTime).run(runs, settle, observe, doRate, doSlots, err);
+        } catch (RationException | IllegalStateException e) {
+          err.println("error: " + e.getMessage());
+          err.flush();
+          return Exit.FAILED;
+        }
+        out.print(output == Format.json ? RebalanceBench.json(r) + "\n" : RebalanceBench.table(r));
+        out.flush();
+        return Exit.OK;
+      }
       if (workload == Workload.WARM_START) {
+        int runs = runsGiven != null ? runsGiven : 10;
         if (runs < 1 || runs > 1_000) {
           throw usage("--runs " + runs + " not in [1, 1000]");
         }

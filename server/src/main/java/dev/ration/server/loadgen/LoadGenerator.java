@@ -230,6 +230,7 @@ public final class LoadGenerator {
         case RENEW_BATCH -> throw new IllegalStateException("renew-batch runs in RenewBatchBench");
         case WARM_START -> throw new IllegalStateException("the warm-start workload runs in WarmStartBench");
         case SATURATION -> throw new IllegalStateException("the saturation workload runs in SaturationBench");
+        case REBALANCE -> throw new IllegalStateException("the rebalance workload runs in RebalanceBench");
       };
     }
 

@@ -17,7 +17,9 @@ public enum Workload {
   // Run by WarmStartBench; given as --op warm-start
   WARM_START,
   // Run by SaturationBench; given as --op saturation
-  SATURATION;
+  SATURATION,
+  // Run by RebalanceBench; given as --op rebalance
+  REBALANCE;
 
   /** Whether TtlBench runs this workload. */
   boolean isTtl() {

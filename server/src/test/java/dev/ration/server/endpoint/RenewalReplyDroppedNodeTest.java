@@ -86,11 +86,13 @@ class RenewalReplyDroppedNodeTest {
       await("a new lease", sched, () -> limiter.lease().map(l -> l.leaseId() != firstLease).orElse(false)
           && !limiter.inEmergency());
       assertEquals(3, limiter.emergencyUnreported(), "to be reported by the next renewal");
-      proxy.dropReplyToNext(Kind.RENEW_LEASE.code());
+      // The client's renewals travel in RENEW_LEASES frames (its coalescer), this one alone.
+      proxy.dropReplyToNext(Kind.RENEW_LEASES.code());
       await("the renewal's reply dropped and the renewal resent", sched,
-          () -> proxy.sent(Kind.RENEW_LEASE.code()).size() >= 2 && limiter.emergencyUnreported() == 0);
+          () -> proxy.sent(Kind.RENEW_LEASES.code()).size() >= 2 && limiter.emergencyUnreported() == 0);
 
-      List<Long> renewals = proxy.sent(Kind.RENEW_LEASE.code());
+      assertEquals(List.of(), proxy.sent(Kind.RENEW_LEASE.code()), "no renewal went alone");
+      List<Long> renewals = proxy.sent(Kind.RENEW_LEASES.code());
       assertEquals(1, proxy.dropped(), "one reply was dropped");
       assertEquals(renewals.get(0), renewals.get(1), "the resend reuses the first send's request id");
       LimitStatus status = admin.getLimit("acme", "api").orElseThrow();
@@ -98,6 +100,84 @@ class RenewalReplyDroppedNodeTest {
           "the node counts the reported emergency tokens once: " + status);
       limiter.closeAsync();
     } finally {
+      node.shutdown();
+      node.awaitTermination(Duration.ofSeconds(30));
+    }
+  }
+
+  /**
+   * Three renewals coalesced into one frame whose reply is lost: two live leases reporting
+   * emergency tokens and one returned lease. The node applies the frame; the first holder's
+   * resend resends the frame under its request id and is answered from the node's record; the
+   * second holder's resend is answered from the coalescer, with nothing sent. Each lease is
+   * answered on its own (the returned one alone fails), and the emergency tokens are counted
+   * once.
+   */
+  @Test
+  void aResentCoalescedFrameIsCountedOnceAndFailsOnlyItsStaleLease(@TempDir Path dir) throws Exception {
+    ServerConfig c = NameBoundNodeTest.config(dir, 128);
+    RationNode node = RationNode.start(c);
+    java.util.concurrent.ScheduledExecutorService timer =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try (FrameProxy proxy = new FrameProxy(c.clientAddress());
+        RationClient admin = new RationClient(RationClientOptions.builder()
+            .address(c.clientAddress()).requestDeadline(Duration.ofSeconds(20)).build());
+        RationClient client = new RationClient(RationClientOptions.builder()
+            .address(proxy.address()).requestDeadline(Duration.ofSeconds(5)).maxRetries(0).build())) {
+      assertEquals(Outcome.SUCCESS, Waits.upTo(Duration.ofSeconds(40)).every(Duration.ofMillis(100))
+          .retrying("a leader accepting SetLimit", e -> e instanceof RuntimeException,
+              () -> admin.setLimit(LimitSpec.builder("acme", "api").ratePerSecond(1_000).burst(1_000)
+                  .mode(Mode.BEST_EFFORT).emergency(50).leaseDuration(Duration.ofSeconds(60))
+                  .grace(Duration.ofSeconds(5)).build())).outcome());
+      dev.ration.wire.lease.LeaseView a = client.acquireLease("acme", "api", "a", 10, 10).lease().orElseThrow();
+      dev.ration.wire.lease.LeaseView b = client.acquireLease("acme", "api", "b", 10, 10).lease().orElseThrow();
+      dev.ration.wire.lease.LeaseView gone = client.acquireLease("acme", "api", "c", 10, 10).lease().orElseThrow();
+      assertEquals(Outcome.SUCCESS, client.returnLease(gone.leaseId(), gone.version(), 0).outcome());
+
+      dev.ration.client.transport.RawClient raw = dev.ration.client.transport.RawClient.of(client);
+      dev.ration.client.transport.RenewalCoalescer coalescer = new dev.ration.client.transport.RenewalCoalescer(
+          raw, (task, nanos) -> timer.schedule(task, nanos, java.util.concurrent.TimeUnit.NANOSECONDS),
+          Duration.ofMillis(50), Duration.ofSeconds(60), System::nanoTime);
+      long idA = raw.nextRequestId();
+      long idB = raw.nextRequestId();
+      long idGone = raw.nextRequestId();
+      dev.ration.client.internal.protocol.Request.RenewLease renewA =
+          new dev.ration.client.internal.protocol.Request.RenewLease(a.leaseId(), a.version(), 10, 10, 5, 0, 3);
+      dev.ration.client.internal.protocol.Request.RenewLease renewB =
+          new dev.ration.client.internal.protocol.Request.RenewLease(b.leaseId(), b.version(), 10, 10, 5, 0, 4);
+      dev.ration.client.internal.protocol.Request.RenewLease renewGone =
+          new dev.ration.client.internal.protocol.Request.RenewLease(gone.leaseId(), gone.version(), 10, 10, 0, 0, 0);
+      Class<dev.ration.client.internal.protocol.Response.LeaseReply> reply =
+          dev.ration.client.internal.protocol.Response.LeaseReply.class;
+
+      proxy.dropReplyToNext(Kind.RENEW_LEASES.code());
+      var firstA = coalescer.call(idA, renewA, reply);
+      var firstB = coalescer.call(idB, renewB, reply);
+      var firstGone = coalescer.call(idGone, renewGone, reply);
+      for (var f : List.of(firstA, firstB, firstGone)) {
+        java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+            java.util.concurrent.ExecutionException.class, () -> f.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(e.getCause() != null, "the frame's reply was lost: " + e);
+      }
+      assertEquals(1, proxy.dropped(), "the frame's reply was dropped");
+      assertEquals(1, proxy.sent(Kind.RENEW_LEASES.code()).size(), "three renewals, one frame");
+
+      var answerA = coalescer.call(idA, renewA, reply).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      List<Long> frames = proxy.sent(Kind.RENEW_LEASES.code());
+      assertEquals(2, frames.size(), "the frame was resent once");
+      assertEquals(frames.get(0), frames.get(1), "under its first request id");
+      var answerB = coalescer.call(idB, renewB, reply).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      var answerGone = coalescer.call(idGone, renewGone, reply).get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertEquals(2, proxy.sent(Kind.RENEW_LEASES.code()).size(), "the other resends sent nothing");
+
+      assertEquals(Outcome.SUCCESS, answerA.outcome(), answerA.message());
+      assertEquals(Outcome.SUCCESS, answerB.outcome(), answerB.message());
+      assertEquals(Outcome.LEASE_EXPIRED, answerGone.outcome(), "only the returned lease fails: " + answerGone);
+      LimitStatus status = admin.getLimit("acme", "api").orElseThrow();
+      assertEquals(7, status.emergencyReported(),
+          "3 + 4 emergency tokens counted once, not once per send: " + status);
+    } finally {
+      timer.shutdownNow();
       node.shutdown();
       node.awaitTermination(Duration.ofSeconds(30));
     }
