@@ -102,18 +102,42 @@ final class ProcessCluster implements AutoCloseable {
    */
   void start(Path cwd, java.util.function.Function<String, Map<String, String>> envOf) throws IOException {
     for (String id : IDS) {
-      Path data = workDir.resolve("data/" + id);
-      Files.createDirectories(data);
-      ProcessBuilder pb = new ProcessBuilder(launcher.toString(), "server", "--config",
-          workDir.resolve("conf/" + id + ".yaml").toString(), "--data-dir", data.toString())
-          .directory(cwd.toFile())
-          .redirectErrorStream(true)
-          .redirectOutput(workDir.resolve(id + ".log").toFile());
-      pb.environment().put("RATION_JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC");
-      pb.environment().put("RATION_CERTS_DIR", certsDir().toString());
-      pb.environment().putAll(envOf.apply(id));
-      processes.put(id, pb.start());
+      startNode(id, launcher, cwd, envOf.apply(id));
     }
+  }
+
+  /**
+   * Starts node {@code id} through {@code nodeLauncher} (this cluster's or another release's)
+   * on its data directory; its output is appended to workDir/ID.log, so a restarted node's log
+   * follows the earlier run's.
+   */
+  void startNode(String id, Path nodeLauncher, Path cwd, Map<String, String> env) throws IOException {
+    Process running = processes.get(id);
+    if (running != null && running.isAlive()) {
+      throw new IllegalStateException(id + " is already running (pid " + running.pid() + ")");
+    }
+    Path data = workDir.resolve("data/" + id);
+    Files.createDirectories(data);
+    ProcessBuilder pb = new ProcessBuilder(nodeLauncher.toString(), "server", "--config",
+        workDir.resolve("conf/" + id + ".yaml").toString(), "--data-dir", data.toString())
+        .directory(cwd.toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.resolve(id + ".log").toFile()));
+    pb.environment().put("RATION_JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC");
+    pb.environment().put("RATION_CERTS_DIR", certsDir().toString());
+    pb.environment().putAll(env);
+    processes.put(id, pb.start());
+  }
+
+  /** Stops node {@code id} as an operator would (TERM; KILL only after 30 s); returns its exit code. */
+  int stopNode(String id) throws InterruptedException {
+    Process p = processes.get(id);
+    p.destroy();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+    return p.exitValue();
   }
 
   String servers() {
