@@ -289,6 +289,8 @@ public final class ConfigLoader {
     Optional<Duration> maxDeadline = ep.duration("max-deadline", Duration.ofSeconds(60), Duration.ofMillis(10), Duration.ofHours(1));
     Optional<Long> ioThreads = ep.integer("io-threads", 2, 1, 64);
     Optional<Long> perTenant = ep.integer("max-in-flight-per-tenant", 256, 1, 65_536);
+    Optional<Duration> helloTimeout = ep.duration("hello-timeout", EndpointOptions.DEFAULT_HELLO_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(10));
+    Optional<Duration> frameTimeout = ep.duration("frame-timeout", EndpointOptions.DEFAULT_FRAME_TIMEOUT, Duration.ofMillis(100), Duration.ofHours(1));
     Optional<String> fairnessText = ep.string("tenant-fairness", false);
     TenantFairness fairness =
         fairnessText.isPresent() ? TenantFairness.parse(fairnessText.get()) : TenantFairness.ALL;
@@ -385,7 +387,7 @@ public final class ConfigLoader {
     EndpointOptions endpoint = new EndpointOptions(
         maxFrame.get().intValue(), perConn.get().intValue(), maxConns.get().intValue(),
         defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue(),
-        fairness);
+        fairness, helloTimeout.get(), frameTimeout.get());
     Peer self = consensus.self();
     SecurityOptions security = new SecurityOptions(securityMode.get(), bootstrapAdmins.get(),
         openHealth.get(), authFailures.get().intValue(), bootstrapTokens.get());

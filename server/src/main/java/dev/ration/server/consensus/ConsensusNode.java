@@ -424,7 +424,8 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     Members members = members();
     return new NodeStatus(options.nodeId(), role, term, commit, applied, leaderId,
         leaderClientAddress(), ledger[0], ledger[1], proposer.queueDepth(), members.all(),
-        members.listeners().stream().map(Peer::id).toList(), configMismatch());
+        members.listeners().stream().map(Peer::id).toList(), configMismatch(),
+        membership.upToDateVotersIfLeader());
   }
 
   /**

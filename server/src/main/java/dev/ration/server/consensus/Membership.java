@@ -343,6 +343,22 @@ public final class Membership {
     }
   }
 
+  /**
+   * What {@link #upToDateVoters} says for the current voters, for status pages: empty when this
+   * node does not lead (or stops leading while looking).
+   */
+  List<String> upToDateVotersIfLeader() {
+    RaftServer.Division d = node.division();
+    if (d == null || !d.getInfo().isLeader()) {
+      return List.of();
+    }
+    try {
+      return List.copyOf(upToDateVoters(node.members()));
+    } catch (MembershipException notLeader) {
+      return List.of();
+    }
+  }
+
   /** The leader itself and every voter that answers and is within the gap. */
   private Set<String> upToDateVoters(Members m) throws MembershipException {
     requireLeader();

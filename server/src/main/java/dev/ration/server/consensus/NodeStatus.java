@@ -10,6 +10,9 @@ import java.util.List;
  * @param listeners the ids among {@code peers} that are non-voting listeners (catching up)
  * @param configMismatch "" when the configuration file's {@code cluster.peers} agrees with the
  *     replicated configuration, else how they differ (the replicated one is used)
+ * @param upToDate on the leader, the voters it counts as up to date for a membership change
+ *     (itself, and each voter that answered within an election timeout and is within the
+ *     caught-up gap of the commit index); empty on other nodes
  */
 public record NodeStatus(
     String nodeId,
@@ -24,11 +27,13 @@ public record NodeStatus(
     int queueDepth,
     List<Peer> peers,
     List<String> listeners,
-    String configMismatch) {
+    String configMismatch,
+    List<String> upToDate) {
 
   public NodeStatus {
     peers = List.copyOf(peers);
     listeners = List.copyOf(listeners);
+    upToDate = List.copyOf(upToDate);
   }
 
   /** A status without listeners or a configuration mismatch. */
@@ -36,6 +41,6 @@ public record NodeStatus(
       String leaderId, String leaderClientAddress, long ledgerNowMillis, long epoch,
       int queueDepth, List<Peer> peers) {
     this(nodeId, role, term, commitIndex, appliedIndex, leaderId, leaderClientAddress,
-        ledgerNowMillis, epoch, queueDepth, peers, List.of(), "");
+        ledgerNowMillis, epoch, queueDepth, peers, List.of(), "", List.of());
   }
 }

@@ -99,6 +99,30 @@ public final class RationStateMachine extends BaseStateMachine {
     this.leadership = leadership;
   }
 
+  /**
+   * Ratis reports that this node's Raft log could not be written (a full disk, an I/O error).
+   * Ratis leaves the log failed until a restart: the node would stay up, answer health checks and
+   * fall silently behind, and as leader it would hold the group without being able to append.
+   * So it stops, as on a failed apply: the others elect a leader, the operator sees a node down
+   * with the cause in its log, and once the disk is fixed it restarts and catches up.
+   */
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    terminator.terminate(logFailed(getId(), failedEntry == null ? -1 : failedEntry.getIndex(), cause), cause);
+  }
+
+  static String logFailed(Object node, long index, Throwable cause) {
+    Throwable root = cause;
+    while (root != null && root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String why = root == null ? "unknown cause" : root.getClass().getSimpleName() + ": " + root.getMessage();
+    return "event=raft_log_failed the Raft log of " + node + " could not be written"
+        + (index >= 0 ? " (entry index " + index + ")" : "") + ": " + why + ". A node whose log"
+        + " failed cannot replicate; it stops. Free space or repair the disk under the data"
+        + " directory, then start it again: it catches up from its peers";
+  }
+
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
       throws IOException {

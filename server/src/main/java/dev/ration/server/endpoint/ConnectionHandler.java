@@ -4,6 +4,7 @@ import dev.ration.client.internal.protocol.CancelOutcome;
 import dev.ration.client.internal.protocol.DecodedRequest;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Frame;
+import dev.ration.client.internal.protocol.FrameDecoder;
 import dev.ration.client.internal.protocol.FrameError;
 import dev.ration.client.internal.protocol.Kind;
 import dev.ration.client.internal.protocol.MalformedMessageException;
@@ -12,6 +13,7 @@ import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.Response;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.NodeStatus;
+import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.security.CertificateNames;
 import dev.ration.server.security.Principal;
 import dev.ration.server.security.Security;
@@ -61,6 +63,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+  private static final java.util.concurrent.atomic.AtomicLong lastStallLogNanos =
+      new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(10));
 
   private final Coordinator coordinator;
   private final Translation translation;
@@ -89,6 +93,15 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final Runnable answerTask = this::writeAnswers;
 
   private record Answer(Pending pending, Object value, Throwable failure) {}
+
+  /** Checks for a missing HELLO and a stalled frame; cancelled when the channel closes. */
+  private ScheduledFuture<?> stallCheck;
+  private long openedNanos;
+  /** Frames (and frame errors) this connection has delivered; the stall check compares it. */
+  private long framesSeen;
+  private long framesSeenAtLastCheck = -1;
+  /** When the stall check first saw the current incomplete frame; 0 when there is none. */
+  private long partialSinceNanos;
 
   /** A request admitted and not yet answered. Identity-hashed; event-loop only. */
   private static final class Pending {
@@ -158,6 +171,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     gate.register(this);
     listener.connectionOpened();
+    openedNanos = nanoClock.getAsLong();
+    long period = stallCheckPeriodNanos(gate.options().helloTimeout(), gate.options().frameTimeout());
+    stallCheck = ctx.executor().scheduleAtFixedRate(this::checkStalls, period, period, TimeUnit.NANOSECONDS);
     log.debug("event=connection_opened remote={}", ctx.channel().remoteAddress());
     super.channelActive(ctx);
   }
@@ -165,6 +181,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     closing = true;
+    if (stallCheck != null) {
+      stallCheck.cancel(false);
+    }
     int dropped = 0;
     int withdrawn = 0;
     // Bounded by the in-flight cap. Answers that arrive later find done=true and are dropped.
@@ -225,7 +244,58 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   // ---------------------------------------------------------------- input
 
+  /** A quarter of the shorter timeout: a stall is noticed at most a third late. */
+  static long stallCheckPeriodNanos(Duration helloTimeout, Duration frameTimeout) {
+    long shorter = Math.min(helloTimeout.toNanos(), frameTimeout.toNanos());
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(10), shorter / 4);
+  }
+
+  /**
+   * Closes a connection that holds a place without using it: no HELLO within the HELLO timeout,
+   * or one frame begun and not finished within the frame timeout (a peer dribbling a frame a
+   * byte at a time counts: progress is whole frames, not bytes). A connection idle between
+   * frames holds no buffer and is left alone.
+   */
+  private void checkStalls() {
+    if (closing || !ctx.channel().isActive()) {
+      return;
+    }
+    long now = nanoClock.getAsLong();
+    EndpointOptions o = gate.options();
+    if (!helloDone && now - openedNanos >= o.helloTimeout().toNanos()) {
+      timedOut("hello", new FrameError(ErrorCode.HELLO_REQUIRED,
+          "no HELLO within endpoint.hello-timeout " + o.helloTimeout().toMillis() + " ms; closing",
+          0, true));
+      return;
+    }
+    FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+    boolean partial = decoder != null && decoder.holdsPartialFrame();
+    if (!partial) {
+      partialSinceNanos = 0;
+    } else if (framesSeen != framesSeenAtLastCheck || partialSinceNanos == 0) {
+      partialSinceNanos = now; // a frame begun since the last check
+    } else if (now - partialSinceNanos >= o.frameTimeout().toNanos()) {
+      timedOut("frame", new FrameError(ErrorCode.MALFORMED,
+          "a frame begun more than endpoint.frame-timeout " + o.frameTimeout().toMillis()
+              + " ms ago is still incomplete; closing", 0, true));
+      return;
+    }
+    framesSeenAtLastCheck = framesSeen;
+  }
+
+  private void timedOut(String reason, FrameError error) {
+    listener.connectionTimedOut(reason);
+    // Many stalled peers at once (a slowloris attempt) must not flood the log: one line a second.
+    long nowNanos = System.nanoTime();
+    long last = lastStallLogNanos.get();
+    if (nowNanos - last >= TimeUnit.SECONDS.toNanos(1) && lastStallLogNanos.compareAndSet(last, nowNanos)) {
+      log.info("event=connection_timed_out reason={} remote={}", reason, ctx.channel().remoteAddress());
+    }
+    closeAfter(error.toFrame());
+  }
+
   private void onFrameError(FrameError e) {
+    framesSeen++;
     listener.requestAnswered("UNKNOWN", e.code(), "NONE", 0);
     if (e.fatal()) {
       log.info(
@@ -240,6 +310,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void onFrame(Frame f) {
+    framesSeen++;
     long startNanos = nanoClock.getAsLong();
     Kind kind = Kind.fromCode(f.kind());
     if (kind == null) {

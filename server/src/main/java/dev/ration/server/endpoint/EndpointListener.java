@@ -28,6 +28,13 @@ public interface EndpointListener {
   /** A TLS handshake on the client port failed (no or a refused client certificate, not TLS at all). */
   default void tlsHandshakeFailed() {}
 
+  /**
+   * A connection closed because it stalled: {@code reason} is {@code hello} (no HELLO within
+   * {@code endpoint.hello-timeout}) or {@code frame} (a frame begun and not finished within
+   * {@code endpoint.frame-timeout}).
+   */
+  default void connectionTimedOut(String reason) {}
+
   EndpointListener NONE =
       new EndpointListener() {
         @Override

@@ -62,6 +62,8 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   private final Counter overloaded;
   private final Counter refused;
   private final Counter tlsHandshakeFailures;
+  private final Counter helloTimeouts;
+  private final Counter frameTimeouts;
   private final AtomicInteger openConnections = new AtomicInteger();
   private final List<LimitGauge> limitGauges = new ArrayList<>();
   private final Counter limitRefreshFailures;
@@ -106,6 +108,16 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     this.tlsHandshakeFailures =
         Counter.builder("ration.tls.handshake.failures")
             .description("TLS handshakes on the client port that failed (no or a refused client certificate, not TLS)")
+            .register(registry);
+    this.helloTimeouts =
+        Counter.builder("ration.connections.timed.out")
+            .tag("reason", "hello")
+            .description("Connections closed because they stalled: no HELLO within endpoint.hello-timeout, or a frame begun and not finished within endpoint.frame-timeout")
+            .register(registry);
+    this.frameTimeouts =
+        Counter.builder("ration.connections.timed.out")
+            .tag("reason", "frame")
+            .description("Connections closed because they stalled: no HELLO within endpoint.hello-timeout, or a frame begun and not finished within endpoint.frame-timeout")
             .register(registry);
     Gauge.builder("ration.connections.open", openConnections, AtomicInteger::get)
         .description("Client connections being served")
@@ -191,6 +203,11 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   @Override
   public void tlsHandshakeFailed() {
     tlsHandshakeFailures.increment();
+  }
+
+  @Override
+  public void connectionTimedOut(String reason) {
+    ("hello".equals(reason) ? helloTimeouts : frameTimeouts).increment();
   }
 
   /**

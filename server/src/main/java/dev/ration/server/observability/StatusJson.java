@@ -33,17 +33,23 @@ public final class StatusJson {
       field(b, "adminAddress", p.adminAddress());
       b.append('}');
     }
-    b.append("],\"listeners\":[");
-    for (int i = 0; i < s.listeners().size(); i++) {
+    b.append("],");
+    strings(b, "listeners", s.listeners()).append(',');
+    field(b, "configMismatch", s.configMismatch()).append(',');
+    strings(b, "upToDate", s.upToDate());
+    b.append('}');
+    return b.toString();
+  }
+
+  private static StringBuilder strings(StringBuilder b, String name, java.util.List<String> values) {
+    b.append('"').append(name).append("\":[");
+    for (int i = 0; i < values.size(); i++) {
       if (i > 0) {
         b.append(',');
       }
-      string(b, s.listeners().get(i));
+      string(b, values.get(i));
     }
-    b.append("],");
-    field(b, "configMismatch", s.configMismatch());
-    b.append('}');
-    return b.toString();
+    return b.append(']');
   }
 
   private static StringBuilder field(StringBuilder b, String name, long value) {

@@ -115,10 +115,22 @@ class MembershipCliTest {
     List<String> followers = new ArrayList<>(List.of("n1", "n2", "n3"));
     followers.remove(leaderId);
 
+    // While all answer, the leader counts all three as up to date.
+    Waits.upTo(WAIT).every(Duration.ofMillis(200)).until(
+        "the leader counts every voter as up to date",
+        () -> adminGet(ports.get(leaderId).admin(), "/status"),
+        s -> s.contains("\"upToDate\":[\"n1\",\"n2\",\"n3\"]"));
+
     // One follower down: removing the other would leave [leader, down] -- one up to date of two.
     nodes.remove(followers.get(0)).shutdown();
-    // The leader counts a silent follower as gone after one election timeout (2s here).
-    Thread.sleep(4_000);
+    // The leader counts a silent follower as gone after one election timeout (2s here); its
+    // /status lists the voters it still counts as up to date.
+    String down = followers.get(0);
+    Waits.upTo(WAIT).every(Duration.ofMillis(200)).until(
+        "the leader no longer counts " + down + " as up to date",
+        () -> adminGet(ports.get(leaderId).admin(), "/status"),
+        s -> s.contains("\"upToDate\":[") && !s.contains("\"upToDate\":[]")
+            && !s.replaceAll("(?s).*\"upToDate\":\\[([^\\]]*)\\].*", "$1").contains(down));
     String[] lose = Waits.upTo(WAIT).every(Duration.ofMillis(500)).until("a definite answer",
         () -> cli("cluster", "remove", followers.get(1), "--admin-servers", admins3, "--wait", "20s"),
         r -> !r[2].contains("NOT_LEADER") && !r[2].contains("IN_PROGRESS"));

@@ -60,13 +60,18 @@ class EndpointSocketTest {
     }
 
     void send(long requestId, Request r) throws IOException {
+      out.write(frameBytes(requestId, r));
+      out.flush();
+    }
+
+    /** One request frame's bytes, as the client writes them. */
+    static byte[] frameBytes(long requestId, Request r) {
       ByteBuf b = Unpooled.buffer();
       FrameEncoder.writeTo(MessageCodec.requestFrame(requestId, 0, r), b, Integer.MAX_VALUE);
       byte[] bytes = new byte[b.readableBytes()];
       b.readBytes(bytes);
       b.release();
-      out.write(bytes);
-      out.flush();
+      return bytes;
     }
 
     Response read(Kind kind) throws Exception {

@@ -68,6 +68,15 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     return new FrameDecoder(maxFrameBytes, Direction.RESPONSES);
   }
 
+  /**
+   * True while bytes of a frame that has not fully arrived are buffered (event loop only): the
+   * endpoint closes a peer that starts a frame and then stalls.
+   */
+  public boolean holdsPartialFrame() {
+    ByteBuf buffered = internalBuffer();
+    return !discarding && buffered != null && buffered.isReadable();
+  }
+
   /** True once a fatal error was emitted; every later byte is dropped. */
   public boolean discarding() {
     return discarding;
