@@ -33,6 +33,25 @@ class SlotSimulationTest {
         "release: " + fast.hotRunningTo90Millis() + " ms");
   }
 
+  /**
+   * The shape `ration bench --op rebalance` measures on a real cluster: C = 20, W = 20, L = 3 s,
+   * grace 1 s, 50 ms jobs, 480 jobs/s at the hot pool and 1/s at the cold one, moving at 12 s.
+   */
+  @Test
+  void threeSecondLeasesAsOnTheCluster() {
+    SlotSimulation.Setup setup = new SlotSimulation.Setup("slots, L 3 s (release)", true, 20, 2, 20,
+        3_000, 1_000, 50, 480, 1, 12_000, 24_000, 10);
+    SlotSimulation.Outcome o = SlotSimulation.run(setup);
+    System.out.println(String.format(Locale.ROOT, "| %s | %d / %d | %d | %s | %s | %d | %d |",
+        o.name(), o.maxConcurrent(), setup.cap(), o.maxAboveCounted(),
+        inLeases(o.hotShareTo90Millis(), o), inLeases(o.hotRunningTo90Millis(), o),
+        o.completed(), o.ledgerEntries()));
+    assertTrue(o.maxConcurrent() <= setup.cap(), "never above C: " + o.maxConcurrent());
+    assertTrue(o.maxAboveCounted() <= 0, "every running job counted");
+    assertTrue(o.hotRunningTo90Millis() >= 0 && o.hotRunningTo90Millis() <= o.leaseMillis(),
+        "hot pool at 90 % of C within one lease duration, not " + o.hotRunningTo90Millis() + " ms");
+  }
+
   @Test
   void replaysExactly() {
     assertEquals(SlotSimulation.run(SlotSimulation.shift(true)),

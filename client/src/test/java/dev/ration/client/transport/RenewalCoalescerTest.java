@@ -151,6 +151,8 @@ class RenewalCoalescerTest {
     transport.sent.get(2).reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "", List.of(granted(3, 2))));
     assertEquals(granted(3, 2), c.get());
     assertEquals(0, coalescer.held().get("leases"));
+    assertEquals(3, coalescer.framesSent(), "first send, resend, the newcomer's frame");
+    assertEquals(5, coalescer.renewalsSent(), "2 + 2 + 1");
   }
 
   @Test
