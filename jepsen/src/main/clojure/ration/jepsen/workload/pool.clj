@@ -18,7 +18,7 @@
     :cancel {:pool}                  cancels the oldest live job of the pool; ok + {:job-id
                                      :state-before}; fail [:none-live] when none is live
     :run    {:pool :job-id :attempt} recorded by the job itself (ok + :cancelled?)
-    :drain  {:pool}                  final phase: shutdown(drain-s, DRAIN), then every accepted
+    :drain  {:pool}                  final phase (after one more :submit per pool): shutdown(drain-s, DRAIN), then every accepted
                                      job's terminal result: ok + {:results {job-id [state
                                      attempts overrun?]} :unterminated [ids] :report {...}
                                      :stats {...}}
@@ -235,4 +235,7 @@
      :opts opts
      :client (client opts)
      :generator (gen/mix (concat (repeat 8 (gen/repeat {:f :submit})) [(gen/repeat {:f :cancel})]))
-     :final-generator [(gen/each-thread-once {:f :drain})]}))
+     ;; One more batch per pool after the heal and the quiet period, so a run must show jobs
+     ;; running again (the :stats progress check), then every pool drains.
+     :final-generator [(gen/each-thread-once {:f :submit})
+                       (gen/each-thread-once {:f :drain})]}))

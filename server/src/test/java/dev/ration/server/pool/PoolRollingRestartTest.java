@@ -102,6 +102,8 @@ class PoolRollingRestartTest {
     List<String> servers = IDS.stream().map(id -> "127.0.0.1:" + ports.get(id)[1]).toList();
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     Path stop = dir.resolve("stop");
+    long t0 = System.nanoTime();
+    List<String> phases = new ArrayList<>();
     try {
       for (String id : IDS) {
         startNode(dir, id);
@@ -133,6 +135,7 @@ class PoolRollingRestartTest {
             Integer.toString(W), stop.toString(), "100000", out.toString())
             .redirectErrorStream(true).redirectOutput(dir.resolve("pool-" + i + ".log").toFile()).start());
       }
+      phases.add("cluster and cap " + seconds(t0));
       // Every replica runs jobs before the first restart.
       Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(200)).until("every pool runs jobs",
           () -> {
@@ -140,6 +143,7 @@ class PoolRollingRestartTest {
             return outs.stream().allMatch(o -> startsIn(o) > 0);
           }, b -> b);
 
+      phases.add("pools running " + seconds(t0));
       Map<String, long[]> windows = new LinkedHashMap<>();
       for (String id : IDS) {
         long before = totalStarts(outs);
@@ -153,10 +157,12 @@ class PoolRollingRestartTest {
         awaitReady(http, dir, id, ports.get(id)[2]);
         long up = System.nanoTime();
         windows.put(id, new long[] {down, up});
+        phases.add(id + " down at " + String.format("%.1f s", (down - t0) / 1e9) + " for " + (up - down) / 1_000_000 + " ms");
         // Work goes on after the node is back, before the next one goes down.
         Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(100)).until(
             "jobs start after " + id + " restarted", () -> totalStarts(outs) > before + 30, b -> b);
       }
+      phases.add("restarts done " + seconds(t0));
       Files.writeString(stop, "stop");
       for (Process p : pools) {
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "a pool process did not drain and exit");
@@ -233,7 +239,8 @@ class PoolRollingRestartTest {
       }
       String summary = "runs " + events.size() / 2 + ", accepted " + accepted + ", peak " + peak
           + ", peak without overruns " + honestPeak + ", overruns " + overruns
-          + ", job starts while each node was down " + startsWhileDown;
+          + ", job starts while each node was down " + startsWhileDown + "; " + phases
+          + ", drained " + seconds(t0);
       System.out.println("rolling restart drill: " + summary);
       assertTrue(honestPeak <= C, "global concurrency above C = " + C + ": " + summary);
       assertTrue(peak <= C + overruns, "above C plus the overruns reported: " + summary);
@@ -254,6 +261,10 @@ class PoolRollingRestartTest {
         }
       }
     }
+  }
+
+  private static String seconds(long since) {
+    return String.format("%.1f s", (System.nanoTime() - since) / 1e9);
   }
 
   private void startNode(Path dir, String id) throws IOException {
