@@ -426,7 +426,9 @@ public final class WorkerPool implements AutoCloseable {
 
   private boolean leaseEndingAt(Instant now) {
     Instant until = slots.validUntil();
-    return until != Instant.MAX && !now.isBefore(until.minus(options.cancelLead()));
+    // now + lead, not until - lead: a source may answer any Instant, Instant.MIN included
+    // (nothing is valid), and subtracting from it would throw on the pool's threads.
+    return until != Instant.MAX && !now.plus(options.cancelLead()).isBefore(until);
   }
 
   /**
