@@ -3,7 +3,7 @@
 #
 #   scripts/jepsen.sh test --workload lease --nemesis partition-leader --time-limit 60 --seed 1 --nodes 3
 #   scripts/jepsen.sh test-all [--matrix ci|full] [--nodes 3|5|3,5] [--time-limit 40]
-#     full: every workload (lease, reservation, ttl) x every nemesis (14; 16 with 5 nodes:
+#     full: every workload (lease, reservation, ttl, pool) x every nemesis (15; 17 with 5 nodes:
 #     + partition-bridge, partition-ring); writes store/matrix-<matrix>-<time>.edn
 #   scripts/jepsen.sh check jepsen/store/<test>/<time>/history.edn
 #

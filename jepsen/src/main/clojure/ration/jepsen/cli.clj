@@ -9,12 +9,14 @@
             [clojure.tools.cli :as tcli]
             [clojure.tools.logging :refer [info warn]]
             [ration.jepsen.checker :as checker]
+            [ration.jepsen.checker.pool :as pool-checker]
             [ration.jepsen.checker.reservation :as reservation-checker]
             [ration.jepsen.core :as core]
             [ration.jepsen.history :as h]
             [ration.jepsen.nemesis :as nemesis]
             [ration.jepsen.net :as net]
             [ration.jepsen.workload.lease :as lease]
+            [ration.jepsen.workload.pool :as pool]
             [ration.jepsen.workload.reservation :as reservation]
             [ration.jepsen.workload.ttl :as ttl])
   (:gen-class))
@@ -24,21 +26,35 @@
   and its checker."
   {:lease {:workload lease/workload :checker checker/lease-checker}
    :reservation {:workload reservation/workload :checker reservation-checker/reservation-checker}
-   :ttl {:workload ttl/workload :checker checker/ttl-checker}})
+   :ttl {:workload ttl/workload :checker checker/ttl-checker}
+   :pool {:workload pool/workload :checker pool-checker/pool-checker}
+   ;; Pool 0 ignores its slot lease: expected :valid? false (the checker must bite).
+   :pool-rogue {:workload #(pool/workload (assoc % :rogue-pools #{0})) :checker pool-checker/pool-checker}})
+
+(def misbehaving-workloads
+  "Workloads that break the rules on purpose, to show a checker bites: never in a matrix."
+  #{:pool-rogue})
+
+(def pool-ci-cells
+  "The pool workload under partitions between nodes, between the pools and the cluster, kills
+  and pauses."
+  [[:pool :partition-majority] [:pool :partition-clients] [:pool :kill] [:pool :pause-leader]])
 
 (def ci-matrix
-  [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]])
+  (into [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]]
+        pool-ci-cells))
 
 (def full-nemeses
   "Every nemesis, in the order the full matrix runs them (bridge and ring need 5 nodes)."
   [:partition-leader :partition-one :partition-majority :partition-one-way :lossy
-   :kill :kill-all :pause-leader :pause :clock-bump :clock-strobe :clock-rate-within :clock-rate-beyond :mixed])
+   :kill :kill-all :pause-leader :pause :clock-bump :clock-strobe :clock-rate-within :clock-rate-beyond :mixed
+   :partition-clients])
 
 (defn full-matrix
-  "Every workload × every nemesis for a node count: 3 × 14 cells with 3 nodes, 3 × 16 with 5
+  "Every workload × every nemesis for a node count: 4 × 15 cells with 3 nodes, 4 × 17 with 5
   (+ partition-bridge and partition-ring)."
   [nodes]
-  (vec (for [w (sort (keys workloads))
+  (vec (for [w (sort (remove misbehaving-workloads (keys workloads)))
              n (concat full-nemeses (when (= 5 nodes) [:partition-bridge :partition-ring]))]
          [w n])))
 
@@ -101,8 +117,8 @@
                   {:name (str (name w) "-" (name n) "-n" (:nodes opts 3)) :valid? :unknown :error (str t)}))))))
 
 (def cli-options
-  [[nil "--workload NAME" "Workload: lease, reservation, ttl" :default :lease :parse-fn keyword]
-   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), mixed"
+  [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, pool-rogue (expected invalid)" :default :lease :parse-fn keyword]
+   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), partition-clients, mixed"
     :default :partition-leader :parse-fn keyword]
    [nil "--nodes N" "3 or 5; test-all also takes 3,5 (both matrices in turn)" :default [3]
     :parse-fn #(mapv parse-long (str/split % #","))

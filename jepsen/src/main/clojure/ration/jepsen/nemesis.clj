@@ -7,7 +7,8 @@
             [clojure.tools.logging :refer [info warn]]
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen]
-            [ration.jepsen.net :as net]))
+            [ration.jepsen.net :as net]
+            [ration.jepsen.util :as u]))
 
 (defprotocol Nemesis
   (setup! [n test] "Prepares; returns the nemesis.")
@@ -106,6 +107,28 @@
                            (net/drop-grudge! (:net test) test g)
                            (assoc op :type :info :value {:spec (:value op) :grudge g}))
         :stop-partition (do (net/heal! (:net test) test) (assoc op :type :info :value :healed))))
+    (teardown! [_ test] (net/heal! (:net test) test))))
+
+(defn client-partitioner
+  "Ops {:f :start-client-partition :value spec} / {:f :stop-client-partition}: the target nodes
+  drop every packet from the harness to their client port, so the clients living in the
+  harness (limiters, worker pools and their slot leases) lose those nodes while the nodes still
+  reach each other and the harness still reaches their admin ports. Spec :all cuts the clients
+  off from the whole cluster; :primaries from the leader only (they must find another node).
+  Netns mode only."
+  []
+  (reify Nemesis
+    (setup! [this test] (net/heal! (:net test) test) this)
+    (invoke! [_ test op]
+      (case (:f op)
+        :start-client-partition
+        (let [ts (pick-targets test (:value op))]
+          (doseq [n ts]
+            (apply u/sh! (concat (net/exec-prefix (:net test) n)
+                                 ["iptables" "-w" "-A" "INPUT" "-s" net/harness-ip "-p" "tcp"
+                                  "--dport" (str (:client db/ports)) "-j" "DROP"])))
+          (assoc op :type :info :value {:spec (:value op) :cut-off-from ts}))
+        :stop-client-partition (do (net/heal! (:net test) test) (assoc op :type :info :value :healed))))
     (teardown! [_ test] (net/heal! (:net test) test))))
 
 (defn packet-loss
@@ -224,7 +247,8 @@
    :kill [killer #{:kill :start}]
    :pause [pauser #{:pause :resume}]
    :clock [clock #{:bump :strobe :reset}]
-   :clock-rate [clock-rate #{:rate :reset-rate}]})
+   :clock-rate [clock-rate #{:rate :reset-rate}]
+   :client-partition [client-partitioner #{:start-client-partition :stop-client-partition}]})
 
 (def faults
   "Fault name -> the kind of nemesis, the ops that start it (one chosen at random each time)
@@ -252,7 +276,11 @@
                        :stop {:f :reset-rate}}
    ;; Beyond it (2× fast leader): expected to break; the result is reported, never failed.
    :clock-rate-beyond {:kind :clock-rate :start [{:f :rate :value {:targets :primaries :rate 2.0}}]
-                       :stop {:f :reset-rate}}})
+                       :stop {:f :reset-rate}}
+   ;; The harness's clients (not the nodes) cut off: from every node, or from the leader only.
+   :partition-clients {:kind :client-partition :start [{:f :start-client-partition :value :all}
+                                                       {:f :start-client-partition :value :primaries}]
+                       :stop {:f :stop-client-partition}}})
 
 (def expected-unsafe
   "Faults outside the documented assumptions: their checker result is reported, not failed."
@@ -261,7 +289,7 @@
 (def network-faults
   "Faults that need the netns topology (not available in loopback mode)."
   #{:partition-leader :partition-one :partition-majority :partition-one-way :partition-bridge
-    :partition-ring :lossy})
+    :partition-ring :lossy :partition-clients})
 
 (def mixed-faults
   [:partition-leader :pause-leader :kill :clock-bump :lossy :partition-majority :clock-strobe])

@@ -18,19 +18,23 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every Java snippet of the service developer's documents is compiled code: each {@code java}
- * block of docs/LIMITER.md, docs/QUOTAS.md, docs/TTL.md and docs/CLIENT.md must equal, line for line and with
- * common indentation removed, a region between {@code // tag::name[]} and {@code // end::name[]}
- * in a source file of this module (compiled by the build). A document that shows an API the
- * code does not have fails here.
+ * block of docs/LIMITER.md, docs/QUOTAS.md, docs/TTL.md, docs/CLIENT.md and docs/POOL.md must
+ * equal, line for line and with common indentation removed, a region between {@code
+ * // tag::name[]} and {@code // end::name[]} in a source file of this module (compiled by the
+ * build) or in the client's PoolExampleTest (compiled and run by the build: POOL.md's worked
+ * example). A document that shows an API the code does not have fails here.
  */
 class DocsSnippetTest {
-  static final List<String> DOCS = List.of("LIMITER.md", "QUOTAS.md", "TTL.md", "CLIENT.md");
+  static final List<String> DOCS = List.of("LIMITER.md", "QUOTAS.md", "TTL.md", "CLIENT.md", "POOL.md");
+  static final Path POOL_EXAMPLE = Path.of("..", "client", "src", "test", "java", "dev", "ration", "client",
+      "pool", "PoolExampleTest.java");
   static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)\\n```", Pattern.DOTALL);
   static final Pattern TAG = Pattern.compile("//\\s*tag::([\\w-]+)\\[\\]");
 
   @Test
   void everyJavaSnippetOfTheDocsIsATaggedCompiledRegion() throws IOException {
     Map<String, String> regions = taggedRegions(Path.of("src/main/java"));
+    regions.putAll(regions(Files.readString(POOL_EXAMPLE)));
     assertFalse(regions.isEmpty(), "no tagged regions found");
     List<String> missing = new ArrayList<>();
     int snippets = 0;

@@ -17,7 +17,8 @@ class ClojureTestsTest {
   private static final String[] NAMESPACES = {
     "ration.jepsen.checker-test", "ration.jepsen.generator-test", "ration.jepsen.misbehaving-holder-test",
     "ration.jepsen.ttl-checker-test", "ration.jepsen.reservation-checker-test",
-    "ration.jepsen.limiter-holder-test", "ration.jepsen.misbehaving-ttl-client-test"
+    "ration.jepsen.limiter-holder-test", "ration.jepsen.misbehaving-ttl-client-test",
+    "ration.jepsen.pool-checker-test"
   };
 
   @Test

@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The CI-sized matrix: lease × {partition-leader, pause-leader, kill, clock-bump, lossy}, 3 real
+ * The CI-sized matrix: lease × {partition-leader, pause-leader, kill, clock-bump, lossy} and
+ * pool × {partition-majority, partition-clients, kill, pause-leader} (cli/ci-matrix), 3 real
  * node JVMs in network namespaces, 25 s of workload per cell (+ setup, heal, a bounded wait for
- * recovery, a 5 s quiet period, final reads): about 6–8 minutes on 2 cores. Runs on the test
+ * recovery, a 5 s quiet period, final reads or the pools' drain): about 10–14 minutes on 2 cores. Runs on the test
  * thread, one cell at a time; the suite's own cleanup (namespaces, links, rules, node pids)
  * runs after every cell, and this class checks that nothing named rtn-* is left behind.
  *
@@ -46,7 +47,7 @@ class JepsenMatrixTest {
   }
 
   @Test
-  @Timeout(value = 20, unit = TimeUnit.MINUTES)
+  @Timeout(value = 30, unit = TimeUnit.MINUTES)
   void ciMatrixIsValid() {
     assumeTrue(!Boolean.getBoolean("ration.jepsen.skip"), "skipped by -Dration.jepsen.skip=true");
     String root = System.getProperty("ration.root", "..");

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The worked example in docs/POOL.md, compiled and run: a job that calls a downstream over a
  * real socket, passes its cancellation token to the socket (closing it on cancel), treats I/O
- * errors as retryable, and a caller that honours Overloaded. The text between the EXAMPLE
- * markers is what the doc shows.
+ * errors as retryable, and a caller that honours Overloaded. The tagged region
+ * pool-worked-example is what the doc shows (the examples module's DocsSnippetTest checks it).
  */
 class PoolExampleTest {
   @Test
@@ -28,7 +28,7 @@ class PoolExampleTest {
       server.start();
       int port = downstream.getLocalPort();
 
-      // EXAMPLE START
+      // tag::pool-worked-example[]
       WorkerPool pool = new WorkerPool(
           PoolOptions.of(4, 100).withRetries(3, Duration.ofMillis(50), Duration.ofSeconds(2)),
           SlotSource.fixed(4))
@@ -68,7 +68,7 @@ class PoolExampleTest {
         }
       }
       ShutdownReport report = pool.shutdown(Instant.now().plusSeconds(5), ShutdownPolicy.DRAIN);
-      // EXAMPLE END
+      // end::pool-worked-example[]
 
       assertEquals(10, handles.size());
       assertEquals(10 * 42, sum);

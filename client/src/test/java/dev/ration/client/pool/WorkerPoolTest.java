@@ -374,6 +374,23 @@ class WorkerPoolTest {
     assertTrue(e.getMessage().contains("-1"), e.getMessage());
   }
 
+  /**
+   * A source answering Instant.MIN (nothing valid, the earliest instant there is) stops the pool
+   * from starting jobs without breaking it: once the source is valid again the queued job runs.
+   */
+  @Test
+  void aSourceValidUntilTheEarliestInstantStartsNothingAndThePoolSurvives() throws Exception {
+    ScriptedSlotSource slots = new ScriptedSlotSource(2, Instant.MIN);
+    WorkerPool p = new WorkerPool(PoolOptions.of(2, 4), slots);
+    pools.add(p);
+    JobHandle<Object> h = accepted(p.submit(a -> "ran", in(Duration.ofSeconds(30))));
+    // An observation window in which the job must not start.
+    Thread.sleep(200);
+    assertEquals(JobState.QUEUED, h.state());
+    slots.setValidUntil(Instant.MAX);
+    assertEquals(JobState.SUCCEEDED, h.result().get(10, TimeUnit.SECONDS).state());
+  }
+
   private static boolean parked(Thread.State state) {
     return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
   }
