@@ -17,6 +17,7 @@ final class RateLimitedLog {
   private long lastNanos;
   private boolean written;
   private long suppressed;
+  private long writtenTotal;
 
   RateLimitedLog(Logger log, Level level, long intervalNanos) {
     if (intervalNanos <= 0) {
@@ -43,9 +44,15 @@ final class RateLimitedLog {
       log.info(line, args);
     }
     written = true;
+    writtenTotal++;
     lastNanos = nowNanos;
     suppressed = 0;
     return true;
+  }
+
+  /** Lines written so far. */
+  synchronized long written() {
+    return writtenTotal;
   }
 
   /** Lines left out since the last one written. */

@@ -104,10 +104,10 @@ public final class RateLimiter implements AutoCloseable {
   /** Decisions by reason (indexed by ordinal): counted on the hot path, read by metrics. */
   private final LongAdder[] decisionCounts = new LongAdder[Decision.Reason.values().length];
   private final CopyOnWriteArrayList<LeaseListener> listeners = new CopyOnWriteArrayList<>();
-  private final RateLimitedLog lostLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
-  private final RateLimitedLog refusedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
-  private final RateLimitedLog failedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
-  private final RateLimitedLog regainedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.INFO, LOG_INTERVAL_NANOS);
+  final RateLimitedLog lostLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  final RateLimitedLog refusedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  final RateLimitedLog failedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  final RateLimitedLog regainedLog = new RateLimitedLog(LOG, RateLimitedLog.Level.INFO, LOG_INTERVAL_NANOS);
   private volatile LeaseState state = LeaseState.NONE;
 
   // ---- hot-path state (lock-free)

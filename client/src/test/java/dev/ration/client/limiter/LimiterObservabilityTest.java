@@ -116,6 +116,40 @@ class LimiterObservabilityTest {
     assertEquals(List.of("NONE>HELD", "HELD>LOST", "LOST>HELD", "HELD>CLOSED"), seen);
   }
 
+  /**
+   * Goal: the limiter's own warnings are rate-limited where they recur: an acquire refused over
+   * and over (the limit is full) writes one line per interval and counts the rest, and a lease
+   * lost locally writes its line once.
+   */
+  @Test
+  void refusalsAndLeaseLossAreLoggedOncePerInterval() {
+    RateLimiter l = limiter();
+    assertFalse(l.tryAcquire(1));
+    sched.runDue();
+    for (int i = 0; i < 5; i++) {
+      int sent = fake.of("acquire").size();
+      fake.last("acquire").reply().complete(FakeLeaseTransport.rejected(dev.ration.wire.Outcome.LIMIT_EXHAUSTED, 100));
+      sched.runDue();
+      // The next acquire goes out after the hint and the backoff (under 1 s for these five).
+      for (int step = 0; step < 100 && fake.of("acquire").size() == sent; step++) {
+        sched.advance(java.time.Duration.ofMillis(10));
+      }
+      assertEquals(sent + 1, fake.of("acquire").size(), "refusal " + i + " was retried");
+    }
+    assertEquals(1, l.refusedLog.written(), "one line within the interval");
+    assertTrue(sched.now().toNanos() - T0 < 10_000 * MS, "all within one 10 s interval");
+    assertEquals(4, l.refusedLog.suppressed(), "the other refusals are counted, not written");
+
+    fake.last("acquire").reply().complete(granted(lease(1, 1, 5, 10, 10, 1000, BEST_EFFORT, 4), 0));
+    sched.runDue();
+    assertEquals(LeaseState.HELD, l.state());
+    assertEquals(0, l.lostLog.written());
+    // Renewals are never answered: the lease expires locally, once.
+    sched.advance(java.time.Duration.ofSeconds(2));
+    assertEquals(LeaseState.EMERGENCY, l.state());
+    assertEquals(1, l.lostLog.written(), "the loss is logged");
+  }
+
   /** Goal: a recurring line is written at most once per interval and then says how many were left out. */
   @Test
   void rateLimitedLogWritesOncePerIntervalAndCountsTheRest() {
