@@ -196,8 +196,9 @@
         (spit (clock-file db n) "+0")
         (spit (io/file dir "node.yaml") (node-yaml db test n))))
     (doseq [n (:nodes test)] (launch! db test n))
-    (when-not (u/await-fn #(seq (primaries db test)) 90000 250)
-      (throw (ex-info "no leader within 90 s of starting the nodes" {:run-dir run-dir})))
+    (let [start-s (:start-timeout-s test 90)]
+      (when-not (u/await-fn #(seq (primaries db test)) (* 1000 start-s) 250)
+        (throw (ex-info (str "no leader within " start-s " s of starting the nodes") {:run-dir run-dir}))))
     (info "cluster up; leader" (primaries db test)))
 
   (teardown! [db test]
