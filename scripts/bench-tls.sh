@@ -8,7 +8,8 @@
 #
 #   scripts/bench-tls.sh [WARMUP_SECONDS] [DURATION_SECONDS] [ROUNDS]   (defaults 10, 20, 3)
 #
-# Needs the build (mvn -B -q package -DskipTests). Work directory run/bench-tls/: the two
+# Needs the build (mvn -B -q package -DskipTests). RATION_START_TIMEOUT (default 180 s) bounds
+# each cluster's start. Work directory run/bench-tls/: the two
 # clusters' configurations, data and logs, their own certificates (RATION_CERTS_DIR is set to
 # run/bench-tls/certs), each run's JSON, and results.txt with one line per run: op, in flight,
 # mode, the 1-minute load average, the node processes' CPU ticks (utime+stime, 1/100 s) over
@@ -42,8 +43,8 @@ stop() {
   scripts/cluster.sh stop --run-dir "$work/run-plain" --config-dir "$work/plain-config" >/dev/null 2>&1 || true
 }
 trap stop EXIT
-RATION_START_TIMEOUT=180 scripts/cluster.sh start --run-dir "$work/run-tls" --config-dir "$work/tls-config"
-RATION_START_TIMEOUT=180 scripts/cluster.sh start --run-dir "$work/run-plain" --config-dir "$work/plain-config"
+RATION_START_TIMEOUT="${RATION_START_TIMEOUT:-180}" scripts/cluster.sh start --run-dir "$work/run-tls" --config-dir "$work/tls-config"
+RATION_START_TIMEOUT="${RATION_START_TIMEOUT:-180}" scripts/cluster.sh start --run-dir "$work/run-plain" --config-dir "$work/plain-config"
 cpu() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$t"; }
 : >"$work/results.txt"
 for round in $(seq 1 "$rounds"); do
