@@ -68,8 +68,10 @@
 
 (defn build-test
   "A test map from options."
-  [{:keys [workload nemesis nodes time-limit seed rate concurrency interval hold netns? store quiet recovery-timeout]
-    :or {nodes 3 time-limit 60 seed 0 rate 40 interval 8 hold 8 store "store" quiet 10 recovery-timeout 90}}]
+  [{:keys [workload nemesis nodes time-limit seed rate concurrency interval hold netns? store quiet recovery-timeout
+           start-timeout]
+    :or {nodes 3 time-limit 60 seed 0 rate 40 interval 8 hold 8 store "store" quiet 10 recovery-timeout 90
+         start-timeout 90}}]
   (let [{wf :workload cf :checker} (or (workloads workload)
                                        (throw (IllegalArgumentException. (str "unknown workload " workload "; known: " (keys workloads)))))
         w (wf {})
@@ -85,6 +87,7 @@
      :rate rate
      :seed seed
      :quiet-s quiet
+     :start-timeout-s start-timeout
      :netns? netns?
      :store-root store
      :workload w
@@ -131,6 +134,8 @@
    [nil "--hold SECONDS" "Fault duration (> lease TTL + election timeout)" :default 8 :parse-fn parse-long]
    [nil "--quiet SECONDS" "Quiet period after recovery, before the final reads" :default 10 :parse-fn parse-long]
    [nil "--recovery-timeout SECONDS" "After the final heal, wait at most this long for every node /ready + a leader"
+    :default 90 :parse-fn parse-long]
+   [nil "--start-timeout SECONDS" "At setup, wait at most this long for a leader after starting the nodes"
     :default 90 :parse-fn parse-long]
    [nil "--mode MODE" "auto, netns or loopback" :default :auto :parse-fn keyword]
    [nil "--matrix NAME" "test-all: ci or full" :default :ci :parse-fn keyword]

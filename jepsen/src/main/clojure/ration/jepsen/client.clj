@@ -68,7 +68,8 @@
   "A RationClient for client thread t of a workload: the node addresses rotated so thread t talks
   first to node t mod n, bounded retries with short backoff, the request deadline of the
   workload's opts, a fixed client id (seed, client-low) so resends carry the same request
-  ids across reconnections, and the run's administrator token (the nodes run secure)."
+  ids across reconnections, the run's administrator token (the nodes run secure) and the run's
+  TLS files (CA and client certificate) when the nodes run TLS."
   ^RationClient [addrs t opts seed client-low]
   (let [i (mod t (count addrs))
         ordered (vec (concat (drop i addrs) (take i addrs)))]
@@ -81,4 +82,5 @@
                        (.backoffMax (Duration/ofMillis 300))
                        (.clientId (long seed) (long client-low))
                        (.token ^String @u/auth-token)
+                       (cond-> (:client-tls @u/tls) (.tls (:client-tls @u/tls)))
                        (.build)))))

@@ -62,6 +62,44 @@
   [db test]
   (mapv #(address db % :client) (:nodes test)))
 
+(defn- certs-dir ^java.io.File [db] (io/file (:run-dir db) "certs"))
+
+(defn- ration-cli!
+  "Runs `ration ARGS` from the run's copy of the server jar (the harness has no server classes)."
+  [db & args]
+  (apply u/sh! (str (System/getProperty "java.home") "/bin/java") "-XX:TieredStopAtLevel=1"
+         "-cp" (str (:jar db) ":" (:lib db) "/*") "dev.ration.server.cli.RationCli" args))
+
+(defn- certs!
+  "A CA, node certificates (for each node's address, 127.0.0.1 and localhost) and the client
+  certificate `jepsen` for this run, made with `ration cert` in the run's certificates
+  directory; then the harness's TLS settings over them (util/tls)."
+  [db test]
+  (let [dir (str (certs-dir db))]
+    ;; Once per run: a setup again in the same run keeps the run's CA.
+    (when-not (.exists (io/file dir "ca.crt"))
+      (ration-cli! db "cert" "create-ca" "--certs-dir" dir)
+      (doseq [n (:nodes test)]
+        (ration-cli! db "cert" "create-node" (name n) "--certs-dir" dir
+                     "--host" (str/join "," (distinct [(get-in @(:addrs db) [n :ip]) "127.0.0.1" "localhost"]))))
+      (ration-cli! db "cert" "create-client" "jepsen" "--certs-dir" dir))
+    (let [ca (io/file dir "ca.crt")
+          crt (io/file dir "client.jepsen.crt")
+          key (io/file dir "client.jepsen.key")
+          cas (dev.ration.client.tls.internal.PemFiles/certificates (.toPath ca))
+          chain (dev.ration.client.tls.internal.PemFiles/certificates (.toPath crt))
+          pk (dev.ration.client.tls.internal.PemFiles/privateKey (.toPath key))
+          ctx (doto (javax.net.ssl.SSLContext/getInstance "TLSv1.3")
+                (.init (into-array javax.net.ssl.KeyManager
+                                   [(dev.ration.client.tls.internal.ReloadingKeyManager. pk chain)])
+                       (into-array javax.net.ssl.TrustManager
+                                   [(dev.ration.client.tls.internal.ReloadingTrustManager. cas)])
+                       nil))]
+      (reset! u/tls {:client-tls (.withKeyPair (dev.ration.client.tls.ClientTls/trusting (.toPath ca))
+                                               (.toPath crt) (.toPath key))
+                     :ssl-context ctx})
+      (info "TLS on every port; certificates in" dir))))
+
 (defn- node-yaml [db test node]
   (str "node:\n  id: " (name node) "\n  data-dir: " (io/file (:run-dir db) (name node) "data") "\n"
        "cluster:\n  group-id: " (:group-id db) "\n  peers:\n"
@@ -74,7 +112,15 @@
        "shutdown:\n  grace: 1s\n"
        ;; Secure, as an operator would run it: the run's administrator token is named by its
        ;; salted hash only; the workloads and the nemeses present the token.
-       "security:\n  mode: secure\n  bootstrap-tokens: [\"" (:bootstrap-token db) "\"]\n"))
+       "security:\n  mode: secure\n  bootstrap-tokens: [\"" (:bootstrap-token db) "\"]\n"
+       ;; TLS on the client, Raft and admin ports, client certificates required, with the run's
+       ;; own CA (certs!); the clients and the admin calls present the run's client certificate.
+       (let [certs (certs-dir db)]
+         (str "tls:\n  mode: secure\n"
+              "  ca: " (io/file certs "ca.crt") "\n"
+              "  cert: " (io/file certs (str "node." (name node) ".crt")) "\n"
+              "  key: " (io/file certs (str "node." (name node) ".key")) "\n"
+              "  client-auth: required\n"))))
 
 (defn- clock-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "faketime"))
 (defn- log-file ^java.io.File [db node] (io/file (:run-dir db) (name node) "node.log"))
@@ -143,14 +189,16 @@
                              [n (if (instance? ration.jepsen.net.LoopbackNet (:net test))
                                   {:ip "127.0.0.1" :client (u/free-port) :raft (u/free-port) :admin (u/free-port)}
                                   (assoc ports :ip (net/ip-of (:net test) n)))])))
+    (certs! db test)
     (doseq [n (:nodes test)]
       (let [dir (io/file run-dir (name n))]
         (.mkdirs (io/file dir "data"))
         (spit (clock-file db n) "+0")
         (spit (io/file dir "node.yaml") (node-yaml db test n))))
     (doseq [n (:nodes test)] (launch! db test n))
-    (when-not (u/await-fn #(seq (primaries db test)) 90000 250)
-      (throw (ex-info "no leader within 90 s of starting the nodes" {:run-dir run-dir})))
+    (let [start-s (:start-timeout-s test 90)]
+      (when-not (u/await-fn #(seq (primaries db test)) (* 1000 start-s) 250)
+        (throw (ex-info (str "no leader within " start-s " s of starting the nodes") {:run-dir run-dir}))))
     (info "cluster up; leader" (primaries db test)))
 
   (teardown! [db test]

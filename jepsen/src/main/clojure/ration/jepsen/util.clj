@@ -31,11 +31,13 @@
           (or (> (System/nanoTime) deadline) (> i 100000)) nil
           :else (do (Thread/sleep (long interval-ms)) (recur (inc i))))))))
 
+(declare open-http)
+
 (defn http-get
   "GET url with a short timeout; {:status :body} or nil when unreachable."
   [url timeout-ms]
   (try
-    (let [c ^java.net.HttpURLConnection (.openConnection (java.net.URL. url))]
+    (let [c ^java.net.HttpURLConnection (open-http url)]
       (.setConnectTimeout c (int timeout-ms))
       (.setReadTimeout c (int timeout-ms))
       (try
@@ -50,11 +52,28 @@
 ;; presents it. Set by the DB when it is created; "" = none.
 (defonce auth-token (atom ""))
 
+;; The run's TLS material (the nodes run TLS on every port with client certificates required):
+;; {:client-tls ClientTls for RationClientOptions, :ssl-context SSLContext for HTTPS to the admin
+;; ports}, both over the run's CA and its client certificate. Set by the DB when it makes the
+;; certificates; nil = plaintext.
+(defonce tls (atom nil))
+
+(defn- open-http
+  "An HttpURLConnection to url; with the run's TLS on, an http:// url is spoken as https:// with
+  the run's CA and client certificate, so every admin call works whatever scheme it names."
+  ^java.net.HttpURLConnection [^String url]
+  (if-let [ctx (:ssl-context @tls)]
+    (let [c ^javax.net.ssl.HttpsURLConnection
+          (.openConnection (java.net.URL. (str/replace-first url #"^http://" "https://")))]
+      (.setSSLSocketFactory c (.getSocketFactory ^javax.net.ssl.SSLContext ctx))
+      c)
+    (.openConnection (java.net.URL. url))))
+
 (defn http-post
   "POST url (empty body) with a timeout; {:status :body} or nil when unreachable."
   [url timeout-ms]
   (try
-    (let [c ^java.net.HttpURLConnection (.openConnection (java.net.URL. url))]
+    (let [c ^java.net.HttpURLConnection (open-http url)]
       (.setRequestMethod c "POST")
       (when (seq @auth-token)
         (.setRequestProperty c "Authorization" (str "Bearer " @auth-token)))

@@ -8,6 +8,9 @@ import dev.ration.client.internal.protocol.Kind;
 import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.Response;
 import dev.ration.client.time.LedgerTime;
+import dev.ration.client.tls.ClientTls;
+import dev.ration.client.tls.internal.ClientTlsFiles;
+import dev.ration.client.tls.internal.PemException;
 import dev.ration.client.transport.RawClient;
 import dev.ration.wire.Outcome;
 import io.netty.channel.EventLoopGroup;
@@ -15,6 +18,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -62,6 +66,8 @@ public final class RationClient implements AutoCloseable {
   private final RationClientOptions options;
   /** The TLS context of every connection, or null for plaintext. */
   private final SslContext ssl;
+  /** The TLS files in use, checked for changes every reload interval; null without TLS. */
+  private final ClientTlsFiles tlsFiles;
   private final EventLoopGroup group;
   private final Backoff backoff;
   private final RequestIds requestIds;
@@ -99,9 +105,15 @@ public final class RationClient implements AutoCloseable {
     this.currentAddress = addresses.get(0);
     // Built once: reading the PEM files per connection would cost a file read per reconnect,
     // and a bad file should fail here, at construction, not on the first call.
-    this.ssl = options.tls() == null ? null : dev.ration.client.tls.internal.ClientSslContexts.of(options.tls());
+    this.tlsFiles = options.tls() == null ? null : loadTls(options.tls());
+    this.ssl = tlsFiles == null ? null : tlsFiles.sslContext();
     this.group =
         new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ration-client", true), NioIoHandler.newFactory());
+    if (tlsFiles != null && !options.tls().reloadInterval().isZero()) {
+      // The files are small; checking them on the I/O thread every interval costs a few reads.
+      long every = Math.max(1, options.tls().reloadInterval().toMillis());
+      group.scheduleWithFixedDelay(this::reloadTls, every, every, TimeUnit.MILLISECONDS);
+    }
     this.backoff =
         new Backoff(
             options.backoffBase().toMillis(),
@@ -110,6 +122,48 @@ public final class RationClient implements AutoCloseable {
     this.renewals = new dev.ration.client.transport.RenewalCoalescer(raw,
         (task, delayNanos) -> group.schedule(task, delayNanos, TimeUnit.NANOSECONDS),
         RENEWAL_LINGER, RENEWAL_RETENTION, System::nanoTime);
+  }
+
+  private static ClientTlsFiles loadTls(ClientTls tls) {
+    try {
+      return new ClientTlsFiles(tls.caFile(), tls.certFile(), tls.keyFile());
+    } catch (PemException e) {
+      throw new IllegalArgumentException("TLS: " + e.getMessage(), e);
+    }
+  }
+
+  private void reloadTls() {
+    try {
+      if (tlsFiles.reloadIfChanged()) {
+        LOG.info("event=client_tls_reloaded ca_certificates={} cert_subject=\"{}\"",
+            tlsFiles.trusted().size(),
+            tlsFiles.presented().map(c -> c.getSubjectX500Principal().getName()).orElse(""));
+      }
+    } catch (PemException e) {
+      // A copy half done, a new certificate next to the old key: keep what works, try again.
+      LOG.warn("event=client_tls_reload_failed keeping=current problem=\"{}\"", e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.warn("event=client_tls_reload_failed keeping=current error=\"{}\"", e.toString());
+    }
+  }
+
+  /**
+   * The client certificate this client presents on its next connection: the one in its
+   * certificate file as of the last reload ({@link ClientTls#reloadInterval()}).
+   *
+   * @return the certificate, or empty without TLS or without a client certificate
+   */
+  public Optional<X509Certificate> presentedCertificate() {
+    return tlsFiles == null ? Optional.empty() : tlsFiles.presented();
+  }
+
+  /**
+   * The CA certificates this client trusts on its next connection, as of the last reload.
+   *
+   * @return the certificates, empty without TLS
+   */
+  public List<X509Certificate> trustedCertificates() {
+    return tlsFiles == null ? List.of() : tlsFiles.trusted();
   }
 
   /**

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Timeout;
  * by a JUnit assumption that says why. Also skipped when the server jar is missing or with
  * -Dration.jepsen.skip=true. Fails on any cell that is :valid? false (a safety violation, or
  * no client op succeeded after the final heal despite the recovery wait) or that could not
- * run at all; stores go to target/jepsen-store. -Dration.jepsen.time-limit=N resizes cells.
+ * run at all; stores go to target/jepsen-store. -Dration.jepsen.time-limit=N resizes cells;
+ * -Dration.jepsen.start-timeout=N bounds each cell's wait for a first leader (default 90 s).
  */
 class JepsenMatrixTest {
   private static final Object VALID = Clojure.read(":valid?");
@@ -67,6 +68,7 @@ class JepsenMatrixTest {
         Clojure.read(":time-limit"), Long.getLong("ration.jepsen.time-limit", 25L),
         Clojure.read(":quiet"), 5L,
         Clojure.read(":recovery-timeout"), 90L,
+        Clojure.read(":start-timeout"), Long.getLong("ration.jepsen.start-timeout", 90L),
         Clojure.read(":seed"), 42L,
         Clojure.read(":store"), "target/jepsen-store");
     List<?> cells = (List<?>) ((clojure.lang.IDeref) Clojure.var("ration.jepsen.cli", "ci-matrix")).deref();

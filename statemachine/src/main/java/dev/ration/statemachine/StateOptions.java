@@ -21,13 +21,17 @@ import dev.ration.statemachine.quota.QuotaOptions;
  *     of a limit or lease, the leader id of an epoch, a TTL namespace, and a quota resource,
  *     unit, event id or usage consumer
  * @param quota the bounds only the quota ledger uses
+ * @param securityAuditRetentionMillis how long (ledger time) a record of the security audit log
+ *     is kept; an older one is deleted by the first entry applied after it is due, at most
+ *     {@link #SECURITY_AUDIT_PRUNE_PER_ENTRY} per entry. Default 365 days
  */
 public record StateOptions(
     long idempotencyRetentionMillis,
     int maxLimits,
     int maxLeasesPerLimit,
     int maxNameBytes,
-    QuotaOptions quota) {
+    QuotaOptions quota,
+    long securityAuditRetentionMillis) {
 
   /**
    * Most {@link #maxNameBytes}. Names are keys of RocksDB records and travel in every reply
@@ -35,8 +39,24 @@ public record StateOptions(
    */
   public static final int MAX_NAME_BYTES_CEILING = 1024;
 
+  /** Default {@link #securityAuditRetentionMillis}: 365 days. */
+  public static final long DEFAULT_SECURITY_AUDIT_RETENTION_MILLIS = 365L * 24 * 3_600_000;
+
+  /**
+   * Most security audit records one entry deletes, so pruning a long backlog (after a
+   * retention was shortened) spreads over entries instead of stalling one.
+   */
+  public static final int SECURITY_AUDIT_PRUNE_PER_ENTRY = 64;
+
   public static StateOptions defaults() {
     return new StateOptions(60_000, 100_000, 10_000, 128, QuotaOptions.defaults());
+  }
+
+  /** The options with the default security audit retention. */
+  public StateOptions(long idempotencyRetentionMillis, int maxLimits, int maxLeasesPerLimit,
+      int maxNameBytes, QuotaOptions quota) {
+    this(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, maxNameBytes, quota,
+        DEFAULT_SECURITY_AUDIT_RETENTION_MILLIS);
   }
 
   public StateOptions {
@@ -57,15 +77,27 @@ public record StateOptions(
     if (quota == null) {
       throw new IllegalArgumentException("quota options missing");
     }
+    if (securityAuditRetentionMillis < 1_000) {
+      throw new IllegalArgumentException(
+          "securityAuditRetentionMillis " + securityAuditRetentionMillis + " < 1000");
+    }
   }
 
   /** These options with other quota bounds (tests and tools; the server reads configuration). */
   public StateOptions withQuota(QuotaOptions bounds) {
-    return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, maxNameBytes, bounds);
+    return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, maxNameBytes, bounds,
+        securityAuditRetentionMillis);
   }
 
   /** These options with another name bound (tests and tools; the server reads configuration). */
   public StateOptions withMaxNameBytes(int bytes) {
-    return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, bytes, quota);
+    return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, bytes, quota,
+        securityAuditRetentionMillis);
+  }
+
+  /** These options with another security audit retention (tests and tools). */
+  public StateOptions withSecurityAuditRetention(long millis) {
+    return new StateOptions(idempotencyRetentionMillis, maxLimits, maxLeasesPerLimit, maxNameBytes, quota,
+        millis);
   }
 }

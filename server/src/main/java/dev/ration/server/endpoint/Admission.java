@@ -3,6 +3,8 @@ package dev.ration.server.endpoint;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.Response;
+import dev.ration.server.security.Scope;
+import dev.ration.server.security.Scopes;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -71,6 +73,14 @@ final class Admission {
    * @param inFlightOnConnection requests of this connection admitted and not yet answered
    */
   Decision admit(int inFlightOnConnection, Request request, String session) {
+    return admit(inFlightOnConnection, request, Scopes.of(request), session);
+  }
+
+  /**
+   * As {@link #admit(int, Request, String)}, with the request's {@code scope} already found
+   * ({@link Scopes#of}) for authorization: it is not looked up a second time.
+   */
+  Decision admit(int inFlightOnConnection, Request request, Scope scope, String session) {
     int max = gate.options().maxInFlightPerConnection();
     if (inFlightOnConnection >= max) {
       return new Refused(ErrorCode.OVERLOADED,
@@ -78,7 +88,7 @@ final class Admission {
           "", OVERLOADED_RETRY_AFTER_MILLIS);
     }
     // A tenant past its share is refused before it takes a place in the gate or the queue.
-    String tenant = Fairness.keyOf(gate.options().tenantFairness(), request, session);
+    String tenant = Fairness.keyOf(gate.options().tenantFairness(), request, scope, session);
     TenantShares shares = gate.tenantShares();
     if (!tenant.isEmpty() && !shares.tryAcquire(tenant)) {
       return new Refused(ErrorCode.OVERLOADED,

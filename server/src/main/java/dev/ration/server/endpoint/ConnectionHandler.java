@@ -16,6 +16,8 @@ import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.security.CertificateNames;
 import dev.ration.server.security.Principal;
+import dev.ration.server.security.Scope;
+import dev.ration.server.security.Scopes;
 import dev.ration.server.security.Security;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.SecurityCommand;
@@ -357,7 +359,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       closeAfter(MessageCodec.responseFrame(f.requestId(), kind, err));
       return;
     }
-    Security.Decision decision = security.authorize(principal, decoded.request());
+    // One scope per request: authorization and admission fairness read the same one.
+    Scope scope = Scopes.of(decoded.request());
+    Security.Decision decision = security.authorize(principal, decoded.request(), scope);
     if (decision instanceof Security.Denied denied) {
       reply(f.requestId(), kind, deniedHere(denied.refusal()), startNanos);
       return;
@@ -375,7 +379,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       if (action instanceof Translation.Mutation m) {
         action = new Translation.Mutation(onBehalf(m.command(), allowed));
       }
-      admit(f.requestId(), decoded, action, startNanos);
+      admit(f.requestId(), decoded, scope, action, startNanos);
     }
   }
 
@@ -506,8 +510,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     return "LEADER".equalsIgnoreCase(s.role());
   }
 
-  private void admit(long requestId, DecodedRequest decoded, Translation.Action action, long startNanos) {
-    Admission.Decision decision = admission.admit(pending.size(), decoded.request(), session);
+  private void admit(long requestId, DecodedRequest decoded, Scope scope, Translation.Action action,
+      long startNanos) {
+    Admission.Decision decision = admission.admit(pending.size(), decoded.request(), scope, session);
     if (decision instanceof Admission.Refused refused) {
       reply(requestId, decoded.request().kind(), refused.toResponse(), startNanos);
       return;

@@ -38,12 +38,19 @@ final class Fairness {
    * {@code session} (the client id from HELLO), or "" when it is not gated.
    */
   static String keyOf(TenantFairness mode, Request request, String session) {
+    return keyOf(mode, request, Scopes.of(request), session);
+  }
+
+  /**
+   * As {@link #keyOf(TenantFairness, Request, String)}, with {@code scope} already found by
+   * {@link Scopes#of}: the connection finds it once per request for authorization and for this.
+   */
+  static String keyOf(TenantFairness mode, Request request, Scope scope, String session) {
     Kind kind = request.kind();
     if (mode == TenantFairness.NONE || UNGATED.contains(kind)
         || (mode == TenantFairness.QUOTA && !QUOTA_WORK.contains(kind))) {
       return "";
     }
-    Scope scope = Scopes.of(request);
     if (scope instanceof Scope.Tenant t && !t.tenant().isEmpty()) {
       return t.tenant();
     }

@@ -187,12 +187,20 @@ public final class Security {
 
   /** Whether {@code principal} may make {@code request}, and how it must be proposed. */
   public Decision authorize(Principal principal, Request request) {
+    return authorize(principal, request, Scopes.of(request));
+  }
+
+  /**
+   * As {@link #authorize(Principal, Request)}, with {@code scope} already found by
+   * {@link Scopes#of}: the connection finds it once per request and hands the same scope to
+   * admission fairness.
+   */
+  public Decision authorize(Principal principal, Request request, Scope scope) {
     if (!secure()) {
       return new Allowed(List.of(), false);
     }
     Kind kind = request.kind();
     Permission permission = kind.permission();
-    Scope scope = Scopes.of(request);
     List<RoleGrant> grants = grantsOf(principal.identity());
     TreeSet<String> tenants = new TreeSet<>();
     for (RoleGrant g : grants) {

@@ -52,6 +52,10 @@ class ConfigExamplesTest {
         if (!c.consensus().dataDir().equals(runDir.normalize())) {
           failures.add(f + ": data dir " + c.consensus().dataDir() + " is not " + runDir);
         }
+        if (!c.tls().on() || !c.security().secure() || !c.security().bootstrapAdmin("admin")) {
+          failures.add(f + ": examples run with TLS and authorization, client.admin the first"
+              + " administrator; found tls " + c.tls().mode() + ", security " + c.security());
+        }
         int n = Integer.parseInt(cluster.substring("cluster-".length()));
         if (c.consensus().peers().size() != n) {
           failures.add(f + ": " + c.consensus().peers().size() + " peers in " + cluster);
@@ -73,8 +77,11 @@ class ConfigExamplesTest {
       TlsOptions fileTlsFromEmbedded = new TlsOptions(t.mode(), embedded.tls().source(), t.ca(), t.cert(), t.key(),
           t.clientAuth(), t.reloadInterval());
       assertEquals(embedded, new ServerConfig(file.consensus(), file.clientAddress(), file.adminAddress(),
-          file.endpoint(), file.shutdownGrace(), fileTlsFromEmbedded));
+          file.endpoint(), file.shutdownGrace(), fileTlsFromEmbedded, file.security()));
       assertTrue(file.tls().on(), "the 3-node example runs with TLS");
+      assertTrue(file.security().secure(), "the 3-node example runs with authorization");
+      assertEquals(java.util.List.of("admin"), file.security().bootstrapAdmins(),
+          "the CLI's client.admin certificate is the first administrator");
     }
   }
 

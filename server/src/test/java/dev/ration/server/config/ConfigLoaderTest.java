@@ -147,6 +147,18 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void theSecurityAuditRetentionIsReadAndBounded() throws Exception {
+    assertEquals(StateOptions.DEFAULT_SECURITY_AUDIT_RETENTION_MILLIS,
+        parse(MINIMAL).consensus().stateOptions().securityAuditRetentionMillis());
+    assertEquals(365L * 24 * 3_600_000, StateOptions.DEFAULT_SECURITY_AUDIT_RETENTION_MILLIS);
+    assertEquals(720L * 3_600_000, parse(MINIMAL + "ledger: { security-audit-retention: 720h }\n")
+        .consensus().stateOptions().securityAuditRetentionMillis());
+    List<String> tooShort = problems(MINIMAL + "ledger: { security-audit-retention: 30s }\n");
+    assertEquals(1, tooShort.size(), tooShort.toString());
+    assertTrue(tooShort.get(0).startsWith("ledger.security-audit-retention:"), tooShort.toString());
+  }
+
+  @Test
   void relativeDataDirResolvesAgainstTheFilesDirectory(@TempDir Path other) throws Exception {
     Path sub = Files.createDirectories(dir.resolve("conf/deep"));
     Path file = sub.resolve("n1.yaml");

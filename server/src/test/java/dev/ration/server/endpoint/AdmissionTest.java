@@ -10,6 +10,8 @@ import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.TtlRequest;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.config.TenantFairness;
+import dev.ration.server.security.Scope;
+import dev.ration.server.security.Scopes;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -109,6 +111,25 @@ class AdmissionTest {
       assertEquals(mode == TenantFairness.ALL, ttlGated, mode + ": TTL writes gated");
       assertEquals(mode != TenantFairness.NONE, quotaGated, mode + ": reservations gated");
     }
+  }
+
+  @Test
+  void theScopeFoundForAuthorizationIsTheOneFairnessCharges() {
+    // The connection finds a request's scope once and hands it to both; admission must charge
+    // the share of that scope, not look the request up again.
+    Request acme = reserve("acme/shop");
+    assertEquals(Scopes.of(acme), new Scope.Tenant("acme"));
+    Admission.Admitted a = assertInstanceOf(Admission.Admitted.class,
+        admission.admit(0, acme, new Scope.Tenant("globex"), "c1"));
+    assertEquals("globex", a.tenant());
+    assertEquals(1, gate.tenantShares().inFlight("globex"));
+    assertEquals(0, gate.tenantShares().inFlight("acme"));
+    admission.release(a);
+    Admission.Admitted s = assertInstanceOf(Admission.Admitted.class,
+        admission.admit(0, acme, Scope.SESSION, "c1"));
+    assertTrue(s.tenant().endsWith("c1"), "a session scope takes the session's share: " + s.tenant());
+    admission.release(s);
+    assertEquals(0, gate.inFlight());
   }
 
   private static Request put(String namespace) {

@@ -52,6 +52,14 @@ import java.util.function.Consumer;
  * cluster, and the Tick deletes it: the token stops authenticating on every node as soon as
  * that entry is applied.
  *
+ * <p><b>Audit retention.</b> A record of the audit log is kept for
+ * {@link StateOptions#securityAuditRetentionMillis()} of ledger time. At the end of every entry
+ * the records due by the entry's ledger time are deleted, oldest first, at most
+ * {@link StateOptions#SECURITY_AUDIT_PRUNE_PER_ENTRY} of them: records are written in sequence
+ * order with non-decreasing times, so the due ones are a prefix. Every replica applies the same
+ * entries with the same times and deletes the same records. On an idle cluster a due record
+ * waits for the next entry (a Tick, any change).
+ *
  * <p><b>Roles are names.</b> Which permissions a role gives is the server's table; the ledger
  * stores the name. A role this version does not know grants nothing (default deny).
  *
@@ -81,12 +89,18 @@ public final class SecurityLedger implements Ledger {
   private static final byte GRANT = 'g';
   private static final byte AUDIT = 'a';
   private static final byte[] NEXT_AUDIT_KEY = {'n'};
+  private static final long NO_AUDIT = 0;
 
   private final StateOptions options;
   private final ApplyContext context;
   private final TreeMap<Long, StoredToken> tokens = new TreeMap<>();
   private final TreeMap<String, RoleGrant> grants = new TreeMap<>();
   private long nextAuditSequence = 1;
+  /** The oldest audit record kept (sequence and ledger time), or {@link #NO_AUDIT}. */
+  private long oldestAuditSequence = NO_AUDIT;
+  private long oldestAuditAtMillis;
+  private long entryNowMillis;
+  private long entryFirstAuditSequence;
   private boolean changedInEntry;
   /** Read by other threads: an immutable copy, replaced whole. */
   private volatile SecurityTable table = SecurityTable.EMPTY;
@@ -243,6 +257,10 @@ public final class SecurityLedger implements Ledger {
     AuditRecord record = new AuditRecord(seq, context.nowMillis(), actor, action, scope, resource,
         0, "", detail);
     context.changes().putRecord(FAMILY, auditKey(seq), encode(AuditRecord.SHAPE, record));
+    if (oldestAuditSequence == NO_AUDIT) {
+      oldestAuditSequence = seq;
+      oldestAuditAtMillis = record.atMillis();
+    }
     context.changes().putRecord(FAMILY, NEXT_AUDIT_KEY,
         new ByteWriter(9).u8(FORMAT).i64(nextAuditSequence).toByteArray());
     changedInEntry = true;
@@ -371,13 +389,52 @@ public final class SecurityLedger implements Ledger {
   @Override
   public void beginEntry(long nowMillis) {
     changedInEntry = false;
+    entryNowMillis = nowMillis;
+    entryFirstAuditSequence = nextAuditSequence;
   }
 
   @Override
   public void endEntry() {
+    pruneAudit();
     if (changedInEntry) {
       publish();
     }
+  }
+
+  /**
+   * Deletes the audit records due by this entry's ledger time, oldest first, a bounded number.
+   * Records this entry wrote are at the entry's time, never due (the retention is positive),
+   * so the store, which does not hold them yet, has every due record.
+   */
+  private void pruneAudit() {
+    long retention = options.securityAuditRetentionMillis();
+    if (oldestAuditSequence == NO_AUDIT || entryNowMillis - oldestAuditAtMillis < retention) {
+      return;
+    }
+    long cutoff = entryNowMillis - retention;
+    int[] deleted = {0};
+    long[] next = {NO_AUDIT, 0};
+    context.store().scan(FAMILY, auditKey(oldestAuditSequence), (k, v) -> {
+      if (k.length == 0 || k[0] != AUDIT) {
+        return false;
+      }
+      AuditRecord r = decode(AuditRecord.SHAPE, v, "security audit record");
+      if (r.atMillis() > cutoff || deleted[0] >= StateOptions.SECURITY_AUDIT_PRUNE_PER_ENTRY) {
+        next[0] = r.sequence();
+        next[1] = r.atMillis();
+        return false;
+      }
+      context.changes().deleteRecord(FAMILY, k);
+      deleted[0]++;
+      return true;
+    });
+    if (next[0] == NO_AUDIT && nextAuditSequence > entryFirstAuditSequence) {
+      // Every stored record is gone; the oldest kept is the first this entry wrote.
+      next[0] = entryFirstAuditSequence;
+      next[1] = entryNowMillis;
+    }
+    oldestAuditSequence = next[0];
+    oldestAuditAtMillis = next[0] == NO_AUDIT ? 0 : next[1];
   }
 
   private void publish() {
@@ -434,6 +491,8 @@ public final class SecurityLedger implements Ledger {
     tokens.clear();
     grants.clear();
     nextAuditSequence = 1;
+    oldestAuditSequence = NO_AUDIT;
+    oldestAuditAtMillis = 0;
     context.store().scan(FAMILY, new byte[0], (k, v) -> {
       if (k[0] == TOKEN) {
         StoredToken t = decode(StoredToken.SHAPE, v, "security token");
@@ -441,6 +500,10 @@ public final class SecurityLedger implements Ledger {
       } else if (k[0] == GRANT) {
         RoleGrant g = decode(RoleGrant.SHAPE, v, "security grant");
         grants.put(grantId(g.identity(), g.role(), g.tenant()), g);
+      } else if (k[0] == AUDIT && oldestAuditSequence == NO_AUDIT) {
+        AuditRecord r = decode(AuditRecord.SHAPE, v, "security audit record");
+        oldestAuditSequence = r.sequence();
+        oldestAuditAtMillis = r.atMillis();
       } else if (k[0] == NEXT_AUDIT_KEY[0]) {
         ByteReader in = new ByteReader(v, "security next audit sequence", StoreException::new);
         in.u8("format");
@@ -462,6 +525,7 @@ public final class SecurityLedger implements Ledger {
     }
     int[] stored = {0, 0};
     long[] lastAudit = {0};
+    long[] firstAudit = {NO_AUDIT, 0};
     context.store().scan(FAMILY, new byte[0], (k, v) -> {
       if (k[0] == TOKEN) {
         StoredToken t = decode(StoredToken.SHAPE, v, "security token");
@@ -477,10 +541,20 @@ public final class SecurityLedger implements Ledger {
         }
         stored[1]++;
       } else if (k[0] == AUDIT) {
-        lastAudit[0] = decode(AuditRecord.SHAPE, v, "security audit record").sequence();
+        AuditRecord r = decode(AuditRecord.SHAPE, v, "security audit record");
+        lastAudit[0] = r.sequence();
+        if (firstAudit[0] == NO_AUDIT) {
+          firstAudit[0] = r.sequence();
+          firstAudit[1] = r.atMillis();
+        }
       }
       return true;
     });
+    if (firstAudit[0] != oldestAuditSequence
+        || (firstAudit[0] != NO_AUDIT && firstAudit[1] != oldestAuditAtMillis)) {
+      throw new InvariantViolation("S3 oldest stored audit record " + firstAudit[0] + " at "
+          + firstAudit[1] + ", in memory " + oldestAuditSequence + " at " + oldestAuditAtMillis);
+    }
     if (stored[0] != tokens.size() || stored[1] != grants.size()
         || lastAudit[0] >= nextAuditSequence) {
       throw new InvariantViolation("S2 stored tokens " + stored[0] + " vs " + tokens.size()

@@ -150,4 +150,61 @@ class SecurityLedgerTest {
     assertEquals(3, seq);
     assertTrue(state.securityTable().grants("svc").isEmpty());
   }
+
+  private List<Long> auditSequences() {
+    return ((QueryResult.SecurityAudit) state.query(new Query.ReadSecurityAudit(0, 1_000), 0))
+        .records().stream().map(AuditRecord::sequence).toList();
+  }
+
+  /**
+   * Goal: an audit record lives exactly its retention of ledger time, is deleted by the first
+   * entry applied after that (any entry, a Tick too), oldest first and a bounded number per
+   * entry, and the bookkeeping survives a reopen. verify() checks after every entry that the
+   * oldest record in memory is the oldest stored.
+   */
+  @Test
+  void auditRecordsArePrunedAfterTheirRetentionInLedgerTime() {
+    state.close();
+    StateOptions tenSeconds = StateOptions.defaults().withSecurityAuditRetention(10_000);
+    state = RocksCoordinatorState.open(dir.resolve("db"), tenSeconds);
+    d = new Driver(state);
+    changed(d.at(1_000, new SecurityCommand.GrantRole("a", "service", "acme", "root")));   // 1
+    changed(d.at(2_000, new SecurityCommand.GrantRole("b", "service", "acme", "root")));   // 2
+    changed(d.at(5_000, new SecurityCommand.GrantRole("c", "service", "acme", "root")));   // 3
+    d.at(10_999, new Tick(10));
+    assertEquals(List.of(1L, 2L, 3L), auditSequences(), "nothing is due before its retention");
+    d.at(11_000, new Tick(10));
+    assertEquals(List.of(2L, 3L), auditSequences(), "due at exactly at + retention");
+    d.at(11_999, new Tick(10));
+    assertEquals(List.of(2L, 3L), auditSequences());
+
+    // A reopen finds the oldest record again and carries on.
+    state.close();
+    state = RocksCoordinatorState.open(dir.resolve("db"), tenSeconds);
+    d = new Driver(state);
+    changed(d.at(12_000, new SecurityCommand.GrantRole("d", "service", "acme", "root")));  // 4
+    assertEquals(List.of(3L, 4L), auditSequences(), "the entry that wrote 4 deleted 2");
+    // One entry deletes every due record and writes a new one: the new one is the oldest kept.
+    changed(d.at(30_000, new SecurityCommand.GrantRole("e", "service", "acme", "root")));  // 5
+    assertEquals(List.of(5L), auditSequences());
+    // The grants themselves are not audit records: they stay.
+    assertEquals(1, state.securityTable().grants("a").size());
+
+    // A backlog is deleted a bounded number per entry, oldest first.
+    int many = StateOptions.SECURITY_AUDIT_PRUNE_PER_ENTRY + 6;
+    for (int i = 0; i < many; i++) {
+      changed(d.at(31_000, new SecurityCommand.GrantRole("f" + i, "service", "acme", "root")));
+    }
+    assertEquals(many + 1, auditSequences().size());
+    d.at(41_000, new Tick(10));
+    List<Long> left = auditSequences();
+    assertEquals(many + 1 - StateOptions.SECURITY_AUDIT_PRUNE_PER_ENTRY, left.size(), left.toString());
+    assertEquals(5L + StateOptions.SECURITY_AUDIT_PRUNE_PER_ENTRY, left.get(0));
+    d.at(41_001, new Tick(10));
+    assertEquals(List.of(), auditSequences());
+    long next = changed(d.at(41_002, new SecurityCommand.RevokeRole("a", "service", "acme", "root")))
+        .auditSequence();
+    assertEquals(6L + many, next, "sequences are never reused");
+    assertEquals(List.of(next), auditSequences());
+  }
 }
