@@ -251,7 +251,7 @@ public final class ConfigLoader {
     Optional<Duration> retention = ledger.duration("idempotency-retention", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(24));
     Optional<Long> maxLimits = ledger.integer("max-limits", 100_000, 1, 10_000_000);
     Optional<Long> maxLeases = ledger.integer("max-leases-per-limit", 10_000, 1, 1_000_000);
-    Optional<Duration> auditRetention = ledger.duration("security-audit-retention",
+    Optional<Duration> securityAuditRetention = ledger.duration("security-audit-retention",
         Duration.ofMillis(StateOptions.DEFAULT_SECURITY_AUDIT_RETENTION_MILLIS), Duration.ofMinutes(1),
         Duration.ofHours(24L * 3650));
     Optional<Long> maxNameBytes = ledger.integer("max-name-bytes", 128, 1, StateOptions.MAX_NAME_BYTES_CEILING);
@@ -379,7 +379,7 @@ public final class ConfigLoader {
         auditRetention.get().toMillis());
     StateOptions state = new StateOptions(
         retention.get().toMillis(), maxLimits.get().intValue(), maxLeases.get().intValue(),
-        maxNameBytes.get().intValue(), quotaOptions, auditRetention.get().toMillis());
+        maxNameBytes.get().intValue(), quotaOptions, securityAuditRetention.get().toMillis());
     ConsensusOptions consensus = new ConsensusOptions(
         nodeId.get(), groupId, peers, dataDir.get(),
         electionMin.get(), electionMax.get(), requestTimeout.get(),
