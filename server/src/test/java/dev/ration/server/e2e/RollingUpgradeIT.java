@@ -74,7 +74,7 @@ class RollingUpgradeIT {
           .build();
       try (RationClient client = new RationClient(options); Writer writer = new Writer(client)) {
         // Asked in this JVM, not through the CLI: a JVM start per poll is slow on a busy machine.
-        Waits.upTo(Duration.ofSeconds(180)).every(Duration.ofMillis(500)).until("a leader", () -> {
+        Waits.upTo(Duration.ofSeconds(300)).every(Duration.ofMillis(500)).until("a leader", () -> {
           cluster.assertAllAlive();
           try {
             return client.clusterStatus().leaderId();
@@ -120,14 +120,17 @@ class RollingUpgradeIT {
       }
       cluster.close();
       assertTrue(cluster.allExited(), "every started node exited");
-    } finally {
       PreviousRelease.deleteTree(work);
+    } catch (Throwable failed) {
+      // Kept for the node logs (WORK/nI.log) and data.
+      failed.addSuppressed(new AssertionError("work directory kept: " + work));
+      throw failed;
     }
   }
 
   /** Until node {@code id} answers as a member that has applied the leader's commit index. */
   private static void awaitCaughtUp(RationClient client, ProcessCluster cluster, String id) {
-    long target = Waits.upTo(Duration.ofSeconds(120)).every(Duration.ofMillis(250))
+    long target = Waits.upTo(Duration.ofSeconds(300)).every(Duration.ofMillis(250))
         .until("a leader's commit index", () -> {
           try {
             return client.clusterStatus().commitIndex();
@@ -140,7 +143,8 @@ class RollingUpgradeIT {
 
   private static void awaitApplied(RationClient client, ProcessCluster cluster, String id, long index) {
     String address = cluster.addresses.get(id).get("client");
-    Waits.upTo(Duration.ofSeconds(120)).every(Duration.ofMillis(250))
+    // Bounds for a busy machine: a JVM with Ratis starts in seconds on an idle one.
+    Waits.upTo(Duration.ofSeconds(300)).every(Duration.ofMillis(250))
         .until(id + " applied index " + index, () -> {
           try {
             cluster.assertAllAlive();
@@ -200,7 +204,7 @@ class RollingUpgradeIT {
     }
 
     void awaitAcknowledged(int n) {
-      Waits.upTo(Duration.ofSeconds(120)).every(Duration.ofMillis(100))
+      Waits.upTo(Duration.ofSeconds(300)).every(Duration.ofMillis(100))
           .until(n + " acknowledged writes", () -> acknowledged.size() + unexpected.size() * 1_000_000,
               c -> c >= n || !thread.isAlive());
       assertTrue(unexpected.isEmpty(), "errors beyond retryable ones: " + unexpected);
