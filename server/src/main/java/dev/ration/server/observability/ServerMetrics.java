@@ -492,6 +492,7 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong quotaAlerts = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong quotaReservations = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong quotaLogSequence = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong quotaLogFirstSequence = new java.util.concurrent.atomic.AtomicLong(1);
   private volatile boolean quotaGaugesRegistered;
 
   /**
@@ -511,6 +512,9 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
               .description("Outstanding reservations").register(registry);
           Gauge.builder("ration.quota.usage.log.sequence", quotaLogSequence, java.util.concurrent.atomic.AtomicLong::get)
               .description("Last sequence of the usage log").register(registry);
+          Gauge.builder("ration.quota.usage.log.first.sequence", quotaLogFirstSequence, java.util.concurrent.atomic.AtomicLong::get)
+              .description("First sequence the usage log still keeps (retention removes the records before it)")
+              .register(registry);
           quotaGaugesRegistered = true;
         }
       }
@@ -518,6 +522,7 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     quotaAlerts.set(s.alertsRaised());
     quotaReservations.set(s.reservations());
     quotaLogSequence.set(s.lastSequence());
+    quotaLogFirstSequence.set(s.firstSequence());
   }
 
   /**

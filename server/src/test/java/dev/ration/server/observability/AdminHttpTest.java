@@ -110,6 +110,8 @@ class AdminHttpTest {
     metrics.connectionRefused();
     Limit limit = new Limit("acme", "api", 100, 50, Mode.HARD, 10_000, 2_000, 0, Policy.FREE_CAPACITY, 1);
     metrics.updateLimits(List.of(new LimitStatus(limit, 40, 20, 30, 20, 5, 2, 1, 100, 50, 3)));
+    metrics.updateQuota(new dev.ration.statemachine.query.QuotaAnswer.QuotaStatusAnswer(
+        4, 2, 900, 1, 10, 301));
 
     // Gauges must survive a collection (Micrometer holds gauge state weakly unless told not to).
     System.gc();
@@ -156,7 +158,9 @@ class AdminHttpTest {
             "ration_limit_pool{resource=\"api\",tenant=\"acme\"} 5.0",
             "ration_limit_leases{resource=\"api\",tenant=\"acme\"} 2.0",
             "ration_limit_pending_shrinks{resource=\"api\",tenant=\"acme\"} 1.0",
-            "ration_limit_emergency_reported{resource=\"api\",tenant=\"acme\"} 3.0")) {
+            "ration_limit_emergency_reported{resource=\"api\",tenant=\"acme\"} 3.0",
+            "ration_quota_usage_log_sequence 900.0",
+            "ration_quota_usage_log_first_sequence 301.0")) {
       assertTrue(body.contains(name), "missing " + name + " in\n" + body);
     }
   }

@@ -39,6 +39,7 @@ public sealed interface QuotaAnswer {
 
   record ReconcileAnswer(List<Drift> drifts) implements QuotaAnswer {}
 
+  /** {@code firstSequence}: the usage log's first kept record (1 until retention removed some). */
   record QuotaStatusAnswer(long catalogVersion, long reservations, long lastSequence,
-      long alertsRaised, long nextReservationId) implements QuotaAnswer {}
+      long alertsRaised, long nextReservationId, long firstSequence) implements QuotaAnswer {}
 }

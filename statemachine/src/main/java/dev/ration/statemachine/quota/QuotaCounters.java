@@ -52,9 +52,9 @@ final class QuotaCounters {
         .i64(reservations)));
   }
 
-  QuotaAnswer.QuotaStatusAnswer status() {
+  QuotaAnswer.QuotaStatusAnswer status(long firstSequence) {
     return new QuotaAnswer.QuotaStatusAnswer(catalogVersion, reservations, lastSequence,
-        alertsRaised, nextReservationId);
+        alertsRaised, nextReservationId, firstSequence);
   }
 
   long catalogVersion() {

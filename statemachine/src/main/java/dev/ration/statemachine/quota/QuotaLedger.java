@@ -257,7 +257,7 @@ public final class QuotaLedger implements Ledger {
     } else if (query instanceof QuotaQuery.ReconcileReport q) {
       return reconciliation.report(q.scope(), q.resource(), q.fromMillis(), q.toMillis());
     } else if (query instanceof QuotaQuery.QuotaStatus) {
-      return counters.status();
+      return counters.status(retention.firstSequence());
     }
     throw new IllegalStateException("unhandled quota query " + query);
   }

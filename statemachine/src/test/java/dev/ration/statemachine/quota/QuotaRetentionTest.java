@@ -102,6 +102,10 @@ class QuotaRetentionTest {
         && stalled.message().contains("3..5") && stalled.message().contains("Acknowledge sequence 5"),
         stalled.message());
     assertEquals(Long.MAX_VALUE, h.state().nextDueMillis(), "both logs are empty");
+    QuotaAnswer.QuotaStatusAnswer status = assertInstanceOf(QuotaAnswer.QuotaStatusAnswer.class,
+        h.query(new QuotaQuery.QuotaStatus()));
+    assertEquals(6, status.firstSequence(), "the status (and its metric) shows where the log starts");
+    assertEquals(5, status.lastSequence());
 
     h.reopen(options()); // what was compacted stays compacted after a restart
     assertInstanceOf(QuotaAnswer.UsageCompacted.class, h.query(new QuotaQuery.ReadUsage("billing", 0, 100)));
