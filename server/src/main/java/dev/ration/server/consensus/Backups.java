@@ -103,6 +103,19 @@ public final class Backups {
   }
 
   /**
+   * The next zip entry; a damaged entry header (a name that is not UTF-8, a bad field) is an
+   * {@link IOException} naming the archive, like every other damage, not an unchecked error.
+   */
+  private static ZipEntry nextEntry(ZipInputStream zip, Path archive) throws IOException {
+    try {
+      return zip.getNextEntry();
+    } catch (IllegalArgumentException e) {
+      throw new IOException(archive + ": damaged zip entry header (" + e.getMessage() + "): not a"
+          + " readable Ration backup", e);
+    }
+  }
+
+  /**
    * Unpacks {@code archive} into {@code target} (created; must not exist) and checks it: the
    * zip's CRCs, a header, a checkpoint whose manifest matches the header and whose files match
    * the manifest. Returns the header; anything else is an {@link IOException} naming the problem.
@@ -115,7 +128,7 @@ public final class Backups {
     Header header = null;
     int entries = 0;
     try (ZipInputStream zip = new ZipInputStream(Files.newInputStream(archive))) {
-      for (ZipEntry e = zip.getNextEntry(); e != null; e = zip.getNextEntry()) {
+      for (ZipEntry e = nextEntry(zip, archive); e != null; e = nextEntry(zip, archive)) {
         if (++entries > 100_000) {
           throw new IOException(archive + ": more than 100000 entries: not a Ration backup");
         }
