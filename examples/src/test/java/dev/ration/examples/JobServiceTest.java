@@ -1,6 +1,7 @@
 package dev.ration.examples;
 
 import dev.ration.client.quota.QuotaDefinition;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,10 +21,6 @@ import dev.ration.wire.Outcome;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,14 +41,6 @@ import org.junit.jupiter.api.io.TempDir;
 class JobServiceTest {
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   private HttpResponse<String> send(int port, String method, String path, String... headers) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10)).method(method, HttpRequest.BodyPublishers.noBody());
@@ -63,8 +52,8 @@ class JobServiceTest {
 
   @Test
   void admitsReservesOncePerKeyAndFencesLocks(@TempDir Path dir) throws Exception {
-    String clientAddress = "127.0.0.1:" + freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + freePort(), clientAddress, "127.0.0.1:" + freePort());
+    String clientAddress = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), clientAddress, "127.0.0.1:" + FreePorts.next());
     ConsensusOptions consensus = new ConsensusOptions("n1",
         UUID.nameUUIDFromBytes(("examples-" + dir).getBytes()).toString(), List.of(self), dir,
         Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3), 10_000, 0, 1 << 20,

@@ -1,6 +1,7 @@
 package dev.ration.http;
 
 import dev.ration.client.quota.QuotaDefinition;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,9 +30,6 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -69,18 +67,10 @@ class RateLimitFilterHttpTest {
   static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   static final java.util.concurrent.atomic.AtomicLong served = new java.util.concurrent.atomic.AtomicLong();
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   @BeforeAll
   static void start() throws Exception {
-    String clientAddress = "127.0.0.1:" + freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + freePort(), clientAddress, "127.0.0.1:" + freePort());
+    String clientAddress = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), clientAddress, "127.0.0.1:" + FreePorts.next());
     ConsensusOptions consensus = new ConsensusOptions("n1",
         UUID.nameUUIDFromBytes(("http-filter-" + dir).getBytes()).toString(), List.of(self), dir,
         Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3), 10_000, 0, 1 << 20,

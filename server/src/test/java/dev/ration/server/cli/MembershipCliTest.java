@@ -3,13 +3,11 @@ package dev.ration.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -62,7 +60,7 @@ class MembershipCliTest {
   void addTransferRefuseAndRemoveAsDocumented() throws Exception {
     Map<String, Ports> ports = new java.util.TreeMap<>();
     for (String id : List.of("n1", "n2", "n3", "n4")) {
-      ports.put(id, new Ports(freePort(), freePort(), freePort()));
+      ports.put(id, new Ports(FreePorts.next(), FreePorts.next(), FreePorts.next()));
     }
     String three = ports.entrySet().stream().filter(e -> !e.getKey().equals("n4"))
         .map(e -> e.getValue().peer(e.getKey())).reduce("", String::concat);
@@ -196,21 +194,4 @@ class MembershipCliTest {
     }
     return n;
   }
-
-  private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-  /** A free port not handed out before in this JVM (a closed probe socket's port can come back). */
-  static int freePort() {
-    for (int attempt = 0; attempt < 1000; attempt++) {
-      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        if (HANDED_OUT.add(s.getLocalPort())) {
-          return s.getLocalPort();
-        }
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
-    throw new IllegalStateException("no fresh free port in 1000 attempts");
-  }
-
 }

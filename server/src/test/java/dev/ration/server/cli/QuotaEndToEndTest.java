@@ -4,6 +4,7 @@ import dev.ration.client.internal.protocol.Response;
 import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.quota.QuotaDefinition;
 import dev.ration.client.transport.RawClient;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.EventType;
 import dev.ration.wire.quota.UsageEvent;
@@ -30,12 +31,8 @@ import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.testkit.Waits;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -51,18 +48,11 @@ import picocli.CommandLine;
  * cursor, and the `ration quota|reserve|reservation|usage|audit` commands over TCP.
  */
 class QuotaEndToEndTest {
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   private static ServerConfig config(Path dir) {
-    String client = "127.0.0.1:" + freePort();
-    String admin = "127.0.0.1:" + freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + freePort(), client, admin);
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);
     ConsensusOptions consensus = new ConsensusOptions("n1",
         UUID.nameUUIDFromBytes("quota-e2e-test".getBytes()).toString(), List.of(self), dir,
         Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3), 10_000, 0, 1 << 20,

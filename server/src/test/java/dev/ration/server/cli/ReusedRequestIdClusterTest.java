@@ -3,6 +3,7 @@ package dev.ration.server.cli;
 import dev.ration.client.quota.Item;
 import dev.ration.client.quota.ReserveResult;
 import dev.ration.client.quota.QuotaDefinition;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -62,8 +63,8 @@ class ReusedRequestIdClusterTest {
   private static List<ServerConfig> configs(Path dir) {
     List<Peer> peers = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      peers.add(new Peer("n" + i, "127.0.0.1:" + QuotaEndToEndTest.freePort(),
-          "127.0.0.1:" + QuotaEndToEndTest.freePort(), "127.0.0.1:" + QuotaEndToEndTest.freePort()));
+      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(),
+          "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next()));
     }
     List<ServerConfig> configs = new ArrayList<>();
     for (Peer self : peers) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.server.RationNode;
 import dev.ration.server.config.ServerConfig;
+import dev.ration.testkit.FreePorts;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -47,8 +48,8 @@ class SecurityCliTest {
   private static ServerConfig config(Path dir, String bootstrapEntry) throws Exception {
     String yaml = "node:\n  id: n1\n  data-dir: " + dir.resolve("n1") + "\n"
         + "cluster:\n  peers:\n"
-        + "    - {id: n1, raft: \"127.0.0.1:" + QuotaEndToEndTest.freePort() + "\", client: \"127.0.0.1:"
-        + QuotaEndToEndTest.freePort() + "\", admin: \"127.0.0.1:" + QuotaEndToEndTest.freePort() + "\"}\n"
+        + "    - {id: n1, raft: \"127.0.0.1:" + FreePorts.next() + "\", client: \"127.0.0.1:"
+        + FreePorts.next() + "\", admin: \"127.0.0.1:" + FreePorts.next() + "\"}\n"
         + "security:\n  mode: secure\n  bootstrap-tokens: [\"" + bootstrapEntry + "\"]\n";
     return dev.ration.server.config.ConfigLoader.parse(yaml, "test.yaml", dir, java.util.Optional.empty());
   }

@@ -3,12 +3,11 @@ package dev.ration.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -237,11 +236,11 @@ class SnapshotRestoreCliTest {
     List<String> clients = new ArrayList<>();
     List<String> admins = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      int client = freePort();
-      int admin = freePort();
+      int client = FreePorts.next();
+      int admin = FreePorts.next();
       clients.add("127.0.0.1:" + client);
       admins.add("127.0.0.1:" + admin);
-      peers.append("    - { id: ").append(name).append(i).append(", raft: 127.0.0.1:").append(freePort())
+      peers.append("    - { id: ").append(name).append(i).append(", raft: 127.0.0.1:").append(FreePorts.next())
           .append(", client: 127.0.0.1:").append(client).append(", admin: 127.0.0.1:").append(admin)
           .append(" }\n");
     }
@@ -301,21 +300,4 @@ class SnapshotRestoreCliTest {
     int code = cl.execute(args);
     return new String[] {String.valueOf(code), out.toString(), err.toString()};
   }
-
-  private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-  /** A free port not handed out before in this JVM (a closed probe socket's port can come back). */
-  static int freePort() {
-    for (int attempt = 0; attempt < 1000; attempt++) {
-      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        if (HANDED_OUT.add(s.getLocalPort())) {
-          return s.getLocalPort();
-        }
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
-    throw new IllegalStateException("no fresh free port in 1000 attempts");
-  }
-
 }

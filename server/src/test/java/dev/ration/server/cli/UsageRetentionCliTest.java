@@ -16,6 +16,7 @@ import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.quota.QuotaOptions;
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.Outcome;
 import java.io.PrintWriter;
@@ -37,9 +38,9 @@ import picocli.CommandLine;
  */
 class UsageRetentionCliTest {
   private static ServerConfig config(Path dir) {
-    String client = "127.0.0.1:" + QuotaEndToEndTest.freePort();
-    String admin = "127.0.0.1:" + QuotaEndToEndTest.freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + QuotaEndToEndTest.freePort(), client, admin);
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);
     StateOptions state = StateOptions.defaults().withQuota(
         new QuotaOptions(1_000, 1_000, 60_000, 3_600_000, 16, 100_000)
             .withUsageRetention(15_000, 40_000));

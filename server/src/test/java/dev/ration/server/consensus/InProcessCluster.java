@@ -6,11 +6,10 @@ import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,19 +50,10 @@ final class InProcessCluster implements AutoCloseable {
     this.tweak = tweak;
     List<Peer> list = new ArrayList<>();
     for (int i = 1; i <= size; i++) {
-      list.add(new Peer("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + (20000 + i),
+      list.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + (20000 + i),
           "127.0.0.1:" + (21000 + i)));
     }
     this.peers = List.copyOf(list);
-  }
-
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** Options suitable for tests: 300-600 ms elections, small batches, a tick every 100 ms. */
@@ -104,8 +94,8 @@ final class InProcessCluster implements AutoCloseable {
 
   /** A peer for a node that is not in the initial configuration (a newcomer), on free ports. */
   Peer newPeer(String id) {
-    return new Peer(id, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort(),
-        "127.0.0.1:" + freePort());
+    return new Peer(id, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(),
+        "127.0.0.1:" + FreePorts.next());
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import java.io.File;
 import java.io.IOException;
@@ -205,7 +206,7 @@ class MonitoringIT {
     ProcessCluster.Cli check = run(List.of(promtool.get().toString(), "check", "rules", rules.toString()));
     assertEquals(0, check.exitCode(), check.toString());
 
-    int port = freePort();
+    int port = FreePorts.next();
     Path data = Files.createDirectories(dir.resolve("prometheus-data"));
     Path config = dir.resolve("prometheus.yml");
     List<String> targets = new ArrayList<>();
@@ -324,11 +325,5 @@ class MonitoringIT {
   static Optional<Path> onPath(String name) {
     String path = System.getenv().getOrDefault("PATH", "");
     return Stream.of(path.split(File.pathSeparator)).map(d -> Paths.get(d, name)).filter(Files::isExecutable).findFirst();
-  }
-
-  static int freePort() throws IOException {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

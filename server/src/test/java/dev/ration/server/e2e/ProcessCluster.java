@@ -5,9 +5,9 @@ import dev.ration.server.tls.TestCertificates;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +56,7 @@ final class ProcessCluster implements AutoCloseable {
       Matcher m = ADDRESS.matcher(text);
       StringBuilder out = new StringBuilder();
       while (m.find()) {
-        String port = portMap.computeIfAbsent(m.group(2), p -> Integer.toString(freePort()));
+        String port = portMap.computeIfAbsent(m.group(2), p -> Integer.toString(FreePorts.next()));
         m.appendReplacement(out, m.group(1) + ": 127.0.0.1:" + port);
       }
       m.appendTail(out);
@@ -86,14 +86,6 @@ final class ProcessCluster implements AutoCloseable {
   /** An SSL context trusting this cluster's CA, for HTTPS to the admin ports. */
   javax.net.ssl.SSLContext adminTls() {
     return TestCertificates.trusting(certsDir().resolve("ca.crt"));
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException("no free port", e);
-    }
   }
 
   /**

@@ -10,6 +10,7 @@ import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationFailedException;
 import dev.ration.client.internal.protocol.CancelOutcome;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Frame;
 import dev.ration.client.internal.protocol.FrameEncoder;
@@ -64,9 +65,9 @@ class CancelNodeTest {
 
   @BeforeEach
   void start() throws Exception {
-    String client = "127.0.0.1:" + EndpointNodeTest.freePort();
-    String admin = "127.0.0.1:" + EndpointNodeTest.freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + EndpointNodeTest.freePort(), client, admin);
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);
     ConsensusOptions consensus = new ConsensusOptions(
         "n1", UUID.nameUUIDFromBytes("cancel-test".getBytes()).toString(), List.of(self), dir,
         Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3),

@@ -1,5 +1,6 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.lease.Limit;
 import dev.ration.client.internal.protocol.QuotaRequest;
@@ -31,9 +32,6 @@ import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.testkit.Waits;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -55,18 +53,10 @@ import org.junit.jupiter.api.io.TempDir;
 class EndpointNodeTest {
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   private static ServerConfig config(Path dir) {
-    String client = "127.0.0.1:" + freePort();
-    String admin = "127.0.0.1:" + freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + freePort(), client, admin);
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);
     ConsensusOptions consensus =
         new ConsensusOptions(
             "n1", UUID.nameUUIDFromBytes("endpoint-node-test".getBytes()).toString(), List.of(self), dir,

@@ -1,5 +1,6 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.lease.Limit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,9 +48,9 @@ class NameBoundNodeTest {
   private static final String LONG = "n".repeat(256);
 
   static ServerConfig config(Path dir, int maxNameBytes) {
-    String client = "127.0.0.1:" + EndpointNodeTest.freePort();
-    String admin = "127.0.0.1:" + EndpointNodeTest.freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + EndpointNodeTest.freePort(), client, admin);
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);
     ConsensusOptions consensus =
         new ConsensusOptions(
             "n1", UUID.nameUUIDFromBytes("name-bound-test".getBytes()).toString(), List.of(self), dir,

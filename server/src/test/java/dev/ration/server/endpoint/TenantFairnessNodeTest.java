@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Frame;
 import dev.ration.client.internal.protocol.FrameEncoder;
@@ -116,9 +117,9 @@ class TenantFairnessNodeTest {
   }
 
   private static ServerConfig config(Path data, TenantFairness mode) {
-    String client = "127.0.0.1:" + EndpointNodeTest.freePort();
-    String admin = "127.0.0.1:" + EndpointNodeTest.freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + EndpointNodeTest.freePort(), client, admin);
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);
     ConsensusOptions consensus = new ConsensusOptions(
         "n1", UUID.nameUUIDFromBytes("fairness-test".getBytes()).toString(), List.of(self), data,
         Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3),

@@ -4,6 +4,7 @@ import dev.ration.client.ttl.Entry;
 import dev.ration.client.ttl.WriteResult;
 import dev.ration.client.ttl.DeleteResult;
 import dev.ration.client.ttl.NamespaceSpec;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.CapacityPolicy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -44,9 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TtlEndToEndTest {
   private static ServerConfig config(Path dir) {
-    String client = "127.0.0.1:" + EndpointNodeTest.freePort();
-    String admin = "127.0.0.1:" + EndpointNodeTest.freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + EndpointNodeTest.freePort(), client, admin);
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);
     ConsensusOptions consensus = new ConsensusOptions(
         "n1", UUID.nameUUIDFromBytes("ttl-e2e".getBytes()).toString(), List.of(self), dir,
         Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3),

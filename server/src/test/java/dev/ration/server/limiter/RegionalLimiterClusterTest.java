@@ -2,6 +2,7 @@ package dev.ration.server.limiter;
 
 import dev.ration.client.SetLimitResult;
 import dev.ration.client.ClusterStatus;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.lease.LimitStatus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,10 +24,6 @@ import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.wire.Policy;
 import dev.ration.testkit.Waits;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,19 +55,11 @@ class RegionalLimiterClusterTest {
   static final long SHIFT_AT_MILLIS = 7_000;
   static final long KILL_AT_MILLIS = 11_000;
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   static List<ServerConfig> configs(Path dir) {
     List<Peer> peers = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      peers.add(new Peer("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort(),
-          "127.0.0.1:" + freePort()));
+      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(),
+          "127.0.0.1:" + FreePorts.next()));
     }
     String group = UUID.nameUUIDFromBytes(("regional-limiter-" + dir).getBytes()).toString();
     List<ServerConfig> out = new ArrayList<>();

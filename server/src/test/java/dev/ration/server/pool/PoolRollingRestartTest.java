@@ -9,14 +9,13 @@ import dev.ration.client.RationClientOptions;
 import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.Response;
 import dev.ration.client.transport.RawClient;
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.Policy;
 import dev.ration.wire.lease.Limit;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -61,14 +60,6 @@ class PoolRollingRestartTest {
   private final Map<String, Process> nodes = new LinkedHashMap<>();
   private final List<Process> pools = new ArrayList<>();
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   static String classPath() {
     return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
   }
@@ -82,7 +73,7 @@ class PoolRollingRestartTest {
   void sampledConcurrencyStaysUnderTheCapThroughARollingRestart(@TempDir Path dir) throws Exception {
     Map<String, int[]> ports = new LinkedHashMap<>();
     for (String id : IDS) {
-      ports.put(id, new int[] {freePort(), freePort(), freePort()}); // raft, client, admin
+      ports.put(id, new int[] {FreePorts.next(), FreePorts.next(), FreePorts.next()}); // raft, client, admin
     }
     String group = UUID.randomUUID().toString();
     StringBuilder peers = new StringBuilder();

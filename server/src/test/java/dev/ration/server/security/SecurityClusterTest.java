@@ -11,6 +11,7 @@ import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
 import dev.ration.client.RationFailedException;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Kind;
 import dev.ration.client.internal.protocol.QuotaRequest;
@@ -37,8 +38,6 @@ import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.quota.QuotaSpec;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,19 +59,11 @@ import org.junit.jupiter.api.io.TempDir;
 class SecurityClusterTest {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   private static List<ServerConfig> configs(Path dir) {
     List<Peer> peers = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      peers.add(new Peer("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort(),
-          "127.0.0.1:" + freePort()));
+      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(),
+          "127.0.0.1:" + FreePorts.next()));
     }
     SecurityOptions security = new SecurityOptions(SecurityOptions.Mode.SECURE, List.of(), true, 1000);
     List<ServerConfig> configs = new ArrayList<>();

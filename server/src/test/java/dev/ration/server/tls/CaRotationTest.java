@@ -21,13 +21,11 @@ import dev.ration.server.consensus.Peer;
 import dev.ration.server.security.SecurityOptions;
 import dev.ration.server.tls.DevCertificates.Issued;
 import dev.ration.statemachine.StateOptions;
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.ErrorCode;
 import dev.ration.wire.Outcome;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
@@ -58,14 +56,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CaRotationTest {
   private static final Duration RELOAD = Duration.ofMillis(200);
   @TempDir Path dir;
-
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   private ServerConfig config(Peer self, List<Peer> peers, Path certs) {
     ConsensusOptions consensus = new ConsensusOptions(self.id(),
@@ -140,7 +130,7 @@ class CaRotationTest {
     TestCertificates.write(clientCerts, oldCa, "client.admin", TestCertificates.leaf(oldCa, "admin", 30));
     List<Peer> peers = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      peers.add(new Peer("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
+      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next()));
     }
     List<String> addresses = peers.stream().map(Peer::clientAddress).toList();
     ClientTls tls = ClientTls.trusting(clientCerts.resolve("ca.crt"))

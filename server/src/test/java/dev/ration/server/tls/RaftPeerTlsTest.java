@@ -18,10 +18,10 @@ import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.consensus.Peer;
 import dev.ration.server.tls.DevCertificates.Issued;
 import dev.ration.statemachine.StateOptions;
+import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.Outcome;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -45,14 +45,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class RaftPeerTlsTest {
   @TempDir Path dir;
-
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   static ConsensusOptions consensus(Peer self, List<Peer> peers, Path data) {
     return new ConsensusOptions(self.id(), UUID.nameUUIDFromBytes("raft-peer-tls".getBytes()).toString(), peers, data,
@@ -84,7 +76,7 @@ class RaftPeerTlsTest {
 
     List<Peer> peers = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      peers.add(new Peer("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
+      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next()));
     }
     List<RationNode> nodes = new ArrayList<>();
     ConsensusNode rogue = null;

@@ -13,6 +13,7 @@ import dev.ration.client.RenewalReport;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
 import dev.ration.client.RationFailedException;
+import dev.ration.testkit.FreePorts;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Response;
 import dev.ration.client.tls.ClientTls;
@@ -32,11 +33,8 @@ import dev.ration.wire.Outcome;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -80,14 +78,6 @@ class TlsNodeTest {
   RationNode node;
   ServerConfig config;
 
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   @BeforeAll
   void startNode() throws Exception {
     dir = Files.createTempDirectory("ration-tls-node-");
@@ -98,9 +88,9 @@ class TlsNodeTest {
     DevCertificates.write(dir, "foreign-client", TestCertificates.leaf(foreignCa, "intruder", 30), true);
     DevCertificates.writeFile(dir.resolve("foreign-ca.crt"), DevCertificates.pem(foreignCa.certificate()), "rw-r--r--", true);
 
-    String client = "127.0.0.1:" + freePort();
-    String admin = "127.0.0.1:" + freePort();
-    Peer self = new Peer("n1", "127.0.0.1:" + freePort(), client, admin);
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);
     ConsensusOptions consensus = new ConsensusOptions(
         "n1", UUID.nameUUIDFromBytes("tls-node-test".getBytes()).toString(), List.of(self), dir.resolve("data"),
         Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3),
