@@ -1,7 +1,8 @@
 package dev.ration.client;
 
-import dev.ration.wire.lease.LeaseView;
-import dev.ration.wire.lease.LimitStatus;
+import dev.ration.client.limiter.LeaseInfo;
+import dev.ration.client.limiter.LimitInfo;
+import dev.ration.client.limiter.internal.LimiterViews;
 
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Kind;
@@ -225,7 +226,7 @@ public final class RationClient implements AutoCloseable {
   public CompletableFuture<SetLimitResult> setLimitAsync(LimitSpec spec) {
     return typed(call(spec.toRequest()), Response.SetLimitReply.class)
         .thenApply(r -> new SetLimitResult(r.outcome(), r.message(), r.currentVersion(),
-            Optional.ofNullable(r.limit())));
+            Optional.ofNullable(r.limit()).map(LimiterViews::limit)));
   }
 
   /**
@@ -246,9 +247,9 @@ public final class RationClient implements AutoCloseable {
    * @param resource the resource
    * @return the limit and its figures, or empty
    */
-  public CompletableFuture<Optional<LimitStatus>> getLimitAsync(String tenant, String resource) {
+  public CompletableFuture<Optional<LimitInfo>> getLimitAsync(String tenant, String resource) {
     return typed(call(new Request.GetLimit(tenant, resource, false)), Response.GetLimitReply.class)
-        .thenApply(r -> r.found() ? Optional.ofNullable(r.limit()) : Optional.empty());
+        .thenApply(r -> r.found() ? Optional.ofNullable(r.limit()).map(LimiterViews::limit) : Optional.empty());
   }
 
   /**
@@ -258,7 +259,7 @@ public final class RationClient implements AutoCloseable {
    * @param resource the resource
    * @return the limit and its figures, or empty when there is none
    */
-  public Optional<LimitStatus> getLimit(String tenant, String resource) {
+  public Optional<LimitInfo> getLimit(String tenant, String resource) {
     return join(getLimitAsync(tenant, resource));
   }
 
@@ -267,8 +268,9 @@ public final class RationClient implements AutoCloseable {
    *
    * @return every limit
    */
-  public CompletableFuture<List<LimitStatus>> listLimitsAsync() {
-    return typed(call(new Request.ListLimits(false)), Response.LimitList.class).thenApply(Response.LimitList::limits);
+  public CompletableFuture<List<LimitInfo>> listLimitsAsync() {
+    return typed(call(new Request.ListLimits(false)), Response.LimitList.class)
+        .thenApply(r -> r.limits().stream().map(LimiterViews::limit).toList());
   }
 
   /**
@@ -276,7 +278,7 @@ public final class RationClient implements AutoCloseable {
    *
    * @return every limit
    */
-  public List<LimitStatus> listLimits() {
+  public List<LimitInfo> listLimits() {
     return join(listLimitsAsync());
   }
 
@@ -399,9 +401,9 @@ public final class RationClient implements AutoCloseable {
    * @param resource the resource, "" for all
    * @return the leases
    */
-  public CompletableFuture<List<LeaseView>> listLeasesAsync(String tenant, String resource) {
+  public CompletableFuture<List<LeaseInfo>> listLeasesAsync(String tenant, String resource) {
     return typed(call(new Request.ListLeases(tenant, resource, false)), Response.LeaseList.class)
-        .thenApply(Response.LeaseList::leases);
+        .thenApply(r -> r.leases().stream().map(LimiterViews::lease).toList());
   }
 
   /**
@@ -411,7 +413,7 @@ public final class RationClient implements AutoCloseable {
    * @param resource the resource, "" for all
    * @return the leases
    */
-  public List<LeaseView> listLeases(String tenant, String resource) {
+  public List<LeaseInfo> listLeases(String tenant, String resource) {
     return join(listLeasesAsync(tenant, resource));
   }
 
@@ -484,7 +486,7 @@ public final class RationClient implements AutoCloseable {
 
   private static LeaseResult lease(Response.LeaseReply r) {
     return new LeaseResult(r.outcome(), r.message(), Duration.ofMillis(Math.max(0, r.retryAfterMillis())),
-        r.currentVersion(), Optional.ofNullable(r.lease()), r.startBalance());
+        r.currentVersion(), Optional.ofNullable(r.lease()).map(LimiterViews::lease), r.startBalance());
   }
 
   private static ClusterStatus status(Response.ClusterStatusReply r) {

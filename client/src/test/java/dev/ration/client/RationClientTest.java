@@ -7,6 +7,9 @@ import dev.ration.wire.Policy;
 import dev.ration.wire.lease.Limit;
 
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.client.limiter.LeaseInfo;
+import dev.ration.client.limiter.LimitInfo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -214,12 +217,12 @@ class RationClientTest {
                   }
                 });
         RationClient c = new RationClient(options(a.address()).build())) {
-      CompletableFuture<Optional<LimitStatus>> x = c.getLimitAsync("x", "r");
-      CompletableFuture<Optional<LimitStatus>> y = c.getLimitAsync("y", "r");
-      CompletableFuture<Optional<LimitStatus>> z = c.getLimitAsync("z", "r");
-      assertEquals("x", x.join().orElseThrow().limit().tenant());
-      assertEquals("y", y.join().orElseThrow().limit().tenant());
-      assertEquals("z", z.join().orElseThrow().limit().tenant());
+      CompletableFuture<Optional<LimitInfo>> x = c.getLimitAsync("x", "r");
+      CompletableFuture<Optional<LimitInfo>> y = c.getLimitAsync("y", "r");
+      CompletableFuture<Optional<LimitInfo>> z = c.getLimitAsync("z", "r");
+      assertEquals("x", x.join().orElseThrow().tenant());
+      assertEquals("y", y.join().orElseThrow().tenant());
+      assertEquals("z", z.join().orElseThrow().tenant());
       assertEquals(1, a.hellos.size(), "one connection carries all three");
       assertEquals(3, a.received.stream().map(FakeServer.Received::requestId).distinct().count());
     }
@@ -257,6 +260,44 @@ class RationClientTest {
           c.clusterStatus(a.address()));
       assertEquals(1, a.count(Kind.CLUSTER_STATUS));
       assertEquals(0, other.received.size());
+    }
+  }
+
+  /**
+   * Goal: the typed views carry what the wire's views carry, each figure in its place, with
+   * ledger-time milliseconds as {@link LedgerTime} and lengths of time as {@link Duration}.
+   */
+  @Test
+  void limitAndLeaseViewsConvertMillisToDurationsAndLedgerTimes() throws Exception {
+    LimitStatus wireLimit = new LimitStatus(
+        new Limit("t", "r", 100, 20, Mode.BEST_EFFORT, 1_500, 250, 7, Policy.FAIR_SHARE, 42),
+        11, 12, 13, 14, 15, 16, 17, 18, 19, 20).withDemand(21, 22);
+    LeaseView wireLease = new LeaseView(5, "t", "r", "h", 3, 4, 30, 6, 31, 7, 1_000, 11_000, 13_000,
+        Mode.BEST_EFFORT, 7, 10_000);
+    try (FakeServer a = new FakeServer((s, r) -> {
+          if (r.request() instanceof Request.GetLimit) {
+            s.reply(r, new Response.GetLimitReply(true, wireLimit));
+          } else if (r.request() instanceof Request.ListLimits) {
+            s.reply(r, new Response.LimitList(List.of(wireLimit)));
+          } else if (r.request() instanceof Request.ListLeases) {
+            s.reply(r, new Response.LeaseList(List.of(wireLease)));
+          } else {
+            s.reply(r, new Response.LeaseReply(Outcome.SUCCESS, "", 0, 4, wireLease, 9));
+          }
+        });
+        RationClient c = new RationClient(options(a.address()).build())) {
+      LimitInfo expectedLimit = new LimitInfo("t", "r", 100, 20, Mode.BEST_EFFORT,
+          Duration.ofMillis(1_500), Duration.ofMillis(250), 7, Policy.FAIR_SHARE, 42,
+          11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22);
+      LeaseInfo expectedLease = new LeaseInfo(5, "t", "r", "h", 3, 4, 30, 6, 31, 7,
+          LedgerTime.ofMillis(1_000), LedgerTime.ofMillis(11_000), LedgerTime.ofMillis(13_000),
+          Mode.BEST_EFFORT, 7, Duration.ofSeconds(10));
+      assertEquals(Optional.of(expectedLimit), c.getLimit("t", "r"));
+      assertEquals(List.of(expectedLimit), c.listLimits());
+      assertEquals(List.of(expectedLease), c.listLeases("t", "r"));
+      LeaseResult acquired = c.acquireLease("t", "r", "h", 10, 1);
+      assertEquals(Optional.of(expectedLease), acquired.lease());
+      assertEquals(9, acquired.startBalance());
     }
   }
 
