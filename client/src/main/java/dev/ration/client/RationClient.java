@@ -89,9 +89,7 @@ public final class RationClient implements AutoCloseable {
   private String currentAddress;
   private CompletableFuture<Connection> current;
   private boolean closed;
-  private long reconnectLoggedAtNanos;
-  private boolean reconnectLogged;
-  private long reconnectsNotLogged;
+  private final ReconnectLog reconnectLog;
 
   /**
    * A client; it connects on its first call.
@@ -99,6 +97,12 @@ public final class RationClient implements AutoCloseable {
    * @param options addresses, deadlines, retries and identity
    */
   public RationClient(RationClientOptions options) {
+    this(options, LOG);
+  }
+
+  /** As the public constructor, logging moves between servers to {@code reconnectLogger}. */
+  RationClient(RationClientOptions options, Logger reconnectLogger) {
+    this.reconnectLog = new ReconnectLog(reconnectLogger, RECONNECT_LOG_INTERVAL_NANOS, System::nanoTime);
     this.options = options.withMintedClientId();
     // The caller's options, not the minted ones: whether the id was fixed decides the scheme.
     this.requestIds = RequestIds.forOptions(options, RequestIds::wallClockMicros);
@@ -818,7 +822,7 @@ public final class RationClient implements AutoCloseable {
     String lost = currentAddress;
     addressIndex = (addressIndex + 1) % addresses.size();
     currentAddress = addresses.get(addressIndex);
-    logReconnect(true, "connection to {} lost or refused, no leader known; reconnecting to {}", lost);
+    reconnectLog.moved(true, "connection to {} lost or refused, no leader known; reconnecting to {}", lost, currentAddress);
   }
 
   private synchronized void follow(CompletableFuture<Connection> from, String leaderAddress) {
@@ -830,25 +834,7 @@ public final class RationClient implements AutoCloseable {
     currentAddress = leaderAddress;
     // Routine after an election and on most first requests (a CLI command, a new client): a
     // debug line, or every command line tool run would print it.
-    logReconnect(false, "{} does not lead; reconnecting to the leader it names, {}", previous);
-  }
-
-  /** Logs a move to {@link #currentAddress}, at most once per interval. Caller holds this. */
-  private void logReconnect(boolean warn, String format, String from) {
-    long now = System.nanoTime();
-    if (reconnectLogged && now - reconnectLoggedAtNanos < RECONNECT_LOG_INTERVAL_NANOS) {
-      reconnectsNotLogged++;
-      return;
-    }
-    String suffix = reconnectsNotLogged == 0 ? "" : " (" + reconnectsNotLogged + " earlier moves not logged)";
-    if (warn) {
-      LOG.warn(format + suffix, from, currentAddress);
-    } else {
-      LOG.debug(format + suffix, from, currentAddress);
-    }
-    reconnectLogged = true;
-    reconnectLoggedAtNanos = now;
-    reconnectsNotLogged = 0;
+    reconnectLog.moved(false, "{} does not lead; reconnecting to the leader it names, {}", previous, currentAddress);
   }
 
   private void closeCurrent() {

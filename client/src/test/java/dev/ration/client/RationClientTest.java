@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +107,44 @@ class RationClientTest {
       assertEquals(follower.received.get(0).requestId(), leader.received.get(0).requestId());
       assertEquals(leader.address(), c.currentAddress());
     }
+  }
+
+  /**
+   * Goal: a client bounced between two servers, each naming the other as leader, moves on every
+   * call, yet writes at most one line per logging interval (and at least one): sixty moves in a
+   * few seconds are one line, not sixty.
+   */
+  @Test
+  void rapidReconnectsAreLoggedAtMostOncePerInterval() throws Exception {
+    java.util.Set<Long> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.atomic.AtomicReference<String> aAddress = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<String> bAddress = new java.util.concurrent.atomic.AtomicReference<>();
+    CapturingLogger logger = new CapturingLogger("reconnects");
+    int calls = 60;
+    long start = System.nanoTime();
+    // The first attempt of every call is refused NOT_LEADER naming the other server; the retry,
+    // sent there, succeeds. So every call is one move.
+    try (FakeServer a = new FakeServer((s, r) -> s.reply(r, seen.add(r.requestId())
+            ? new Response.Error(ErrorCode.NOT_LEADER, "go", bAddress.get(), 0) : setOk()));
+        FakeServer b = new FakeServer((s, r) -> s.reply(r, seen.add(r.requestId())
+            ? new Response.Error(ErrorCode.NOT_LEADER, "go", aAddress.get(), 0) : setOk()))) {
+      aAddress.set(a.address());
+      bAddress.set(b.address());
+      try (RationClient c = new RationClient(options(a.address()).build(), logger)) {
+        for (int i = 0; i < calls; i++) {
+          assertEquals(Outcome.SUCCESS,
+              c.setLimit(LimitSpec.builder("t", "r" + i).ratePerSecond(5).burst(1).build()).outcome());
+        }
+      }
+      assertEquals(2 * calls, a.received.size() + b.received.size(), "every call moved once");
+    }
+    long elapsed = System.nanoTime() - start;
+    long allowed = 1 + elapsed / TimeUnit.SECONDS.toNanos(10);
+    List<CapturingLogger.Line> lines = logger.lines;
+    assertFalse(lines.isEmpty(), "the first move is logged");
+    assertTrue(lines.size() <= allowed, lines.size() + " lines in " + elapsed / 1_000_000 + " ms: " + lines);
+    assertTrue(lines.get(0).message().contains("does not lead; reconnecting to the leader it names"),
+        lines.toString());
   }
 
   @Test
