@@ -14,7 +14,7 @@
             [ration.jepsen.workload.lease :as lease])
   (:import (java.time Duration)
            (dev.ration.client.limiter Decision$Reason ManualScheduler RateLimiter)
-           (dev.ration.client.limiter.internal LeaseTransport Limiters)
+           (dev.ration.client.limiter.internal LeaseTransport LimiterViews Limiters)
            (dev.ration.wire Mode Outcome)
            (dev.ration.wire.lease LeaseView)
            (dev.ration.client.internal.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
@@ -165,3 +165,11 @@
         "admitting from a new lease after the ledger is back")
     (testing "the same history under a hard limit fails"
       (is (false? (get-in (c/check (c/lease-checker) {} hist opts) [:admissions :valid?]))))))
+
+(deftest typed-and-wire-leases-make-the-same-map
+  ;; A lease read through the typed API (listLeases: LeaseInfo) and one from a wire reply
+  ;; (LeaseView) land in the same history map, ledger times and the lease duration in ms.
+  (let [v (LeaseView. 7 "t1" lease/resource "h0" 2 3 50 25 60 30 1000 4000 5000 Mode/HARD 0 3000)
+        m (lease/lease-view->map v)]
+    (is (= m (lease/lease-info->map (LimiterViews/lease v))))
+    (is (= [1000 4000 5000 3000 60] (map m [:granted-at-ms :expires-at-ms :counted-until-ms :ttl-ms :counted-rate])))))

@@ -1,7 +1,7 @@
 package dev.ration.client;
 
 import dev.ration.wire.Outcome;
-import dev.ration.wire.lease.LeaseView;
+import dev.ration.client.limiter.LeaseInfo;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -17,7 +17,7 @@ import java.util.Optional;
  * @param startBalance on an acquire, tokens handed over from the returned-token pool
  */
 public record LeaseResult(Outcome outcome, String message, Duration retryAfter,
-    long currentVersion, Optional<LeaseView> lease, long startBalance) {
+    long currentVersion, Optional<LeaseInfo> lease, long startBalance) {
   /**
    * Whether the lease was granted.
    *

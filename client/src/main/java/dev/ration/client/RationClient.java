@@ -1,7 +1,8 @@
 package dev.ration.client;
 
-import dev.ration.wire.lease.LeaseView;
-import dev.ration.wire.lease.LimitStatus;
+import dev.ration.client.limiter.LeaseInfo;
+import dev.ration.client.limiter.LimitInfo;
+import dev.ration.client.limiter.internal.LimiterViews;
 
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Kind;
@@ -88,9 +89,7 @@ public final class RationClient implements AutoCloseable {
   private String currentAddress;
   private CompletableFuture<Connection> current;
   private boolean closed;
-  private long reconnectLoggedAtNanos;
-  private boolean reconnectLogged;
-  private long reconnectsNotLogged;
+  private final ReconnectLog reconnectLog;
 
   /**
    * A client; it connects on its first call.
@@ -98,6 +97,12 @@ public final class RationClient implements AutoCloseable {
    * @param options addresses, deadlines, retries and identity
    */
   public RationClient(RationClientOptions options) {
+    this(options, LOG);
+  }
+
+  /** As the public constructor, logging moves between servers to {@code reconnectLogger}. */
+  RationClient(RationClientOptions options, Logger reconnectLogger) {
+    this.reconnectLog = new ReconnectLog(reconnectLogger, RECONNECT_LOG_INTERVAL_NANOS, System::nanoTime);
     this.options = options.withMintedClientId();
     // The caller's options, not the minted ones: whether the id was fixed decides the scheme.
     this.requestIds = RequestIds.forOptions(options, RequestIds::wallClockMicros);
@@ -225,7 +230,7 @@ public final class RationClient implements AutoCloseable {
   public CompletableFuture<SetLimitResult> setLimitAsync(LimitSpec spec) {
     return typed(call(spec.toRequest()), Response.SetLimitReply.class)
         .thenApply(r -> new SetLimitResult(r.outcome(), r.message(), r.currentVersion(),
-            Optional.ofNullable(r.limit())));
+            Optional.ofNullable(r.limit()).map(LimiterViews::limit)));
   }
 
   /**
@@ -246,9 +251,9 @@ public final class RationClient implements AutoCloseable {
    * @param resource the resource
    * @return the limit and its figures, or empty
    */
-  public CompletableFuture<Optional<LimitStatus>> getLimitAsync(String tenant, String resource) {
+  public CompletableFuture<Optional<LimitInfo>> getLimitAsync(String tenant, String resource) {
     return typed(call(new Request.GetLimit(tenant, resource, false)), Response.GetLimitReply.class)
-        .thenApply(r -> r.found() ? Optional.ofNullable(r.limit()) : Optional.empty());
+        .thenApply(r -> r.found() ? Optional.ofNullable(r.limit()).map(LimiterViews::limit) : Optional.empty());
   }
 
   /**
@@ -258,7 +263,7 @@ public final class RationClient implements AutoCloseable {
    * @param resource the resource
    * @return the limit and its figures, or empty when there is none
    */
-  public Optional<LimitStatus> getLimit(String tenant, String resource) {
+  public Optional<LimitInfo> getLimit(String tenant, String resource) {
     return join(getLimitAsync(tenant, resource));
   }
 
@@ -267,8 +272,9 @@ public final class RationClient implements AutoCloseable {
    *
    * @return every limit
    */
-  public CompletableFuture<List<LimitStatus>> listLimitsAsync() {
-    return typed(call(new Request.ListLimits(false)), Response.LimitList.class).thenApply(Response.LimitList::limits);
+  public CompletableFuture<List<LimitInfo>> listLimitsAsync() {
+    return typed(call(new Request.ListLimits(false)), Response.LimitList.class)
+        .thenApply(r -> r.limits().stream().map(LimiterViews::limit).toList());
   }
 
   /**
@@ -276,7 +282,7 @@ public final class RationClient implements AutoCloseable {
    *
    * @return every limit
    */
-  public List<LimitStatus> listLimits() {
+  public List<LimitInfo> listLimits() {
     return join(listLimitsAsync());
   }
 
@@ -399,9 +405,9 @@ public final class RationClient implements AutoCloseable {
    * @param resource the resource, "" for all
    * @return the leases
    */
-  public CompletableFuture<List<LeaseView>> listLeasesAsync(String tenant, String resource) {
+  public CompletableFuture<List<LeaseInfo>> listLeasesAsync(String tenant, String resource) {
     return typed(call(new Request.ListLeases(tenant, resource, false)), Response.LeaseList.class)
-        .thenApply(Response.LeaseList::leases);
+        .thenApply(r -> r.leases().stream().map(LimiterViews::lease).toList());
   }
 
   /**
@@ -411,7 +417,7 @@ public final class RationClient implements AutoCloseable {
    * @param resource the resource, "" for all
    * @return the leases
    */
-  public List<LeaseView> listLeases(String tenant, String resource) {
+  public List<LeaseInfo> listLeases(String tenant, String resource) {
     return join(listLeasesAsync(tenant, resource));
   }
 
@@ -484,7 +490,7 @@ public final class RationClient implements AutoCloseable {
 
   private static LeaseResult lease(Response.LeaseReply r) {
     return new LeaseResult(r.outcome(), r.message(), Duration.ofMillis(Math.max(0, r.retryAfterMillis())),
-        r.currentVersion(), Optional.ofNullable(r.lease()), r.startBalance());
+        r.currentVersion(), Optional.ofNullable(r.lease()).map(LimiterViews::lease), r.startBalance());
   }
 
   private static ClusterStatus status(Response.ClusterStatusReply r) {
@@ -816,7 +822,7 @@ public final class RationClient implements AutoCloseable {
     String lost = currentAddress;
     addressIndex = (addressIndex + 1) % addresses.size();
     currentAddress = addresses.get(addressIndex);
-    logReconnect(true, "connection to {} lost or refused, no leader known; reconnecting to {}", lost);
+    reconnectLog.moved(true, "connection to {} lost or refused, no leader known; reconnecting to {}", lost, currentAddress);
   }
 
   private synchronized void follow(CompletableFuture<Connection> from, String leaderAddress) {
@@ -828,25 +834,7 @@ public final class RationClient implements AutoCloseable {
     currentAddress = leaderAddress;
     // Routine after an election and on most first requests (a CLI command, a new client): a
     // debug line, or every command line tool run would print it.
-    logReconnect(false, "{} does not lead; reconnecting to the leader it names, {}", previous);
-  }
-
-  /** Logs a move to {@link #currentAddress}, at most once per interval. Caller holds this. */
-  private void logReconnect(boolean warn, String format, String from) {
-    long now = System.nanoTime();
-    if (reconnectLogged && now - reconnectLoggedAtNanos < RECONNECT_LOG_INTERVAL_NANOS) {
-      reconnectsNotLogged++;
-      return;
-    }
-    String suffix = reconnectsNotLogged == 0 ? "" : " (" + reconnectsNotLogged + " earlier moves not logged)";
-    if (warn) {
-      LOG.warn(format + suffix, from, currentAddress);
-    } else {
-      LOG.debug(format + suffix, from, currentAddress);
-    }
-    reconnectLogged = true;
-    reconnectLoggedAtNanos = now;
-    reconnectsNotLogged = 0;
+    reconnectLog.moved(false, "{} does not lead; reconnecting to the leader it names, {}", previous, currentAddress);
   }
 
   private void closeCurrent() {

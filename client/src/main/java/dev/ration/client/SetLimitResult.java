@@ -1,7 +1,7 @@
 package dev.ration.client;
 
 import dev.ration.wire.Outcome;
-import dev.ration.wire.lease.LimitStatus;
+import dev.ration.client.limiter.LimitInfo;
 import java.util.Optional;
 
 /**
@@ -14,7 +14,7 @@ import java.util.Optional;
  * @param limit on success, the limit as now configured
  */
 public record SetLimitResult(Outcome outcome, String message, long currentVersion,
-    Optional<LimitStatus> limit) {
+    Optional<LimitInfo> limit) {
   /**
    * Whether the limit was set.
    *

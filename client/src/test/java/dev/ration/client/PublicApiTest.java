@@ -23,7 +23,11 @@ import org.junit.jupiter.api.Test;
  * transport and any {@code internal} package); if one of their public or protected members
  * (method, constructor or field: parameters, return type, generic arguments, declared
  * exceptions) mentions a type of a non-API package, a protocol change breaks that service; if
- * one mentions a Netty type, so does an upgrade of the client's Netty. And
+ * one mentions a Netty type, so does an upgrade of the client's Netty. The same holds for the
+ * {@code wire} module's records (its lease, limit, catalog and namespace views carry raw
+ * ledger-time milliseconds and change with the encoding): only its code enums, shared with
+ * the server, may appear; the client has its own views ({@code LeaseInfo}, {@code LimitInfo},
+ * {@code QuotaEntry}, {@code NamespaceInfo}). And
  * codes are enums, never numbers: no API member whose name says "code" or "kind" (hashCode aside) takes or
  * returns an integer. Time is {@link java.time.Duration}, {@link java.time.Instant} or
  * {@code LedgerTime}, never a raw count: no API member named {@code ...Nanos} or
@@ -44,20 +48,93 @@ class PublicApiTest {
   static final Pattern CODE_NAME = Pattern.compile("(?i).*(code|kind).*");
   static final Set<String> INTEGERS = Set.of("int", "long", "short", "byte");
   static final Pattern RAW_TIME_NAME = Pattern.compile(".*(Nanos|Millis|Micros)$");
+  /** The root package of the wire module, shared with the server. */
+  static final String WIRE = "dev.ration.wire";
   /** The time value types themselves: their factories and accessors are the conversions. */
   static final String TIME_PACKAGE = "dev.ration.client.time";
 
   @Test
   void noApiSignatureMentionsANonApiType() {
+    assertEquals(List.of(), leaks(apiMembers()));
+  }
+
+  /**
+   * The wire rule bites: a class shaped like the old API, whose members return the wire's lease
+   * view, take a list of namespace views, carry a catalog spec as a record component or name a
+   * frame record, is reported member by member; its members that use the shared code enums
+   * ({@code Outcome}) and the client's own views are not.
+   */
+  @Test
+  void theWireRuleBites() {
+    JavaClasses sample = new ClassFileImporter().importClasses(WireLeakSample.class, SpecHolder.class);
+    List<JavaMember> members = new ArrayList<>(sample.get(WireLeakSample.class).getMembers());
+    members.addAll(sample.get(SpecHolder.class).getMembers());
+    members.removeIf(m -> !m.getModifiers().contains(JavaModifier.PUBLIC));
+    List<String> found = leaks(members);
+    assertTrue(found.stream().anyMatch(v -> v.contains("lease()") && v.endsWith("LeaseView")), found.toString());
+    assertTrue(found.stream().anyMatch(v -> v.contains("setNamespaces(") && v.endsWith("NamespaceView")), found.toString());
+    assertTrue(found.stream().anyMatch(v -> v.contains("spec()") && v.endsWith("QuotaSpec")), found.toString());
+    assertTrue(found.stream().anyMatch(v -> v.contains("frame(") && v.endsWith("Request")), found.toString());
+    assertTrue(found.stream().noneMatch(v -> v.contains("outcome()") || v.contains("leaseInfo()")), found.toString());
+    // lease(), setNamespaces(...), frame(...), and the record's spec() and constructor.
+    assertEquals(5, found.size(), found.toString());
+  }
+
+  /** Shaped like an API class of before, for {@link #theWireRuleBites}. */
+  public static final class WireLeakSample {
+    public dev.ration.wire.lease.LeaseView lease() {
+      return null;
+    }
+
+    public void setNamespaces(List<dev.ration.wire.ttl.NamespaceView> namespaces) {
+    }
+
+    public void frame(dev.ration.client.internal.protocol.Request request) {
+    }
+
+    public dev.ration.wire.Outcome outcome() {
+      return dev.ration.wire.Outcome.SUCCESS;
+    }
+
+    public java.util.Optional<dev.ration.client.limiter.LeaseInfo> leaseInfo() {
+      return java.util.Optional.empty();
+    }
+  }
+
+  /** A record exposing a wire record as a component, for {@link #theWireRuleBites}. */
+  public record SpecHolder(dev.ration.wire.quota.QuotaSpec spec) {}
+
+  /**
+   * The members of {@code members} that mention a type a service must not see: one of a
+   * non-API package of the client, of Netty, or of the {@code wire} module other than its
+   * shared code enums.
+   */
+  private static List<String> leaks(List<JavaMember> members) {
     List<String> violations = new ArrayList<>();
-    for (JavaMember m : apiMembers()) {
+    for (JavaMember m : members) {
       for (JavaClass t : involvedTypes(m)) {
-        if (NOT_API.matcher(t.getPackageName()).matches() || t.getPackageName().startsWith("io.netty")) {
+        String p = t.getPackageName();
+        if (NOT_API.matcher(p).matches() || p.startsWith("io.netty") || wireNonEnum(t)) {
           violations.add(m.getFullName() + " mentions " + t.getName());
         }
       }
     }
-    assertEquals(List.of(), violations);
+    return violations;
+  }
+
+  /**
+   * Whether {@code t} is a type of the {@code wire} module other than an enum of its root
+   * package. Those enums ({@code Outcome}, {@code ErrorCode}, {@code Mode}, {@code Policy}...)
+   * are where codes are defined, shared with the server; everything else of the module (the
+   * views {@code LeaseView}, {@code LimitStatus}, {@code QuotaSpec}, {@code NamespaceView}, the
+   * shapes, the byte codecs) is an encoding, with raw ledger-time milliseconds.
+   */
+  static boolean wireNonEnum(JavaClass t) {
+    String p = t.getPackageName();
+    if (!p.equals(WIRE) && !p.startsWith(WIRE + ".")) {
+      return false;
+    }
+    return !(p.equals(WIRE) && t.reflect().isEnum());
   }
 
   @Test
@@ -158,6 +235,9 @@ class PublicApiTest {
     assertTrue(NOT_API.matcher("dev.ration.client.internal.protocol").matches());
     assertTrue(NOT_API.matcher("dev.ration.client.limiter.internal").matches());
     assertTrue(!NOT_API.matcher("dev.ration.client.limiter").matches());
+    assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.RationClient.listLeases(")), "listLeases checked");
+    assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.quota.QuotaStatus.spec(")), "spec checked");
+    assertTrue(names.stream().anyMatch(n -> n.startsWith("dev.ration.client.ttl.TtlEntries.namespaces(")), "namespaces checked");
   }
 
   private static List<JavaMember> apiMembers() {

@@ -7,6 +7,9 @@ import dev.ration.wire.Policy;
 import dev.ration.wire.lease.Limit;
 
 import dev.ration.wire.lease.LimitStatus;
+import dev.ration.wire.lease.LeaseView;
+import dev.ration.client.limiter.LeaseInfo;
+import dev.ration.client.limiter.LimitInfo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,6 +27,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -103,6 +107,44 @@ class RationClientTest {
       assertEquals(follower.received.get(0).requestId(), leader.received.get(0).requestId());
       assertEquals(leader.address(), c.currentAddress());
     }
+  }
+
+  /**
+   * Goal: a client bounced between two servers, each naming the other as leader, moves on every
+   * call, yet writes at most one line per logging interval (and at least one): sixty moves in a
+   * few seconds are one line, not sixty.
+   */
+  @Test
+  void rapidReconnectsAreLoggedAtMostOncePerInterval() throws Exception {
+    java.util.Set<Long> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.atomic.AtomicReference<String> aAddress = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<String> bAddress = new java.util.concurrent.atomic.AtomicReference<>();
+    CapturingLogger logger = new CapturingLogger("reconnects");
+    int calls = 60;
+    long start = System.nanoTime();
+    // The first attempt of every call is refused NOT_LEADER naming the other server; the retry,
+    // sent there, succeeds. So every call is one move.
+    try (FakeServer a = new FakeServer((s, r) -> s.reply(r, seen.add(r.requestId())
+            ? new Response.Error(ErrorCode.NOT_LEADER, "go", bAddress.get(), 0) : setOk()));
+        FakeServer b = new FakeServer((s, r) -> s.reply(r, seen.add(r.requestId())
+            ? new Response.Error(ErrorCode.NOT_LEADER, "go", aAddress.get(), 0) : setOk()))) {
+      aAddress.set(a.address());
+      bAddress.set(b.address());
+      try (RationClient c = new RationClient(options(a.address()).build(), logger)) {
+        for (int i = 0; i < calls; i++) {
+          assertEquals(Outcome.SUCCESS,
+              c.setLimit(LimitSpec.builder("t", "r" + i).ratePerSecond(5).burst(1).build()).outcome());
+        }
+      }
+      assertEquals(2 * calls, a.received.size() + b.received.size(), "every call moved once");
+    }
+    long elapsed = System.nanoTime() - start;
+    long allowed = 1 + elapsed / TimeUnit.SECONDS.toNanos(10);
+    List<CapturingLogger.Line> lines = logger.lines;
+    assertFalse(lines.isEmpty(), "the first move is logged");
+    assertTrue(lines.size() <= allowed, lines.size() + " lines in " + elapsed / 1_000_000 + " ms: " + lines);
+    assertTrue(lines.get(0).message().contains("does not lead; reconnecting to the leader it names"),
+        lines.toString());
   }
 
   @Test
@@ -214,12 +256,12 @@ class RationClientTest {
                   }
                 });
         RationClient c = new RationClient(options(a.address()).build())) {
-      CompletableFuture<Optional<LimitStatus>> x = c.getLimitAsync("x", "r");
-      CompletableFuture<Optional<LimitStatus>> y = c.getLimitAsync("y", "r");
-      CompletableFuture<Optional<LimitStatus>> z = c.getLimitAsync("z", "r");
-      assertEquals("x", x.join().orElseThrow().limit().tenant());
-      assertEquals("y", y.join().orElseThrow().limit().tenant());
-      assertEquals("z", z.join().orElseThrow().limit().tenant());
+      CompletableFuture<Optional<LimitInfo>> x = c.getLimitAsync("x", "r");
+      CompletableFuture<Optional<LimitInfo>> y = c.getLimitAsync("y", "r");
+      CompletableFuture<Optional<LimitInfo>> z = c.getLimitAsync("z", "r");
+      assertEquals("x", x.join().orElseThrow().tenant());
+      assertEquals("y", y.join().orElseThrow().tenant());
+      assertEquals("z", z.join().orElseThrow().tenant());
       assertEquals(1, a.hellos.size(), "one connection carries all three");
       assertEquals(3, a.received.stream().map(FakeServer.Received::requestId).distinct().count());
     }
@@ -257,6 +299,44 @@ class RationClientTest {
           c.clusterStatus(a.address()));
       assertEquals(1, a.count(Kind.CLUSTER_STATUS));
       assertEquals(0, other.received.size());
+    }
+  }
+
+  /**
+   * Goal: the typed views carry what the wire's views carry, each figure in its place, with
+   * ledger-time milliseconds as {@link LedgerTime} and lengths of time as {@link Duration}.
+   */
+  @Test
+  void limitAndLeaseViewsConvertMillisToDurationsAndLedgerTimes() throws Exception {
+    LimitStatus wireLimit = new LimitStatus(
+        new Limit("t", "r", 100, 20, Mode.BEST_EFFORT, 1_500, 250, 7, Policy.FAIR_SHARE, 42),
+        11, 12, 13, 14, 15, 16, 17, 18, 19, 20).withDemand(21, 22);
+    LeaseView wireLease = new LeaseView(5, "t", "r", "h", 3, 4, 30, 6, 31, 7, 1_000, 11_000, 13_000,
+        Mode.BEST_EFFORT, 7, 10_000);
+    try (FakeServer a = new FakeServer((s, r) -> {
+          if (r.request() instanceof Request.GetLimit) {
+            s.reply(r, new Response.GetLimitReply(true, wireLimit));
+          } else if (r.request() instanceof Request.ListLimits) {
+            s.reply(r, new Response.LimitList(List.of(wireLimit)));
+          } else if (r.request() instanceof Request.ListLeases) {
+            s.reply(r, new Response.LeaseList(List.of(wireLease)));
+          } else {
+            s.reply(r, new Response.LeaseReply(Outcome.SUCCESS, "", 0, 4, wireLease, 9));
+          }
+        });
+        RationClient c = new RationClient(options(a.address()).build())) {
+      LimitInfo expectedLimit = new LimitInfo("t", "r", 100, 20, Mode.BEST_EFFORT,
+          Duration.ofMillis(1_500), Duration.ofMillis(250), 7, Policy.FAIR_SHARE, 42,
+          11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22);
+      LeaseInfo expectedLease = new LeaseInfo(5, "t", "r", "h", 3, 4, 30, 6, 31, 7,
+          LedgerTime.ofMillis(1_000), LedgerTime.ofMillis(11_000), LedgerTime.ofMillis(13_000),
+          Mode.BEST_EFFORT, 7, Duration.ofSeconds(10));
+      assertEquals(Optional.of(expectedLimit), c.getLimit("t", "r"));
+      assertEquals(List.of(expectedLimit), c.listLimits());
+      assertEquals(List.of(expectedLease), c.listLeases("t", "r"));
+      LeaseResult acquired = c.acquireLease("t", "r", "h", 10, 1);
+      assertEquals(Optional.of(expectedLease), acquired.lease());
+      assertEquals(9, acquired.startBalance());
     }
   }
 

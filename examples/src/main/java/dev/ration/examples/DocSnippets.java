@@ -6,7 +6,9 @@ import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
 import dev.ration.client.SetLimitResult;
 import dev.ration.client.limiter.Decision;
+import dev.ration.client.limiter.LeaseInfo;
 import dev.ration.client.limiter.LeaseState;
+import dev.ration.client.limiter.LimitInfo;
 import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.ManualScheduler;
 import dev.ration.client.limiter.RateLimiter;
@@ -96,6 +98,19 @@ public final class DocSnippets {
     }
     // end::limiter-set-limit[]
     return set;
+  }
+
+  static Duration readLimit(RationClient client) {
+    // tag::limiter-read[]
+    LimitInfo limit = client.getLimit("acme", "api-requests").orElseThrow();
+    Duration leases = limit.leaseDuration();                   // as set: 10 s
+    LedgerTime now = client.clusterStatus().ledgerNow();       // the cluster's clock, not Instant
+    for (LeaseInfo held : client.listLeases("acme", "api-requests")) {
+      Duration left = now.until(held.expiresAt());             // negative once expired
+      System.out.println(held.holder() + " holds " + held.rateShare() + "/s for " + left);
+    }
+    // end::limiter-read[]
+    return leases;
   }
 
   static void limiterMetrics(RationClient client, MeterRegistry meterRegistry,

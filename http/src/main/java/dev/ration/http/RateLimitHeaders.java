@@ -3,7 +3,7 @@ package dev.ration.http;
 import dev.ration.client.limiter.Decision;
 import dev.ration.client.limiter.RateLimiter;
 import dev.ration.client.quota.QuotaRefusedException;
-import dev.ration.wire.lease.LeaseView;
+import dev.ration.client.limiter.LeaseInfo;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -61,7 +61,7 @@ public final class RateLimitHeaders {
   }
 
   private static void policy(HttpServletResponse response, String policyName, RateLimiter limiter) {
-    Optional<LeaseView> lease = limiter.lease();
+    Optional<LeaseInfo> lease = limiter.lease();
     if (lease.isEmpty() || lease.get().burstShare() <= 0) {
       return;
     }

@@ -41,9 +41,11 @@
   (:import (dev.ration.client LimitSpec RationClient)
            (dev.ration.client.transport RawClient)
            (dev.ration.client.limiter.internal LeaseTransport Limiters)
-           (dev.ration.client.limiter Decision Decision$Reason LimiterOptions LimiterScheduler RateLimiter)
+           (dev.ration.client.limiter Decision Decision$Reason LeaseInfo LimitInfo LimiterOptions
+                                      LimiterScheduler RateLimiter)
+           (dev.ration.client.time LedgerTime)
            (dev.ration.wire Mode Outcome)
-           (dev.ration.wire.lease LeaseView LimitStatus)
+           (dev.ration.wire.lease LeaseView)
            (dev.ration.client.internal.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseReply Response$ReturnReply)
            (java.time Duration)
@@ -66,15 +68,26 @@
 
 ;; ------------------------------------------------------------------ conversions
 
-(defn lease-info->map [^LeaseView l]
+(defn lease-view->map
+  "A lease as a wire reply carries it (the calls sent through RawClient)."
+  [^LeaseView l]
   {:lease-id (.leaseId l) :tenant (.tenant l) :holder (.holder l) :epoch (.epoch l)
    :version (.version l) :rate (.rateShare l) :burst (.burstShare l)
    :counted-rate (.countedRate l) :counted-burst (.countedBurst l)
    :granted-at-ms (.grantedAtMillis l) :expires-at-ms (.expiresAtMillis l)
    :counted-until-ms (.countedUntilMillis l) :ttl-ms (.leaseDurationMillis l)})
 
-(defn limit-info->map [^LimitStatus l]
-  {:rate (.ratePerSecond (.limit l)) :burst (.burst (.limit l)) :version (.version (.limit l))
+(defn lease-info->map
+  "A lease as the typed client API returns it (listLeases): the same map as lease-view->map."
+  [^LeaseInfo l]
+  {:lease-id (.leaseId l) :tenant (.tenant l) :holder (.holder l) :epoch (.epoch l)
+   :version (.version l) :rate (.rateShare l) :burst (.burstShare l)
+   :counted-rate (.countedRate l) :counted-burst (.countedBurst l)
+   :granted-at-ms (.millis ^LedgerTime (.grantedAt l)) :expires-at-ms (.millis ^LedgerTime (.expiresAt l))
+   :counted-until-ms (.millis ^LedgerTime (.countedUntil l)) :ttl-ms (.toMillis ^Duration (.leaseDuration l))})
+
+(defn limit-info->map [^LimitInfo l]
+  {:rate (.ratePerSecond l) :burst (.burst l) :version (.version l)
    :counted-rate (.countedRate l) :counted-burst (.countedBurst l)
    :granted-rate (.grantedRate l) :granted-burst (.grantedBurst l)
    :pool (.pool l) :leases (.leases l) :pending-shrinks (.pendingShrinks l)})
@@ -88,7 +101,7 @@
     (case (:f op)
       (:acquire :renew) (let [^Response$LeaseReply r reply]
                           (if (and (= Outcome/SUCCESS (.outcome r)) (.lease r))
-                            (assoc op :type :ok :value (cond-> (merge v (lease-info->map (.lease r)))
+                            (assoc op :type :ok :value (cond-> (merge v (lease-view->map (.lease r)))
                                                          (= :acquire (:f op)) (assoc :start-balance (.startBalance r))))
                             (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))])))
       :release (let [^Response$ReturnReply r reply]
@@ -154,7 +167,7 @@
       :resend (assoc op :f (:f last-call) :value (assoc (:value last-call) :resend? true)))))
 
 (defn- lease-id-of [^RateLimiter l]
-  (when l (let [o (.lease l)] (when (.isPresent o) (.leaseId ^LeaseView (.get o))))))
+  (when l (let [o (.lease l)] (when (.isPresent o) (.leaseId ^LeaseInfo (.get o))))))
 
 (defn- daemon-executor [name]
   (doto (ScheduledThreadPoolExecutor.

@@ -7,7 +7,10 @@ import java.time.Duration;
  * again. {@code retryAfter} is exact when {@code retryAfterKnown} (docs/LIMITER.md: the earliest
  * of the next local refill, a confirmed pending grant, the expected coordinator recovery);
  * otherwise it is the first delay of {@code retryPolicy}, a bounded policy to follow instead.
- * Allowed decisions carry {@link Duration#ZERO}.
+ * Allowed decisions carry {@link Duration#ZERO}. {@link #retryAfter()} is the exact
+ * {@link Duration}; {@link #retryAfterSeconds()} is the same wait for the HTTP {@code
+ * Retry-After} header, which takes whole seconds: rounded up, so a client that waits that long
+ * does not come back early.
  */
 public record Decision(
     boolean allowed, Reason reason, Duration retryAfter, boolean retryAfterKnown, RetryPolicy retryPolicy) {
@@ -54,8 +57,9 @@ public record Decision(
   }
 
   /**
-   * The HTTP 429 {@code Retry-After} value: whole seconds, rounded up, at least 1; 0 for an
-   * allowed decision.
+   * The HTTP 429 {@code Retry-After} value: {@link #retryAfter()} in whole seconds, rounded up
+   * (1.3 s is 2), at least 1; 0 for an allowed decision. Code that sleeps or schedules should
+   * use {@link #retryAfter()}, which is not rounded.
    *
    * @return whole seconds to wait
    */

@@ -3,6 +3,7 @@ package dev.ration.client.limiter;
 import dev.ration.client.limiter.internal.DemandMeter;
 import dev.ration.client.limiter.internal.LeaseTransport;
 import dev.ration.client.limiter.internal.LeasedBucket;
+import dev.ration.client.limiter.internal.LimiterViews;
 import dev.ration.client.limiter.internal.Limiters;
 import dev.ration.wire.Mode;
 import dev.ration.wire.lease.LeaseView;
@@ -835,8 +836,10 @@ public final class RateLimiter implements AutoCloseable {
    *
    * @return the lease held, or empty
    */
-  public synchronized java.util.Optional<LeaseView> lease() {
-    return (phase == Phase.HELD || phase == Phase.RENEWING) ? java.util.Optional.ofNullable(lease) : java.util.Optional.empty();
+  public synchronized java.util.Optional<LeaseInfo> lease() {
+    return (phase == Phase.HELD || phase == Phase.RENEWING)
+        ? java.util.Optional.ofNullable(lease).map(LimiterViews::lease)
+        : java.util.Optional.empty();
   }
 
   /**

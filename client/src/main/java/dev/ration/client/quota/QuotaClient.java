@@ -561,7 +561,7 @@ public final class QuotaClient {
   }
 
   private static QuotaStatus status(QuotaResponse.QuotaInfo q) {
-    return new QuotaStatus(q.spec(), LedgerTime.ofMillis(Math.max(0, q.windowStartMillis())),
+    return new QuotaStatus(dev.ration.client.quota.internal.QuotaViews.entry(q.spec()), LedgerTime.ofMillis(Math.max(0, q.windowStartMillis())),
         q.windowUsed(), q.held(), q.allocated(), q.alerted());
   }
 

@@ -1,7 +1,6 @@
 package dev.ration.client.ttl;
 
 import dev.ration.wire.Outcome;
-import dev.ration.wire.ttl.NamespaceView;
 import java.util.Optional;
 
 /**
@@ -11,7 +10,7 @@ import java.util.Optional;
  * @param message the server's explanation of a refusal; empty on success
  * @param namespace on success the namespace as now configured, with its counters
  */
-public record NamespaceResult(Outcome outcome, String message, Optional<NamespaceView> namespace) {
+public record NamespaceResult(Outcome outcome, String message, Optional<NamespaceInfo> namespace) {
   /**
    * Whether the namespace was created or reconfigured.
    *

@@ -1,8 +1,5 @@
 package dev.ration.client.ttl;
 
-import dev.ration.wire.ttl.NamespaceView;
-
-
 import dev.ration.wire.Outcome;
 import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.OutcomeReply;
@@ -12,6 +9,7 @@ import dev.ration.client.internal.protocol.TtlResponse;
 import dev.ration.client.time.LedgerTime;
 import dev.ration.client.transport.Transport;
 import dev.ration.client.ttl.internal.TtlAccess;
+import dev.ration.client.ttl.internal.TtlViews;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -252,7 +250,7 @@ public final class TtlEntries {
   public CompletableFuture<NamespaceResult> setNamespaceAsync(NamespaceSpec spec) {
     return call(TtlOperation.SET_NAMESPACE, new TtlRequest.SetNamespace(spec.name(), spec.maxEntries(), spec.maxBytes(),
         spec.whenFull()), TtlResponse.NamespaceReply.class)
-        .thenApply(r -> new NamespaceResult(r.outcome(), r.message(), Optional.ofNullable(r.namespace())));
+        .thenApply(r -> new NamespaceResult(r.outcome(), r.message(), Optional.ofNullable(r.namespace()).map(TtlViews::namespace)));
   }
 
   /**
@@ -272,9 +270,9 @@ public final class TtlEntries {
    * @param namespace one namespace, or "" for all
    * @return the namespaces
    */
-  public CompletableFuture<List<NamespaceView>> namespacesAsync(String namespace) {
+  public CompletableFuture<List<NamespaceInfo>> namespacesAsync(String namespace) {
     return call(TtlOperation.NAMESPACES, new TtlRequest.GetNamespaces(namespace, false), TtlResponse.NamespaceList.class)
-        .thenApply(TtlResponse.NamespaceList::namespaces);
+        .thenApply(r -> r.namespaces().stream().map(TtlViews::namespace).toList());
   }
 
   /**
@@ -283,7 +281,7 @@ public final class TtlEntries {
    * @param namespace one namespace, or "" for all
    * @return the namespaces with their capacity and counters
    */
-  public List<NamespaceView> namespaces(String namespace) {
+  public List<NamespaceInfo> namespaces(String namespace) {
     return join(namespacesAsync(namespace));
   }
 

@@ -9,7 +9,7 @@ import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.Response;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Outcome;
-import dev.ration.wire.lease.LeaseView;
+import dev.ration.client.limiter.LeaseInfo;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,15 +79,15 @@ final class RenewBatchBench {
     final long[] versions;
     int next;
 
-    Slot(List<LeaseView> leases) {
-      ids = leases.stream().mapToLong(LeaseView::leaseId).toArray();
-      versions = leases.stream().mapToLong(LeaseView::version).toArray();
+    Slot(List<LeaseInfo> leases) {
+      ids = leases.stream().mapToLong(LeaseInfo::leaseId).toArray();
+      versions = leases.stream().mapToLong(LeaseInfo::version).toArray();
     }
   }
 
   Result run(long warmupNanos, long windowNanos, long drainNanos, PrintWriter progress)
       throws InterruptedException {
-    List<LeaseView> leases = acquire(progress);
+    List<LeaseInfo> leases = acquire(progress);
     int perSlot = leases.size() / inFlight;
     long start = clock.getAsLong();
     measureStart = start + warmupNanos;
@@ -108,7 +108,7 @@ final class RenewBatchBench {
             java.util.Map.Entry::getKey, e -> e.getValue().get())));
   }
 
-  private List<LeaseView> acquire(PrintWriter progress) {
+  private List<LeaseInfo> acquire(PrintWriter progress) {
     RationClient admin = clients.get(0);
     int limits = (leaseCount + LEASES_PER_LIMIT - 1) / LEASES_PER_LIMIT;
     for (int l = 0; l < limits; l++) {
@@ -121,7 +121,7 @@ final class RenewBatchBench {
       }
     }
     String holder = "batch-" + ProcessHandle.current().pid() + "-";
-    List<LeaseView> out = new ArrayList<>(leaseCount);
+    List<LeaseInfo> out = new ArrayList<>(leaseCount);
     List<CompletableFuture<LeaseResult>> pending = new ArrayList<>();
     for (int i = 0; i < leaseCount; i++) {
       pending.add(clients.get(i % clients.size()).acquireLeaseAsync(tenant,

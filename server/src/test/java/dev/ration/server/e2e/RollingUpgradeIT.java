@@ -12,7 +12,6 @@ import dev.ration.client.tls.ClientTls;
 import dev.ration.server.BuildInfo;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.ErrorCode;
-import dev.ration.wire.lease.LimitStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -102,8 +101,8 @@ class RollingUpgradeIT {
           awaitApplied(client, cluster, id, leader.commitIndex());
         }
         Map<String, Long> stored = client.listLimits().stream()
-            .filter(s -> s.limit().tenant().equals(Writer.TENANT))
-            .collect(Collectors.toMap(s -> s.limit().resource(), s -> s.limit().ratePerSecond()));
+            .filter(s -> s.tenant().equals(Writer.TENANT))
+            .collect(Collectors.toMap(s -> s.resource(), s -> s.ratePerSecond()));
         List<String> lost = new ArrayList<>();
         writer.acknowledged.forEach((resource, rate) -> {
           if (!rate.equals(stored.get(resource))) {

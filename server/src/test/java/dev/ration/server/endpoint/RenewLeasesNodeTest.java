@@ -18,7 +18,7 @@ import dev.ration.client.internal.protocol.Response;
 import dev.ration.server.RationNode;
 import dev.ration.server.config.ServerConfig;
 import dev.ration.wire.Outcome;
-import dev.ration.wire.lease.LeaseView;
+import dev.ration.client.limiter.LeaseInfo;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ class RenewLeasesNodeTest {
     RationNode node = RationNode.start(c);
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .addresses(List.of(c.clientAddress())).requestDeadline(Duration.ofSeconds(20)).build())) {
-      List<LeaseView> leases = new ArrayList<>();
+      List<LeaseInfo> leases = new ArrayList<>();
       for (int t = 0; t < 20; t++) {
         String tenant = "tenant-" + t;
         SetLimitResult set = client.setLimit(LimitSpec.builder(tenant, "api")
@@ -48,7 +48,7 @@ class RenewLeasesNodeTest {
         leases.add(lease.lease().orElseThrow());
       }
       List<RenewalReport> renewals = new ArrayList<>();
-      for (LeaseView l : leases) {
+      for (LeaseInfo l : leases) {
         // Lease 7 presents a version it never had: only its renewal fails.
         long presented = l.leaseId() == leases.get(7).leaseId() ? l.version() + 9 : l.version();
         renewals.add(RenewalReport.builder(l.leaseId(), presented).demand(50, 10).admittedPerSecond(3).build());
@@ -66,7 +66,7 @@ class RenewLeasesNodeTest {
         } else {
           assertEquals(Outcome.SUCCESS, r.outcome(), r.message());
           assertEquals(leases.get(i).leaseId(), r.lease().orElseThrow().leaseId(), "answers keep the order");
-          assertTrue(r.lease().orElseThrow().expiresAtMillis() >= leases.get(i).expiresAtMillis());
+          assertTrue(r.lease().orElseThrow().expiresAt().compareTo(leases.get(i).expiresAt()) >= 0);
         }
       }
       assertEquals(Outcome.LEASE_UNKNOWN, replies.get(leases.size()).outcome());

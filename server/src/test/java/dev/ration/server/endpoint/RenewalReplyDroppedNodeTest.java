@@ -15,7 +15,7 @@ import dev.ration.server.config.ServerConfig;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Outcome;
-import dev.ration.wire.lease.LimitStatus;
+import dev.ration.client.limiter.LimitInfo;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -95,7 +95,7 @@ class RenewalReplyDroppedNodeTest {
       List<Long> renewals = proxy.sent(Kind.RENEW_LEASES.code());
       assertEquals(1, proxy.dropped(), "one reply was dropped");
       assertEquals(renewals.get(0), renewals.get(1), "the resend reuses the first send's request id");
-      LimitStatus status = admin.getLimit("acme", "api").orElseThrow();
+      LimitInfo status = admin.getLimit("acme", "api").orElseThrow();
       assertEquals(3, status.emergencyReported(),
           "the node counts the reported emergency tokens once: " + status);
       limiter.closeAsync();
@@ -129,9 +129,9 @@ class RenewalReplyDroppedNodeTest {
               () -> admin.setLimit(LimitSpec.builder("acme", "api").ratePerSecond(1_000).burst(1_000)
                   .mode(Mode.BEST_EFFORT).emergency(50).leaseDuration(Duration.ofSeconds(60))
                   .grace(Duration.ofSeconds(5)).build())).outcome());
-      dev.ration.wire.lease.LeaseView a = client.acquireLease("acme", "api", "a", 10, 10).lease().orElseThrow();
-      dev.ration.wire.lease.LeaseView b = client.acquireLease("acme", "api", "b", 10, 10).lease().orElseThrow();
-      dev.ration.wire.lease.LeaseView gone = client.acquireLease("acme", "api", "c", 10, 10).lease().orElseThrow();
+      dev.ration.client.limiter.LeaseInfo a = client.acquireLease("acme", "api", "a", 10, 10).lease().orElseThrow();
+      dev.ration.client.limiter.LeaseInfo b = client.acquireLease("acme", "api", "b", 10, 10).lease().orElseThrow();
+      dev.ration.client.limiter.LeaseInfo gone = client.acquireLease("acme", "api", "c", 10, 10).lease().orElseThrow();
       assertEquals(Outcome.SUCCESS, client.returnLease(gone.leaseId(), gone.version(), 0).outcome());
 
       dev.ration.client.transport.RawClient raw = dev.ration.client.transport.RawClient.of(client);
@@ -173,7 +173,7 @@ class RenewalReplyDroppedNodeTest {
       assertEquals(Outcome.SUCCESS, answerA.outcome(), answerA.message());
       assertEquals(Outcome.SUCCESS, answerB.outcome(), answerB.message());
       assertEquals(Outcome.LEASE_EXPIRED, answerGone.outcome(), "only the returned lease fails: " + answerGone);
-      LimitStatus status = admin.getLimit("acme", "api").orElseThrow();
+      LimitInfo status = admin.getLimit("acme", "api").orElseThrow();
       assertEquals(7, status.emergencyReported(),
           "3 + 4 emergency tokens counted once, not once per send: " + status);
     } finally {

@@ -2,8 +2,8 @@ package dev.ration.server.limiter;
 
 import dev.ration.client.SetLimitResult;
 import dev.ration.client.ClusterStatus;
+import dev.ration.client.limiter.LimitInfo;
 import dev.ration.testkit.FreePorts;
-import dev.ration.wire.lease.LimitStatus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -152,8 +152,8 @@ class RegionalLimiterClusterTest {
         for (int r = 0; r < 3; r++) {
           String terms = limiters.get(r).lease().map(l -> "lease " + l.leaseId() + " e" + l.epoch()
               + " v" + l.version() + " rate " + l.rateShare() + " burst " + l.burstShare()
-              + " counted " + l.countedRate() + " granted@" + l.grantedAtMillis()
-              + " expires@" + l.expiresAtMillis()).orElse("no lease");
+              + " counted " + l.countedRate() + " granted@" + l.grantedAt()
+              + " expires@" + l.expiresAt()).orElse("no lease");
           if (!terms.equals(lastTerms[r])) {
             lastTerms[r] = terms;
             trace.add(elapsed + " ms region-" + r + ": " + terms);
@@ -206,7 +206,7 @@ class RegionalLimiterClusterTest {
       assertTrue(total <= R * RUN_MILLIS / 1000 + B, "total " + total);
       ClusterStatus after = admin.clusterStatus();
       assertNotEquals(killed, after.leaderId(), "a new leader took over");
-      Optional<LimitStatus> info = admin.getLimit("acme", "api");
+      Optional<LimitInfo> info = admin.getLimit("acme", "api");
       assertTrue(info.isPresent());
       assertTrue(info.get().countedRate() <= info.get().rateCeiling(), info.get().toString());
       System.out.printf("RegionalLimiterClusterTest: admitted %d (per region %s), R·T + B = %d, "
