@@ -245,6 +245,7 @@ final class RenewBatchBench {
   /** Sets the limits and acquires the leases, 256 at a time; throws if any is refused. */
   List<Held> acquire(PrintWriter progress) {
     RationClient admin = clients.get(0);
+    long started = clock.getAsLong();
     int limits = (leaseCount + LEASES_PER_LIMIT - 1) / LEASES_PER_LIMIT;
     for (int l = 0; l < limits; l++) {
       leased.setLimit(admin, tenant, leased.op() + "-" + l, leaseDuration, grace);
@@ -262,7 +263,14 @@ final class RenewBatchBench {
         pending.clear();
       }
     }
-    progress.printf(Locale.ROOT, "bench: %d leases acquired over %d limit(s)%n", out.size(), limits);
+    double seconds = (clock.getAsLong() - started) / 1e9;
+    progress.printf(Locale.ROOT, "bench: %d leases acquired over %d limit(s) in %.1f s%n", out.size(), limits, seconds);
+    if (seconds * 1_000 >= leaseDuration.toMillis()) {
+      // The first leases may have expired before their first renewal: those are refused.
+      progress.printf(Locale.ROOT, "bench: warning: acquiring took longer than a lease lives (%s); "
+          + "expect LEASE_EXPIRED refusals, or give a longer --lease-duration%n",
+          dev.ration.server.config.Quantities.formatDuration(leaseDuration));
+    }
     progress.flush();
     return out;
   }

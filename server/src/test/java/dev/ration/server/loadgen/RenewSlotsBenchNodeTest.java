@@ -59,7 +59,7 @@ class RenewSlotsBenchNodeTest {
       assertEquals(0, field(json, "refused"), json);
       assertEquals(0, field(json, "failedBatches"), json);
       assertTrue(json.contains("\"refusals\":{}"), json);
-      assertTrue(err.toString().contains("200 leases acquired over 1 limit(s)"), err.toString());
+      assertTrue(err.toString().contains("200 leases acquired over 1 limit(s) in "), err.toString());
 
       // A wrong set-up: leases of 200 ms (no grace) that have expired before their renewals.
       RenewBatchBench bench = new RenewBatchBench(RenewBatchBench.Leased.SLOTS, List.of(client), "expired",
