@@ -62,7 +62,10 @@ import org.slf4j.LoggerFactory;
  *       emergency enabled) installs the limit's emergency budget E as a bucket that never refills,
  *       once per disconnection. Either way a new lease is acquired; the old one is returned
  *       best-effort (freeing its share early if the ledger still counts it). The emergency tokens
- *       spent are reported in {@code emergencyUsed} of the first renewal of the next lease.
+ *       spent are reported in {@code emergencyUsed} of the first renewal of the next lease. A
+ *       renewal left unanswered at local expiry that carried emergency tokens is resent under
+ *       its request id until answered: SUCCESS means the ledger counted them, so they are not
+ *       reported again; a refusal means it did not, so the next renewal carries them.
  *   <li>{@link #close()} invalidates the bucket first, then returns the lease with its unused
  *       whole tokens. If emergency tokens are still unreported, or a renewal is unanswered, that
  *       renewal (the same logical call, or a new one carrying the report) is settled first: the
@@ -140,6 +143,13 @@ public final class RateLimiter implements AutoCloseable {
   private long emergencySpentEnded;
   /** The renewal of the held lease being tried, or null. */
   private RenewCall renewCall;
+  /**
+   * Emergency tokens carried by renewals given up at local expiry without an answer: the ledger
+   * may have applied such a renewal (and counted its tokens) or not. Each is resent under its
+   * request id until answered, and the answer says which; until then its tokens are part of
+   * {@link #emergencyToReport} but go in no other renewal.
+   */
+  private long emergencyInDoubt;
   private CompletableFuture<Void> closing;
 
   private RateLimiter(LeaseTransport transport, LimiterScheduler scheduler, String tenant,
@@ -502,7 +512,7 @@ public final class RateLimiter implements AutoCloseable {
     if (renewCall == null || renewCall.held() != held) {
       long now = clock.getAsLong();
       renewCall = new RenewCall(transport.nextRequestId(), now, held, demand.report(now, true),
-          emergencyToReport);
+          emergencyToReport - emergencyInDoubt);
     }
     return renewCall;
   }
@@ -606,10 +616,48 @@ public final class RateLimiter implements AutoCloseable {
     moveTo(inEmergency ? LeaseState.EMERGENCY : LeaseState.LOST);
     // The ledger may still count the lease (local expiry is early by design): free it now.
     returnQuietly(held.leaseId(), held.version(), 0);
+    if (renewCall != null && renewCall.held() == held && renewCall.emergencyUsed() > 0) {
+      // Sent and never answered: whether its tokens were counted is only known from its answer.
+      emergencyInDoubt += renewCall.emergencyUsed();
+      settle(renewCall, 0);
+    }
     lease = null;
     renewCall = null;
     failures = 0;
     sendAcquire();
+  }
+
+  /**
+   * Resends {@code call}, a renewal given up at local expiry, under its request id until it is
+   * answered. The ledger answers a request id it applied from its record of the first answer,
+   * so SUCCESS means its emergency tokens were counted (once); a refusal means they were not
+   * (the lease is gone by now, so a first application is refused too), and they go with the
+   * next renewal. Not resent once the limiter is closed: its tokens then stay unreported.
+   */
+  private void settle(RenewCall call, int attempt) {
+    send(call).whenComplete((reply, err) ->
+        scheduler.schedule(() -> onSettleAnswer(call, attempt, reply, err), Duration.ZERO));
+  }
+
+  private synchronized void onSettleAnswer(RenewCall call, int attempt, Response.LeaseReply reply,
+      Throwable err) {
+    if (err != null) {
+      if (phase != Phase.CLOSED) {
+        long delay = Math.max(backoff(attempt), hintOf(err));
+        scheduler.schedule(() -> resettle(call, attempt + 1), Duration.ofNanos(delay));
+      }
+      return;
+    }
+    emergencyInDoubt -= call.emergencyUsed();
+    if (reply.outcome() == Outcome.SUCCESS) {
+      emergencyToReport -= call.emergencyUsed();
+    }
+  }
+
+  private synchronized void resettle(RenewCall call, int attempt) {
+    if (phase != Phase.CLOSED) {
+      settle(call, attempt);
+    }
   }
 
   // ------------------------------------------------------------------ close
@@ -641,7 +689,7 @@ public final class RateLimiter implements AutoCloseable {
     // A renewal in flight or awaiting its retry may have been applied, which moves the version
     // the return must present; emergency tokens not yet reported can only travel in a renewal.
     boolean settleRenewal = live
-        && ((renewCall != null && renewCall.held() == held) || emergencyToReport > 0);
+        && ((renewCall != null && renewCall.held() == held) || emergencyToReport - emergencyInDoubt > 0);
     phase = Phase.CLOSED;
     requestSeq++;
     lease = null;
@@ -904,7 +952,8 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /**
-   * Emergency tokens spent and not yet reported to the ledger.
+   * Emergency tokens spent and not yet reported to the ledger, including those of a renewal
+   * given up at local expiry whose answer (whether the ledger counted them) is still awaited.
    *
    * @return emergency tokens spent and not yet reported
    */

@@ -97,6 +97,79 @@ class RateLimiterRetryTest {
   }
 
   /**
+   * Lease 2 (reconnected, 3 emergency tokens to report) renews at +500 ms carrying them; the
+   * renewal is never answered and lease 2 expires locally. Returns the unanswered renewal; the
+   * limiter has sent the acquire of lease 3 by then.
+   */
+  private FakeLeaseTransport.Call renewalUnansweredAtLocalExpiry(RateLimiter l) {
+    long sentAt = spendEmergencyAndReconnect(l);
+    sched.advanceTo(java.time.Duration.ofNanos(sentAt + 500 * MS));
+    FakeLeaseTransport.Call carrying = fake.last("renew");
+    assertEquals(2, carrying.leaseId());
+    assertEquals(3, carrying.emergencyUsed());
+    sched.advanceTo(java.time.Duration.ofNanos(sentAt + 975 * MS)); // local expiry of lease 2
+    assertEquals(1, fake.of("acquire").stream().filter(c -> !c.reply().isDone()).count(),
+        "lease 2 given up, lease 3 asked for");
+    return carrying;
+  }
+
+  /** The renewals of lease 3 after it is granted and the first of them falls due. */
+  private FakeLeaseTransport.Call firstRenewalOfLease3() {
+    long granted = sched.nanoTime();
+    fake.last("acquire").reply().complete(granted(lease(3, 1, 20, 10, 10, 1000, BEST_EFFORT, 5), 0));
+    sched.runDue();
+    sched.advanceTo(java.time.Duration.ofNanos(granted + 500 * MS));
+    FakeLeaseTransport.Call next = fake.last("renew");
+    assertEquals(3, next.leaseId());
+    return next;
+  }
+
+  /**
+   * Goal: a renewal carrying emergency tokens that is still unanswered when its lease expires
+   * locally may have been applied by the ledger (only its reply was lost); its tokens are then
+   * counted. The limiter resends it under its request id, the ledger answers from its record,
+   * and the tokens are not reported again with the next lease: counted once, not twice.
+   */
+  @Test
+  void emergencyOfARenewalAppliedButUnansweredAtLocalExpiryIsNotReportedAgain() {
+    RateLimiter l = limiter(5);
+    FakeLeaseTransport.Call carrying = renewalUnansweredAtLocalExpiry(l);
+    // The ledger applied it: it counted 3. Its answer to a resend comes from that record.
+    List<FakeLeaseTransport.Call> resends = fake.of("renew").stream()
+        .filter(c -> c.requestId() == carrying.requestId() && c != carrying).toList();
+    for (FakeLeaseTransport.Call r : resends) {
+      r.reply().complete(granted(lease(2, 1, 11, 10, 10, 1000, BEST_EFFORT, 5), 0));
+    }
+    sched.runDue();
+    FakeLeaseTransport.Call next = firstRenewalOfLease3();
+    assertEquals(0, next.emergencyUsed(), "the 3 were counted with lease 2's renewal");
+    assertEquals(3, ledgerCount(), "emergency counted once");
+    assertEquals(0, l.emergencyUnreported());
+  }
+
+  /**
+   * Goal: the other side of the same accounting. The unanswered renewal was never applied (its
+   * resend is refused: the lease is gone), so its tokens were not counted and the next lease's
+   * renewal carries them.
+   */
+  @Test
+  void emergencyOfARenewalNeverAppliedIsReportedWithTheNextLease() {
+    RateLimiter l = limiter(6);
+    FakeLeaseTransport.Call carrying = renewalUnansweredAtLocalExpiry(l);
+    FakeLeaseTransport.Call resend = fake.last("renew");
+    assertEquals(carrying.requestId(), resend.requestId(), "resent under its request id");
+    assertTrue(resend != carrying);
+    resend.reply().complete(FakeLeaseTransport.rejected(dev.ration.wire.Outcome.LEASE_EXPIRED, 0));
+    sched.runDue();
+    assertEquals(3, l.emergencyUnreported());
+    FakeLeaseTransport.Call next = firstRenewalOfLease3();
+    assertEquals(3, next.emergencyUsed(), "not counted with lease 2: reported now");
+    next.reply().complete(granted(lease(3, 1, 21, 10, 10, 1000, BEST_EFFORT, 5), 0));
+    sched.runDue();
+    assertEquals(0, l.emergencyUnreported());
+  }
+
+  /**
    * Goal: the terms a resent renewal brings are measured from its first send (the earliest the
    * ledger can have applied it), never from the resend: a late resend must not stretch the
    * lease past the ledger's.

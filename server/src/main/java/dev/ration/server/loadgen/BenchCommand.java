@@ -62,9 +62,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--insecure", description = "Plaintext, ignoring any certificates.")
   boolean insecure;
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|warm-start|saturation|rebalance",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|renew-slots|warm-start|saturation|rebalance",
       converter = Workload.Converter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
+          + "renew-batch / renew-slots renew many rate / slot leases per frame; "
           + "warm-start times rateLimiter(...) to the first admitted request, --runs times; "
           + "saturation measures capacity with TTL puts, then offers --steps multiples of it, open loop; "
           + "rebalance moves all demand from one region to another and times how fast capacity follows.")
@@ -80,11 +81,11 @@ public final class BenchCommand implements Callable<Integer> {
   int namespaces;
 
   @Option(names = "--batch-size", defaultValue = "1000", paramLabel = "N",
-      description = "renew-batch: renewals per RENEW_LEASES frame, 1..4096 (default: ${DEFAULT-VALUE}).")
+      description = "renew-batch, renew-slots: renewals per RENEW_LEASES / RENEW_SLOTS frame, 1..4096 (default: ${DEFAULT-VALUE}).")
   int batchSize;
 
   @Option(names = "--leases", defaultValue = "20000", paramLabel = "N",
-      description = "renew-batch: leases acquired first and renewed in turn (default: ${DEFAULT-VALUE}).")
+      description = "renew-batch, renew-slots: leases acquired first and renewed in turn (default: ${DEFAULT-VALUE}).")
   int leases;
 
   @Option(names = "--runs", paramLabel = "N",
@@ -166,7 +167,7 @@ public final class BenchCommand implements Callable<Integer> {
   String tenant;
 
   @Option(names = "--lease-duration", paramLabel = "DURATION",
-      description = "Lease duration of the bench limits (default: 2s for acquire, so leases expire and the ledger stays bounded; 60s for renew-batch, so acquiring many leases first leaves them live; 10s otherwise).")
+      description = "Lease duration of the bench limits (default: 2s for acquire, so leases expire and the ledger stays bounded; 60s for renew-batch and renew-slots, so acquiring many leases first leaves them live; 10s otherwise).")
   String leaseDurationText;
 
   @Option(names = "--grace", paramLabel = "DURATION", description = "Grace of the bench limits (default: 500ms for acquire, 1s otherwise).")
@@ -193,7 +194,7 @@ public final class BenchCommand implements Callable<Integer> {
     boolean acquire = workload == Workload.ACQUIRE;
     Duration leaseDuration = duration("--lease-duration",
         leaseDurationText != null ? leaseDurationText
-            : acquire ? "2s" : workload == Workload.RENEW_BATCH ? "60s"
+            : acquire ? "2s" : workload == Workload.RENEW_BATCH || workload == Workload.RENEW_SLOTS ? "60s"
                 : workload == Workload.REBALANCE ? "3s" : "10s", Duration.ofMillis(100), Duration.ofHours(1));
     Duration grace = duration("--grace", graceText != null ? graceText : acquire ? "500ms" : "1s", Duration.ZERO, leaseDuration);
     if (inFlight < 1 || inFlight > LoadPlan.IN_FLIGHT_MAX) {
@@ -227,8 +228,8 @@ public final class BenchCommand implements Callable<Integer> {
       for (int i = 0; i < clients; i++) {
         RationClientOptions options;
         try {
-          RationClientOptions.Builder b = RationClientOptions.builder().addresses(addresses)
-              .requestDeadline(timeout).maxInFlightPerConnection(Math.max(1024, inFlight)).tls(tls.orElse(null));
+          RationClientOptions.Builder b = clientOptions(addresses, timeout, tls)
+              .maxInFlightPerConnection(Math.max(1024, inFlight));
           if (workload == Workload.SATURATION) {
             // Every refusal is a figure of the step: a retry would hide it and add load.
             b.maxRetries(0).maxInFlightPerConnection(SaturationBench.MAX_OUTSTANDING);
@@ -264,8 +265,7 @@ public final class BenchCommand implements Callable<Integer> {
             Quantities.formatDuration(duration), Quantities.formatDuration(warmup));
         err.flush();
         // Set-up goes through a client that follows the leader and retries like any caller's.
-        RationClient setup = new RationClient(RationClientOptions.builder().addresses(addresses)
-            .requestDeadline(timeout.plusSeconds(10)).build());
+        RationClient setup = new RationClient(clientOptions(addresses, timeout.plusSeconds(10), tls).build());
         opened.add(0, setup);
         SaturationBench.Result r = new SaturationBench(setup, opened.subList(1, opened.size()),
             namespaces, inFlight, System::nanoTime).run(steps.stream().mapToDouble(Double::doubleValue).toArray(), warmup.toNanos(),
@@ -274,19 +274,30 @@ public final class BenchCommand implements Callable<Integer> {
         out.flush();
         return Exit.OK;
       }
-      if (workload == Workload.RENEW_BATCH) {
+      if (workload == Workload.RENEW_BATCH || workload == Workload.RENEW_SLOTS) {
+        // RENEW_LEASES and RENEW_SLOTS share their bound (LeaseBounds.MAX_RENEWALS_PER_BATCH).
         if (batchSize < 1 || batchSize > Request.RenewLeases.MAX_RENEWALS
             || leases < inFlight || leases > 1_000_000) {
           throw usage("--batch-size 1.." + Request.RenewLeases.MAX_RENEWALS
               + ", --leases from --in-flight to 1000000");
         }
-        err.printf(Locale.ROOT, "bench: renew-batch, %d batch(es) of %d in flight over %d connection(s), "
-                + "%d leases, warm-up %s, window %s%n", inFlight, batchSize, clients, leases,
+        RenewBatchBench.Leased leased = workload == Workload.RENEW_SLOTS
+            ? RenewBatchBench.Leased.SLOTS : RenewBatchBench.Leased.RATE;
+        err.printf(Locale.ROOT, "bench: %s, %d batch(es) of %d in flight over %d connection(s), "
+                + "%d leases, warm-up %s, window %s%n", leased.op(), inFlight, batchSize, clients, leases,
             Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
         err.flush();
-        RenewBatchBench.Result r = new RenewBatchBench(opened, tenant, inFlight, leases, batchSize,
-            leaseDuration, System::nanoTime)
-            .run(warmup.toNanos(), duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
+        RenewBatchBench.Result r;
+        try {
+          r = new RenewBatchBench(leased, opened, tenant, inFlight, leases, batchSize, leaseDuration, grace,
+              System::nanoTime).run(warmup.toNanos(), duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
+        } catch (RationException | IllegalStateException | java.util.concurrent.CompletionException e) {
+          // Setting the limits or acquiring the leases was refused or failed.
+          err.println("error: " + (e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+              ? e.getCause().getMessage() : e.getMessage()));
+          err.flush();
+          return Exit.FAILED;
+        }
         out.print(output == Format.json ? RenewBatchBench.json(r) + "\n" : RenewBatchBench.table(r));
         out.flush();
         return r.renewed() == 0 ? Exit.FAILED : Exit.OK;
@@ -313,11 +324,9 @@ public final class BenchCommand implements Callable<Integer> {
         err.flush();
         // Each region has a client (a connection and event loop) of its own, as two services would.
         RationClient setup = opened.get(0);
-        RationClient a = new RationClient(RationClientOptions.builder().addresses(addresses)
-            .requestDeadline(timeout).tls(tls.orElse(null)).build());
+        RationClient a = new RationClient(clientOptions(addresses, timeout, tls).build());
         opened.add(a);
-        RationClient b = new RationClient(RationClientOptions.builder().addresses(addresses)
-            .requestDeadline(timeout).tls(tls.orElse(null)).build());
+        RationClient b = new RationClient(clientOptions(addresses, timeout, tls).build());
         opened.add(b);
         RebalanceBench.Result r;
         try {
@@ -396,6 +405,12 @@ public final class BenchCommand implements Callable<Integer> {
         c.close();
       }
     }
+  }
+
+  /** The options every client of a run starts from: the servers, a deadline and TLS if any. */
+  private static RationClientOptions.Builder clientOptions(List<String> addresses, Duration deadline,
+      java.util.Optional<dev.ration.client.tls.ClientTls> tls) {
+    return RationClientOptions.builder().addresses(addresses).requestDeadline(deadline).tls(tls.orElse(null));
   }
 
   /** ceil(inFlight / 16), within 1..4: one connection per 16 outstanding requests. */

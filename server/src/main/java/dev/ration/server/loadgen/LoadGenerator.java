@@ -227,7 +227,7 @@ public final class LoadGenerator {
         // Their own benches run these; BenchCommand never hands them to this generator.
         case TTL_PUT, TTL_GET -> throw new IllegalStateException("TTL workloads run in TtlBench");
         case RESERVE -> throw new IllegalStateException("the reserve workload runs in ReserveBench");
-        case RENEW_BATCH -> throw new IllegalStateException("renew-batch runs in RenewBatchBench");
+        case RENEW_BATCH, RENEW_SLOTS -> throw new IllegalStateException("renew-batch and renew-slots run in RenewBatchBench");
         case WARM_START -> throw new IllegalStateException("the warm-start workload runs in WarmStartBench");
         case SATURATION -> throw new IllegalStateException("the saturation workload runs in SaturationBench");
         case REBALANCE -> throw new IllegalStateException("the rebalance workload runs in RebalanceBench");

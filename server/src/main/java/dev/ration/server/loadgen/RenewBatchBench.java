@@ -1,21 +1,24 @@
 package dev.ration.server.loadgen;
 
-import dev.ration.client.LeaseResult;
-import dev.ration.client.SetLimitResult;
-import dev.ration.client.transport.RawClient;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
+import dev.ration.client.SetLimitResult;
 import dev.ration.client.internal.protocol.Request;
 import dev.ration.client.internal.protocol.Response;
+import dev.ration.client.transport.RawClient;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Outcome;
-import dev.ration.client.limiter.LeaseInfo;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.Limit;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,12 +26,15 @@ import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
- * `ration bench --op renew-batch`: a region holding many leases (one per tenant, say) renews
- * them in RENEW_LEASES frames. {@code leases} leases are acquired first (not measured), spread
- * over limits of at most 10,000 leases each; then {@code inFlight} slots each own an equal part
- * of them and keep one batch of {@code batchSize} renewals outstanding, cycling through their
- * part and presenting the version each lease's last answer carried. Counted: renewals answered
- * SUCCESS per second, other answers, failed frames, and the latency of a whole batch.
+ * `ration bench --op renew-batch` and `--op renew-slots`: a region holding many leases (one per
+ * tenant, say) renews them in batches, rate leases in RENEW_LEASES frames, slot leases in
+ * RENEW_SLOTS frames. {@code leases} leases are acquired first (not measured), spread over limits
+ * of at most 10,000 leases each; then {@code inFlight} slots each own an equal part of them and
+ * keep one batch of {@code batchSize} renewals outstanding, cycling through their part and
+ * presenting the version each lease's last answer carried. Counted: renewals answered SUCCESS
+ * per second, other answers (by outcome), failed frames, and the latency of a whole batch.
+ *
+ * <p>Both kinds share everything but the limit, the acquire and the frame: see {@link Leased}.
  *
  * <p>Threads: batches complete on the clients' event-loop threads; a slot's state is touched by
  * one batch at a time; latencies go to one synchronized HdrHistogram (microseconds).
@@ -37,39 +43,161 @@ final class RenewBatchBench {
   /** Leases one limit holds at most in the default configuration (ledger.max-leases-per-limit). */
   static final int LEASES_PER_LIMIT = 10_000;
 
-  record Result(int inFlight, int clients, int leases, int batchSize, double windowSeconds,
+  /** One renewal's answer: its outcome and the version it names (granted, or current; 0 unknown). */
+  record Answer(Outcome outcome, long version) {}
+
+  /** A lease as acquired: its id and version. */
+  record Held(long leaseId, long version) {}
+
+  /** What is leased and renewed. */
+  enum Leased {
+    /** Rate and burst shares of a limit with a huge R and B; RENEW_LEASES. */
+    RATE("renew-batch") {
+      @Override
+      void setLimit(RationClient admin, String tenant, String resource, Duration leaseDuration,
+          Duration grace) {
+        SetLimitResult set = admin.setLimit(LimitSpec.builder(tenant, resource)
+            .ratePerSecond(1_000_000_000L).burst(1_000_000_000L).mode(Mode.HARD)
+            .leaseDuration(leaseDuration).grace(grace).build());
+        if (set.outcome() != Outcome.SUCCESS) {
+          throw new IllegalStateException("bench: limit " + resource + ": " + set.outcome() + " " + set.message());
+        }
+      }
+
+      @Override
+      CompletableFuture<Held> acquire(RationClient client, String tenant, String resource, String holder) {
+        return client.acquireLeaseAsync(tenant, resource, holder, 1, 1).thenApply(r -> {
+          if (r.outcome() != Outcome.SUCCESS) {
+            throw new IllegalStateException("bench: acquire: " + r.outcome() + " " + r.message());
+          }
+          return new Held(r.lease().orElseThrow().leaseId(), r.lease().orElseThrow().version());
+        });
+      }
+
+      @Override
+      CompletableFuture<List<Answer>> renew(RationClient client, long[] ids, long[] versions) {
+        List<Request.RenewLease> renewals = new ArrayList<>(ids.length);
+        for (int k = 0; k < ids.length; k++) {
+          renewals.add(new Request.RenewLease(ids[k], versions[k], 1, 1, 1, 0, 0));
+        }
+        return RawClient.of(client).call(new Request.RenewLeases(renewals), Response.RenewalsReply.class)
+            .thenApply(reply -> {
+              if (reply.outcome() != Outcome.SUCCESS) {
+                throw new IllegalStateException("frame refused: " + reply.outcome() + " " + reply.message());
+              }
+              return reply.replies().stream().map(r -> r.outcome() == Outcome.SUCCESS
+                  ? new Answer(r.outcome(), r.lease().version())
+                  : new Answer(r.outcome(), r.currentVersion())).toList();
+            });
+      }
+    },
+
+    /**
+     * Concurrency slots of a limit with a huge cap C (each lease asks for one slot, so none is
+     * refused for capacity, leases of an earlier run included), free-capacity policy like the
+     * rate limits; RENEW_SLOTS, each renewal reporting one job running and making no release
+     * promise (-1).
+     */
+    SLOTS("renew-slots") {
+      @Override
+      void setLimit(RationClient admin, String tenant, String resource, Duration leaseDuration,
+          Duration grace) {
+        Limit limit = new Limit(tenant, resource, 0, 0, Mode.HARD, leaseDuration.toMillis(),
+            grace.toMillis(), 0, Policy.FREE_CAPACITY, 0);
+        Response r = RawClient.of(admin).call(new Request.SetLimitConcurrency(limit, 1_000_000_000L)).join();
+        if (!(r instanceof Response.SlotLimitReply s) || s.outcome() != Outcome.SUCCESS) {
+          throw new IllegalStateException("bench: concurrency of limit " + resource + ": " + r);
+        }
+      }
+
+      @Override
+      CompletableFuture<Held> acquire(RationClient client, String tenant, String resource, String holder) {
+        return RawClient.of(client).call(new Request.AcquireSlots(tenant, resource, holder, 1),
+            Response.SlotLeaseReply.class).thenApply(r -> {
+              if (r.outcome() != Outcome.SUCCESS || r.lease().slotShare() != 1) {
+                throw new IllegalStateException("bench: acquire slots: " + r.outcome() + " " + r.message()
+                    + (r.lease() == null ? "" : ", share " + r.lease().slotShare()));
+              }
+              return new Held(r.lease().leaseId(), r.lease().version());
+            });
+      }
+
+      @Override
+      CompletableFuture<List<Answer>> renew(RationClient client, long[] ids, long[] versions) {
+        List<Request.SlotRenewal> renewals = new ArrayList<>(ids.length);
+        for (int k = 0; k < ids.length; k++) {
+          renewals.add(new Request.SlotRenewal(ids[k], versions[k], 1, 0, -1));
+        }
+        return RawClient.of(client).call(new Request.RenewSlots(renewals), Response.SlotRenewalsReply.class)
+            .thenApply(reply -> {
+              if (reply.outcome() != Outcome.SUCCESS) {
+                throw new IllegalStateException("frame refused: " + reply.outcome() + " " + reply.message());
+              }
+              return reply.replies().stream().map(r -> r.outcome() == Outcome.SUCCESS
+                  ? new Answer(r.outcome(), r.lease().version())
+                  : new Answer(r.outcome(), r.currentVersion())).toList();
+            });
+      }
+    };
+
+    private final String op;
+
+    Leased(String op) {
+      this.op = op;
+    }
+
+    /** The --op name, also the prefix of the bench's limits. */
+    String op() {
+      return op;
+    }
+
+    /** Sets limit {@code resource} for the bench's leases; throws if refused. */
+    abstract void setLimit(RationClient admin, String tenant, String resource, Duration leaseDuration,
+        Duration grace);
+
+    /** Acquires one lease; the future fails if it is refused. */
+    abstract CompletableFuture<Held> acquire(RationClient client, String tenant, String resource, String holder);
+
+    /** Renews the leases in one frame: one answer per lease, in order; fails if the frame does. */
+    abstract CompletableFuture<List<Answer>> renew(RationClient client, long[] ids, long[] versions);
+  }
+
+  record Result(String op, int inFlight, int clients, int leases, int batchSize, double windowSeconds,
       long renewed, long refused, long failedBatches, long batches, LatencySummary latency,
-      java.util.Map<Outcome, Long> refusals) {
+      Map<Outcome, Long> refusals) {
     double renewalsPerSecond() {
       return renewed / windowSeconds;
     }
   }
 
+  private final Leased leased;
   private final List<RationClient> clients;
   private final String tenant;
   private final int inFlight;
   private final int leaseCount;
   private final int batchSize;
   private final Duration leaseDuration;
+  private final Duration grace;
   private final LongSupplier clock;
   private final Histogram histogram = Accounting.newHistogram();
   private final AtomicLong renewed = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
-  private final java.util.concurrent.ConcurrentHashMap<Outcome, AtomicLong> refusals =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Outcome, AtomicLong> refusals = new ConcurrentHashMap<>();
   private final AtomicLong failedBatches = new AtomicLong();
   private final AtomicLong batches = new AtomicLong();
   private volatile long measureStart;
   private volatile long measureEnd;
 
-  RenewBatchBench(List<RationClient> clients, String tenant, int inFlight, int leases,
-      int batchSize, Duration leaseDuration, LongSupplier clock) {
+  RenewBatchBench(Leased leased, List<RationClient> clients, String tenant, int inFlight, int leases,
+      int batchSize, Duration leaseDuration, Duration grace, LongSupplier clock) {
+    this.leased = leased;
     this.clients = List.copyOf(clients);
     this.tenant = tenant;
     this.inFlight = inFlight;
     this.leaseCount = leases;
     this.batchSize = batchSize;
     this.leaseDuration = leaseDuration;
+    this.grace = grace;
     this.clock = clock;
   }
 
@@ -79,15 +207,21 @@ final class RenewBatchBench {
     final long[] versions;
     int next;
 
-    Slot(List<LeaseInfo> leases) {
-      ids = leases.stream().mapToLong(LeaseInfo::leaseId).toArray();
-      versions = leases.stream().mapToLong(LeaseInfo::version).toArray();
+    Slot(List<Held> leases) {
+      ids = leases.stream().mapToLong(Held::leaseId).toArray();
+      versions = leases.stream().mapToLong(Held::version).toArray();
     }
   }
 
+  /** Acquires the leases, then renews them. */
   Result run(long warmupNanos, long windowNanos, long drainNanos, PrintWriter progress)
       throws InterruptedException {
-    List<LeaseInfo> leases = acquire(progress);
+    return renew(acquire(progress), warmupNanos, windowNanos, drainNanos);
+  }
+
+  /** Renews {@code leases} (from {@link #acquire}) for warm-up + window, then reports the window. */
+  Result renew(List<Held> leases, long warmupNanos, long windowNanos, long drainNanos)
+      throws InterruptedException {
     int perSlot = leases.size() / inFlight;
     long start = clock.getAsLong();
     measureStart = start + warmupNanos;
@@ -102,42 +236,41 @@ final class RenewBatchBench {
     synchronized (histogram) {
       latency = LatencySummary.of(histogram);
     }
-    return new Result(inFlight, clients.size(), leases.size(), batchSize, windowNanos / 1e9,
-        renewed.get(), refused.get(), failedBatches.get(), batches.get(), latency,
-        refusals.entrySet().stream().collect(java.util.stream.Collectors.toMap(
-            java.util.Map.Entry::getKey, e -> e.getValue().get())));
+    Map<Outcome, Long> byOutcome = new TreeMap<>();
+    refusals.forEach((o, n) -> byOutcome.put(o, n.get()));
+    return new Result(leased.op(), inFlight, clients.size(), leases.size(), batchSize, windowNanos / 1e9,
+        renewed.get(), refused.get(), failedBatches.get(), batches.get(), latency, byOutcome);
   }
 
-  private List<LeaseInfo> acquire(PrintWriter progress) {
+  /** Sets the limits and acquires the leases, 256 at a time; throws if any is refused. */
+  List<Held> acquire(PrintWriter progress) {
     RationClient admin = clients.get(0);
+    long started = clock.getAsLong();
     int limits = (leaseCount + LEASES_PER_LIMIT - 1) / LEASES_PER_LIMIT;
     for (int l = 0; l < limits; l++) {
-      SetLimitResult set = admin.setLimit(LimitSpec.builder(tenant, "renew-batch-" + l)
-          .ratePerSecond(1_000_000_000L).burst(1_000_000_000L).mode(Mode.HARD)
-          .leaseDuration(leaseDuration).grace(Duration.ofSeconds(1)).build());
-      if (set.outcome() != Outcome.SUCCESS) {
-        throw new IllegalStateException("bench: limit renew-batch-" + l + ": " + set.outcome()
-            + " " + set.message());
-      }
+      leased.setLimit(admin, tenant, leased.op() + "-" + l, leaseDuration, grace);
     }
     String holder = "batch-" + ProcessHandle.current().pid() + "-";
-    List<LeaseInfo> out = new ArrayList<>(leaseCount);
-    List<CompletableFuture<LeaseResult>> pending = new ArrayList<>();
+    List<Held> out = new ArrayList<>(leaseCount);
+    List<CompletableFuture<Held>> pending = new ArrayList<>();
     for (int i = 0; i < leaseCount; i++) {
-      pending.add(clients.get(i % clients.size()).acquireLeaseAsync(tenant,
-          "renew-batch-" + i / LEASES_PER_LIMIT, holder + i, 1, 1));
+      pending.add(leased.acquire(clients.get(i % clients.size()), tenant,
+          leased.op() + "-" + i / LEASES_PER_LIMIT, holder + i));
       if (pending.size() == 256 || i == leaseCount - 1) {
-        for (CompletableFuture<LeaseResult> f : pending) {
-          LeaseResult r = f.join();
-          if (r.outcome() != Outcome.SUCCESS) {
-            throw new IllegalStateException("bench: acquire: " + r.outcome() + " " + r.message());
-          }
-          out.add(r.lease().orElseThrow());
+        for (CompletableFuture<Held> f : pending) {
+          out.add(f.join());
         }
         pending.clear();
       }
     }
-    progress.printf(Locale.ROOT, "bench: %d leases acquired over %d limit(s)%n", out.size(), limits);
+    double seconds = (clock.getAsLong() - started) / 1e9;
+    progress.printf(Locale.ROOT, "bench: %d leases acquired over %d limit(s) in %.1f s%n", out.size(), limits, seconds);
+    if (seconds * 1_000 >= leaseDuration.toMillis()) {
+      // The first leases may have expired before their first renewal: those are refused.
+      progress.printf(Locale.ROOT, "bench: warning: acquiring took longer than a lease lives (%s); "
+          + "expect LEASE_EXPIRED refusals, or give a longer --lease-duration%n",
+          dev.ration.server.config.Quantities.formatDuration(leaseDuration));
+    }
     progress.flush();
     return out;
   }
@@ -150,35 +283,40 @@ final class RenewBatchBench {
     }
     int n = Math.min(batchSize, slot.ids.length);
     int[] index = new int[n];
-    List<Request.RenewLease> renewals = new ArrayList<>(n);
+    long[] ids = new long[n];
+    long[] versions = new long[n];
     for (int k = 0; k < n; k++) {
       int i = slot.next;
       slot.next = (slot.next + 1) % slot.ids.length;
       index[k] = i;
-      renewals.add(new Request.RenewLease(slot.ids[i], slot.versions[i], 1, 1, 1, 0, 0));
+      ids[k] = slot.ids[i];
+      versions[k] = slot.versions[i];
     }
-    RawClient.of(client).call(new Request.RenewLeases(renewals), Response.RenewalsReply.class).whenComplete((reply, err) -> {
+    CompletableFuture<List<Answer>> call;
+    try {
+      call = leased.renew(client, ids, versions);
+    } catch (RuntimeException e) {
+      call = CompletableFuture.failedFuture(e);
+    }
+    call.whenComplete((answers, err) -> {
       long done = clock.getAsLong();
       boolean measured = sent - measureStart >= 0 && done - measureEnd < 0;
-      if (err == null && reply.outcome() == Outcome.SUCCESS) {
+      if (err == null && answers.size() == n) {
         long ok = 0;
-        for (int k = 0; k < reply.replies().size(); k++) {
-          Response.LeaseReply r = reply.replies().get(k);
-          if (r.outcome() == Outcome.SUCCESS) {
-            slot.versions[index[k]] = r.lease().version();
+        for (int k = 0; k < n; k++) {
+          Answer a = answers.get(k);
+          if (a.outcome() == Outcome.SUCCESS) {
             ok++;
-          } else {
-            if (r.currentVersion() > 0) {
-              slot.versions[index[k]] = r.currentVersion();
-            }
-            if (measured) {
-              refusals.computeIfAbsent(r.outcome(), o -> new AtomicLong()).incrementAndGet();
-            }
+          } else if (measured) {
+            refusals.computeIfAbsent(a.outcome(), o -> new AtomicLong()).incrementAndGet();
+          }
+          if (a.version() > 0) {
+            slot.versions[index[k]] = a.version();
           }
         }
         if (measured) {
           renewed.addAndGet(ok);
-          refused.addAndGet(reply.replies().size() - ok);
+          refused.addAndGet(n - ok);
         }
       } else if (measured) {
         failedBatches.incrementAndGet();
@@ -197,12 +335,12 @@ final class RenewBatchBench {
   static String table(Result r) {
     LatencySummary l = r.latency();
     return String.format(Locale.ROOT,
-        "op            renew-batch%nin-flight     %d batch(es) over %d connection(s)%n"
+        "op            %s%nin-flight     %d batch(es) over %d connection(s)%n"
             + "leases        %d, %d renewals per batch%nwindow        %.1f s%n"
             + "renewed       %d (%.1f/s) in %d batches%nrefused       %d renewals %s%n"
             + "failed        %d batches%n"
             + "batch latency p50 %s  p90 %s  p99 %s  p99.9 %s  max %s%n",
-        r.inFlight(), r.clients(), r.leases(), r.batchSize(), r.windowSeconds(), r.renewed(),
+        r.op(), r.inFlight(), r.clients(), r.leases(), r.batchSize(), r.windowSeconds(), r.renewed(),
         r.renewalsPerSecond(), r.batches(), r.refused(), r.refusals(), r.failedBatches(),
         LoadGenerator.millisText(l.p50Micros()), LoadGenerator.millisText(l.p90Micros()),
         LoadGenerator.millisText(l.p99Micros()), LoadGenerator.millisText(l.p999Micros()),
@@ -211,13 +349,17 @@ final class RenewBatchBench {
 
   static String json(Result r) {
     LatencySummary l = r.latency();
+    StringBuilder byOutcome = new StringBuilder("{");
+    r.refusals().forEach((o, n) -> byOutcome.append(byOutcome.length() > 1 ? "," : "")
+        .append('"').append(o.name()).append("\":").append(n));
+    byOutcome.append('}');
     return String.format(Locale.ROOT,
-        "{\"op\":\"renew-batch\",\"inFlight\":%d,\"connections\":%d,\"leases\":%d,\"batchSize\":%d,"
+        "{\"op\":\"%s\",\"inFlight\":%d,\"connections\":%d,\"leases\":%d,\"batchSize\":%d,"
             + "\"windowSeconds\":%.3f,\"renewed\":%d,\"renewedPerSecond\":%.1f,\"batches\":%d,"
-            + "\"refused\":%d,\"failedBatches\":%d,"
+            + "\"refused\":%d,\"refusals\":%s,\"failedBatches\":%d,"
             + "\"batchLatencyMicros\":{\"p50\":%d,\"p90\":%d,\"p99\":%d,\"p999\":%d,\"max\":%d}}",
-        r.inFlight(), r.clients(), r.leases(), r.batchSize(), r.windowSeconds(), r.renewed(),
-        r.renewalsPerSecond(), r.batches(), r.refused(), r.refusals(), r.failedBatches(), l.p50Micros(),
+        r.op(), r.inFlight(), r.clients(), r.leases(), r.batchSize(), r.windowSeconds(), r.renewed(),
+        r.renewalsPerSecond(), r.batches(), r.refused(), byOutcome, r.failedBatches(), l.p50Micros(),
         l.p90Micros(), l.p99Micros(), l.p999Micros(), l.maxMicros());
   }
 }

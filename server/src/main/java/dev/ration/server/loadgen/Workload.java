@@ -14,6 +14,8 @@ public enum Workload {
   RESERVE,
   // Run by RenewBatchBench; given as --op renew-batch
   RENEW_BATCH,
+  // Run by RenewBatchBench with slot leases; given as --op renew-slots
+  RENEW_SLOTS,
   // Run by WarmStartBench; given as --op warm-start
   WARM_START,
   // Run by SaturationBench; given as --op saturation

@@ -44,10 +44,11 @@ import org.junit.jupiter.api.io.TempDir;
  * and holder, TTL namespace and quota resource; one configured for 128 refuses the same requests
  * with INVALID_ARGUMENT naming the bound, at the endpoint (limits) or in the ledger (TTL, quota).
  */
-class NameBoundNodeTest {
+public class NameBoundNodeTest {
   private static final String LONG = "n".repeat(256);
 
-  static ServerConfig config(Path dir, int maxNameBytes) {
+  /** A single-node configuration on free loopback ports (also for node tests of other packages). */
+  public static ServerConfig config(Path dir, int maxNameBytes) {
     String client = "127.0.0.1:" + FreePorts.next();
     String admin = "127.0.0.1:" + FreePorts.next();
     Peer self = new Peer("n1", "127.0.0.1:" + FreePorts.next(), client, admin);

@@ -73,10 +73,17 @@ class RenewalReplyDroppedNodeTest {
       // The coordinator becomes unreachable; the lease runs out on the holder's clock and the
       // limiter spends 3 of its 5 emergency tokens (best-effort mode).
       proxy.refuse(true);
-      for (int i = 0; i < 60 && !limiter.inEmergency(); i++) {
-        sched.advance(java.time.Duration.ofNanos(1_000 * MS));
-        Thread.sleep(20); // the refused attempts fail on the client's event loop
-      }
+      // At most 60 steps of 1 s on the holder's clock, 20 ms of real time apart: the refused
+      // attempts fail on the client's event loop in between.
+      java.util.concurrent.atomic.AtomicInteger steps = new java.util.concurrent.atomic.AtomicInteger();
+      Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(20)).until("local expiry within 60 s of the holder's clock",
+          () -> {
+            // The 61st check only looks, 20 ms after the last step.
+            if (!limiter.inEmergency() && steps.getAndIncrement() < 60) {
+              sched.advance(java.time.Duration.ofNanos(1_000 * MS));
+            }
+            return steps.get();
+          }, n -> limiter.inEmergency() || n > 60);
       assertTrue(limiter.inEmergency(), "the lease expired locally");
       assertTrue(limiter.tryAcquire(3), "admitted from the emergency budget");
       assertEquals(3, limiter.emergencySpentTotal());
