@@ -2,7 +2,6 @@ package dev.ration.examples;
 
 import dev.ration.client.quota.QuotaDefinition;
 import dev.ration.testkit.FreePorts;
-import dev.ration.wire.quota.QuotaSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
