@@ -48,7 +48,7 @@
   "Every nemesis, in the order the full matrix runs them (bridge and ring need 5 nodes)."
   [:partition-leader :partition-one :partition-majority :partition-one-way :lossy
    :kill :kill-all :pause-leader :pause :clock-bump :clock-strobe :clock-rate-within :clock-rate-beyond :mixed
-   :partition-clients])
+   :partition-clients :membership :membership-kill :membership-partition])
 
 (defn full-matrix
   "Every workload × every nemesis for a node count: 4 × 15 cells with 3 nodes, 4 × 17 with 5
@@ -121,7 +121,7 @@
 
 (def cli-options
   [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, pool-rogue (expected invalid)" :default :lease :parse-fn keyword]
-   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), partition-clients, mixed"
+   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), partition-clients, membership, membership-kill, membership-partition, mixed"
     :default :partition-leader :parse-fn keyword]
    [nil "--nodes N" "3 or 5; test-all also takes 3,5 (both matrices in turn)" :default [3]
     :parse-fn #(mapv parse-long (str/split % #","))
