@@ -51,7 +51,7 @@
     (or (some #(when (and % (.exists (io/file % "server/target/ration-server.jar")))
                  (.getCanonicalPath (io/file %)))
               candidates)
-        (throw (ex-info "server/target/ration-server.jar not found: build it (mvn -B -q -o -pl client,statemachine,server install -DskipTests) or set -Dration.root"
+        (throw (ex-info "server/target/ration-server.jar not found: build it (mvn -B -q package -DskipTests -Djavadoc.skip=true -pl server -am) or set -Dration.root"
                         {:user.dir (System/getProperty "user.dir")})))))
 
 (def libfaketime "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
@@ -347,14 +347,19 @@
                  :listeners (vec (sort listeners))}))))
         (distinct (concat (primaries db test) (members db test)))))
 
-(defn- wipe!
-  "Stops node (kill -9) and deletes its data directory: what an operator does with a node once
-  `cluster remove` took it out. From now on it starts with --join."
+(defn wipe-data!
+  "Stops node (kill -9) and deletes its data directory."
   [db node]
   (kill-proc! db node)
   (let [data (io/file (:run-dir db) (name node) "data")]
     (u/sh! "rm" "-rf" (str data))
-    (.mkdirs data))
+    (.mkdirs data)))
+
+(defn- wipe!
+  "What an operator does with a node once `cluster remove` took it out: stop it, delete its
+  data directory. From now on it starts with --join."
+  [db node]
+  (wipe-data! db node)
   (swap! (:joiners db) conj node))
 
 (defn remove-node!

@@ -282,6 +282,30 @@
                            :results (vec (for [n ts] (db/add-node! d test n timeout-s)))})))))
     (teardown! [_ _])))
 
+(defn membership-rogue
+  "Breaks the membership procedure on purpose, to show the checkers see lost acknowledged
+  writes: {:f :wipe-majority-in-place} kills every member, wipes the data directories of a
+  majority of them WITHOUT `cluster remove` and restarts those at once without --join (so, on
+  empty disks, they form the cluster of their configuration files anew and elect a leader
+  among themselves), keeping the rest — the only copies of the acknowledged history — down
+  until {:f :start} restarts them. Never part of a matrix; expected :valid? false."
+  []
+  (reify Nemesis
+    (setup! [this _] this)
+    (invoke! [_ test op]
+      (let [d (:db test)]
+        (case (:f op)
+          :wipe-majority-in-place
+          (let [nodes (db/members d test)
+                wiped (vec (take (majority (count (:nodes test))) (sort-by (fn [_] (gen/rand-double)) nodes)))]
+            (doseq [n nodes] (db/kill! d test n))
+            (doseq [n wiped] (db/wipe-data! d n))
+            (doseq [n wiped] (db/start! d test n))
+            (assoc op :type :info :value {:killed nodes :wiped-and-restarted wiped
+                                          :kept-down (vec (remove (set wiped) nodes))}))
+          :start (assoc op :type :info :value {:started (db/start-all! d test)}))))
+    (teardown! [_ test] (db/start-all! (:db test) test))))
+
 ;; ------------------------------------------------------------------ packages: nemesis + generators
 
 (def kinds
@@ -293,7 +317,8 @@
    :clock [clock #{:bump :strobe :reset}]
    :clock-rate [clock-rate #{:rate :reset-rate}]
    :client-partition [client-partitioner #{:start-client-partition :stop-client-partition}]
-   :membership [membership #{:remove-node :add-node}]})
+   :membership [membership #{:remove-node :add-node}]
+   :membership-rogue [membership-rogue #{:wipe-majority-in-place :start}]})
 
 (def faults
   "Fault name -> the kind of nemesis, the ops that start it (one chosen at random each time)
@@ -328,7 +353,14 @@
                        :stop {:f :stop-client-partition}}
    ;; A voter removed (a random one or the leader) and wiped, later added back empty.
    :membership {:kind :membership :start [{:f :remove-node :value :one} {:f :remove-node :value :primaries}]
-                :stop {:f :add-node :value :all}}})
+                :stop {:f :add-node :value :all}}
+   ;; Misbehaving on purpose (the checker must bite): a majority's disks wiped without
+   ;; `cluster remove`, restarted as a new cluster while the old history is down.
+   :membership-rogue {:kind :membership-rogue :start [{:f :wipe-majority-in-place}] :stop {:f :start}}})
+
+(def misbehaving-faults
+  "Faults that break the documented procedures on purpose: never in a matrix, expected invalid."
+  #{:membership-rogue})
 
 (def composite-faults
   "Faults that run a membership change inside another fault's window: fault name -> [the fault
