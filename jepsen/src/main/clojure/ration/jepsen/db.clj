@@ -316,13 +316,23 @@
                (:nodes test))))
 
 (defn await-recovery!
-  "Polls until every node is /ready and one says LEADER, or timeout-ms passes. Returns
-  {:recovered? :seconds :ready [...] :leader [...]}: the time-to-recovery after the final heal."
+  "Polls until every node is /ready, one says LEADER and its configuration has every node as a
+  voter, or timeout-ms passes. Returns {:recovered? :seconds :ready [...] :leader [...] :voters
+  [...] :listeners [...]}: the time-to-recovery after the final heal."
   [db test timeout-ms]
   (let [t0 (System/nanoTime)
-        probe (fn [] (let [r (ready-nodes db test)]
-                       {:ready r :leader (if (= (count r) (count (:nodes test))) (primaries db test) [])}))
-        ok? (fn [{:keys [ready leader]}] (and (= (count ready) (count (:nodes test))) (seq leader)))
+        all (set (map name (:nodes test)))
+        probe (fn [] (let [r (ready-nodes db test)
+                           leader (if (= (count r) (count (:nodes test))) (primaries db test) [])
+                           ;; The whole cluster: every node a voter in the leader's configuration
+                           ;; (a node added back may still be a listener catching up).
+                           s (when (seq leader) (status db (first leader)))
+                           listeners (set (:listeners s))]
+                       {:ready r :leader leader
+                        :voters (vec (sort (remove listeners (map :id (:peers s)))))
+                        :listeners (vec (sort listeners))}))
+        ok? (fn [{:keys [ready leader voters]}]
+              (and (= (count ready) (count (:nodes test))) (seq leader) (= all (set voters))))
         done (u/await-fn #(let [p (probe)] (when (ok? p) p)) timeout-ms 250)
         final (or done (probe))]
     (assoc final :recovered? (boolean done) :seconds (u/ns->s (- (System/nanoTime) t0))
@@ -397,13 +407,14 @@
   :attempts [...]} or {:not-added node :attempts [...]}; a node not added stays :joining
   (running; a later add-node resumes it)."
   [db test node timeout-s]
+  (swap! (:removed db) assoc node :joining)
+  (when-not (alive? (get-in @(:procs db) [node :proc]))
+    (swap! (:joiners db) conj node)
+    (launch! db test node))
+  ;; The JVM's start does not count against the add: on a loaded machine it can take a minute.
+  (u/await-fn #(admin-up? db node) (* 1000 (long timeout-s)) 250)
   (let [deadline (+ (System/nanoTime) (* 1000000000 (long timeout-s)))
         left-s #(max 1 (long (/ (- deadline (System/nanoTime)) 1e9)))]
-    (swap! (:removed db) assoc node :joining)
-    (when-not (alive? (get-in @(:procs db) [node :proc]))
-      (swap! (:joiners db) conj node)
-      (launch! db test node))
-    (u/await-fn #(admin-up? db node) (* 1000 (left-s)) 250)
     (loop [attempts []]
       (let [leader (first (primaries db test))
             wait-s (min 30 (left-s))
