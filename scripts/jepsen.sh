@@ -3,21 +3,22 @@
 #
 #   scripts/jepsen.sh test --workload lease --nemesis partition-leader --time-limit 60 --seed 1 --nodes 3
 #   scripts/jepsen.sh test-all [--matrix ci|full] [--nodes 3|5|3,5] [--time-limit 40]
-#     full: every workload (lease, reservation, ttl, pool) x every nemesis (15; 17 with 5 nodes:
+#     full: every workload (lease, reservation, ttl, pool) x every nemesis (18; 20 with 5 nodes:
 #     + partition-bridge, partition-ring); writes store/matrix-<matrix>-<time>.edn
 #   scripts/jepsen.sh check jepsen/store/<test>/<time>/history.edn
 #
-# Builds what is missing (offline), then runs ration.jepsen.cli from jepsen/ (store: jepsen/store).
+# Builds what is missing from this checkout (package, never install: the node jar and the harness's
+# classpath are this tree's build), then runs ration.jepsen.cli from jepsen/ (store: jepsen/store).
 # Netns mode needs root; otherwise a loopback mode runs kill, pause and clock faults only.
 # On Ctrl-C the JVM's shutdown hook removes the suite's namespaces, links, rules and node pids.
 set -euo pipefail
 root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 if [[ ! -f server/target/ration-server.jar ]]; then
-  mvn -B -q install -DskipTests -Dfuzz.skip=true -pl wire,testkit,client,statemachine,server -am
+  mvn -B -q package -DskipTests -Dfuzz.skip=true -Djavadoc.skip=true -pl server -am
 fi
 if [[ ! -f jepsen/target/classpath.txt ]]; then
-  mvn -B -q -o -pl jepsen process-classes
+  mvn -B -q process-classes -Dfuzz.skip=true -Djavadoc.skip=true -pl jepsen -am
 fi
 cd "$root/jepsen"
 exec java -Xmx768m -XX:+UseSerialGC -Dration.root="$root" \

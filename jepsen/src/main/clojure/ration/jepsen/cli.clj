@@ -41,17 +41,19 @@
   [[:pool :partition-majority] [:pool :partition-clients] [:pool :kill] [:pool :pause-leader]])
 
 (def ci-matrix
-  (into [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]]
+  ;; membership-kill: a voter removed and wiped, then added back empty, inside kill windows.
+  (into [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]
+         [:lease :membership-kill]]
         pool-ci-cells))
 
 (def full-nemeses
   "Every nemesis, in the order the full matrix runs them (bridge and ring need 5 nodes)."
   [:partition-leader :partition-one :partition-majority :partition-one-way :lossy
    :kill :kill-all :pause-leader :pause :clock-bump :clock-strobe :clock-rate-within :clock-rate-beyond :mixed
-   :partition-clients])
+   :partition-clients :membership :membership-kill :membership-partition])
 
 (defn full-matrix
-  "Every workload × every nemesis for a node count: 4 × 15 cells with 3 nodes, 4 × 17 with 5
+  "Every workload × every nemesis for a node count: 4 × 18 cells with 3 nodes, 4 × 20 with 5
   (+ partition-bridge and partition-ring)."
   [nodes]
   (vec (for [w (sort (remove misbehaving-workloads (keys workloads)))
@@ -121,7 +123,7 @@
 
 (def cli-options
   [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, pool-rogue (expected invalid)" :default :lease :parse-fn keyword]
-   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), partition-clients, mixed"
+   [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), partition-clients, membership, membership-kill, membership-partition, mixed; membership-rogue (breaks the procedure on purpose: expected invalid)"
     :default :partition-leader :parse-fn keyword]
    [nil "--nodes N" "3 or 5; test-all also takes 3,5 (both matrices in turn)" :default [3]
     :parse-fn #(mapv parse-long (str/split % #","))

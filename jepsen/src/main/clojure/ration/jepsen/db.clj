@@ -4,7 +4,13 @@
   dir, a generated YAML config, a pid file and a log file, started under libfaketime
   (FAKETIME_TIMESTAMP_FILE per node, no caching, monotonic clock NOT faked) when available.
   The server jar is copied into the run dir so a concurrent rebuild cannot swap it mid-run.
-  Kill = kill -9 of the recorded pid; pause = SIGSTOP/SIGCONT; primaries from admin /status."
+  Kill = kill -9 of the recorded pid; pause = SIGSTOP/SIGCONT; primaries from admin /status.
+
+  Membership (remove-node!, add-node!): the DB tracks each node taken out of the replicated
+  configuration in :removed, node -> :removed (stopped, data directory wiped: not expected to
+  answer, never restarted by a kill's heal) or :joining (restarted empty with --join, its
+  `cluster add` not finished: running, restarted by a kill's heal, not yet expected /ready).
+  A node once wiped is started with --join for the rest of the run."
   (:require [clojure.data.json :as json]
             [clojure.java.io :as io]
             [clojure.string :as str]
@@ -45,7 +51,7 @@
     (or (some #(when (and % (.exists (io/file % "server/target/ration-server.jar")))
                  (.getCanonicalPath (io/file %)))
               candidates)
-        (throw (ex-info "server/target/ration-server.jar not found: build it (mvn -B -q -o -pl client,statemachine,server install -DskipTests) or set -Dration.root"
+        (throw (ex-info "server/target/ration-server.jar not found: build it (mvn -B -q package -DskipTests -Djavadoc.skip=true -pl server -am) or set -Dration.root"
                         {:user.dir (System/getProperty "user.dir")})))))
 
 (def libfaketime "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
@@ -157,14 +163,15 @@
                        "FAKETIME_FORCE_MONOTONIC_FIX=0"])
                     [java "-Xmx256m" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1"
                      "-cp" (str (:jar db) ":" (:lib db) "/*")
-                     "dev.ration.server.cli.RationCli" "server" "--config" (str cfg)])
+                     "dev.ration.server.cli.RationCli" "server" "--config" (str cfg)]
+                    (when (contains? @(:joiners db) node) ["--join"]))
         pb (doto (ProcessBuilder. ^java.util.List (vec cmd))
              (.redirectErrorStream true)
              (.redirectOutput (java.lang.ProcessBuilder$Redirect/appendTo (log-file db node))))
         p (.start pb)]
     (spit (pid-file db node) (str (.pid p)))
     (swap! (:procs db) assoc node {:proc p :paused? false})
-    (info "started" node "pid" (.pid p))
+    (info "started" node "pid" (.pid p) (if (contains? @(:joiners db) node) "with --join" ""))
     p))
 
 (defn- status [db node]
@@ -179,10 +186,24 @@
       (.waitFor proc 10 java.util.concurrent.TimeUnit/SECONDS))
     (swap! (:procs db) assoc-in [node :paused?] false)))
 
-(defrecord RationDB [root run-dir jar lib group-id faketime? addrs procs rates]
+(defn members
+  "The nodes expected to be voters: every node not taken out by the membership nemesis (a node
+  being added back counts only once its `cluster add` finished)."
+  [db test]
+  (vec (remove (set (keys @(:removed db))) (:nodes test))))
+
+(defn startable
+  "The nodes that should run, which a heal may (re)start: all but those removed and wiped (a
+  :joining node runs)."
+  [db test]
+  (vec (remove #(= :removed (get @(:removed db) %)) (:nodes test))))
+
+(defrecord RationDB [root run-dir jar lib group-id faketime? addrs procs rates removed joiners]
   DB
   (setup! [db test]
     (teardown! db test)
+    (reset! removed {})
+    (reset! joiners #{})
     (.mkdirs (io/file run-dir))
     (io/copy (io/file root "server/target/ration-server.jar") (io/file jar))
     (reset! addrs (into {} (for [n (:nodes test)]
@@ -211,7 +232,7 @@
     (when-not (alive? (get-in @procs [node :proc]))
       (launch! db test node)
       node))
-  (start-all! [db test] (vec (keep #(start! db test %) (:nodes test))))
+  (start-all! [db test] (vec (keep #(start! db test %) (startable db test))))
 
   Pause
   (pause! [_ _ node]
@@ -229,7 +250,7 @@
   (primaries [db test]
     (vec (filter #(and (not (get-in @procs [% :paused?]))
                        (= "LEADER" (:role (status db %))))
-                 (:nodes test))))
+                 (startable db test))))
 
   LogFiles
   (log-files [db test]
@@ -295,17 +316,122 @@
                (:nodes test))))
 
 (defn await-recovery!
-  "Polls until every node is /ready and one says LEADER, or timeout-ms passes. Returns
-  {:recovered? :seconds :ready [...] :leader [...]}: the time-to-recovery after the final heal."
+  "Polls until every node is /ready, one says LEADER and its configuration has every node as a
+  voter, or timeout-ms passes. Returns {:recovered? :seconds :ready [...] :leader [...] :voters
+  [...] :listeners [...]}: the time-to-recovery after the final heal."
   [db test timeout-ms]
   (let [t0 (System/nanoTime)
-        probe (fn [] (let [r (ready-nodes db test)]
-                       {:ready r :leader (if (= (count r) (count (:nodes test))) (primaries db test) [])}))
-        ok? (fn [{:keys [ready leader]}] (and (= (count ready) (count (:nodes test))) (seq leader)))
+        all (set (map name (:nodes test)))
+        probe (fn [] (let [r (ready-nodes db test)
+                           leader (if (= (count r) (count (:nodes test))) (primaries db test) [])
+                           ;; The whole cluster: every node a voter in the leader's configuration
+                           ;; (a node added back may still be a listener catching up).
+                           s (when (seq leader) (status db (first leader)))
+                           listeners (set (:listeners s))]
+                       {:ready r :leader leader
+                        :voters (vec (sort (remove listeners (map :id (:peers s)))))
+                        :listeners (vec (sort listeners))}))
+        ok? (fn [{:keys [ready leader voters]}]
+              (and (= (count ready) (count (:nodes test))) (seq leader) (= all (set voters))))
         done (u/await-fn #(let [p (probe)] (when (ok? p) p)) timeout-ms 250)
         final (or done (probe))]
     (assoc final :recovered? (boolean done) :seconds (u/ns->s (- (System/nanoTime) t0))
            :timeout-s (/ timeout-ms 1000.0))))
+
+(defn- admin-post
+  "POST path (with query) to node's admin port; {:status :body} (body trimmed) or nil."
+  [db node path timeout-ms]
+  (some-> (u/http-post (str "http://" (address db node :admin) path) timeout-ms)
+          (update :body #(some-> % str/trim))))
+
+(defn- voters-seen
+  "The replicated configuration as the first answering leader (else any member) reports it:
+  {:from node :voters [ids] :listeners [ids]}, or nil."
+  [db test]
+  (some (fn [n]
+          (when-let [s (status db n)]
+            (when (seq (:peers s))
+              (let [listeners (set (:listeners s))]
+                {:from n
+                 :voters (vec (sort (remove listeners (map :id (:peers s)))))
+                 :listeners (vec (sort listeners))}))))
+        (distinct (concat (primaries db test) (members db test)))))
+
+(defn wipe-data!
+  "Stops node (kill -9) and deletes its data directory."
+  [db node]
+  (kill-proc! db node)
+  (let [data (io/file (:run-dir db) (name node) "data")]
+    (u/sh! "rm" "-rf" (str data))
+    (.mkdirs data)))
+
+(defn- wipe!
+  "What an operator does with a node once `cluster remove` took it out: stop it, delete its
+  data directory. From now on it starts with --join."
+  [db node]
+  (wipe-data! db node)
+  (swap! (:joiners db) conj node))
+
+(defn remove-node!
+  "Takes node out of the replicated configuration through the leader's admin endpoint (POST
+  /membership/remove?id=node; Ratis setConfiguration), then stops it and wipes its data
+  directory. Returns what happened: {:removed node} on success; {:refused ...} when the server
+  refused (HTTP 412: it would lose the majority or the current voters are not up to date —
+  expected under partitions and kills, not an error of the harness), {:failed ...} otherwise.
+  An unanswered request is settled by asking the configuration: a node no longer in it is
+  treated as removed."
+  [db test node wait-s]
+  (let [leader (first (u/await-fn #(seq (primaries db test)) 5000 250))
+        r (when leader (admin-post db leader (str "/membership/remove?id=" (name node) "&wait=" wait-s "s")
+                                   (* 1000 (+ wait-s 5))))
+        answer (when leader [leader (:status r) (:body r)])
+        conf (voters-seen db test)
+        gone? (or (= 200 (:status r))
+                  (and (nil? (:status r)) conf (not (some #{(name node)} (concat (:voters conf) (:listeners conf))))))]
+    (cond
+      gone? (do (wipe! db node)
+                (swap! (:removed db) assoc node :removed)
+                {:removed node :answer answer :configuration (voters-seen db test)})
+      (nil? leader) {:failed node :why :no-leader-within-5s}
+      (= 412 (:status r)) {:refused node :answer answer}
+      :else {:failed node :answer answer :configuration conf})))
+
+(defn- admin-up? [db node]
+  (some? (u/http-get (str "http://" (address db node :admin) "/health") 1000)))
+
+(defn add-node!
+  "Brings node back: when it is not running, starts it (its data directory was wiped) with
+  --join and waits for its admin port; then asks the leader to add it (POST /membership/add
+  ...: a listener first, caught up, then promoted to voter), retrying refusals, changes in
+  progress, leader changes and time-outs until timeout-s has passed. Returns {:added node
+  :attempts [...]} or {:not-added node :attempts [...]}; a node not added stays :joining
+  (running; a later add-node resumes it)."
+  [db test node timeout-s]
+  (swap! (:removed db) assoc node :joining)
+  (when-not (alive? (get-in @(:procs db) [node :proc]))
+    (swap! (:joiners db) conj node)
+    (launch! db test node))
+  ;; The JVM's start does not count against the add: on a loaded machine it can take a minute.
+  (u/await-fn #(admin-up? db node) (* 1000 (long timeout-s)) 250)
+  (let [deadline (+ (System/nanoTime) (* 1000000000 (long timeout-s)))
+        left-s #(max 1 (long (/ (- deadline (System/nanoTime)) 1e9)))]
+    (loop [attempts []]
+      (let [leader (first (primaries db test))
+            wait-s (min 30 (left-s))
+            r (when leader
+                (admin-post db leader (str "/membership/add?id=" (name node)
+                                           "&raft=" (address db node :raft)
+                                           "&client=" (address db node :client)
+                                           "&admin=" (address db node :admin)
+                                           "&wait=" wait-s "s")
+                            (* 1000 (+ wait-s 5))))
+            attempts (conj attempts [leader (:status r) (:body r)])]
+        (cond
+          (= 200 (:status r)) (do (swap! (:removed db) dissoc node)
+                                  {:added node :attempts attempts :configuration (voters-seen db test)})
+          (or (neg? (- deadline (System/nanoTime))) (>= (count attempts) 200))
+          {:not-added node :attempts attempts :configuration (voters-seen db test)}
+          :else (do (Thread/sleep 500) (recur attempts)))))))
 
 (defn bootstrap-token
   "A token for identity, as `ration token bootstrap` makes one (the harness runs without the
@@ -342,4 +468,6 @@
                     :faketime? (faketime-available?)
                     :addrs (atom {})
                     :procs (atom {})
-                    :rates (atom {})})))
+                    :rates (atom {})
+                    :removed (atom {})
+                    :joiners (atom #{})})))

@@ -1,8 +1,11 @@
 (ns ration.jepsen.nemesis
   "Jepsen's nemesis protocol and the faults Ration's suite injects: partitions and packet loss
   (iptables inside the nodes' namespaces), kill -9 and restart, SIGSTOP/SIGCONT, and wall-clock
-  bumps and strobes (libfaketime timestamp files). Nemesis ops are :info on invocation and
-  completion. Targets: :one :minority :majority :all :primaries (nodes that say they lead)."
+  bumps and strobes (libfaketime timestamp files), and membership changes (a voter removed and
+  wiped, added back empty with --join). Nemesis ops are :info on invocation and completion.
+  Targets: :one :minority :majority :all :primaries (nodes that say they lead), drawn from the
+  nodes that should run (a node the membership nemesis removed and wiped is not a target; one
+  it is adding back is)."
   (:require [clojure.set]
             [clojure.tools.logging :refer [info warn]]
             [ration.jepsen.db :as db]
@@ -39,9 +42,9 @@
 (defn primaries [test] (vec (db/primaries (:db test) test)))
 
 (defn pick-targets
-  "Nodes for a target spec."
+  "Nodes for a target spec, among the nodes the membership nemesis has not taken out."
   [test spec]
-  (let [nodes (vec (:nodes test))
+  (let [nodes (db/startable (:db test) test)
         shuffled (sort-by (fn [_] (gen/rand-double)) nodes)]
     (case spec
       :one [(gen/rand-nth* nodes)]
@@ -238,6 +241,71 @@
                    (assoc op :type :info :value :reset))))
     (teardown! [_ test] (doseq [n (:nodes test)] (db/set-clock-offset! (:db test) test n 0)))))
 
+;; ------------------------------------------------------------------ membership
+
+(defn membership
+  "Ops {:f :remove-node :value spec} and {:f :add-node :value :all}.
+
+  :remove-node takes one voter (spec :one: a random member; :primaries: the leader) out of the
+  replicated configuration through the leader's admin endpoint (Ratis setConfiguration), then
+  stops it and wipes its data directory. It never plans to leave fewer voters than a majority
+  of the original cluster (at most 1 of 3, 2 of 5 out at once: `:skipped`); the server's own
+  refusals (412: the change would lose the majority, or the current voters are not up to date
+  — under a partition or after a kill) are recorded as `:refused` with its answer.
+
+  :add-node brings back every node taken out: started empty with --join and added through the
+  leader's admin endpoint (listener, caught up, promoted), retried within :timeout-s (default
+  20 s; the final heal passes the recovery timeout). A node not added in time stays :joining
+  and the next :add-node resumes it."
+  []
+  (reify Nemesis
+    (setup! [this _] this)
+    (invoke! [_ test op]
+      (let [d (:db test)]
+        (case (:f op)
+          :remove-node
+          (let [out (count @(:removed d))
+                budget (- (count (:nodes test)) (majority (count (:nodes test))))
+                candidates (db/members d test)]
+            (if (or (>= out budget) (empty? candidates))
+              (assoc op :type :info :value {:spec (:value op) :skipped [:out-of-budget (vec (sort (keys @(:removed d))))]})
+              (let [target (first (if (= :primaries (:value op))
+                                    (let [p (primaries test)] (if (seq p) p [(gen/rand-nth* candidates)]))
+                                    [(gen/rand-nth* candidates)]))
+                    r (db/remove-node! d test target 10)]
+                (assoc op :type :info :value (assoc r :spec (:value op))))))
+          :add-node
+          (let [timeout-s (or (when (map? (:value op)) (:timeout-s (:value op))) 20)
+                ts (vec (sort (keys @(:removed d))))]
+            (assoc op :type :info
+                   :value {:nodes ts
+                           :results (vec (for [n ts] (db/add-node! d test n timeout-s)))})))))
+    (teardown! [_ _])))
+
+(defn membership-rogue
+  "Breaks the membership procedure on purpose, to show the checkers see lost acknowledged
+  writes: {:f :wipe-majority-in-place} kills every member, wipes the data directories of a
+  majority of them WITHOUT `cluster remove` and restarts those at once without --join (so, on
+  empty disks, they form the cluster of their configuration files anew and elect a leader
+  among themselves), keeping the rest — the only copies of the acknowledged history — down
+  until {:f :start} restarts them. Never part of a matrix; expected :valid? false."
+  []
+  (reify Nemesis
+    (setup! [this _] this)
+    (invoke! [_ test op]
+      (let [d (:db test)]
+        (case (:f op)
+          :wipe-majority-in-place
+          (let [nodes (db/members d test)
+                wiped (vec (take (majority (count (:nodes test))) (sort-by (fn [_] (gen/rand-double)) nodes)))]
+            (doseq [n nodes] (db/kill! d test n))
+            (doseq [n wiped] (db/wipe-data! d n))
+            (doseq [n wiped] (db/start! d test n))
+            (assoc op :type :info :value {:killed nodes :wiped-and-restarted wiped
+                                          :kept-down (vec (remove (set wiped) nodes))}))
+          :start (assoc op :type :info :value {:started (db/start-all! d test)}))))
+    (teardown! [_ test] (db/start-all! (:db test) test))))
+
 ;; ------------------------------------------------------------------ packages: nemesis + generators
 
 (def kinds
@@ -248,7 +316,9 @@
    :pause [pauser #{:pause :resume}]
    :clock [clock #{:bump :strobe :reset}]
    :clock-rate [clock-rate #{:rate :reset-rate}]
-   :client-partition [client-partitioner #{:start-client-partition :stop-client-partition}]})
+   :client-partition [client-partitioner #{:start-client-partition :stop-client-partition}]
+   :membership [membership #{:remove-node :add-node}]
+   :membership-rogue [membership-rogue #{:wipe-majority-in-place :start}]})
 
 (def faults
   "Fault name -> the kind of nemesis, the ops that start it (one chosen at random each time)
@@ -280,7 +350,30 @@
    ;; The harness's clients (not the nodes) cut off: from every node, or from the leader only.
    :partition-clients {:kind :client-partition :start [{:f :start-client-partition :value :all}
                                                        {:f :start-client-partition :value :primaries}]
-                       :stop {:f :stop-client-partition}}})
+                       :stop {:f :stop-client-partition}}
+   ;; A voter removed (a random one or the leader) and wiped, later added back empty.
+   :membership {:kind :membership :start [{:f :remove-node :value :one} {:f :remove-node :value :primaries}]
+                :stop {:f :add-node :value :all}}
+   ;; Misbehaving on purpose (the checker must bite): a majority's disks wiped without
+   ;; `cluster remove`, restarted as a new cluster while the old history is down.
+   :membership-rogue {:kind :membership-rogue :start [{:f :wipe-majority-in-place}] :stop {:f :start}}})
+
+(def misbehaving-faults
+  "Faults that break the documented procedures on purpose: never in a matrix, expected invalid."
+  #{:membership-rogue})
+
+(def composite-faults
+  "Faults that run a membership change inside another fault's window: fault name -> [the fault
+  whose changes run inside, the fault around them]. Each cycle has two halves: the outer fault
+  starts, a node is removed while it lasts, it heals, the node is added back; then a node is
+  removed, the outer fault starts, the node is added back while it lasts, it heals."
+  {:membership-kill [:membership :kill]
+   :membership-partition [:membership :partition-any]})
+
+(def ^:private partition-any
+  {:kind :partition :start [{:f :start-partition :value :primaries} {:f :start-partition :value :one}
+                            {:f :start-partition :value :majority}]
+   :stop {:f :stop-partition}})
 
 (def expected-unsafe
   "Faults outside the documented assumptions: their checker result is reported, not failed."
@@ -289,7 +382,7 @@
 (def network-faults
   "Faults that need the netns topology (not available in loopback mode)."
   #{:partition-leader :partition-one :partition-majority :partition-one-way :partition-bridge
-    :partition-ring :lossy :partition-clients})
+    :partition-ring :lossy :partition-clients :membership-partition})
 
 (def mixed-faults
   [:partition-leader :pause-leader :kill :clock-bump :lossy :partition-majority :clock-strobe])
@@ -307,24 +400,50 @@
         (assoc op :type :info :value r)))
     (teardown! [_ _])))
 
+(defn- fault-def [name]
+  (or (faults name) ({:partition-any partition-any} name)
+      (throw (IllegalArgumentException. (str "unknown fault " name "; known: "
+                                             (sort (concat (keys faults) (keys composite-faults))))))))
+
+(defn- start-op [f] (gen/once (fn [_ _] (gen/rand-nth* (:start f)))))
+
+(defn- overlay-generator
+  "One cycle of a composite fault: inner (a membership change) inside outer's window, then
+  outer inside inner's (see composite-faults)."
+  [inner outer interval hold]
+  (let [i2 (/ interval 2.0), h2 (/ hold 2.0)]
+    [(gen/sleep i2) (start-op outer) (gen/sleep h2) (start-op inner) (gen/sleep h2) (:stop outer)
+     (gen/sleep i2) (:stop inner)
+     (gen/sleep i2) (start-op inner) (gen/sleep h2) (start-op outer) (gen/sleep h2) (:stop inner)
+     (gen/sleep h2) (:stop outer)]))
+
 (defn package
   "{:nemesis :generator :final-generator} for a list of fault names, cycled: wait interval-s,
-  start a fault, hold it hold-s, heal it. :final-generator heals every kind used, then waits
-  (at most recovery-s) for every node to be ready and a leader (:await-recovery)."
+  start a fault, hold it hold-s, heal it (a composite fault: its own cycle, overlay-generator).
+  :final-generator heals every kind used — membership last, so the removed nodes are added back
+  to a cluster that is whole again — then waits (at most recovery-s) for every node to be ready
+  and a leader (:await-recovery)."
   [fault-names {:keys [interval hold recovery-s] :or {recovery-s 90}}]
-  (let [fs (mapv #(or (faults %) (throw (IllegalArgumentException. (str "unknown fault " % "; known: " (sort (keys faults))))))
-                 fault-names)
-        used-kinds (distinct (map :kind fs))]
+  (let [parts (mapv (fn [n] (if-let [[inner outer] (composite-faults n)]
+                              {:composite [(fault-def inner) (fault-def outer)]}
+                              {:single (fault-def n)}))
+                    fault-names)
+        fs (vec (mapcat #(or (:composite %) [(:single %)]) parts))
+        used-kinds (distinct (map :kind fs))
+        stops (distinct (map :stop fs))
+        membership? #(= :add-node (:f %))]
     (if (empty? fs)
       {:nemesis noop :generator nil :final-generator nil}
       {:nemesis (compose (into {#{:await-recovery} (recovery-waiter)}
                                (for [k used-kinds :let [[ctor f-set] (kinds k)]] [f-set (ctor)])))
-       :generator (gen/cycle (for [f fs]
-                               [(gen/sleep interval)
-                                (gen/once (fn [_ _] (gen/rand-nth* (:start f))))
-                                (gen/sleep hold)
-                                (:stop f)]))
-       :final-generator (conj (vec (distinct (map :stop fs)))
+       :generator (gen/cycle (for [p parts]
+                               (if-let [[inner outer] (:composite p)]
+                                 (overlay-generator inner outer interval hold)
+                                 (let [f (:single p)]
+                                   [(gen/sleep interval) (start-op f) (gen/sleep hold) (:stop f)]))))
+       :final-generator (conj (vec (concat (remove membership? stops)
+                                           (for [s (filter membership? stops)]
+                                             (assoc s :value {:nodes :all :timeout-s recovery-s}))))
                               {:f :await-recovery :value {:timeout-s recovery-s}})})))
 
 (defn nemesis-package

@@ -19,10 +19,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The CI-sized matrix: lease × {partition-leader, pause-leader, kill, clock-bump, lossy} and
- * pool × {partition-majority, partition-clients, kill, pause-leader} (cli/ci-matrix), 3 real
+ * The CI-sized matrix: lease × {partition-leader, pause-leader, kill, clock-bump, lossy,
+ * membership-kill} and pool × {partition-majority, partition-clients, kill, pause-leader}
+ * (cli/ci-matrix), 3 real
  * node JVMs in network namespaces, 25 s of workload per cell (+ setup, heal, a bounded wait for
- * recovery, a 5 s quiet period, final reads or the pools' drain): about 10–14 minutes on 2 cores. Runs on the test
+ * recovery, a 5 s quiet period, final reads or the pools' drain): about 11–15 minutes on 2 cores. Runs on the test
  * thread, one cell at a time; the suite's own cleanup (namespaces, links, rules, node pids)
  * runs after every cell, and this class checks that nothing named rtn-* is left behind.
  *
@@ -54,7 +55,7 @@ class JepsenMatrixTest {
     String root = System.getProperty("ration.root", "..");
     assumeTrue(Files.exists(Path.of(root, "server/target/ration-server.jar")),
         "server/target/ration-server.jar missing: build it with "
-            + "mvn -B -q install -DskipTests -Dfuzz.skip=true -pl wire,testkit,client,statemachine,server -am");
+            + "mvn -B -q package -DskipTests -Dfuzz.skip=true -Djavadoc.skip=true -pl server -am");
     assumeTrue(isRoot(), "the Jepsen matrix needs root (network namespaces, iptables); "
         + "run as root or use scripts/jepsen.sh --mode loopback for the reduced mode");
     IFn require = Clojure.var("clojure.core", "require");
