@@ -89,6 +89,22 @@ final class ClientGateway implements ClusterGateway {
     return await(RawClient.of(client).clusterStatus(address), address);
   }
 
+  /** All servers asked at once: their TLS handshakes overlap, and unreachable ones time out together. */
+  @Override
+  public java.util.List<StatusAnswer> statusOfEach(java.util.List<String> addresses) {
+    java.util.List<CompletableFuture<Response.ClusterStatusReply>> asked =
+        addresses.stream().map(a -> RawClient.of(client).clusterStatus(a)).toList();
+    java.util.List<StatusAnswer> answers = new java.util.ArrayList<>();
+    for (int i = 0; i < addresses.size(); i++) {
+      try {
+        answers.add(new StatusAnswer(addresses.get(i), await(asked.get(i), addresses.get(i)), null));
+      } catch (GatewayException e) {
+        answers.add(new StatusAnswer(addresses.get(i), null, e));
+      }
+    }
+    return answers;
+  }
+
   @Override
   public void close() {
     client.close();

@@ -1,6 +1,5 @@
 package dev.ration.server.cli;
 
-import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -14,7 +13,7 @@ final class ClusterCommand {
   @picocli.CommandLine.Mixin HelpOption help;
 
   /**
-   * Asks every server in --servers, one by one and without redirection, for its own view, so an
+   * Asks every server in --servers, all at once and without redirection, for its own view, so an
    * operator sees disagreement (two leaders in different terms, a lagging follower) directly.
    * Exit 0 if at least one server answered, 3 if none did.
    */
@@ -24,12 +23,12 @@ final class ClusterCommand {
     int run(ClusterGateway g) {
       List<Fields> rows = new ArrayList<>();
       List<String> failures = new ArrayList<>();
-      for (String address : admin.servers()) {
-        try {
-          rows.add(Views.statusRow(address, g.status(address)));
-        } catch (GatewayException e) {
-          rows.add(Views.unreachableRow(address, e.getMessage()));
-          failures.add(e.getMessage());
+      for (ClusterGateway.StatusAnswer a : g.statusOfEach(admin.servers())) {
+        if (a.failure() == null) {
+          rows.add(Views.statusRow(a.address(), a.reply()));
+        } else {
+          rows.add(Views.unreachableRow(a.address(), a.failure().getMessage()));
+          failures.add(a.failure().getMessage());
         }
       }
       printList("servers", rows, Views.STATUS_COLUMNS);

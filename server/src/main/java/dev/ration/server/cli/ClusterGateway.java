@@ -28,6 +28,25 @@ interface ClusterGateway extends AutoCloseable {
   /** Asks exactly the server at {@code address} for its status, without redirection. */
   Response.ClusterStatusReply status(String address) throws GatewayException;
 
+  /**
+   * Asks each server in {@code addresses} for its status, without redirection: one answer per
+   * address, in order. This asks them one by one; a gateway that can asks them all at once.
+   */
+  default java.util.List<StatusAnswer> statusOfEach(java.util.List<String> addresses) {
+    java.util.List<StatusAnswer> answers = new java.util.ArrayList<>();
+    for (String address : addresses) {
+      try {
+        answers.add(new StatusAnswer(address, status(address), null));
+      } catch (GatewayException e) {
+        answers.add(new StatusAnswer(address, null, e));
+      }
+    }
+    return answers;
+  }
+
+  /** One server's status: its reply, or why there is none. */
+  record StatusAnswer(String address, Response.ClusterStatusReply reply, GatewayException failure) {}
+
   @Override
   void close();
 
