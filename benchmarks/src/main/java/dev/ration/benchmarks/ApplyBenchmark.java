@@ -8,6 +8,7 @@ import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.QuotaCommand.Reserve;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
@@ -156,6 +157,74 @@ public class ApplyBenchmark {
         }
       }
     }
+  }
+
+  /**
+   * A holder of many leases: {@value #MANY_LEASES} more leases on their own limits (of at most
+   * 1,250 leases each, under the default bound per limit), renewed {@value #RENEWALS_PER_BATCH}
+   * at a time in one RenewLeases command under one request key, as `ration bench --op
+   * renew-batch` sends them. Each lease is renewed every 20 entries (60 ms of log time), well
+   * inside its 10 s life.
+   */
+  @State(Scope.Thread)
+  public static class ManyLeases extends Ledger {
+    final long[] manyIds = new long[MANY_LEASES];
+    final long[] manyVersions = new long[MANY_LEASES];
+    int nextLease;
+
+    @Setup(Level.Trial)
+    public void acquireMany() {
+      List<Proposal> limits = new ArrayList<>();
+      for (int i = 0; i < MANY_LIMITS; i++) {
+        limits.add(new Proposal(RequestKey.NONE, new SetLimit(new Limit("bench", "many-" + i,
+            1_000_000_000_000L, 1_000_000_000_000L, dev.ration.wire.Mode.HARD,
+            10_000, 1_000, 0, Policy.FREE_CAPACITY, 0))));
+      }
+      apply(limits);
+      for (int from = 0; from < MANY_LEASES; from += RENEWALS_PER_BATCH) {
+        List<Proposal> acquires = new ArrayList<>(RENEWALS_PER_BATCH);
+        for (int i = from; i < from + RENEWALS_PER_BATCH; i++) {
+          acquires.add(new Proposal(key(), new AcquireLease("bench", "many-" + (i % MANY_LIMITS),
+              "region-" + i, 1, 1)));
+        }
+        List<Result> granted = apply(acquires);
+        for (int i = from; i < from + RENEWALS_PER_BATCH; i++) {
+          Result.LeaseGranted g = (Result.LeaseGranted) granted.get(i - from);
+          manyIds[i] = g.lease().leaseId();
+          manyVersions[i] = g.lease().version();
+        }
+      }
+    }
+  }
+
+  static final int MANY_LEASES = 20_000;
+  static final int MANY_LIMITS = 16;
+  static final int RENEWALS_PER_BATCH = 1_000;
+
+  /**
+   * One RenewLeases command of {@value #RENEWALS_PER_BATCH} renewals, each presenting the
+   * version it last got; the score is per renewal. Its answer (every renewed lease) is stored
+   * under the batch's one request key, as a resent batch must get it back.
+   */
+  @Benchmark
+  @OperationsPerInvocation(RENEWALS_PER_BATCH)
+  public int renewBatch(ManyLeases l) {
+    int from = l.nextLease;
+    l.nextLease = (from + RENEWALS_PER_BATCH) % MANY_LEASES;
+    List<RenewLease> renewals = new ArrayList<>(RENEWALS_PER_BATCH);
+    for (int i = from; i < from + RENEWALS_PER_BATCH; i++) {
+      renewals.add(new RenewLease(l.manyIds[i], l.manyVersions[i], 1, 1, 0, 0, 0));
+    }
+    Result.LeasesRenewed answer = (Result.LeasesRenewed) l.apply(
+        List.of(new Proposal(l.key(), new RenewLeases(renewals)))).get(0);
+    for (int i = from; i < from + RENEWALS_PER_BATCH; i++) {
+      Result.Renewal r = answer.renewals().get(i - from);
+      if (r.lease() == null) {
+        throw new IllegalStateException("renewal refused: " + r.outcome() + " " + r.message());
+      }
+      l.manyVersions[i] = r.lease().version();
+    }
+    return answer.renewals().size();
   }
 
   /** 32 renewals of live leases, each presenting the version it last got. */
