@@ -1,5 +1,6 @@
 package dev.ration.client;
 
+import dev.ration.client.internal.RateLimitedLog;
 import dev.ration.client.limiter.LeaseInfo;
 import dev.ration.client.limiter.LimitInfo;
 import dev.ration.client.limiter.internal.LimiterViews;
@@ -89,7 +90,7 @@ public final class RationClient implements AutoCloseable {
   private String currentAddress;
   private CompletableFuture<Connection> current;
   private boolean closed;
-  private final ReconnectLog reconnectLog;
+  private final RateLimitedLog reconnectLog;
 
   /**
    * A client; it connects on its first call.
@@ -102,7 +103,7 @@ public final class RationClient implements AutoCloseable {
 
   /** As the public constructor, logging moves between servers to {@code reconnectLogger}. */
   RationClient(RationClientOptions options, Logger reconnectLogger) {
-    this.reconnectLog = new ReconnectLog(reconnectLogger, RECONNECT_LOG_INTERVAL_NANOS, System::nanoTime);
+    this.reconnectLog = new RateLimitedLog(reconnectLogger, RateLimitedLog.Level.WARN, RECONNECT_LOG_INTERVAL_NANOS);
     this.options = options.withMintedClientId();
     // The caller's options, not the minted ones: whether the id was fixed decides the scheme.
     this.requestIds = RequestIds.forOptions(options, RequestIds::wallClockMicros);
@@ -822,7 +823,7 @@ public final class RationClient implements AutoCloseable {
     String lost = currentAddress;
     addressIndex = (addressIndex + 1) % addresses.size();
     currentAddress = addresses.get(addressIndex);
-    reconnectLog.moved(true, "connection to {} lost or refused, no leader known; reconnecting to {}", lost, currentAddress);
+    reconnectLog.log(System.nanoTime(), RateLimitedLog.Level.WARN, "connection to {} lost or refused, no leader known; reconnecting to {}", lost, currentAddress);
   }
 
   private synchronized void follow(CompletableFuture<Connection> from, String leaderAddress) {
@@ -834,7 +835,7 @@ public final class RationClient implements AutoCloseable {
     currentAddress = leaderAddress;
     // Routine after an election and on most first requests (a CLI command, a new client): a
     // debug line, or every command line tool run would print it.
-    reconnectLog.moved(false, "{} does not lead; reconnecting to the leader it names, {}", previous, currentAddress);
+    reconnectLog.log(System.nanoTime(), RateLimitedLog.Level.DEBUG, "{} does not lead; reconnecting to the leader it names, {}", previous, currentAddress);
   }
 
   private void closeCurrent() {

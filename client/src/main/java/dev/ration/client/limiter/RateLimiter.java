@@ -1,5 +1,6 @@
 package dev.ration.client.limiter;
 
+import dev.ration.client.internal.RateLimitedLog;
 import dev.ration.client.limiter.internal.DemandMeter;
 import dev.ration.client.limiter.internal.LeaseTransport;
 import dev.ration.client.limiter.internal.LeasedBucket;

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.slf4j.helpers.NOPLogger;
 
 /**
  * What a limiter shows of itself: decision counts by reason, lease state and its changes,
@@ -148,17 +147,5 @@ class LimiterObservabilityTest {
     sched.advance(java.time.Duration.ofSeconds(2));
     assertEquals(LeaseState.EMERGENCY, l.state());
     assertEquals(1, l.lostLog.written(), "the loss is logged");
-  }
-
-  /** Goal: a recurring line is written at most once per interval and then says how many were left out. */
-  @Test
-  void rateLimitedLogWritesOncePerIntervalAndCountsTheRest() {
-    RateLimitedLog log = new RateLimitedLog(NOPLogger.NOP_LOGGER, RateLimitedLog.Level.WARN, 10 * MS);
-    assertTrue(log.log(0, "lost {}", 1));
-    assertFalse(log.log(5 * MS, "lost {}", 2));
-    assertFalse(log.log(9 * MS, "lost {}", 3));
-    assertEquals(2, log.suppressed());
-    assertTrue(log.log(10 * MS, "lost {}", 4));
-    assertEquals(0, log.suppressed());
   }
 }
