@@ -12,6 +12,7 @@ import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
 import dev.ration.client.RationFailedException;
 import dev.ration.testkit.FreePorts;
+import dev.ration.testkit.Waits;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.internal.protocol.Kind;
 import dev.ration.client.internal.protocol.QuotaRequest;
@@ -42,6 +43,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -85,35 +87,37 @@ class SecurityClusterTest {
    * The first administrator's token, proposed straight to the leader's log: what an operator
    * with a bootstrap-admin certificate would do with {@code ration token create}.
    */
-  private static String bootstrapAdminToken(List<RationNode> nodes) throws Exception {
+  private static String bootstrapAdminToken(List<RationNode> nodes) {
     Tokens.Minted minted = Tokens.mint();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      for (RationNode n : nodes) {
-        if (!"LEADER".equalsIgnoreCase(n.consensus().status().role())) {
-          continue;
-        }
-        long nanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        Result created;
-        try {
-          created = n.consensus().submit(new RequestKey(1, 1, 1),
-              new SecurityCommand.CreateToken(minted.tokenId(), "root", new Bytes(minted.salt()),
-                  new Bytes(minted.hash()), 0, "test"), nanos).get(30, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException notYet) {
-          continue; // a leader elected but not yet serving, or leadership moved: ask again
-        }
-        assertInstanceOf(Result.SecurityChanged.class, created, created.toString());
-        Result granted = n.consensus().submit(new RequestKey(1, 1, 2),
-            new SecurityCommand.GrantRole("root", "admin", "*", "test"), nanos)
-            .get(30, TimeUnit.SECONDS);
-        assertInstanceOf(Result.SecurityChanged.class, granted, granted.toString());
-        return minted.text();
+    Waits.upTo(Duration.ofSeconds(60)).until("a leader that applies the first token and grant",
+        () -> proposedToLeader(nodes, minted), applied -> applied);
+    return minted.text();
+  }
+
+  /** Proposes the token and its admin grant to the current leader; false if none serves yet. */
+  private static boolean proposedToLeader(List<RationNode> nodes, Tokens.Minted minted)
+      throws Exception {
+    for (RationNode n : nodes) {
+      if (!"LEADER".equalsIgnoreCase(n.consensus().status().role())) {
+        continue;
       }
-      if (System.nanoTime() > deadline) {
-        fail("no leader within 60 s");
+      long nanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      Result created;
+      try {
+        created = n.consensus().submit(new RequestKey(1, 1, 1),
+            new SecurityCommand.CreateToken(minted.tokenId(), "root", new Bytes(minted.salt()),
+                new Bytes(minted.hash()), 0, "test"), nanos).get(30, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException notYet) {
+        continue; // a leader elected but not yet serving, or leadership moved: ask again
       }
-      Thread.sleep(100);
+      assertInstanceOf(Result.SecurityChanged.class, created, created.toString());
+      Result granted = n.consensus().submit(new RequestKey(1, 1, 2),
+          new SecurityCommand.GrantRole("root", "admin", "*", "test"), nanos)
+          .get(30, TimeUnit.SECONDS);
+      assertInstanceOf(Result.SecurityChanged.class, granted, granted.toString());
+      return true;
     }
+    return false;
   }
 
   private static RationClient client(List<ServerConfig> configs, String token) {
@@ -399,21 +403,21 @@ class SecurityClusterTest {
         .send(b.build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
-  private static RationException awaitRefused(RationClient c, Request r, Duration within)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (System.nanoTime() < deadline) {
-      try {
-        call(c, r);
-      } catch (CompletionException e) {
-        if (e.getCause() instanceof RationException re && re.code() == ErrorCode.UNAUTHENTICATED) {
-          return re;
-        }
-        throw e;
+  private static RationException awaitRefused(RationClient c, Request r, Duration within) {
+    return Waits.upTo(within).every(Duration.ofMillis(50)).until(
+        "the request refused UNAUTHENTICATED", () -> unauthenticatedRefusal(c, r), Optional::isPresent).get();
+  }
+
+  /** The UNAUTHENTICATED refusal of {@code r}, or empty while it is still accepted. */
+  private static Optional<RationException> unauthenticatedRefusal(RationClient c, Request r) {
+    try {
+      call(c, r);
+      return Optional.empty();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RationException re && re.code() == ErrorCode.UNAUTHENTICATED) {
+        return Optional.of(re);
       }
-      Thread.sleep(50);
+      throw e;
     }
-    fail("still accepted after " + within);
-    return null;
   }
 }
