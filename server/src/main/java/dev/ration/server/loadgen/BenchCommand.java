@@ -272,6 +272,15 @@ public final class BenchCommand implements Callable<Integer> {
                 duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
         out.print(output == Format.json ? SaturationBench.json(r) + "\n" : SaturationBench.table(r));
         out.flush();
+        // A step in which nothing was applied is a collapse, not a figure: scripts must see it.
+        List<String> collapsed = r.steps().stream().filter(s -> s.ok() == 0)
+            .map(s -> String.format(Locale.ROOT, "%.2fx", s.multiple())).toList();
+        if (!collapsed.isEmpty()) {
+          err.println("error: no put applied at offered load " + String.join(", ", collapsed)
+              + " of capacity: the server stopped making progress");
+          err.flush();
+          return Exit.FAILED;
+        }
         return Exit.OK;
       }
       if (workload == Workload.RENEW_BATCH || workload == Workload.RENEW_SLOTS) {
