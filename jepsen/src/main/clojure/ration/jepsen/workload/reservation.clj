@@ -218,10 +218,14 @@
 
 (defn- reserve-with-kill!
   "A reserve whose client is killed mid-call when prepare-op chose so (probability
-  :kill-fraction: the call started, the client closed :kill-after-ms 0-20 ms later) and retried by a new client with the same idempotency key
-  (no explicit request id: the new client's own). A resend after an :info also goes through a
-  new client (a resend of a definite answer keeps the client and its request id). The completion is the retry's answer; a killed attempt's success, if it arrived,
-  is kept as :first-reservation-id for the checker."
+  :kill-fraction: the call started, the client closed :kill-after-ms 0-20 ms later) and retried
+  by a new client with the same idempotency key and the op's request id: under the new client
+  id that is a new transport key, as a restarted process's request is. A resend after an :info
+  also goes through a new client; a resend of a definite answer keeps the client and the request
+  id, so it is the very transport key of the answer it resends (the checker compares the answers
+  of one request id, so the retry must not use some other id of the new client's). The
+  completion is the retry's answer; a killed attempt's success, if it arrived, is kept as
+  :first-reservation-id for the checker."
   [conn-box state test opts t op]
   (let [v (:value op)
         kill? (and (:kill-after-ms v) (not (:resend? v)))
@@ -240,7 +244,7 @@
                                   (when (= Outcome/SUCCESS (.outcome r)) (.reservationId r)))
                                 (catch Throwable _ nil)))))]
         (restart! conn-box state test opts t)
-        (let [c (reserve-completion op (quota-call @conn-box opts nil (reserve-request v)))]
+        (let [c (reserve-completion op (quota-call @conn-box opts (second (:req-id v)) (reserve-request v)))]
           (cond-> (assoc-in c [:value :restarted?] true)
             first-id (assoc-in [:value :first-reservation-id] first-id)))))))
 
