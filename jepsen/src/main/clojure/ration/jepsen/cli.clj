@@ -54,11 +54,13 @@
 
 (defn full-matrix
   "Every workload × every nemesis for a node count: 4 × 18 cells with 3 nodes, 4 × 20 with 5
-  (+ partition-bridge and partition-ring)."
-  [nodes]
-  (vec (for [w (sort (remove misbehaving-workloads (keys workloads)))
-             n (concat full-nemeses (when (= 5 nodes) [:partition-bridge :partition-ring]))]
-         [w n])))
+  (+ partition-bridge and partition-ring). With only-workloads, those workloads' rows only."
+  ([nodes] (full-matrix nodes nil))
+  ([nodes only-workloads]
+   (vec (for [w (sort (remove misbehaving-workloads (keys workloads)))
+              :when (or (empty? only-workloads) (some #{w} only-workloads))
+              n (concat full-nemeses (when (= 5 nodes) [:partition-bridge :partition-ring]))]
+          [w n]))))
 
 (defn resolve-mode
   "{:netns? bool :mode kw}: netns when root and namespaces work, else loopback."
@@ -141,6 +143,9 @@
     :default 90 :parse-fn parse-long]
    [nil "--mode MODE" "auto, netns or loopback" :default :auto :parse-fn keyword]
    [nil "--matrix NAME" "test-all: ci or full" :default :ci :parse-fn keyword]
+   [nil "--workloads NAMES" "test-all --matrix full: only these workloads' rows (comma-separated, e.g. reservation,ttl)"
+    :parse-fn #(mapv keyword (str/split % #","))
+    :validate [#(every? (set (keys workloads)) %) "unknown workload"]]
    [nil "--store DIR" "Store root" :default "store"]
    ["-h" "--help"]])
 
@@ -183,7 +188,7 @@
             "test-all" (let [m (resolve-mode (:mode options))
                              t0 (System/nanoTime)
                              rs (vec (mapcat (fn [nodes]
-                                               (run-matrix! (if (= :full (:matrix options)) (full-matrix nodes) ci-matrix)
+                                               (run-matrix! (if (= :full (:matrix options)) (full-matrix nodes (:workloads options)) ci-matrix)
                                                             (merge options m {:nodes nodes})))
                                              (:nodes options)))
                              summary (io/file (:store options) (str "matrix-" (name (:matrix options)) "-"
