@@ -145,10 +145,11 @@ public final class CliHelper {
       CliHelper helper = new CliHelper(state, Path.of(args[3]), IDLE, System.getenv(),
           a -> run(a, ClientGateway.FACTORY));
       Runtime.getRuntime().addShutdownHook(new Thread(helper::removeState));
+      // Warm first, then publish: until the state file names it, callers run directly.
+      helper.warmUp();
       helper.publish();
       log("helper pid " + ProcessHandle.current().pid() + " listening on " + helper.port()
           + " for " + state.getFileName());
-      helper.warmUp();
       String why = helper.serve();
       log("helper pid " + ProcessHandle.current().pid() + " exiting: " + why);
     }

@@ -165,6 +165,11 @@ final class ProcessCluster implements AutoCloseable {
 
   /** Runs the launcher with {@code args} from {@code cwd}, bounded by 90 s. */
   Cli cli(Path cwd, String... args) throws Exception {
+    return cli(cwd, Map.of(), args);
+  }
+
+  /** As above, with {@code env} added to (or replacing) the launcher's environment. */
+  Cli cli(Path cwd, Map<String, String> env, String... args) throws Exception {
     int n = ++cliCalls;
     Path out = workDir.resolve("cli-" + n + ".out");
     Path err = workDir.resolve("cli-" + n + ".err");
@@ -179,6 +184,7 @@ final class ProcessCluster implements AutoCloseable {
     pb.environment().put("RATION_CDS_DIR", workDir.resolve("cds").toString());
     pb.environment().put("RATION_CERTS_DIR", certsDir().toString());
     pb.environment().put("RATION_HELPER", "off");
+    pb.environment().putAll(env);
     Process p = pb.start();
     if (!p.waitFor(90, TimeUnit.SECONDS)) {
       // The launcher's first run keeps its JVM as a child (to move the CDS archive): kill both.
