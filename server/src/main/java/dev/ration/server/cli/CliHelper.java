@@ -190,12 +190,51 @@ public final class CliHelper {
     }
   }
 
-  /** Loads and compiles the path of the commonest call once, so the first real call is quick too. */
+  /**
+   * Loads the path of the commonest call once, and has the JIT compile the elliptic-curve
+   * arithmetic of TLS handshakes (ECDSA on P-256, X25519 and P-256 key agreement: most of a warm
+   * call's CPU): in JDK 17 that is Java code whose compilation would otherwise take the first
+   * dozens of calls. Bounded by {@link #WARM_UP_ITERATIONS} and {@link #WARM_UP_TIME}.
+   */
   void warmUp() {
     for (String[] args : List.of(new String[] {"--version"}, new String[] {"cluster", "status", "--help"})) {
       runner.apply(args);
     }
+    try {
+      java.security.KeyPairGenerator ec = java.security.KeyPairGenerator.getInstance("EC");
+      ec.initialize(new java.security.spec.ECGenParameterSpec("secp256r1"));
+      java.security.KeyPairGenerator x = java.security.KeyPairGenerator.getInstance("X25519");
+      byte[] data = new byte[64];
+      long end = System.nanoTime() + WARM_UP_TIME.toNanos();
+      for (int i = 0; i < WARM_UP_ITERATIONS && System.nanoTime() < end; i++) {
+        java.security.KeyPair a = ec.generateKeyPair();
+        java.security.KeyPair b = ec.generateKeyPair();
+        java.security.Signature sign = java.security.Signature.getInstance("SHA256withECDSA");
+        sign.initSign(a.getPrivate());
+        sign.update(data);
+        byte[] sig = sign.sign();
+        java.security.Signature verify = java.security.Signature.getInstance("SHA256withECDSA");
+        verify.initVerify(a.getPublic());
+        verify.update(data);
+        verify.verify(sig);
+        javax.crypto.KeyAgreement ecdh = javax.crypto.KeyAgreement.getInstance("ECDH");
+        ecdh.init(a.getPrivate());
+        ecdh.doPhase(b.getPublic(), true);
+        ecdh.generateSecret();
+        java.security.KeyPair c = x.generateKeyPair();
+        java.security.KeyPair d = x.generateKeyPair();
+        javax.crypto.KeyAgreement xdh = javax.crypto.KeyAgreement.getInstance("X25519");
+        xdh.init(c.getPrivate());
+        xdh.doPhase(d.getPublic(), true);
+        xdh.generateSecret();
+      }
+    } catch (java.security.GeneralSecurityException e) {
+      log("warm-up of the TLS arithmetic skipped: " + e);
+    }
   }
+
+  private static final int WARM_UP_ITERATIONS = 400;
+  private static final Duration WARM_UP_TIME = Duration.ofSeconds(8);
 
   /** Accepts calls until idle, stopped or the jar changed; returns why it stopped. */
   String serve() throws IOException {
