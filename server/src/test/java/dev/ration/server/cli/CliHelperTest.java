@@ -265,6 +265,33 @@ class CliHelperTest {
   }
 
   @Test
+  void aCallPastItsDeadlineIsInterruptedAndClosedUnanswered() throws Exception {
+    CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+    start(Duration.ofMinutes(1), a -> {
+      try {
+        Thread.sleep(120_000);
+        interrupted.complete(false);
+      } catch (InterruptedException e) {
+        interrupted.complete(true);
+      }
+      return new CliHelper.Result(0, new byte[0], new byte[0]);
+    });
+    String[] f = stateFields();
+    long start = System.nanoTime();
+    // The caller is gone (as after Ctrl-C): it closes its side once the command is sent.
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), helper.port())) {
+      s.getOutputStream().write((f[1] + "\n").getBytes(StandardCharsets.US_ASCII));
+      assertEquals(f[2] + "\n", new String(s.getInputStream().readNBytes(65), StandardCharsets.US_ASCII));
+      s.getOutputStream().write("4\ncluster\0status\0--timeout\0001ms\0".getBytes(StandardCharsets.US_ASCII));
+      s.shutdownOutput();
+    }
+    // Its deadline: twice --timeout plus the 10 s margin.
+    assertTrue(interrupted.get(30, TimeUnit.SECONDS), "the command's thread was interrupted");
+    long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+    assertTrue(seconds >= 9 && seconds < 30, seconds + " s");
+  }
+
+  @Test
   void exitsWhenIdle() throws Exception {
     start(Duration.ofMillis(300), a -> new CliHelper.Result(0, new byte[0], new byte[0]));
     assertEquals("idle for 0 s", serving.get(10, TimeUnit.SECONDS));
