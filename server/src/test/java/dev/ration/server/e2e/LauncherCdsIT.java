@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,33 +19,37 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * bin/ration's class-data sharing archives: one per build and command, so a command run first
  * (`--version`, `cert ...`) does not decide which classes every later command finds archived,
- * and a new archive removes the archives of other builds.
+ * and a new archive removes the archives of this checkout's other builds, not other checkouts'.
  */
 class LauncherCdsIT {
   private final Path root = EndToEndIT.findRoot();
 
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
-  void eachCommandGetsItsOwnArchiveAndOtherBuildsArchivesGo(@TempDir Path cache) throws Exception {
-    Path otherBuild = Files.writeString(cache.resolve("cli-1-cluster-status.jsa"), "an older build's archive");
+  void eachCommandGetsItsOwnArchiveAndThisCheckoutsOtherBuildsArchivesGo(@TempDir Path cache) throws Exception {
     Path oldLayout = Files.writeString(cache.resolve("cli-2.jsa"), "an archive of the one-per-build layout");
 
     assertEquals(0, run(cache, "--version"));
     List<String> afterVersion = archives(cache);
     assertEquals(1, afterVersion.size(), "one archive after --version: " + afterVersion);
-    assertFalse(Files.exists(otherBuild), "another build's archive is removed");
     assertFalse(Files.exists(oldLayout), "an archive of the old layout is removed");
-    assertTrue(afterVersion.get(0).matches("cli-\\d+-\\.jsa"), afterVersion.toString());
+    Matcher name = Pattern.compile("cli-(\\d+)-(\\d+)-\\.jsa").matcher(afterVersion.get(0));
+    assertTrue(name.matches(), afterVersion.toString());
+    String place = name.group(1);
+    String key = place + "-" + name.group(2);
 
+    Path otherBuild = Files.writeString(cache.resolve("cli-" + place + "-1-cluster-status.jsa"), "an older build's");
+    Path otherCheckout = Files.writeString(cache.resolve("cli-1-1-cluster-status.jsa"), "another checkout's");
     // Options before the command and their values do not change the command named.
     assertEquals(0, run(cache, "--output", "json", "cluster", "status", "--help"));
+    assertFalse(Files.exists(otherBuild), "this checkout's other build's archive is removed");
+    assertTrue(Files.exists(otherCheckout), "another checkout's archive is kept");
     List<String> afterStatus = archives(cache);
-    assertEquals(2, afterStatus.size(), "a second archive for cluster status: " + afterStatus);
-    String key = afterVersion.get(0).substring(0, afterVersion.get(0).length() - ".jsa".length());
-    assertTrue(afterStatus.contains(key + "cluster-status.jsa"), afterStatus.toString());
+    assertEquals(List.of("cli-1-1-cluster-status.jsa", "cli-" + key + "-.jsa", "cli-" + key + "-cluster-status.jsa"),
+        afterStatus);
 
     // The same command again maps its archive: nothing new is recorded.
-    Path status = cache.resolve(key + "cluster-status.jsa");
+    Path status = cache.resolve("cli-" + key + "-cluster-status.jsa");
     long modified = Files.getLastModifiedTime(status).toMillis();
     assertEquals(0, run(cache, "cluster", "status", "--help"));
     assertEquals(afterStatus, archives(cache));
