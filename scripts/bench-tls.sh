@@ -18,6 +18,8 @@
 # with the secure/plaintext ratios of the medians. Both clusters are stopped at the end.
 set -euo pipefail
 root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Every bin/ration call of this script runs directly: no resident CLI helper is left behind.
+export RATION_HELPER=off
 cd "$root"
 warm="${1:-10}"
 dur="${2:-20}"

@@ -10,6 +10,8 @@
 # (default DIR/results.jsonl). Only the cluster this script started is stopped.
 set -euo pipefail
 root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Every bin/ration call of this script runs directly: no resident CLI helper is left behind.
+export RATION_HELPER=off
 ops="renew acquire"
 in_flight="1 16 64"
 warmup=90s

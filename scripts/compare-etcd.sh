@@ -20,6 +20,8 @@
 set -euo pipefail
 
 root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Every bin/ration call of this script runs directly: no resident CLI helper is left behind.
+export RATION_HELPER=off
 usage() {
   sed -n '2,/^set /p' "${BASH_SOURCE[0]}" | grep '^#' | sed 's/^# \{0,1\}//' >&2
   exit 1

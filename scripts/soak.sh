@@ -23,6 +23,8 @@
 set -euo pipefail
 
 root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Every bin/ration call of this script runs directly: no resident CLI helper is left behind.
+export RATION_HELPER=off
 ration="$root/bin/ration"
 
 usage() {

@@ -35,7 +35,7 @@ public final class RationCli implements Runnable {
       TtlCommand.class, LockCommand.class, CertCommand.class,
       QuotaCommand.class, ReserveCommand.class, ReservationCommand.class, UsageCommand.class,
       AuditCommand.class, SnapshotCommand.class, TokenCommand.class, RoleCommand.class,
-      SecurityAdminCommand.class,
+      SecurityAdminCommand.class, HelperCommand.class,
       dev.ration.server.loadgen.BenchCommand.class, CompletionCommand.class);
 
   private final ClusterGateway.Factory gatewayFactory;

@@ -90,6 +90,16 @@ final class CliHarness {
     return capture(cl, args);
   }
 
+  /** As {@link #run}, through the helper's own capture (CliHelper.run): bytes as a direct run prints them. */
+  CliHelper.Result runBytes(String... args) {
+    return CliHelper.run(args, (servers, timeout, clientId) -> {
+      gateway.servers = servers;
+      gateway.timeout = timeout;
+      gateway.clientId = clientId;
+      return gateway;
+    });
+  }
+
   static Run capture(CommandLine cl, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();

@@ -274,6 +274,7 @@ class EndToEndIT {
     // A short-lived CLI JVM: C1 only starts faster on a busy 2-core machine.
     pb.environment().put("RATION_JAVA_OPTS", "-Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
     pb.environment().put("RATION_CERTS_DIR", certsDir.toString());
+    pb.environment().put("RATION_HELPER", "off");
     Process p = pb.start();
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       p.destroyForcibly();
@@ -299,6 +300,7 @@ class EndToEndIT {
     pb.environment().put("RATION_STOP_TIMEOUT", "20");
     pb.environment().remove("RATION_JAVA_OPTS");
     pb.environment().put("RATION_CERTS_DIR", certsDir.toString());
+    pb.environment().put("RATION_HELPER", "off");
     Process p = pb.start();
     if (!p.waitFor(150, TimeUnit.SECONDS)) {
       p.destroyForcibly();

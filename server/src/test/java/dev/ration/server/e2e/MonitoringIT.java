@@ -134,6 +134,7 @@ class MonitoringIT {
     pb.environment().putAll(env);
     pb.environment().put("RATION_JAVA_OPTS", "-Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
     pb.environment().put("RATION_CDS", "off");
+    pb.environment().put("RATION_HELPER", "off");
     Path out = dir.resolve("env-cli.out");
     Path err = dir.resolve("env-cli.err");
     Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();

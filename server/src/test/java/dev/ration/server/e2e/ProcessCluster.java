@@ -117,6 +117,7 @@ final class ProcessCluster implements AutoCloseable {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.resolve(id + ".log").toFile()));
     pb.environment().put("RATION_JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC");
     pb.environment().put("RATION_CERTS_DIR", certsDir().toString());
+    pb.environment().put("RATION_HELPER", "off");
     pb.environment().putAll(env);
     processes.put(id, pb.start());
   }
@@ -164,6 +165,11 @@ final class ProcessCluster implements AutoCloseable {
 
   /** Runs the launcher with {@code args} from {@code cwd}, bounded by 90 s. */
   Cli cli(Path cwd, String... args) throws Exception {
+    return cli(cwd, Map.of(), args);
+  }
+
+  /** As above, with {@code env} added to (or replacing) the launcher's environment. */
+  Cli cli(Path cwd, Map<String, String> env, String... args) throws Exception {
     int n = ++cliCalls;
     Path out = workDir.resolve("cli-" + n + ".out");
     Path err = workDir.resolve("cli-" + n + ".err");
@@ -177,6 +183,8 @@ final class ProcessCluster implements AutoCloseable {
     pb.environment().put("RATION_JAVA_OPTS", "-Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
     pb.environment().put("RATION_CDS_DIR", workDir.resolve("cds").toString());
     pb.environment().put("RATION_CERTS_DIR", certsDir().toString());
+    pb.environment().put("RATION_HELPER", "off");
+    pb.environment().putAll(env);
     Process p = pb.start();
     if (!p.waitFor(90, TimeUnit.SECONDS)) {
       // The launcher's first run keeps its JVM as a child (to move the CDS archive): kill both.

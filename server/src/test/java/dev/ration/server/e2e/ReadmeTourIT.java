@@ -84,6 +84,7 @@ class ReadmeTourIT {
         ProcessBuilder pb = new ProcessBuilder("bash", "-c", command).directory(root.toFile())
             .redirectErrorStream(true).redirectOutput(out.toFile());
         pb.environment().put("RATION_START_TIMEOUT", "90");
+        pb.environment().put("RATION_HELPER", "off");
         Process p = pb.start();
         if (!p.waitFor(150, TimeUnit.SECONDS)) {
           p.destroyForcibly();
