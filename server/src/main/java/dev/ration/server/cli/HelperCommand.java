@@ -98,6 +98,16 @@ final class HelperCommand {
     }
   }
 
+  /** This user's helpers' state files; when there are none, says so on {@code out}. */
+  private static List<State> statesOrSayNone(PrintWriter out) throws IOException {
+    Path dir = helpersDir(System.getenv());
+    List<State> states = states(dir);
+    if (states.isEmpty()) {
+      out.println("no helper in " + dir);
+    }
+    return states;
+  }
+
   @Command(name = "status", description = "List this user's helpers: pid, port, calls served; stale state files.")
   static final class Status implements java.util.concurrent.Callable<Integer> {
     @picocli.CommandLine.Mixin HelpOption help;
@@ -106,11 +116,7 @@ final class HelperCommand {
     @Override
     public Integer call() throws IOException {
       PrintWriter out = spec.commandLine().getOut();
-      Path dir = helpersDir(System.getenv());
-      List<State> states = states(dir);
-      if (states.isEmpty()) {
-        out.println("no helper in " + dir);
-      }
+      List<State> states = statesOrSayNone(out);
       for (State s : states) {
         String name = s.file().getFileName().toString();
         Optional<String> line = s.process().isPresent() ? s.ask() : Optional.empty();
@@ -129,11 +135,7 @@ final class HelperCommand {
     @Override
     public Integer call() throws IOException, InterruptedException {
       PrintWriter out = spec.commandLine().getOut();
-      Path dir = helpersDir(System.getenv());
-      List<State> states = states(dir);
-      if (states.isEmpty()) {
-        out.println("no helper in " + dir);
-      }
+      List<State> states = statesOrSayNone(out);
       for (State s : states) {
         Optional<ProcessHandle> p = s.process();
         if (p.isPresent()) {
