@@ -269,7 +269,8 @@ class CliHelperTest {
     CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
     start(Duration.ofMinutes(1), a -> {
       try {
-        Thread.sleep(120_000);
+        // A command that never finishes on its own: only the helper's deadline ends it.
+        new java.util.concurrent.CountDownLatch(1).await();
         interrupted.complete(false);
       } catch (InterruptedException e) {
         interrupted.complete(true);
