@@ -4,6 +4,7 @@
 #   scripts/compare-etcd.sh [--runs N] [--in-flight 1,16,64] [--shapes renew,acquire,reserve,reserve-hot]
 #                           [--warmup-seconds S] [--duration-seconds S] [--prewarm-seconds S]
 #                           [--ration-config-dir DIR] [--etcd-port-base P] [--json FILE]
+#                           [--server-cpus LIST] [--driver-cpus LIST]
 #
 # Starts a three-member etcd on loopback (client ports P+1..P+3, peer ports P+11..P+13; P
 # defaults to 23790) in a temporary directory and a three-node Ration cluster
@@ -15,6 +16,10 @@
 #   acquire      new 2 s lease                                  / LeaseGrant, 2 s TTL
 #   reserve      reserve 1 + complete, project per slot (mod 8) / get + txn CAS, key per slot
 #   reserve-hot  the same on one project                        / the same on one key
+# --server-cpus / --driver-cpus (taskset CPU lists, e.g. 0 and 1) pin every thread of both
+# clusters' servers, and the driver with the load generators it starts, to those CPUs: on a
+# small virtual machine, where a thread woken on another vCPU costs an inter-processor
+# interrupt, this separates that cost from the systems' own (docs/benchmarks.md).
 # Needs: Java 17, the build (mvn -B -q package -DskipTests), curl, and etcd 3.4 (Debian:
 # apt-get install etcd-server). Each cell: warm-up (default 5 s) then the window (default 15 s).
 set -euo pipefail
@@ -28,7 +33,7 @@ usage() {
 }
 
 runs=3 in_flight=1,16,64 shapes=renew,acquire,reserve,reserve-hot warmup=5 duration=15 prewarm=60
-config_dir="$root/config/cluster-3" port_base=23790 json=""
+config_dir="$root/config/cluster-3" port_base=23790 json="" server_cpus="" driver_cpus=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) runs="${2:?}"; shift 2 ;;
@@ -40,6 +45,8 @@ while [[ $# -gt 0 ]]; do
     --ration-config-dir) config_dir="${2:?}"; shift 2 ;;
     --etcd-port-base) port_base="${2:?}"; shift 2 ;;
     --json) json="${2:?}"; shift 2 ;;
+    --server-cpus) server_cpus="${2:?}"; shift 2 ;;
+    --driver-cpus) driver_cpus="${2:?}"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
@@ -47,6 +54,15 @@ done
 for n in "$runs" "$warmup" "$duration" "$prewarm" "$port_base"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "error: '$n' is not a whole number" >&2; exit 1; }
 done
+
+for cpus in "$server_cpus" "$driver_cpus"; do
+  [[ -z "$cpus" ]] || taskset -c "$cpus" true 2>/dev/null || {
+    echo "error: '$cpus' is not a CPU list taskset accepts on this machine (CPUs 0-$(( $(nproc) - 1 )))" >&2; exit 1; }
+done
+
+# Servers start pinned, so each runtime sizes its thread pools for the CPUs it really has.
+server_prefix=()
+[[ -z "$server_cpus" ]] || server_prefix=(taskset -c "$server_cpus")
 
 command -v etcd >/dev/null 2>&1 || {
   echo "error: etcd not found on PATH; on Debian: apt-get install etcd-server" >&2; exit 1; }
@@ -85,7 +101,7 @@ for i in 1 2 3; do
       echo "error: port $port is taken; pick another --etcd-port-base" >&2; exit 1
     fi
   done
-  etcd --name "e$i" --data-dir "$work/etcd/e$i" \
+  "${server_prefix[@]}" etcd --name "e$i" --data-dir "$work/etcd/e$i" \
     --listen-client-urls "http://127.0.0.1:$((port_base + i))" \
     --advertise-client-urls "http://127.0.0.1:$((port_base + i))" \
     --listen-peer-urls "http://127.0.0.1:$((port_base + 10 + i))" \
@@ -109,7 +125,7 @@ echo "etcd up: $endpoints (pids ${etcd_pids[*]})" >&2
 # Ration: three nodes through scripts/cluster.sh.
 ration_started=true
 RATION_START_TIMEOUT="${RATION_START_TIMEOUT:-120}" \
-  "$root/scripts/cluster.sh" start --run-dir "$work/ration" --config-dir "$config_dir" >&2
+  "${server_prefix[@]}" "$root/scripts/cluster.sh" start --run-dir "$work/ration" --config-dir "$config_dir" >&2
 ration_pids="$(cat "$work"/ration/n1.pid "$work"/ration/n2.pid "$work"/ration/n3.pid | paste -sd, -)"
 servers=""
 for i in 1 2 3; do
@@ -117,9 +133,15 @@ for i in 1 2 3; do
   servers="$servers${servers:+,}$address"
 done
 
+driver_prefix=()
+[[ -z "$server_cpus" ]] || echo "servers pinned to CPUs $server_cpus" >&2
+if [[ -n "$driver_cpus" ]]; then
+  driver_prefix=(taskset -c "$driver_cpus")
+  echo "driver and load generators pinned to CPUs $driver_cpus" >&2
+fi
 echo "machine: nproc $(nproc), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" >&2
-java -Xmx512m -jar "$driver" \
+"${driver_prefix[@]}" java -Xmx512m -jar "$driver" \
   --etcd-endpoints "$endpoints" --etcd-pids "$(IFS=,; echo "${etcd_pids[*]}")" \
   --ration-servers "$servers" --ration-pids "$ration_pids" --ration-cli "$root/bin/ration" \
   --shapes "$shapes" --in-flight "$in_flight" --runs "$runs" \
