@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -169,6 +170,60 @@ class CliHelperTest {
         assertArrayEquals(expectedErr, r.err(), "stderr byte for byte: " + new String(r.err(), StandardCharsets.UTF_8));
       }
     }
+  }
+
+  @Test
+  void anAnswerCutShortIsAnErrorNotAShorterOutput() throws Exception {
+    // A helper that dies mid-answer: the header promises 1,000 bytes of stdout, 100 arrive.
+    Path helpers = Files.createDirectories(dir.resolve("helpers"));
+    state = helpers.resolve("helper-dying.state");
+    String clientSecret = "c".repeat(64);
+    String helperSecret = "d".repeat(64);
+    byte[] partial = "x".repeat(99).concat("\n").getBytes(StandardCharsets.US_ASCII);
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Files.writeString(state, listener.getLocalPort() + " " + clientSecret + " " + helperSecret + " "
+          + ProcessHandle.current().pid() + "\n", StandardCharsets.US_ASCII);
+      CompletableFuture<String> dying = CompletableFuture.supplyAsync(() -> {
+        try (Socket s = listener.accept()) {
+          InputStream in = s.getInputStream();
+          String secret = readLine(in);
+          OutputStream out = s.getOutputStream();
+          out.write((helperSecret + "\n").getBytes(StandardCharsets.US_ASCII));
+          int args = Integer.parseInt(readLine(in));
+          for (int nuls = 0; nuls < args; ) {
+            int b = in.read();
+            if (b < 0) {
+              throw new IOException("arguments cut short");
+            }
+            nuls += b == 0 ? 1 : 0;
+          }
+          out.write("0 1000 0\n".getBytes(StandardCharsets.US_ASCII));
+          out.write(partial);
+          out.flush();
+          return secret;
+        } catch (IOException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      BashRun r = callThroughLauncher("cluster", "status");
+      assertEquals(clientSecret, dying.get(10, TimeUnit.SECONDS), "the launcher sent its secret");
+      String err = new String(r.err(), StandardCharsets.UTF_8);
+      assertEquals(3, r.exit(), "indeterminate, not the promised exit code 0; stderr: " + err);
+      assertArrayEquals(partial, r.out(), "what arrived is passed on, nothing invented");
+      assertTrue(err.startsWith("error: the resident CLI helper (pid " + ProcessHandle.current().pid()
+          + ") stopped mid-answer: 100 of 1000 bytes"), err);
+    }
+  }
+
+  private static String readLine(InputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    for (int b = in.read(); b != '\n'; b = in.read()) {
+      if (b < 0) {
+        throw new IOException("line cut short: " + line);
+      }
+      line.append((char) b);
+    }
+    return line.toString();
   }
 
   @Test
