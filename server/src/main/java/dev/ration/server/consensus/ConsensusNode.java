@@ -99,19 +99,28 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     RaftStorage.StartupOption startup = fresh
         ? RaftStorage.StartupOption.FORMAT
         : RaftStorage.StartupOption.RECOVER;
-    // A joining node starts with an empty group: it is nobody's voter, never campaigns, and
-    // takes the cluster's configuration from the leader's first append (or snapshot). A node
-    // with a Raft log always recovers its replicated configuration, whatever the file says.
-    boolean joining = join && fresh;
-    if (join && !fresh) {
-      LOG.info("{}: --join ignored: raft storage {} exists, its replicated configuration is used",
-          selfId, raftDir);
+    // A node started with --join gets an empty group, fresh storage or not. Fresh, it is
+    // nobody's voter and never campaigns; the leader's first append (or snapshot) brings the
+    // cluster's configuration. On RECOVER Ratis restores the configuration the node stored (the
+    // configuration entries of its log, and the one it saved when it applied or installed a
+    // snapshot past them), so a node that was added comes back a member, and one stopped before
+    // `cluster add` reached it stays a newcomer: given its file's peers (which list itself) it
+    // would start as a voter of a configuration no one else has and campaign. Without --join,
+    // the file's peers form a new cluster on FORMAT and the stored configuration replaces them
+    // on RECOVER.
+    if (join) {
+      LOG.info("{}: starting ({}) with --join and raft storage {}: {}", selfId, startup, raftDir,
+          fresh
+              ? "a newcomer with no configuration, waiting for `ration cluster add`"
+              : "the configuration stored there decides its membership; without one it waits"
+                  + " for `ration cluster add`");
+    } else {
+      LOG.info("{}: starting ({}) with raft storage {} and peers {}", selfId, startup, raftDir,
+          peers);
     }
-    LOG.info("{}: starting ({}{}) with raft storage {} and peers {}", selfId, startup,
-        joining ? ", joining an existing cluster" : "", raftDir, peers);
     this.server = RaftServer.newBuilder()
         .setServerId(selfId)
-        .setGroup(joining ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, peers))
+        .setGroup(join ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, peers))
         .setStateMachine(stateMachine)
         .setProperties(properties(options, raftDir))
         .setParameters(parameters(raftTls))
@@ -143,9 +152,10 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   }
 
   /**
-   * As above; {@code join} starts a node with an empty Raft directory as a newcomer to a running
-   * cluster (docs/OPERATIONS.md, "Membership"): it waits to be added by {@code cluster add}.
-   * Ignored when the Raft directory already holds a log.
+   * As above; {@code join} starts a node as a newcomer to a running cluster (docs/OPERATIONS.md,
+   * "Membership"): its file's peers do not make it a member; it waits to be added by
+   * {@code cluster add}, and on a restart is a member only if the configuration it stored from
+   * the cluster says so.
    */
   public static ConsensusNode start(ConsensusOptions options, boolean join, LongSupplier nanoClock,
       Terminator terminator) throws IOException {
