@@ -133,6 +133,13 @@ for i in 1 2 3; do
   servers="$servers${servers:+,}$address"
 done
 
+# A Ration configuration without TLS is driven in plaintext: point the generators at an empty
+# certificates directory, so they do not try the development certificates they would find.
+if ! grep -q '^ *mode: *secure' "$config_dir/n1.yaml"; then
+  mkdir -p "$work/no-certs"
+  export RATION_CERTS_DIR="$work/no-certs"
+  echo "ration: plaintext (no 'mode: secure' in $config_dir/n1.yaml)" >&2
+fi
 driver_prefix=()
 [[ -z "$server_cpus" ]] || echo "servers pinned to CPUs $server_cpus" >&2
 if [[ -n "$driver_cpus" ]]; then
