@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
  * `ration cluster add|remove|replace|transfer-leader`: membership changes, sent to the nodes'
  * admin HTTP endpoints ({@code POST /membership/<operation>}, docs/OPERATIONS.md "Membership")
  * rather than the client protocol: they are operator actions, like the admin endpoint's other
- * writes. Tries each --admin-servers address in turn and follows a non-leader's pointer to the leader.
+ * writes. Tries each --admin-servers address in turn and follows a non-leader's pointer to the
+ * leader; while no node knows a leader (an election), asks them all again until --wait runs out.
  * --servers is not used; --output and --timeout (per HTTP attempt, on top of --wait) are.
  *
  * <p>Exit 0 done; 1 usage; 2 refused (unsafe, bad request, another change in progress, no
@@ -39,6 +40,8 @@ abstract class MembershipCommand implements Callable<Integer> {
   static final String DEFAULT_ADMIN = "127.0.0.1:7301,127.0.0.1:7302,127.0.0.1:7303";
   private static final String LEADER_ADMIN_HEADER = "Ration-Leader-Admin";
   private static final int MAX_REDIRECTS = 3;
+  /** How often the nodes are asked again while none of them knows a leader. */
+  private static final Duration ELECTION_POLL = Duration.ofMillis(250);
 
   @Mixin AdminOptions admin;
   @Mixin HelpOption help;
@@ -65,35 +68,66 @@ abstract class MembershipCommand implements Callable<Integer> {
     if (wait.toMinutes() > 10) {
       throw new ParameterException(spec.commandLine(), "--wait: " + waitText + " is longer than 10m");
     }
-    Map<String, String> params = new LinkedHashMap<>(parameters());
-    params.put("wait", wait.toMillis() + "ms");
     AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout());
     HttpClient http = adminHttp.client();
-    List<String> failures = new ArrayList<>();
-    for (String address : addresses()) {
-      String target = address;
-      for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
-        HttpResponse<String> response;
-        try {
-          response = http.send(request(adminHttp, target, params, wait.plus(admin.timeout())),
-              HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-          failures.add(target + ": " + e);
-          break;
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new CliFailure(Exit.INDETERMINATE, "interrupted");
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      List<String> failures = new ArrayList<>();
+      HttpResponse<String> leaderless = null;
+      String leaderlessFrom = null;
+      for (String address : addresses()) {
+        String target = address;
+        for (int hop = 0; hop <= MAX_REDIRECTS; hop++) {
+          // A retry asks only for what is left of --wait: the whole change stays within it.
+          Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 1_000_000L));
+          HttpResponse<String> response;
+          try {
+            response = http.send(request(adminHttp, target, params(left), left.plus(admin.timeout())),
+                HttpResponse.BodyHandlers.ofString());
+          } catch (IOException e) {
+            failures.add(target + ": " + e);
+            break;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(Exit.INDETERMINATE, "interrupted");
+          }
+          Optional<String> leader = response.headers().firstValue(LEADER_ADMIN_HEADER);
+          if (response.statusCode() == 421 && leader.isPresent() && !leader.get().equals(target)) {
+            target = leader.get();
+            continue;
+          }
+          if (response.statusCode() == 421) {
+            // Not the leader and no leader known to it: an election is under way. The next
+            // node may know one; if none does, all are asked again until --wait runs out. A
+            // repeat is safe: add and replace resume, the others plan from the configuration
+            // they find.
+            leaderless = response;
+            leaderlessFrom = target;
+            break;
+          }
+          return answer(target, response);
         }
-        Optional<String> leader = response.headers().firstValue(LEADER_ADMIN_HEADER);
-        if (response.statusCode() == 421 && leader.isPresent() && !leader.get().equals(target)) {
-          target = leader.get();
-          continue;
-        }
-        return answer(target, response);
+      }
+      if (leaderless == null) {
+        throw new CliFailure(Exit.INDETERMINATE,
+            "no admin endpoint answered: " + String.join("; ", failures));
+      }
+      if (System.nanoTime() + ELECTION_POLL.toNanos() >= deadline) {
+        return answer(leaderlessFrom, leaderless);
+      }
+      try {
+        Thread.sleep(ELECTION_POLL.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CliFailure(Exit.INDETERMINATE, "interrupted");
       }
     }
-    throw new CliFailure(Exit.INDETERMINATE,
-        "no admin endpoint answered: " + String.join("; ", failures));
+  }
+
+  private Map<String, String> params(Duration wait) {
+    Map<String, String> params = new LinkedHashMap<>(parameters());
+    params.put("wait", wait.toMillis() + "ms");
+    return params;
   }
 
   private HttpRequest request(AdminHttp adminHttp, String address, Map<String, String> params,
