@@ -41,6 +41,9 @@ final class SnapshotCommand {
   @Command(name = "save", description = "Save a consistent checkpoint of a live cluster (every"
       + " write acknowledged before the command started) into FILE, verified.")
   static final class Save implements Callable<Integer> {
+    /** How long a save waits for a leader while the nodes it asks know none. */
+    static final Duration ELECTION_WAIT = Duration.ofSeconds(30);
+    private static final Duration ELECTION_POLL = Duration.ofMillis(250);
     @Mixin AdminOptions admin;
     @Mixin HelpOption help;
     @Spec CommandSpec spec;
@@ -66,36 +69,47 @@ final class SnapshotCommand {
       Files.deleteIfExists(part);
       AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout());
       HttpClient http = adminHttp.client();
+      long electionDeadline = System.nanoTime() + ELECTION_WAIT.toNanos();
       List<String> failures = new ArrayList<>();
-      for (String first : adminServers) {
-        String target = first.trim();
-        if (ConfigLoader.addressProblem(target).isPresent()) {
-          throw new ParameterException(spec.commandLine(), "--admin-servers: '" + target + "' "
-              + ConfigLoader.addressProblem(target).get());
+      while (true) {
+        failures.clear();
+        boolean leaderless = false;
+        for (String first : adminServers) {
+          String target = first.trim();
+          if (ConfigLoader.addressProblem(target).isPresent()) {
+            throw new ParameterException(spec.commandLine(), "--admin-servers: '" + target + "' "
+                + ConfigLoader.addressProblem(target).get());
+          }
+          for (int hop = 0; hop < 4; hop++) {
+            HttpRequest request = HttpRequest.newBuilder(adminHttp.uri(target, "/snapshot"
+                + (stale ? "?stale=true" : ""))).timeout(admin.timeout().plus(Duration.ofMinutes(10))).GET().build();
+            HttpResponse<Path> response;
+            try {
+              response = http.send(request, HttpResponse.BodyHandlers.ofFile(part));
+            } catch (IOException e) {
+              failures.add(target + ": " + e);
+              break;
+            }
+            Optional<String> leader = response.headers().firstValue("Ration-Leader-Admin");
+            if (response.statusCode() == 421 && leader.isPresent() && !leader.get().equals(target)) {
+              target = leader.get();
+              continue;
+            }
+            if (response.statusCode() != 200) {
+              leaderless |= response.statusCode() == 421;
+              String body = Files.readString(part).trim();
+              Files.deleteIfExists(part);
+              failures.add(target + ": HTTP " + response.statusCode() + ": " + body);
+              break;
+            }
+            return saved(target, part);
+          }
         }
-        for (int hop = 0; hop < 4; hop++) {
-          HttpRequest request = HttpRequest.newBuilder(adminHttp.uri(target, "/snapshot"
-              + (stale ? "?stale=true" : ""))).timeout(admin.timeout().plus(Duration.ofMinutes(10))).GET().build();
-          HttpResponse<Path> response;
-          try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofFile(part));
-          } catch (IOException e) {
-            failures.add(target + ": " + e);
-            break;
-          }
-          Optional<String> leader = response.headers().firstValue("Ration-Leader-Admin");
-          if (response.statusCode() == 421 && leader.isPresent() && !leader.get().equals(target)) {
-            target = leader.get();
-            continue;
-          }
-          if (response.statusCode() != 200) {
-            String body = Files.readString(part).trim();
-            Files.deleteIfExists(part);
-            failures.add(target + ": HTTP " + response.statusCode() + ": " + body);
-            break;
-          }
-          return saved(target, part);
+        // A node that knows no leader is in an election: ask again while it may end.
+        if (!leaderless || System.nanoTime() + ELECTION_POLL.toNanos() >= electionDeadline) {
+          break;
         }
+        Thread.sleep(ELECTION_POLL.toMillis());
       }
       Files.deleteIfExists(part);
       throw new CliFailure(Exit.INDETERMINATE, "no backup taken: " + String.join("; ", failures));

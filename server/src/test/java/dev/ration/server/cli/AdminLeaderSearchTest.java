@@ -10,21 +10,24 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * How `ration cluster add|remove|...` finds the leader among --admin-servers, against real HTTP
+ * How `ration cluster add|remove|...` and `ration snapshot save` find the leader among --admin-servers, against real HTTP
  * servers on loopback that answer as a node's admin endpoint does: a non-leader that knows the
  * leader points at it (421 + Ration-Leader-Admin); one that does not (an election under way)
  * answers 421 alone, and the command asks again until --wait runs out.
  */
-class MembershipCommandLeaderTest {
+class AdminLeaderSearchTest {
   private static final String DONE = "result: ok\nmessage: n4 removed\n"
       + "voters: n1=127.0.0.1:1/127.0.0.1:2/127.0.0.1:3\nlisteners: \n";
   private static final String NO_LEADER = "result: NOT_LEADER\nmessage: not the leader (leader: unknown)\n";
@@ -100,6 +103,22 @@ class MembershipCommandLeaderTest {
     assertTrue(r[2].contains("no admin endpoint answered"), r[2]);
   }
 
+  @Test
+  void snapshotSaveAsksAgainWhileNoLeaderIsKnown(@TempDir Path dir) throws IOException {
+    AtomicInteger asked = new AtomicInteger();
+    // Two answers without a leader, then a leader whose snapshot fails: the save reports that.
+    String node = node(ex -> asked.incrementAndGet() <= 2
+        ? reply(421, NO_LEADER, null) : reply(503, "checkpoint failed: disk full\n", null));
+
+    String[] r = cli("snapshot", "save", dir.resolve("b.tar").toString(), "--insecure",
+        "--admin-servers", node);
+
+    assertEquals("3", r[0], String.join("\n", r));
+    assertTrue(r[2].contains("no backup taken") && r[2].contains("HTTP 503: checkpoint failed"), r[2]);
+    assertEquals(3, asked.get());
+    assertTrue(Files.notExists(dir.resolve("b.tar")) && Files.notExists(dir.resolve("b.tar.part")));
+  }
+
   // ---------------------------------------------------------------- helpers
 
   private record Reply(int status, String body, String leader) {}
@@ -108,10 +127,10 @@ class MembershipCommandLeaderTest {
     return new Reply(status, body, leader);
   }
 
-  /** A loopback HTTP server answering POST /membership/... with {@code answer}; returns host:port. */
+  /** A loopback HTTP server answering every request (POST /membership/..., GET /snapshot) with {@code answer}; returns host:port. */
   private String node(Function<HttpExchange, Reply> answer) throws IOException {
     HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    s.createContext("/membership/", ex -> {
+    s.createContext("/", ex -> {
       Reply r = answer.apply(ex);
       if (r.leader() != null) {
         ex.getResponseHeaders().set("Ration-Leader-Admin", r.leader());
