@@ -69,7 +69,8 @@ class CertCommandTest {
 
     // What a node checks at start, the files pass.
     try (ServerTls tls = ServerTls.load(new TlsOptions(TlsOptions.Mode.ON, "test", dir.resolve("ca.crt"),
-        dir.resolve("node.n1.crt"), dir.resolve("node.n1.key"), TlsOptions.ClientAuth.REQUIRED, Duration.ofSeconds(10)))) {
+        dir.resolve("node.n1.crt"), dir.resolve("node.n1.key"), TlsOptions.ClientAuth.REQUIRED, Duration.ofSeconds(10),
+        TlsOptions.Provider.AUTO))) {
       assertEquals(n1, tls.certificate());
     }
     // And the client accepts its own pair.

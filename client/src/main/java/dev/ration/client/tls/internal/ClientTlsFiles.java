@@ -42,7 +42,22 @@ public final class ClientTlsFiles {
     this.certFile = certFile;
     this.keyFile = keyFile;
     List<String> stamp = stamp();
-    Material m = read();
+    Material m;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        m = read();
+        break;
+      } catch (PemException e) {
+        // Files replaced one by one (a certificate, then its key) do not match in between: if
+        // they change around the failed read, read them again once they have settled.
+        pause();
+        List<String> now = stamp();
+        if (now.equals(stamp) || attempt == SETTLE_ATTEMPTS) {
+          throw e;
+        }
+        stamp = now;
+      }
+    }
     this.trust = new ReloadingTrustManager(m.cas);
     this.keys = m.key == null ? null : new ReloadingKeyManager(m.key, m.chain);
     SslContextBuilder b = SslContextBuilder.forClient()
@@ -58,6 +73,16 @@ public final class ClientTlsFiles {
       throw new PemException(caFile, "cannot build the client context: " + e.getMessage(), e);
     }
     this.loadedStamp = stamp;
+  }
+
+  private static final int SETTLE_ATTEMPTS = 10;
+
+  private static void pause() {
+    try {
+      Thread.sleep(50);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private record Material(List<X509Certificate> cas, List<X509Certificate> chain, PrivateKey key) {}
