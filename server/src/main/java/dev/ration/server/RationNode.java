@@ -86,10 +86,10 @@ public final class RationNode {
     if (config.tls().on()) {
       // Before anything binds: a bad certificate must stop the node, not half-start it.
       tls = ServerTls.load(config.tls());
-      log.info("event=tls_on node={} cert=\"{}\" subject=\"{}\" not_after={} ca={} client_auth={} provider={}",
+      log.info("event=tls_on node={} cert=\"{}\" subject=\"{}\" not_after={} ca={} client_auth={}",
           nodeId, config.tls().cert(), tls.certificate().getSubjectX500Principal().getName(),
           tls.certificate().getNotAfter().toInstant(), config.tls().ca(),
-          config.tls().clientAuth().name().toLowerCase(java.util.Locale.ROOT), tls.provider());
+          config.tls().clientAuth().name().toLowerCase(java.util.Locale.ROOT));
     } else {
       log.warn("event=tls_off node={} source=\"{}\" message=\"INSECURE: TLS is off (tls mode insecure or no tls "
           + "section): the client, Raft and admin ports are plaintext and anyone who reaches them can read and "

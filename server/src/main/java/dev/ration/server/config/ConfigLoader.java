@@ -433,16 +433,6 @@ public final class ConfigLoader {
     }
     Optional<Duration> reload = t.duration("reload-interval", TlsOptions.RELOAD_INTERVAL_DEFAULT,
         Duration.ofMillis(100), Duration.ofHours(1));
-    Optional<String> providerText = t.string("provider", false);
-    TlsOptions.Provider provider = TlsOptions.Provider.AUTO;
-    if (providerText.isPresent()) {
-      switch (providerText.get()) {
-        case "auto" -> provider = TlsOptions.Provider.AUTO;
-        case "openssl" -> provider = TlsOptions.Provider.OPENSSL;
-        case "jdk" -> provider = TlsOptions.Provider.JDK;
-        default -> t.problem("provider", "'" + providerText.get() + "' is not one of auto, openssl, jdk");
-      }
-    }
     t.rejectUnknownKeys();
     if (mode.isEmpty() || reload.isEmpty()) {
       return Optional.empty();
@@ -453,13 +443,12 @@ public final class ConfigLoader {
         return Optional.empty();
       }
       return Optional.of(new TlsOptions(TlsOptions.Mode.INSECURE, source, null, null, null,
-          TlsOptions.ClientAuth.NONE, reload.get(), provider));
+          TlsOptions.ClientAuth.NONE, reload.get()));
     }
     if (ca.isEmpty() || cert.isEmpty() || key.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new TlsOptions(TlsOptions.Mode.ON, source, ca.get(), cert.get(), key.get(), auth,
-        reload.get(), provider));
+    return Optional.of(new TlsOptions(TlsOptions.Mode.ON, source, ca.get(), cert.get(), key.get(), auth, reload.get()));
   }
 
   private static final Pattern ENV_REFERENCE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");

@@ -17,27 +17,19 @@ import java.time.Duration;
  * @param key PEM PKCS#8 private key of {@code cert} (null when insecure)
  * @param clientAuth whether the client port asks for and requires a client certificate
  * @param reloadInterval how often the three files are checked for changes
- * @param provider which TLS implementation encrypts the client and Raft ports
  */
-public record TlsOptions(Mode mode, String source, Path ca, Path cert, Path key,
-    ClientAuth clientAuth, Duration reloadInterval, Provider provider) {
+public record TlsOptions(
+    Mode mode, String source, Path ca, Path cert, Path key, ClientAuth clientAuth, Duration reloadInterval) {
 
   public enum Mode { ON, INSECURE }
 
   public enum ClientAuth { NONE, OPTIONAL, REQUIRED }
 
-  /**
-   * {@link #OPENSSL}: BoringSSL, shipped for Linux x86-64 and aarch64; {@link #JDK}: the JDK's
-   * own; {@link #AUTO}: BoringSSL where its native library loads, else the JDK's.
-   */
-  public enum Provider { AUTO, OPENSSL, JDK }
-
   public static final Duration RELOAD_INTERVAL_DEFAULT = Duration.ofSeconds(10);
 
   /** Plaintext on every port; the node says so loudly at start. */
   public static TlsOptions insecure(String source) {
-    return new TlsOptions(Mode.INSECURE, source, null, null, null, ClientAuth.NONE,
-        RELOAD_INTERVAL_DEFAULT, Provider.AUTO);
+    return new TlsOptions(Mode.INSECURE, source, null, null, null, ClientAuth.NONE, RELOAD_INTERVAL_DEFAULT);
   }
 
   public boolean on() {

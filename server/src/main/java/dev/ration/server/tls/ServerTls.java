@@ -50,8 +50,6 @@ public final class ServerTls implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ServerTls.class);
 
   private final TlsOptions options;
-  private final io.netty.handler.ssl.SslProvider clientPortProvider;
-  private final org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider raftProvider;
   private final ReloadingKeyManager keyManager;
   private final ReloadingTrustManager trustManager;
   private volatile Stamp loadedStamp;
@@ -63,12 +61,8 @@ public final class ServerTls implements AutoCloseable {
   /** The checked contents of the three files. */
   record Material(List<X509Certificate> cas, List<X509Certificate> chain, PrivateKey key) {}
 
-  private ServerTls(TlsOptions options, Material m, Stamp stamp, boolean openSsl) {
+  private ServerTls(TlsOptions options, Material m, Stamp stamp) {
     this.options = options;
-    this.clientPortProvider = openSsl ? io.netty.handler.ssl.SslProvider.OPENSSL
-        : io.netty.handler.ssl.SslProvider.JDK;
-    this.raftProvider = openSsl ? org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider.OPENSSL
-        : org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider.JDK;
     this.keyManager = new ReloadingKeyManager(m.key, m.chain);
     this.trustManager = new ReloadingTrustManager(m.cas);
     this.loadedStamp = stamp;
@@ -86,36 +80,7 @@ public final class ServerTls implements AutoCloseable {
     }
     Stamp stamp = stamp(options);
     Material m = read(options, Instant.now());
-    return new ServerTls(options, m, stamp, openSsl(options));
-  }
-
-  /**
-   * Whether the ports use BoringSSL: both Netty copies (the client port's and the one Ratis
-   * shades for gRPC) must load their native library, else {@code auto} takes the JDK's provider
-   * and says why, and {@code openssl} is a configuration error.
-   */
-  static boolean openSsl(TlsOptions options) throws ConfigException {
-    if (options.provider() == TlsOptions.Provider.JDK) {
-      return false;
-    }
-    Throwable why = io.netty.handler.ssl.OpenSsl.isAvailable()
-        ? org.apache.ratis.thirdparty.io.netty.handler.ssl.OpenSsl.unavailabilityCause()
-        : io.netty.handler.ssl.OpenSsl.unavailabilityCause();
-    if (why == null) {
-      return true;
-    }
-    String platform = System.getProperty("os.name") + "/" + System.getProperty("os.arch");
-    if (options.provider() == TlsOptions.Provider.OPENSSL) {
-      throw new ConfigException(options.source(), List.of("tls.provider: openssl, but BoringSSL does"
-          + " not load on " + platform + ": " + why + " (use auto or jdk)"));
-    }
-    log.warn("event=tls_provider_fallback provider=jdk platform={} reason=\"{}\"", platform, why);
-    return false;
-  }
-
-  /** The TLS implementation the client and Raft ports use: "openssl" (BoringSSL) or "jdk". */
-  public String provider() {
-    return clientPortProvider == io.netty.handler.ssl.SslProvider.OPENSSL ? "openssl" : "jdk";
+    return new ServerTls(options, m, stamp);
   }
 
   static Material read(TlsOptions o, Instant now) throws ConfigException {
@@ -292,7 +257,6 @@ public final class ServerTls implements AutoCloseable {
     };
     try {
       return SslContextBuilder.forServer(keyManager)
-          .sslProvider(clientPortProvider)
           .trustManager(trustManager)
           .clientAuth(auth)
           .protocols("TLSv1.3")
@@ -316,14 +280,16 @@ public final class ServerTls implements AutoCloseable {
   /**
    * Ratis's gRPC TLS for server, client and admin traffic between peers: mutual, so a peer
    * must present a certificate of the configured CA to be heard at all, and this node checks
-   * the certificate of the peer it dials (including that it names the peer's address).
+   * the certificate of the peer it dials (including that it names the peer's address). The
+   * JDK provider: BoringSSL through netty-tcnative cost more CPU per renewal here, not less
+   * (docs/DECISIONS.md, "TLS stays on the JDK's provider").
    */
   public GrpcTlsConfig raftConfig() {
     return GrpcTlsConfig.newBuilder()
         .setKeyManager(keyManager)
         .setTrustManager(trustManager)
         .setMutualTls(true)
-        .setSslProvider(raftProvider)
+        .setSslProvider(org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider.JDK)
         .setProtocols("TLSv1.3")
         .build();
   }

@@ -69,8 +69,7 @@ class CertCommandTest {
 
     // What a node checks at start, the files pass.
     try (ServerTls tls = ServerTls.load(new TlsOptions(TlsOptions.Mode.ON, "test", dir.resolve("ca.crt"),
-        dir.resolve("node.n1.crt"), dir.resolve("node.n1.key"), TlsOptions.ClientAuth.REQUIRED, Duration.ofSeconds(10),
-        TlsOptions.Provider.AUTO))) {
+        dir.resolve("node.n1.crt"), dir.resolve("node.n1.key"), TlsOptions.ClientAuth.REQUIRED, Duration.ofSeconds(10)))) {
       assertEquals(n1, tls.certificate());
     }
     // And the client accepts its own pair.

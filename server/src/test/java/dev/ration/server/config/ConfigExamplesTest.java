@@ -75,7 +75,7 @@ class ConfigExamplesTest {
       // Equal but for where each was read from.
       TlsOptions t = file.tls();
       TlsOptions fileTlsFromEmbedded = new TlsOptions(t.mode(), embedded.tls().source(), t.ca(), t.cert(), t.key(),
-          t.clientAuth(), t.reloadInterval(), t.provider());
+          t.clientAuth(), t.reloadInterval());
       assertEquals(embedded, new ServerConfig(file.consensus(), file.clientAddress(), file.adminAddress(),
           file.endpoint(), file.shutdownGrace(), fileTlsFromEmbedded, file.security()));
       assertTrue(file.tls().on(), "the 3-node example runs with TLS");

@@ -63,17 +63,6 @@ class TlsConfigTest {
   }
 
   @Test
-  void providerDefaultsToAutoAndIsOneOfThree() throws Exception {
-    assertEquals(TlsOptions.Provider.AUTO, parse("tls: { mode: secure, ca: a, cert: b, key: c }\n").tls().provider());
-    assertEquals(TlsOptions.Provider.OPENSSL,
-        parse("tls: { mode: secure, ca: a, cert: b, key: c, provider: openssl }\n").tls().provider());
-    assertEquals(TlsOptions.Provider.JDK,
-        parse("tls: { mode: secure, ca: a, cert: b, key: c, provider: jdk }\n").tls().provider());
-    assertTrue(problems("tls: { mode: secure, ca: a, cert: b, key: c, provider: boringssl }\n")
-        .contains("tls.provider: 'boringssl' is not one of auto, openssl, jdk"));
-  }
-
-  @Test
   void secureNeedsAllThreeFiles() {
     String m = problems("tls: { mode: secure, ca: a }\n");
     assertTrue(m.contains("tls.cert: is required") && m.contains("tls.key: is required"), m);

@@ -65,14 +65,8 @@ public final class TestCertificates {
 
   /** Node TLS options over the files {@link #write} wrote in {@code dir}. */
   public static TlsOptions options(Path dir, String name, TlsOptions.ClientAuth auth, Duration reload) {
-    return options(dir, name, auth, reload, TlsOptions.Provider.AUTO);
-  }
-
-  /** The same with an explicit TLS provider. */
-  public static TlsOptions options(Path dir, String name, TlsOptions.ClientAuth auth, Duration reload,
-      TlsOptions.Provider provider) {
     return new TlsOptions(TlsOptions.Mode.ON, "test", dir.resolve("ca.crt"), dir.resolve(name + ".crt"),
-        dir.resolve(name + ".key"), auth, reload, provider);
+        dir.resolve(name + ".key"), auth, reload);
   }
 
   /** An SSL context that trusts the CA certificate in {@code caPem} and presents nothing. */

@@ -98,8 +98,7 @@ class TlsNodeTest {
         Duration.ofMillis(100), 100, StateOptions.defaults());
     EndpointOptions endpoint = new EndpointOptions(1 << 20, 256, 256, Duration.ofSeconds(5), Duration.ofSeconds(30), 2, 256);
     // A short reload interval so the rotation test sees the new certificate quickly.
-    TlsOptions tls = TestCertificates.options(dir, "node", TlsOptions.ClientAuth.REQUIRED, Duration.ofMillis(200),
-        provider());
+    TlsOptions tls = TestCertificates.options(dir, "node", TlsOptions.ClientAuth.REQUIRED, Duration.ofMillis(200));
     config = new ServerConfig(consensus, client, admin, endpoint, Duration.ofSeconds(2), tls);
     node = RationNode.start(config);
     try (RationClient c = client(goodTls())) {
@@ -119,25 +118,6 @@ class TlsNodeTest {
   void stopNode() throws Exception {
     if (node != null) {
       node.shutdown();
-    }
-  }
-
-  /** The node's tls.provider; {@link TlsNodeJdkProviderTest} runs every test here with the JDK's. */
-  TlsOptions.Provider provider() {
-    return TlsOptions.Provider.AUTO;
-  }
-
-  /** The provider the node must have chosen: BoringSSL ships for the Linux machines the build runs on. */
-  String expectedProvider() {
-    return "openssl";
-  }
-
-  @Test
-  void theConfiguredProviderEncrypts() {
-    assertEquals(expectedProvider(), node.tls().provider(),
-        "BoringSSL did not load: " + io.netty.handler.ssl.OpenSsl.unavailabilityCause());
-    try (RationClient c = client(goodTls())) {
-      assertTrue(c.getLimit("acme", "api").isPresent());
     }
   }
 
@@ -285,28 +265,6 @@ class TlsNodeTest {
         HttpRequest.newBuilder(URI.create("https://" + config.adminAddress() + "/health")).timeout(Duration.ofSeconds(10)).build(),
         HttpResponse.BodyHandlers.ofString()));
     assertTrue(String.valueOf(refused.getMessage()).contains("not signed by a trusted CA"), refused.toString());
-  }
-
-  /** A JDK TLS client (a service without netty-tcnative) learns from the alert what was wrong. */
-  @Test
-  void aJdkClientWithACertificateOfAnotherCaIsToldWhy() throws Exception {
-    SSLContext ctx = SSLContext.getInstance("TLSv1.3");
-    ctx.init(new KeyManager[] {new ReloadingKeyManager(PemFiles.privateKey(dir.resolve("foreign-client.key")),
-            PemFiles.certificates(dir.resolve("foreign-client.crt")))},
-        new TrustManager[] {new ReloadingTrustManager(PemFiles.certificates(dir.resolve("ca.crt")))}, null);
-    try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", node.endpoint().localAddress().getPort())) {
-      s.setSoTimeout(10_000);
-      // In TLS 1.3 the server judges the client's certificate after the client's handshake
-      // ends: the refusal arrives as an alert on the first read.
-      IOException e = assertThrows(IOException.class, () -> {
-        s.startHandshake();
-        s.getOutputStream().write(new byte[] {0});
-        s.getOutputStream().flush();
-        s.getInputStream().read();
-      });
-      String why = dev.ration.client.tls.internal.TlsErrors.explain("node", e, true).orElseThrow();
-      assertTrue(why.contains("refused this client's certificate"), why);
-    }
   }
 
   /** The serial number of the certificate the client port presents to a new connection now. */

@@ -33,7 +33,8 @@ public final class ClientTlsFiles {
   private List<String> loadedStamp;
 
   /**
-   * Reads the files and builds the context (TLS 1.3 only).
+   * Reads the files and builds the context (TLS 1.3 only). Files that fail their checks are
+   * read again every 50 ms for {@link #SETTLE}, in case they are being replaced.
    *
    * @throws PemException naming the file and the problem
    */
@@ -43,19 +44,19 @@ public final class ClientTlsFiles {
     this.keyFile = keyFile;
     List<String> stamp = stamp();
     Material m;
-    for (int attempt = 1; ; attempt++) {
+    long settleBy = System.nanoTime() + SETTLE.toNanos();
+    while (true) {
       try {
         m = read();
         break;
       } catch (PemException e) {
-        // Files replaced one by one (a certificate, then its key) do not match in between: if
-        // they change around the failed read, read them again once they have settled.
-        pause();
-        List<String> now = stamp();
-        if (now.equals(stamp) || attempt == SETTLE_ATTEMPTS) {
+        // Files replaced one by one (a certificate, then its key) do not match in between: a
+        // client built at that moment reads them again for a short while before giving up.
+        if (System.nanoTime() - settleBy >= 0) {
           throw e;
         }
-        stamp = now;
+        pause();
+        stamp = stamp();
       }
     }
     this.trust = new ReloadingTrustManager(m.cas);
@@ -75,7 +76,8 @@ public final class ClientTlsFiles {
     this.loadedStamp = stamp;
   }
 
-  private static final int SETTLE_ATTEMPTS = 10;
+  /** How long a constructor reads files that fail their checks again before it gives up. */
+  public static final java.time.Duration SETTLE = java.time.Duration.ofMillis(500);
 
   private static void pause() {
     try {

@@ -1,6 +1,5 @@
 package dev.ration.client.tls.internal;
 
-import io.netty.handler.ssl.OpenSslCertificateException;
 import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
@@ -91,42 +90,26 @@ public final class ReloadingTrustManager extends X509ExtendedTrustManager {
     try {
       leaf.checkValidity();
     } catch (CertificateExpiredException e) {
-      throw refusal(who + " expired at " + leaf.getNotAfter().toInstant()
-          + "; the " + side + " must be given a renewed certificate", e, X509_V_ERR_CERT_HAS_EXPIRED);
+      throw new CertificateException(who + " expired at " + leaf.getNotAfter().toInstant()
+          + "; the " + side + " must be given a renewed certificate", e);
     } catch (CertificateNotYetValidException e) {
-      throw refusal(who + " is not valid before " + leaf.getNotBefore().toInstant()
-          + " (a clock behind, or a certificate issued for later)", e, X509_V_ERR_CERT_NOT_YET_VALID);
+      throw new CertificateException(who + " is not valid before " + leaf.getNotBefore().toInstant()
+          + " (a clock behind, or a certificate issued for later)", e);
     }
     try {
       pkix.run();
     } catch (CertificateException e) {
       String text = String.valueOf(e.getMessage());
       if (text.contains("subject alternative") || text.contains("No name matching")) {
-        throw refusal(who + " does not name the address dialled (" + text
-            + "); issue it with that host among its names", e, X509_V_ERR_HOSTNAME_MISMATCH);
+        throw new CertificateException(who + " does not name the address dialled (" + text
+            + "); issue it with that host among its names", e);
       }
       if (text.contains("PKIX path") || text.contains("certification path") || text.contains("signature check failed")) {
-        throw refusal(who + ", issued by '" + leaf.getIssuerX500Principal().getName()
-            + "', is not signed by a trusted CA (trusted: " + names(t.cas) + ")", e,
-            X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY);
+        throw new CertificateException(who + ", issued by '" + leaf.getIssuerX500Principal().getName()
+            + "', is not signed by a trusted CA (trusted: " + names(t.cas) + ")", e);
       }
-      throw refusal(who + " is refused: " + text, e, X509_V_ERR_CERT_REJECTED);
+      throw new CertificateException(who + " is refused: " + text, e);
     }
-  }
-
-  // OpenSSL's verification results (x509_vfy.h, the same in BoringSSL). With Netty's OpenSSL
-  // engine a refusal carrying one is sent as the matching TLS alert (unknown_ca,
-  // certificate_expired, bad_certificate); a plain CertificateException would go out as
-  // internal_error and the other side could not say what is wrong. The JDK's engine reads the
-  // exception as any CertificateException.
-  private static final int X509_V_ERR_CERT_NOT_YET_VALID = 9;
-  private static final int X509_V_ERR_CERT_HAS_EXPIRED = 10;
-  private static final int X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY = 20;
-  private static final int X509_V_ERR_CERT_REJECTED = 28;
-  private static final int X509_V_ERR_HOSTNAME_MISMATCH = 62;
-
-  private static CertificateException refusal(String message, Throwable cause, int openSslCode) {
-    return new OpenSslCertificateException(message, cause, openSslCode);
   }
 
   private static String names(List<X509Certificate> cas) {
