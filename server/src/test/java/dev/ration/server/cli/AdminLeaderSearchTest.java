@@ -1,13 +1,12 @@
 package dev.ration.server.cli;
 
+import static dev.ration.server.cli.CliRuns.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +18,6 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * How `ration cluster add|remove|...` and `ration snapshot save` find the leader among --admin-servers, against real HTTP
@@ -143,15 +141,5 @@ class AdminLeaderSearchTest {
     s.start();
     servers.add(s);
     return "127.0.0.1:" + s.getAddress().getPort();
-  }
-
-  private static String[] cli(String... args) {
-    CommandLine cl = RationCli.commandLine(ClientGateway::open, RationNodeLauncher::start);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute(args);
-    return new String[] {String.valueOf(code), out.toString(), err.toString()};
   }
 }

@@ -1,13 +1,12 @@
 package dev.ration.server.cli;
 
+import static dev.ration.server.cli.CliRuns.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -160,16 +159,6 @@ class MembershipCliTest {
     t.start();
     servers.add(t);
     Waits.upTo(WAIT).every(Duration.ofMillis(100)).until(id + " started", () -> nodes.containsKey(id), b -> b);
-  }
-
-  private static String[] cli(String... args) {
-    CommandLine cl = RationCli.commandLine(ClientGateway::open, RationNodeLauncher::start);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute(args);
-    return new String[] {String.valueOf(code), out.toString(), err.toString()};
   }
 
   private static String adminGet(int port, String path) throws Exception {

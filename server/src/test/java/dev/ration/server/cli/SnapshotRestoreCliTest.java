@@ -1,13 +1,12 @@
 package dev.ration.server.cli;
 
+import static dev.ration.server.cli.CliRuns.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -289,15 +288,5 @@ class SnapshotRestoreCliTest {
   private static String[] ok(String[] run) {
     assertEquals("0", run[0], () -> String.join("\n", run));
     return run;
-  }
-
-  static String[] cli(String... args) {
-    CommandLine cl = RationCli.commandLine(ClientGateway::open, RationNodeLauncher::start);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute(args);
-    return new String[] {String.valueOf(code), out.toString(), err.toString()};
   }
 }
