@@ -71,6 +71,7 @@ abstract class MembershipCommand implements Callable<Integer> {
     AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout());
     HttpClient http = adminHttp.client();
     long deadline = System.nanoTime() + wait.toNanos();
+    boolean waitingSaid = false;
     while (true) {
       List<String> failures = new ArrayList<>();
       HttpResponse<String> leaderless = null;
@@ -114,6 +115,12 @@ abstract class MembershipCommand implements Callable<Integer> {
       }
       if (System.nanoTime() + ELECTION_POLL.toNanos() >= deadline) {
         return answer(leaderlessFrom, leaderless);
+      }
+      if (!waitingSaid) {
+        waitingSaid = true;
+        spec.commandLine().getErr().println("waiting for a leader: no node knows one (an election,"
+            + " or a majority is down); asking again until --wait (" + waitText + ") runs out");
+        spec.commandLine().getErr().flush();
       }
       try {
         Thread.sleep(ELECTION_POLL.toMillis());

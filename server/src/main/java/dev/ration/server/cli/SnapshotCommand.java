@@ -71,6 +71,7 @@ final class SnapshotCommand {
       HttpClient http = adminHttp.client();
       long electionDeadline = System.nanoTime() + ELECTION_WAIT.toNanos();
       List<String> failures = new ArrayList<>();
+      boolean waitingSaid = false;
       while (true) {
         failures.clear();
         boolean leaderless = false;
@@ -108,6 +109,12 @@ final class SnapshotCommand {
         // A node that knows no leader is in an election: ask again while it may end.
         if (!leaderless || System.nanoTime() + ELECTION_POLL.toNanos() >= electionDeadline) {
           break;
+        }
+        if (!waitingSaid) {
+          waitingSaid = true;
+          spec.commandLine().getErr().println("waiting for a leader: no node knows one (an election,"
+              + " or a majority is down); asking again for up to " + ELECTION_WAIT.toSeconds() + " s");
+          spec.commandLine().getErr().flush();
         }
         Thread.sleep(ELECTION_POLL.toMillis());
       }

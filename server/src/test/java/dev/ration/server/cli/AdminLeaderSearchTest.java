@@ -49,6 +49,7 @@ class AdminLeaderSearchTest {
     assertEquals("0", r[0], String.join("\n", r));
     assertTrue(r[1].contains("n4 removed"), r[1]);
     assertEquals(4, asked.get(), "the candidate is asked until it leads, and no more");
+    assertEquals(1, r[2].split("waiting for a leader", -1).length - 1, "said once: " + r[2]);
   }
 
   @Test
@@ -114,6 +115,7 @@ class AdminLeaderSearchTest {
     assertEquals("3", r[0], String.join("\n", r));
     assertTrue(r[2].contains("no backup taken") && r[2].contains("HTTP 503: checkpoint failed"), r[2]);
     assertEquals(3, asked.get());
+    assertTrue(r[2].contains("waiting for a leader: no node knows one"), r[2]);
     assertTrue(Files.notExists(dir.resolve("b.tar")) && Files.notExists(dir.resolve("b.tar.part")));
   }
 
