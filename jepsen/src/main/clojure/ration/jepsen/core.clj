@@ -27,31 +27,42 @@
 
 (defn- now [test] (- (System/nanoTime) (:start-nanos test)))
 
+(defn- nemesis-rng
+  "The nemesis thread's random source (its targets, bump sizes, membership draws): seeded from
+  the test's :seed, apart from the generator's own stream, which it leaves as it was. A new
+  Thread sees only the root binding of gen/*rng*, the same for every seed, so without this a
+  seed reproduced the schedule but not what the nemesis drew while acting."
+  ^java.util.Random [test]
+  (java.util.Random. (bit-xor (long (:seed test 0)) 0x6E656D65736973)))
+
 (defn- worker
   "A worker thread: takes ops from in, puts [thread completion] on out. c is an atom holding
-  the thread's client (reopened after :info unless Reusable)."
+  the thread's client (reopened after :info unless Reusable). The nemesis's worker draws from
+  nemesis-rng."
   [test thread c in out]
-  (let [t (Thread.
+  (let [rng (when (= :nemesis thread) (nemesis-rng test))
+        t (Thread.
            (fn []
-             (loop []
-               (let [op (.take ^LinkedBlockingQueue in)]
-                 (when-not (= ::exit op)
-                   (let [completion
-                         (try
-                           (if (integer? thread)
-                             (client/invoke! @c test op)
-                             (nemesis/invoke! (:nemesis test) test op))
-                           (catch Throwable e
-                             (warn e "worker" thread "threw on" (:f op))
-                             (assoc op :type :info :error [:exception (str e)] :exception (str e))))
-                         completion (assoc completion :time (now test))
-                         completion (if (= :nemesis thread) (assoc completion :type :info) completion)]
-                     (when (and (integer? thread) (= :info (:type completion))
-                                (not (and (satisfies? client/Reusable @c) (client/reusable? @c test))))
-                       (try (client/close! @c test) (catch Throwable _))
-                       (reset! c (client/open! (assoc (:client test) :thread thread) test (:node (meta c)))))
-                     (.put ^LinkedBlockingQueue out [thread completion]))
-                   (recur)))))
+             (binding [gen/*rng* (or rng gen/*rng*)]
+               (loop []
+                 (let [op (.take ^LinkedBlockingQueue in)]
+                   (when-not (= ::exit op)
+                     (let [completion
+                           (try
+                             (if (integer? thread)
+                               (client/invoke! @c test op)
+                               (nemesis/invoke! (:nemesis test) test op))
+                             (catch Throwable e
+                               (warn e "worker" thread "threw on" (:f op))
+                               (assoc op :type :info :error [:exception (str e)] :exception (str e))))
+                           completion (assoc completion :time (now test))
+                           completion (if (= :nemesis thread) (assoc completion :type :info) completion)]
+                       (when (and (integer? thread) (= :info (:type completion))
+                                  (not (and (satisfies? client/Reusable @c) (client/reusable? @c test))))
+                         (try (client/close! @c test) (catch Throwable _))
+                         (reset! c (client/open! (assoc (:client test) :thread thread) test (:node (meta c)))))
+                       (.put ^LinkedBlockingQueue out [thread completion]))
+                     (recur))))))
            (str "jepsen-worker-" (if (keyword? thread) (name thread) thread)))]
     (.setDaemon t true)
     (.start t)

@@ -10,7 +10,8 @@
   configuration in :removed, node -> :removed (stopped, data directory wiped: not expected to
   answer, never restarted by a kill's heal) or :joining (restarted empty with --join, its
   `cluster add` not finished: running, restarted by a kill's heal, not yet expected /ready).
-  A node once wiped is started with --join for the rest of the run."
+  A node once wiped is started with --join for the rest of the run; add-node! may kill and
+  restart a newcomer before its add (restart-newcomer!)."
   (:require [clojure.data.json :as json]
             [clojure.java.io :as io]
             [clojure.string :as str]
@@ -399,39 +400,67 @@
 (defn- admin-up? [db node]
   (some? (u/http-get (str "http://" (address db node :admin) "/health") 1000)))
 
+(defn- await-admin!
+  "Waits (at most timeout-s) until node's admin port answers; returns whether it did. A JVM's
+  start does not count against an add: on a loaded machine it can take a minute."
+  [db node timeout-s]
+  (boolean (u/await-fn #(admin-up? db node) (* 1000 (long timeout-s)) 250)))
+
+(defn- restart-newcomer!
+  "kill -9 of a newcomer started with --join whose admin port answers (the node opens it after
+  its Raft storage, so that storage exists, with no configuration in it) before anyone asked to
+  add it, then a start again with --join on that storage: a node that crashed before `cluster
+  add` reached it. It must come back a newcomer waiting for its add, not a voter of the peers
+  in its file that campaigns. Returns whether its admin port answered again."
+  [db test node timeout-s]
+  (kill-proc! db node)
+  (launch! db test node)
+  (await-admin! db node timeout-s))
+
 (defn add-node!
   "Brings node back: when it is not running, starts it (its data directory was wiped) with
   --join and waits for its admin port; then asks the leader to add it (POST /membership/add
   ...: a listener first, caught up, then promoted to voter), retrying refusals, changes in
   progress, leader changes and time-outs until timeout-s has passed. Returns {:added node
   :attempts [...]} or {:not-added node :attempts [...]}; a node not added stays :joining
-  (running; a later add-node resumes it)."
-  [db test node timeout-s]
-  (swap! (:removed db) assoc node :joining)
-  (when-not (alive? (get-in @(:procs db) [node :proc]))
-    (swap! (:joiners db) conj node)
-    (launch! db test node))
-  ;; The JVM's start does not count against the add: on a loaded machine it can take a minute.
-  (u/await-fn #(admin-up? db node) (* 1000 (long timeout-s)) 250)
-  (let [deadline (+ (System/nanoTime) (* 1000000000 (long timeout-s)))
-        left-s #(max 1 (long (/ (- deadline (System/nanoTime)) 1e9)))]
-    (loop [attempts []]
-      (let [leader (first (primaries db test))
-            wait-s (min 30 (left-s))
-            r (when leader
-                (admin-post db leader (str "/membership/add?id=" (name node)
-                                           "&raft=" (address db node :raft)
-                                           "&client=" (address db node :client)
-                                           "&admin=" (address db node :admin)
-                                           "&wait=" wait-s "s")
-                            (* 1000 (+ wait-s 5))))
-            attempts (conj attempts [leader (:status r) (:body r)])]
-        (cond
-          (= 200 (:status r)) (do (swap! (:removed db) dissoc node)
-                                  {:added node :attempts attempts :configuration (voters-seen db test)})
-          (or (neg? (- deadline (System/nanoTime))) (>= (count attempts) 200))
-          {:not-added node :attempts attempts :configuration (voters-seen db test)}
-          :else (do (Thread/sleep 500) (recur attempts)))))))
+  (running; a later add-node resumes it).
+
+  With :restart-before-add? in opts, a node this call started is killed and started again with
+  --join (restart-newcomer!) once its admin port answers and before the add is asked for; the
+  result then says :restarted-before-add true. A node resumed running is not restarted: an
+  earlier add may already have made it a listener."
+  ([db test node timeout-s] (add-node! db test node timeout-s {}))
+  ([db test node timeout-s {:keys [restart-before-add?]}]
+   (swap! (:removed db) assoc node :joining)
+   (let [launched? (when-not (alive? (get-in @(:procs db) [node :proc]))
+                     (swap! (:joiners db) conj node)
+                     (launch! db test node)
+                     true)
+         up? (await-admin! db node timeout-s)
+         restarted? (when (and launched? up? restart-before-add?)
+                      (info "restarting" node "with --join before its add")
+                      (restart-newcomer! db test node timeout-s)
+                      true)
+         deadline (+ (System/nanoTime) (* 1000000000 (long timeout-s)))
+         left-s #(max 1 (long (/ (- deadline (System/nanoTime)) 1e9)))
+         result (loop [attempts []]
+                  (let [leader (first (primaries db test))
+                        wait-s (min 30 (left-s))
+                        r (when leader
+                            (admin-post db leader (str "/membership/add?id=" (name node)
+                                                       "&raft=" (address db node :raft)
+                                                       "&client=" (address db node :client)
+                                                       "&admin=" (address db node :admin)
+                                                       "&wait=" wait-s "s")
+                                        (* 1000 (+ wait-s 5))))
+                        attempts (conj attempts [leader (:status r) (:body r)])]
+                    (cond
+                      (= 200 (:status r)) (do (swap! (:removed db) dissoc node)
+                                              {:added node :attempts attempts :configuration (voters-seen db test)})
+                      (or (neg? (- deadline (System/nanoTime))) (>= (count attempts) 200))
+                      {:not-added node :attempts attempts :configuration (voters-seen db test)}
+                      :else (do (Thread/sleep 500) (recur attempts)))))]
+     (cond-> result restarted? (assoc :restarted-before-add true)))))
 
 (defn bootstrap-token
   "A token for identity, as `ration token bootstrap` makes one (the harness runs without the

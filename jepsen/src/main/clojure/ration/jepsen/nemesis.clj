@@ -243,6 +243,13 @@
 
 ;; ------------------------------------------------------------------ membership
 
+(defn- restart-before-add?
+  "Whether a node the membership nemesis brings back is killed and restarted with --join before
+  its add: drawn per node with probability 1/2, from the nemesis's random source like its
+  targets, so both paths (a newcomer added at once, one that crashed first) keep being run."
+  []
+  (< (gen/rand-double) 0.5))
+
 (defn membership
   "Ops {:f :remove-node :value spec} and {:f :add-node :value :all}.
 
@@ -256,7 +263,10 @@
   :add-node brings back every node taken out: started empty with --join and added through the
   leader's admin endpoint (listener, caught up, promoted), retried within :timeout-s (default
   20 s; the final heal passes the recovery timeout). A node not added in time stays :joining
-  and the next :add-node resumes it."
+  and the next :add-node resumes it. Half the newcomers (restart-before-add?) are killed once
+  their admin port answers and started again with --join on the storage they have before the
+  add is asked for (:restarted-before-add true in their result): a node that crashed before
+  its add must come back waiting for it, not campaign as a voter of its file's peers."
   []
   (reify Nemesis
     (setup! [this _] this)
@@ -279,7 +289,9 @@
                 ts (vec (sort (keys @(:removed d))))]
             (assoc op :type :info
                    :value {:nodes ts
-                           :results (vec (for [n ts] (db/add-node! d test n timeout-s)))})))))
+                           :results (vec (for [n ts]
+                                           (db/add-node! d test n timeout-s
+                                                         {:restart-before-add? (restart-before-add?)})))})))))
     (teardown! [_ _])))
 
 (defn membership-rogue
