@@ -328,7 +328,9 @@ public final class Replica implements ApplyContext {
    * this entry's Ticks already popped: the lease ledger's in-memory keys merged with the store's
    * committed keys (every other kind) and this entry's own new stored keys. (Those are due later
    * than now except when a due time saturates at Long.MAX_VALUE, or a TTL of zero; they are
-   * merged so no corner depends on it.)
+   * merged so such a key is popped by this entry's next Tick if it sorts after the cursor. One
+   * that sorts behind it — a TTL of zero written after a Tick reached now — waits for the next
+   * entry's Tick, like any key due after this entry; it is expired to every read meanwhile.)
    */
   private List<ExpiryKey> dueExpiries(int maxItems) {
     if (maxItems == 0) {
