@@ -76,16 +76,22 @@ class JobServiceTest {
         int port = service.port();
         String[] acme = {"Authorization", "Bearer acme"};
 
-        // Admission: a burst of 10 is mostly refused (rate 2/s, burst 2), then let in later.
+        // Admission: a burst of 10 is mostly refused (rate 2/s, burst 2), then let in later. What
+        // may pass depends on how long the 10 took: the burst of 2 plus what 2/s refilled
+        // meanwhile (a loaded machine is slow).
         int ok = 0;
         int refused = 0;
+        long start = System.nanoTime();
         for (int i = 0; i < 10; i++) {
           int status = send(port, "GET", "/api/hello", acme).statusCode();
           ok += status == 200 ? 1 : 0;
           refused += status == 429 ? 1 : 0;
         }
+        double seconds = (System.nanoTime() - start) / 1e9;
         assertEquals(10, ok + refused);
-        assertTrue(refused >= 6, "refused " + refused + " of 10");
+        long allowed = 2 + (long) Math.ceil(2 * seconds);
+        assertTrue(ok <= allowed, "rate 2/s, burst 2: at most " + allowed + " of 10 pass in " + seconds
+            + " s, got " + ok + " (refused " + refused + ")");
         HttpResponse<String> hello = send(port, "GET", "/api/hello", acme);
         for (int i = 0; i < 20 && hello.statusCode() == 429; i++) {
           Thread.sleep(1000L * Long.parseLong(hello.headers().firstValue("Retry-After").orElse("1")));

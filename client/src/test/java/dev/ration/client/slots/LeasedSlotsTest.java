@@ -118,7 +118,9 @@ class LeasedSlotsTest {
       t.share.set(1);
       WAIT.until("the shrink", slots::share, s -> s == 1);
       // Jobs running when the share shrank finish (a shrink cancels nothing); none start beyond it.
-      Thread.sleep(100);
+      // Counting starts once those have finished: until then the jobs still running from the
+      // larger share would count towards the maximum of one started after the shrink.
+      WAIT.until("the jobs beyond the new share finished", concurrent::get, c -> c <= 1);
       max.set(0);
       for (int i = 0; i < 20; i++) {
         pool.submit(job, Instant.now().plusSeconds(20));

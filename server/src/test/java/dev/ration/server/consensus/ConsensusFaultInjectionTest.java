@@ -111,11 +111,17 @@ class ConsensusFaultInjectionTest {
     return new AcquireLease("tenant", "api", holder, demand, demand);
   }
 
-  /** Submit to one node, retrying its transient refusals with the same key, within WAIT. */
-  private static Result submitTo(ConsensusNode node, RequestKey key, Command command) {
+  /**
+   * Submit to whichever node other than {@code excluded} leads at each attempt, retrying
+   * transient refusals with the same key, within WAIT: the majority may hold another election
+   * while the test runs (a loaded machine pauses heartbeats), and a command sent once to the
+   * leader found earlier would then be refused NOT_LEADER until WAIT ran out.
+   */
+  private Result submitToLeaderOtherThan(String excluded, RequestKey key, Command command) {
     return Waits.upTo(WAIT).every(Duration.ofMillis(50)).retrying("submit " + command,
         e -> e instanceof ExecutionException || e instanceof TimeoutException,
-        () -> node.submit(key, command, System.nanoTime() + TimeUnit.SECONDS.toNanos(5))
+        () -> awaitLeaderOtherThan(excluded)
+            .submit(key, command, System.nanoTime() + TimeUnit.SECONDS.toNanos(5))
             .get(10, TimeUnit.SECONDS));
   }
 
@@ -197,14 +203,15 @@ class ConsensusFaultInjectionTest {
   @Test
   void isolatedLeaderCannotGrant() throws Exception {
     newCluster();
-    ConsensusNode oldLeader = cluster.awaitLeader(WAIT);
-    String oldId = cluster.idOf(oldLeader);
-    submitTo(oldLeader, key(), limit());
+    cluster.submit(key(), limit(), WAIT);
     List<Result> granted = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      granted.add(submitTo(oldLeader, key(), acquire("before-" + i, 100)));
+      granted.add(cluster.submit(key(), acquire("before-" + i, 100), WAIT));
     }
     assertEquals(300, grantedRate(granted), "three grants of 100 before the fault: " + granted);
+    // The node isolated is the one leading now, whichever that is after the writes above.
+    ConsensusNode oldLeader = cluster.awaitLeader(WAIT);
+    String oldId = cluster.idOf(oldLeader);
 
     // Isolate (RaftTestUtil.isolate): peers stall the old leader's requests, it stalls theirs.
     BlockRequestHandlingInjection block = BlockRequestHandlingInjection.getInstance();
@@ -233,13 +240,14 @@ class ConsensusFaultInjectionTest {
     assertTrue(oldOutcome != null || oldFailure != null, "no outcome and no failure");
 
     for (int i = 0; i < 4; i++) {
-      granted.add(submitTo(newLeader, key(), acquire("after-" + i, 100)));
+      granted.add(submitToLeaderOtherThan(oldId, key(), acquire("after-" + i, 100)));
     }
     long seen = grantedRate(granted);
     assertEquals(700, seen, "four more grants on the new leader: " + granted);
-    assertConserved(newLeader, seen, "new leader " + cluster.idOf(newLeader) + " during isolation");
+    ConsensusNode current = awaitLeaderOtherThan(oldId);
+    assertConserved(current, seen, "new leader " + cluster.idOf(current) + " during isolation");
     List<LeaseView> leases =
-        queryOn(newLeader, new Query.ListLeases("tenant", "api"), QueryResult.LeaseList.class).leases();
+        queryOn(current, new Query.ListLeases("tenant", "api"), QueryResult.LeaseList.class).leases();
     assertTrue(leases.stream().noneMatch(l -> l.holder().equals("isolated")),
         "the isolated leader's acquire reached the new leader's ledger: " + leases);
 
@@ -266,7 +274,7 @@ class ConsensusFaultInjectionTest {
     List<String> followers = cluster.ids().stream().filter(id -> !id.equals(leaderId)).toList();
     String slow = followers.get(0);
     String other = followers.get(1);
-    submitTo(leader, key(), limit());
+    cluster.submit(key(), limit(), WAIT);
 
     delay = new DelayLocalExecutionInjection(point("APPEND_ENTRIES"));
     delay.setDelayMs(slow, 100);

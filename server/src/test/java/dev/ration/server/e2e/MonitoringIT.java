@@ -257,10 +257,15 @@ class MonitoringIT {
         assertEquals("inactive", rule(all, "RationInsecure").get("state"));
         assertEquals("inactive", rule(all, "RationCertificateExpiresSoon").get("state"));
       });
-      Map<String, Object> leaders = json(api + "/api/v1/query?query="
-          + URLEncoder.encode("sum(ration_raft_role{job=\"ration\",role=\"leader\"})", StandardCharsets.UTF_8));
-      List<Object> result = EndToEndIT.list(EndToEndIT.map(leaders.get("data")).get("result"));
-      assertEquals("1", EndToEndIT.list(EndToEndIT.map(result.get(0)).get("value")).get(1), leaders.toString());
+      // Each node is scraped at its own moment: across an election, one scrape can still show
+      // the old leader and another the new one (2), or both none yet (0). A sum of one comes.
+      Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofSeconds(1)).untilAsserted("one leader summed", () -> {
+        Map<String, Object> leaders = json(api + "/api/v1/query?query="
+            + URLEncoder.encode("sum(ration_raft_role{job=\"ration\",role=\"leader\"})", StandardCharsets.UTF_8));
+        List<Object> result = EndToEndIT.list(EndToEndIT.map(leaders.get("data")).get("result"));
+        assertEquals(1, result.size(), leaders.toString());
+        assertEquals("1", EndToEndIT.list(EndToEndIT.map(result.get(0)).get("value")).get(1), leaders.toString());
+      });
 
       // A node dies (our own process, by pid): RationNodeDown turns pending for that instance.
       String victim = followerId();

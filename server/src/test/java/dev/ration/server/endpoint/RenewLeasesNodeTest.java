@@ -40,8 +40,10 @@ class RenewLeasesNodeTest {
       List<LeaseInfo> leases = new ArrayList<>();
       for (int t = 0; t < 20; t++) {
         String tenant = "tenant-" + t;
+        // Leases of 10 minutes: the first is renewed only after the other 38 writes, however
+        // long those take on a loaded machine.
         SetLimitResult set = client.setLimit(LimitSpec.builder(tenant, "api")
-            .ratePerSecond(100).burst(50).build());
+            .ratePerSecond(100).burst(50).leaseDuration(Duration.ofMinutes(10)).build());
         assertEquals(Outcome.SUCCESS, set.outcome(), set.message());
         LeaseResult lease = client.acquireLease(tenant, "api", "eu", 50, 10);
         assertEquals(Outcome.SUCCESS, lease.outcome(), lease.message());

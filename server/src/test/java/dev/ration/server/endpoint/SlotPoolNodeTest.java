@@ -99,16 +99,22 @@ class SlotPoolNodeTest {
             "shares " + slotsA.share() + " + " + slotsB.share());
 
         // Lower C while both pools are busy. Until the pools have renewed and shrunk, the jobs
-        // already running keep their slots (the ledger keeps counting them); after two lease
-        // durations no more than the new C run.
+        // already running keep their slots (the ledger keeps counting them); once both shares
+        // fit the new C and the jobs from before have ended, no more than the new C run. (Two
+        // lease durations are usually enough for that, but renewals run late on a loaded
+        // machine: the test waits for the state, not for the time.)
         Response.SlotsReply before = assertInstanceOf(Response.SlotsReply.class,
             RawClient.of(client).call(new Request.GetSlots("acme", "db", false)).join());
         Response.SlotLimitReply lowered = assertInstanceOf(Response.SlotLimitReply.class,
             RawClient.of(client).call(new Request.SetLimitConcurrency(limit(before.status().version()), 2))
                 .join());
         assertEquals(Outcome.SUCCESS, lowered.outcome(), lowered.message());
-        Instant settled = Instant.now().plusMillis(4_000);
-        feed(List.of(a, b), job, settled);
+        Instant settleBy = Instant.now().plusSeconds(60);
+        feed(List.of(a, b), job, settleBy,
+            () -> slotsA.share() + slotsB.share() <= 2 && concurrent.get() <= 2);
+        assertTrue(slotsA.share() + slotsB.share() <= 2 && concurrent.get() <= 2,
+            "not settled under the new cap within a minute: shares " + slotsA.share() + " + "
+                + slotsB.share() + ", running " + concurrent.get());
         cap.set(2);
         maxSeen.set(0);
         feed(List.of(a, b), job, Instant.now().plusSeconds(3));
@@ -136,8 +142,14 @@ class SlotPoolNodeTest {
   /** Keeps both pools' queues non-empty until {@code end} (bounded by time and count). */
   private static void feed(List<WorkerPool> pools, Job<Integer> job, Instant end)
       throws InterruptedException {
+    feed(pools, job, end, () -> false);
+  }
+
+  /** As above, ending early once {@code done} holds. */
+  private static void feed(List<WorkerPool> pools, Job<Integer> job, Instant end,
+      java.util.function.BooleanSupplier done) throws InterruptedException {
     int submitted = 0;
-    while (Instant.now().isBefore(end) && submitted < 200_000) {
+    while (Instant.now().isBefore(end) && submitted < 200_000 && !done.getAsBoolean()) {
       for (WorkerPool p : pools) {
         SubmitResult<Integer> r = p.submit(job, Instant.now().plusSeconds(30));
         if (r instanceof SubmitResult.Accepted<Integer>) {

@@ -37,32 +37,44 @@ import org.junit.jupiter.api.io.TempDir;
  * their deadline, because the hot one can hold only its share of the group-commit queue. The
  * node proposes one command per entry with one entry in flight, so a queue of thousands takes
  * seconds to drain: with only quota work gated (the control) the cold tenant's writes wait
- * behind the flood and miss their deadline, which shows the test can tell the difference.
+ * behind the flood and miss their deadline, which shows the test can tell the difference. The
+ * control's deadline is short and the fair run's long, so that neither outcome depends on how
+ * fast the machine commits; in the fair run the flood refused beyond its share shows the gate.
  */
 class TenantFairnessNodeTest {
   private static final int FLOOD = 8_000;
   private static final int COLD = 20;
+  /**
+   * The cold writes' deadline in the control: far less than the flood takes to drain, so they
+   * miss it there.
+   */
   private static final int COLD_DEADLINE_MILLIS = 1_000;
+  /**
+   * The cold writes' deadline where the flood is held to its share: room for the few dozen
+   * one-command entries ahead of them, one in flight at a time, on a loaded machine where each
+   * commit is slow. The flood beyond its share is refused at once.
+   */
+  private static final int FAIR_COLD_DEADLINE_MILLIS = 10_000;
 
   @TempDir Path dir;
 
   @Test
   void aHotTenantCannotStarveAnother() throws Exception {
-    Flood f = flood(TenantFairness.ALL);
+    Flood f = flood(TenantFairness.ALL, FAIR_COLD_DEADLINE_MILLIS);
     assertEquals(COLD, f.coldOk, "every write of the cold tenant made its deadline: " + f);
     assertTrue(f.hotOverloaded > FLOOD / 2, "the flood was refused past its share: " + f);
   }
 
   @Test
   void withOnlyQuotaWorkGatedTheFloodStarvesTheColdTenant() throws Exception {
-    Flood f = flood(TenantFairness.QUOTA);
+    Flood f = flood(TenantFairness.QUOTA, COLD_DEADLINE_MILLIS);
     assertTrue(f.coldDeadlineExceeded > 0, "cold writes waited behind the flood: " + f);
     assertEquals(0, f.hotOverloaded, "nothing refused the flood: " + f);
   }
 
   private record Flood(int coldOk, int coldDeadlineExceeded, int hotOverloaded) {}
 
-  private Flood flood(TenantFairness mode) throws Exception {
+  private Flood flood(TenantFairness mode, int coldDeadlineMillis) throws Exception {
     ServerConfig config = config(dir.resolve(mode.configName()), mode);
     RationNode node = RationNode.start(config);
     try (EndpointSocketTest.Conn hot = conn(config, 0x10);
@@ -86,7 +98,7 @@ class TenantFairnessNodeTest {
       }
       ByteArrayOutputStream coldBurst = new ByteArrayOutputStream();
       for (int i = 0; i < COLD; i++) {
-        append(coldBurst, 10 + i, put("cold", "k" + i), COLD_DEADLINE_MILLIS);
+        append(coldBurst, 10 + i, put("cold", "k" + i), coldDeadlineMillis);
       }
       cold.out.write(coldBurst.toByteArray());
       cold.out.flush();

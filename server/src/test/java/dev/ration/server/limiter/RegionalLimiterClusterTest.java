@@ -237,11 +237,16 @@ class RegionalLimiterClusterTest {
   /** Kills the current leader (abort: no draining, no leadership transfer); returns its id. */
   private static String killLeader(RationClient admin, List<ServerConfig> configs,
       List<RationNode> nodes) {
-    String leader = admin.clusterStatus().leaderId();
     Set<String> ids = new HashSet<>();
+    for (ServerConfig c : configs) {
+      ids.add(c.consensus().nodeId());
+    }
+    // The node asked may know no leader at this moment (an election, on a loaded machine):
+    // ask again, briefly, until it names one.
+    String leader = Waits.upTo(Duration.ofSeconds(20)).every(Duration.ofMillis(50)).until(
+        "a leader named by " + ids, () -> admin.clusterStatus().leaderId(), ids::contains);
     for (int i = 0; i < configs.size(); i++) {
       String id = configs.get(i).consensus().nodeId();
-      ids.add(id);
       if (id.equals(leader)) {
         nodes.get(i).abort();
         return id;
