@@ -40,8 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 class JoinRestartClusterTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final Duration CHANGE = Duration.ofSeconds(90);
-  /** Several election timeouts (1-2 s here): long enough for a node with a timer to campaign. */
-  private static final Duration OBSERVE = Duration.ofSeconds(6);
+  /** Several election timeouts (2-4 s here): long enough for a node with a timer to campaign. */
+  private static final Duration OBSERVE = Duration.ofSeconds(12);
   private static final List<String> MEMBERS = List.of("n1", "n2", "n3");
   private static final List<String> WITH_N4 = List.of("n1", "n2", "n3", "n4");
 
@@ -57,7 +57,7 @@ class JoinRestartClusterTest {
   private InProcessCluster newCluster() {
     cluster = new InProcessCluster(dir, 3, o -> new ConsensusOptions(
         o.nodeId(), o.groupId(), o.peers(), o.dataDir(),
-        Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(5),
+        Duration.ofMillis(2000), Duration.ofMillis(4000), Duration.ofSeconds(5),
         64, 0, 8 << 10,
         o.batchMaxCommands(), 4 << 10, o.batchLinger(), o.maxEntriesInFlight(),
         o.queueCapacity(), o.tickInterval(), o.tickMaxItems(), o.stateOptions()));
