@@ -170,45 +170,48 @@ class MembershipClusterTest {
     Membership.Change call(Membership m) throws MembershipException;
   }
 
-  /** Runs a change on the current leader, following leadership changes, within {@link #CHANGE}. */
-  private Membership.Change onLeader(MembershipCall call) {
-    long deadline = System.nanoTime() + CHANGE.toNanos();
-    MembershipException last = null;
-    for (int attempt = 0; attempt < 50 && System.nanoTime() < deadline; attempt++) {
-      try {
-        return call.call(cluster.awaitLeader(WAIT).membership());
-      } catch (MembershipException e) {
-        if (e.reason() != Reason.NOT_LEADER && e.reason() != Reason.IN_PROGRESS) {
-          throw new AssertionError("membership change failed: " + e.reason() + " " + e.getMessage(), e);
-        }
-        last = e;
-        sleep(200);
-      }
-    }
-    throw new AssertionError("no leader took the change", last);
-  }
+  /** A change's answer on the leader: what it did, or the definite refusal. */
+  private record Answer(Membership.Change change, MembershipException refusal) {}
 
   /**
-   * Runs a change that must be refused on the current leader and answers the refusal, asking
-   * again after NOT_LEADER or IN_PROGRESS as {@link #onLeader} does: the leader found before the
-   * call may have lost an election by the time it arrives.
+   * Runs {@code call} on the current leader within {@link #CHANGE}, asking again after
+   * NOT_LEADER or IN_PROGRESS (the leader found before the call may have lost an election by the
+   * time it arrives, or a change of its own may still be finishing).
    */
-  private MembershipException refusedOnLeader(MembershipCall call) {
-    long deadline = System.nanoTime() + CHANGE.toNanos();
-    MembershipException last = null;
-    for (int attempt = 0; attempt < 50 && System.nanoTime() < deadline; attempt++) {
-      try {
-        Membership.Change done = call.call(cluster.awaitLeader(WAIT).membership());
-        throw new AssertionError("a change that must be refused was made: " + done);
-      } catch (MembershipException e) {
-        if (e.reason() != Reason.NOT_LEADER && e.reason() != Reason.IN_PROGRESS) {
-          return e;
-        }
-        last = e;
-        sleep(200);
-      }
+  private Answer onCurrentLeader(MembershipCall call) {
+    return Waits.upTo(CHANGE).every(Duration.ofMillis(200)).retrying("a leader answering the change",
+        e -> e instanceof MembershipException m
+            && (m.reason() == Reason.NOT_LEADER || m.reason() == Reason.IN_PROGRESS),
+        () -> {
+          Membership m = cluster.awaitLeader(WAIT).membership();
+          try {
+            return new Answer(call.call(m), null);
+          } catch (MembershipException e) {
+            if (e.reason() == Reason.NOT_LEADER || e.reason() == Reason.IN_PROGRESS) {
+              throw e;
+            }
+            return new Answer(null, e);
+          }
+        });
+  }
+
+  /** Runs a change on the current leader, following leadership changes, within {@link #CHANGE}. */
+  private Membership.Change onLeader(MembershipCall call) {
+    Answer a = onCurrentLeader(call);
+    if (a.refusal() != null) {
+      throw new AssertionError("membership change failed: " + a.refusal().reason() + " "
+          + a.refusal().getMessage(), a.refusal());
     }
-    throw new AssertionError("no leader answered the change", last);
+    return a.change();
+  }
+
+  /** Runs a change that must be refused on the current leader and answers the refusal. */
+  private MembershipException refusedOnLeader(MembershipCall call) {
+    Answer a = onCurrentLeader(call);
+    if (a.refusal() == null) {
+      throw new AssertionError("a change that must be refused was made: " + a.change());
+    }
+    return a.refusal();
   }
 
   private void awaitMembersEverywhere(List<String> voters) {
@@ -269,14 +272,6 @@ class MembershipClusterTest {
     }
   }
 
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
 
   /**
    * Acquires {@link #LEASES} leases, then renews them round robin, each renewal presenting the

@@ -52,10 +52,9 @@ public final class ClientTlsFiles {
       } catch (PemException e) {
         // Files replaced one by one (a certificate, then its key) do not match in between: a
         // client built at that moment reads them again for a short while before giving up.
-        if (System.nanoTime() - settleBy >= 0) {
+        if (System.nanoTime() - settleBy >= 0 || !pause()) {
           throw e;
         }
-        pause();
         stamp = stamp();
       }
     }
@@ -79,11 +78,14 @@ public final class ClientTlsFiles {
   /** How long a constructor reads files that fail their checks again before it gives up. */
   public static final java.time.Duration SETTLE = java.time.Duration.ofMillis(500);
 
-  private static void pause() {
+  /** Waits before the next read; false (interrupt status kept) when interrupted meanwhile. */
+  private static boolean pause() {
     try {
       Thread.sleep(50);
+      return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return false;
     }
   }
 
