@@ -71,7 +71,10 @@ public final class BatchCodec {
 
   /** Every command's shape by its code, from the sealed hierarchy of {@link Command}. */
   private static final ShapeTable<Command> COMMANDS =
-      ShapeTable.ofSealed(Command.class, Set.of()).with(Reserve.KEYED_CODE, Reserve.KEYED_SHAPE);
+      ShapeTable.ofSealed(Command.class, Set.of())
+          .with(Reserve.KEYED_CODE, Reserve.KEYED_SHAPE)
+          .with(ReturnLease.FENCED_CODE, ReturnLease.FENCED_SHAPE)
+          .with(SecurityCommand.Authorized.CLOSED_CODE, SecurityCommand.Authorized.CLOSED_SHAPE);
 
   private BatchCodec() {}
 

@@ -27,4 +27,11 @@ public sealed interface Command
 
   /** The sealed family this command belongs to; the ledger applying that family applies it. */
   Class<? extends Command> family();
+
+  /**
+   * What this command acts on: the tenants it names, the ids its ledger resolves to tenants, or
+   * state of no tenant. Every command kind declares it (no default), so a new kind cannot reach
+   * authorization or routing undeclared.
+   */
+  Touches touches();
 }

@@ -1,5 +1,6 @@
 package dev.ration.statemachine.command;
 
+import static dev.ration.wire.shape.Fields.absent;
 import static dev.ration.wire.shape.Fields.i64;
 import static dev.ration.wire.shape.Fields.list16;
 import static dev.ration.wire.shape.Fields.str;
@@ -47,6 +48,11 @@ public sealed interface LeaseCommand extends Command {
     }
 
     @Override
+    public Touches touches() {
+      return Touches.tenant(limit.tenant());
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -75,6 +81,11 @@ public sealed interface LeaseCommand extends Command {
             str("holder", AcquireLease::holder),
             i64("demandRatePerSecond", AcquireLease::demandRatePerSecond),
             i64("demandBurst", AcquireLease::demandBurst));
+
+    @Override
+    public Touches touches() {
+      return Touches.tenant(tenant);
+    }
 
     @Override
     public int code() {
@@ -119,6 +130,11 @@ public sealed interface LeaseCommand extends Command {
             i64("emergencyUsed", RenewLease::emergencyUsed));
 
     @Override
+    public Touches touches() {
+      return Touches.id(leaseId);
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -154,6 +170,11 @@ public sealed interface LeaseCommand extends Command {
     }
 
     @Override
+    public Touches touches() {
+      return Touches.ids(renewals.stream().map(RenewLease::leaseId).toList());
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -168,25 +189,57 @@ public sealed interface LeaseCommand extends Command {
    * Hand a lease back. The holder has already invalidated its bucket; {@code unusedBalance} tokens
    * may be credited to the limit's bounded pool. Returning twice or returning an expired lease is
    * a no-op with the same answer.
+   *
+   * <p>Two codes, one meaning each. {@link #FENCED_CODE} (11), which the endpoint writes, frees
+   * the lease only when {@code presentedVersion} is its current version, so a delayed duplicate,
+   * a restarted holder's old return or another process's guess cannot free a share its holder is
+   * still spending (VERSION_MISMATCH, the lease stays). {@link #CODE} (4) is how earlier releases
+   * wrote it and keeps their meaning when their entries are replayed: any version frees it.
    */
-  record ReturnLease(long leaseId, long presentedVersion, long unusedBalance)
+  record ReturnLease(long leaseId, long presentedVersion, long unusedBalance, boolean fenced)
       implements LeaseCommand {
     public static final int CODE = 4;
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "RETURN_LEASE";
 
+    /** The code of a return fenced by the presented version: the fields of {@link #CODE}. */
+    public static final int FENCED_CODE = 11;
+
+    /** The protocol operation a fenced return serves. */
+    public static final String FENCED_OPERATION = "RETURN_LEASE";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<ReturnLease> SHAPE =
-        Shape.of(
+        Shape.reordered(
             ReturnLease.class,
             i64("leaseId", ReturnLease::leaseId),
             i64("presentedVersion", ReturnLease::presentedVersion),
-            i64("unusedBalance", ReturnLease::unusedBalance));
+            i64("unusedBalance", ReturnLease::unusedBalance),
+            absent("fenced", false));
+
+    /** The fields of a fenced return ({@link #FENCED_CODE}): the same as {@link #SHAPE}'s. */
+    public static final Shape<ReturnLease> FENCED_SHAPE =
+        Shape.reordered(
+            ReturnLease.class,
+            i64("leaseId", ReturnLease::leaseId),
+            i64("presentedVersion", ReturnLease::presentedVersion),
+            i64("unusedBalance", ReturnLease::unusedBalance),
+            absent("fenced", true));
+
+    /** A return fenced by {@code presentedVersion}: the one the endpoint proposes. */
+    public ReturnLease(long leaseId, long presentedVersion, long unusedBalance) {
+      this(leaseId, presentedVersion, unusedBalance, true);
+    }
+
+    @Override
+    public Touches touches() {
+      return Touches.id(leaseId);
+    }
 
     @Override
     public int code() {
-      return CODE;
+      return fenced ? FENCED_CODE : CODE;
     }
 
     @Override
@@ -208,6 +261,11 @@ public sealed interface LeaseCommand extends Command {
         Shape.of(
             NewEpoch.class,
             str("leaderId", NewEpoch::leaderId));
+
+    @Override
+    public Touches touches() {
+      return Touches.cluster();
+    }
 
     @Override
     public int code() {
@@ -244,6 +302,11 @@ public sealed interface LeaseCommand extends Command {
             i64("concurrency", SetLimitConcurrency::concurrency));
 
     @Override
+    public Touches touches() {
+      return Touches.tenant(limit.tenant());
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -273,6 +336,11 @@ public sealed interface LeaseCommand extends Command {
             str("resource", AcquireSlots::resource),
             str("holder", AcquireSlots::holder),
             i64("demandSlots", AcquireSlots::demandSlots));
+
+    @Override
+    public Touches touches() {
+      return Touches.tenant(tenant);
+    }
 
     @Override
     public int code() {
@@ -327,6 +395,11 @@ public sealed interface LeaseCommand extends Command {
 
     public RenewSlots {
       renewals = List.copyOf(renewals);
+    }
+
+    @Override
+    public Touches touches() {
+      return Touches.ids(renewals.stream().map(SlotRenewal::leaseId).toList());
     }
 
     @Override

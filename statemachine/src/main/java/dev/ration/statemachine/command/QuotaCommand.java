@@ -53,6 +53,11 @@ public sealed interface QuotaCommand extends Command {
     }
 
     @Override
+    public Touches touches() {
+      return Touches.pathOf(spec.scope());
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -138,6 +143,11 @@ public sealed interface QuotaCommand extends Command {
     }
 
     @Override
+    public Touches touches() {
+      return Touches.pathOf(scope);
+    }
+
+    @Override
     public int code() {
       return keyed() ? KEYED_CODE : CODE;
     }
@@ -171,6 +181,11 @@ public sealed interface QuotaCommand extends Command {
     }
 
     @Override
+    public Touches touches() {
+      return Touches.id(reservationId);
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -196,6 +211,11 @@ public sealed interface QuotaCommand extends Command {
         Shape.of(
             CancelReservation.class,
             i64("reservationId", CancelReservation::reservationId));
+
+    @Override
+    public Touches touches() {
+      return Touches.id(reservationId);
+    }
 
     @Override
     public int code() {
@@ -241,6 +261,11 @@ public sealed interface QuotaCommand extends Command {
             i64("reservationId", IngestUsage::reservationId));
 
     @Override
+    public Touches touches() {
+      return reservationId == 0 ? Touches.pathOf(scope) : Touches.pathOf(scope).and(Touches.id(reservationId));
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -267,6 +292,11 @@ public sealed interface QuotaCommand extends Command {
             AckUsage.class,
             str("consumer", AckUsage::consumer),
             i64("sequence", AckUsage::sequence));
+
+    @Override
+    public Touches touches() {
+      return Touches.cluster();
+    }
 
     @Override
     public int code() {
@@ -302,6 +332,11 @@ public sealed interface QuotaCommand extends Command {
             i64("toMillis", Reconcile::toMillis),
             str("actor", Reconcile::actor),
             str("reason", Reconcile::reason));
+
+    @Override
+    public Touches touches() {
+      return Touches.pathOf(scope);
+    }
 
     @Override
     public int code() {

@@ -51,6 +51,11 @@ public sealed interface SecurityCommand extends Command {
             str("actor", CreateToken::actor));
 
     @Override
+    public Touches touches() {
+      return Touches.cluster();
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -74,6 +79,11 @@ public sealed interface SecurityCommand extends Command {
             RevokeToken.class,
             i64("tokenId", RevokeToken::tokenId),
             str("actor", RevokeToken::actor));
+
+    @Override
+    public Touches touches() {
+      return Touches.cluster();
+    }
 
     @Override
     public int code() {
@@ -104,6 +114,11 @@ public sealed interface SecurityCommand extends Command {
             str("actor", GrantRole::actor));
 
     @Override
+    public Touches touches() {
+      return Touches.cluster();
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -132,6 +147,11 @@ public sealed interface SecurityCommand extends Command {
             str("actor", RevokeRole::actor));
 
     @Override
+    public Touches touches() {
+      return Touches.cluster();
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -143,33 +163,60 @@ public sealed interface SecurityCommand extends Command {
   }
 
   /**
-   * Another client command, applied on behalf of {@code actor} and only if every tenant it
-   * touches is one of {@code tenants} (one per line; empty = any tenant). The replica unwraps
-   * it before routing: it asks the ledger owning {@code inner} which tenants the command
-   * touches (a renewal names only a lease id, which the endpoint cannot resolve, but the ledger
-   * can, deterministically), refuses with {@link dev.ration.statemachine.result.Result.Denied}
-   * if one is not allowed, and otherwise applies the inner command and lets every ledger see
-   * who made the change (the audit log). The inner command's bytes are its own log encoding,
-   * unchanged.
+   * Another client command, applied on behalf of {@code actor} and only if what it touches is
+   * within {@code tenants} (one per line; empty = any tenant). The replica unwraps it before
+   * routing and judges the inner command's own declaration ({@link Command#touches()}): the
+   * tenants it names, and the ids it names, which the ledger owning the command resolves on its
+   * current state (a renewal names only a lease id, which the endpoint cannot resolve, but the
+   * ledger can, deterministically). A refusal is {@link dev.ration.statemachine.result.Result.Denied};
+   * otherwise the inner command is applied and every ledger sees who made the change (the audit
+   * log). The inner command's bytes are its own log encoding, unchanged.
+   *
+   * <p>Two codes, one meaning each. {@link #CLOSED_CODE} (65), which the endpoint writes, fails
+   * closed: an id that resolves to no live object, cluster state and a reference to another
+   * tenant's object are refused to an identity limited to tenants. {@link #CODE} (64) is how
+   * earlier releases wrote it and keeps their meaning when their entries are replayed: it checks
+   * only the tenants the command names and the ids that resolve (docs/DECISIONS.md "Log commands
+   * across releases").
    */
-  record Authorized(String actor, String tenants, Bytes inner) implements SecurityCommand {
+  record Authorized(String actor, String tenants, Bytes inner, boolean closed)
+      implements SecurityCommand {
     public static final int CODE = 64;
 
     /** The protocol operation it serves: whichever the inner command serves. */
     public static final String OPERATION = "AUTHORIZED";
 
+    /** The code of an Authorized that fails closed: the fields of {@link #CODE}. */
+    public static final int CLOSED_CODE = 65;
+
+    /** The protocol operation a closed Authorized serves: whichever the inner command serves. */
+    public static final String CLOSED_OPERATION = "AUTHORIZED";
+
     /** Its fields in the log, in this order after the command code. */
     public static final Shape<Authorized> SHAPE =
-        Shape.of(
+        Shape.reordered(
             Authorized.class,
             str("actor", Authorized::actor),
             str("tenants", Authorized::tenants),
-            Fields.value("inner", Authorized::inner));
+            Fields.value("inner", Authorized::inner),
+            Fields.absent("closed", false));
 
-    /** {@code inner} on behalf of {@code actor}, limited to {@code tenants} (empty = any). */
+    /** The fields of a closed Authorized ({@link #CLOSED_CODE}): the same as {@link #SHAPE}'s. */
+    public static final Shape<Authorized> CLOSED_SHAPE =
+        Shape.reordered(
+            Authorized.class,
+            str("actor", Authorized::actor),
+            str("tenants", Authorized::tenants),
+            Fields.value("inner", Authorized::inner),
+            Fields.absent("closed", true));
+
+    /**
+     * {@code inner} on behalf of {@code actor}, limited to {@code tenants} (empty = any), failing
+     * closed.
+     */
     public static Authorized of(String actor, java.util.List<String> tenants, Command inner) {
       return new Authorized(actor, String.join("\n", tenants),
-          new Bytes(BatchCodec.encodeCommand(inner)));
+          new Bytes(BatchCodec.encodeCommand(inner)), true);
     }
 
     /** The allowed tenants; empty = any. */
@@ -178,8 +225,13 @@ public sealed interface SecurityCommand extends Command {
     }
 
     @Override
+    public Touches touches() {
+      return Touches.cluster();
+    }
+
+    @Override
     public int code() {
-      return CODE;
+      return closed ? CLOSED_CODE : CODE;
     }
 
     @Override

@@ -18,6 +18,11 @@ public record Tick(int maxItems) implements Command {
           i32("maxItems", Tick::maxItems));
 
   @Override
+  public Touches touches() {
+    return Touches.cluster();
+  }
+
+  @Override
   public int code() {
     return CODE;
   }

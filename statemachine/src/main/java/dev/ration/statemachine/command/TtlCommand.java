@@ -44,6 +44,11 @@ public sealed interface TtlCommand extends Command {
     public static final long NO_EXPIRY = -1;
 
     @Override
+    public Touches touches() {
+      return Touches.pathOf(namespace);
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -75,6 +80,11 @@ public sealed interface TtlCommand extends Command {
             i64("expectedVersion", CompareAndSetEntry::expectedVersion),
             Fields.value("value", CompareAndSetEntry::value),
             i64("ttlMillis", CompareAndSetEntry::ttlMillis));
+
+    @Override
+    public Touches touches() {
+      return Touches.pathOf(namespace);
+    }
 
     @Override
     public int code() {
@@ -109,6 +119,11 @@ public sealed interface TtlCommand extends Command {
             i64("expectedVersion", RefreshEntry::expectedVersion));
 
     @Override
+    public Touches touches() {
+      return Touches.pathOf(namespace);
+    }
+
+    @Override
     public int code() {
       return CODE;
     }
@@ -136,6 +151,11 @@ public sealed interface TtlCommand extends Command {
             str("namespace", DeleteEntry::namespace),
             str("key", DeleteEntry::key),
             i64("expectedVersion", DeleteEntry::expectedVersion));
+
+    @Override
+    public Touches touches() {
+      return Touches.pathOf(namespace);
+    }
 
     @Override
     public int code() {
@@ -167,6 +187,11 @@ public sealed interface TtlCommand extends Command {
             i64("maxEntries", SetNamespace::maxEntries),
             i64("maxBytes", SetNamespace::maxBytes),
             Fields.code("policy", SetNamespace::policy, CapacityPolicy::fromCode, CapacityPolicy::code));
+
+    @Override
+    public Touches touches() {
+      return Touches.pathOf(namespace);
+    }
 
     @Override
     public int code() {

@@ -231,39 +231,11 @@ public final class LeaseLedger implements Ledger {
     }
   };
 
-  /** The tenants a lease command touches: its named tenant, or the tenants of the leases it names. */
+  /** The tenant of lease {@code id} while the ledger holds it (counted, until freed); none after. */
   @Override
-  public Set<String> tenantsOf(Command command) {
-    Set<String> out = new TreeSet<>();
-    if (command instanceof SetLimit c) {
-      out.add(c.limit().tenant());
-    } else if (command instanceof AcquireLease c) {
-      out.add(c.tenant());
-    } else if (command instanceof RenewLease c) {
-      addTenantOf(c.leaseId(), out);
-    } else if (command instanceof ReturnLease c) {
-      addTenantOf(c.leaseId(), out);
-    } else if (command instanceof RenewLeases c) {
-      for (RenewLease r : c.renewals()) {
-        addTenantOf(r.leaseId(), out);
-      }
-    } else if (command instanceof SetLimitConcurrency c) {
-      out.add(c.limit().tenant());
-    } else if (command instanceof AcquireSlots c) {
-      out.add(c.tenant());
-    } else if (command instanceof RenewSlots c) {
-      for (SlotRenewal r : c.renewals()) {
-        addTenantOf(r.leaseId(), out);
-      }
-    }
-    return out;
-  }
-
-  private void addTenantOf(long leaseId, Set<String> out) {
-    Lease lease = leases.get(leaseId);
-    if (lease != null) {
-      out.add(lease.tenant());
-    }
+  public Optional<String> tenantOfId(long id, boolean orSettled) {
+    Lease lease = leases.get(id);
+    return lease == null ? Optional.empty() : Optional.of(lease.tenant());
   }
 
   @Override
@@ -693,6 +665,14 @@ public final class LeaseLedger implements Ledger {
     if (lease == null) {
       return new Result.LeaseReturned(leaseId, 0, true);
     }
+    if (c.fenced() && c.presentedVersion() != lease.version()) {
+      // Only the holder of the current version knows it stopped spending: a delayed duplicate,
+      // a restarted holder's old return or a guess must not free a share still in use (I1).
+      return new Result.Rejected(Outcome.VERSION_MISMATCH,
+          "lease " + leaseId + " return presented version " + c.presentedVersion()
+              + ", current version " + lease.version() + "; the lease stays until its holder"
+              + " returns its current version or it expires", 0, lease.version());
+    }
     LimitLedger ledger = ledgerOf(lease);
     removeLease(lease, ledger);
     if (nowMillis >= lease.expiresAtMillis()) {
@@ -700,8 +680,8 @@ public final class LeaseLedger implements Ledger {
       // ran out with the lease, so nothing is credited.
       return new Result.LeaseReturned(leaseId, 0, true);
     }
-    // The holder invalidated its bucket before returning (presentedVersion is not needed: the
-    // whole lease, every version, goes). Credit only what fits under B next to the counted
+    // The holder invalidated its bucket before returning: the whole lease, every version, goes.
+    // Credit only what fits under B next to the counted
     // burst, so pool + Σ counted burst never exceeds the burst ceiling (I1).
     long credit = Math.min(c.unusedBalance(), Math.min(lease.burstShare(), ledger.poolRoom()));
     ledger.addToPool(credit);

@@ -129,26 +129,17 @@ public final class QuotaLedger implements Ledger {
   }
 
   /**
-   * The tenants a quota command touches: the first segment of its scope path, or of the scope
-   * of the reservation it settles.
+   * The tenant of reservation {@code id}: of its scope while it is outstanding, and with
+   * {@code orSettled} of its settlement's scope while the settled answer is kept (so a retried
+   * complete or cancel reaches its caller's own answer); nothing once both are gone.
    */
   @Override
-  public java.util.Set<String> tenantsOf(Command command) {
-    java.util.Set<String> out = new java.util.TreeSet<>();
-    if (command instanceof CompleteReservation c) {
-      reservations.reservation(c.reservationId())
-          .ifPresent(r -> out.add(dev.ration.wire.security.Tenants.ofPath(r.scope())));
-    } else if (command instanceof CancelReservation c) {
-      reservations.reservation(c.reservationId())
-          .ifPresent(r -> out.add(dev.ration.wire.security.Tenants.ofPath(r.scope())));
-    } else if (command instanceof Reserve c) {
-      out.add(dev.ration.wire.security.Tenants.ofPath(c.scope()));
-    } else if (command instanceof SetQuota c) {
-      out.add(dev.ration.wire.security.Tenants.ofPath(c.spec().scope()));
-    } else if (command instanceof IngestUsage c) {
-      out.add(dev.ration.wire.security.Tenants.ofPath(c.scope()));
+  public Optional<String> tenantOfId(long id, boolean orSettled) {
+    Optional<String> scope = reservations.reservation(id).map(r -> r.scope());
+    if (scope.isEmpty() && orSettled) {
+      scope = reservations.settlement(id).map(Settlement::scope);
     }
-    return out;
+    return scope.map(dev.ration.wire.security.Tenants::ofPath);
   }
 
   @Override

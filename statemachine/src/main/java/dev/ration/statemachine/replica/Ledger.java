@@ -38,13 +38,13 @@ public interface Ledger {
   Result apply(Command command);
 
   /**
-   * The tenants {@code command} (of this ledger's family) would touch, judged on the current
-   * state: for authorization of commands that name what they touch only by id (a lease, a
-   * reservation). Empty when it touches no existing tenant's state (an unknown id).
+   * The tenant of the object {@code id} names in this ledger's id space (a lease, a
+   * reservation; with {@code orSettled}, also a settled reservation whose answer is still kept),
+   * judged on the current state; empty when it names nothing this ledger holds. Commands name ids in their
+   * {@link dev.ration.statemachine.command.Touches}; authorization refuses an id that resolves to
+   * nothing for an identity limited to tenants. A ledger whose commands name no ids says so.
    */
-  default java.util.Set<String> tenantsOf(Command command) {
-    return java.util.Set.of();
-  }
+  java.util.Optional<String> tenantOfId(long id, boolean orSettled);
 
   /**
    * {@code command} was applied on behalf of {@code actor} with {@code result} (any ledger's

@@ -11,6 +11,7 @@ import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
+import dev.ration.statemachine.command.Touches;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
@@ -241,8 +242,9 @@ public final class Replica implements ApplyContext {
   }
 
   /**
-   * A client command on behalf of an identity: refused unless every tenant it touches is
-   * allowed, else applied and shown to every ledger with its actor (the audit log).
+   * A client command on behalf of an identity: refused unless what it declares it touches is
+   * within the identity's tenants, else applied and shown to every ledger with its actor (the
+   * audit log).
    */
   private Result authorized(SecurityCommand.Authorized a) {
     Command inner;
@@ -263,12 +265,13 @@ public final class Replica implements ApplyContext {
     Ledger owner = byFamily.get(inner.family());
     List<String> allowed = a.tenantList();
     if (!allowed.isEmpty()) {
-      for (String tenant : new TreeSet<>(owner.tenantsOf(inner))) {
-        if (!allowed.contains(tenant)) {
-          return new Result.Denied("identity " + a.actor() + " may not "
-              + Fingerprint.operationOf(inner.code()) + " in tenant " + tenant
-              + " (granted tenants: " + String.join(", ", allowed) + ")");
-        }
+      Optional<String> refusal = a.closed()
+          ? refusal(inner, owner, allowed)
+          : refusalAsWritten(inner, owner, allowed);
+      if (refusal.isPresent()) {
+        return new Result.Denied("identity " + a.actor() + " may not "
+            + Fingerprint.operationOf(inner.code()) + " " + refusal.get()
+            + " (granted tenants: " + String.join(", ", allowed) + ")");
       }
     }
     Result result = owner.apply(inner);
@@ -276,6 +279,59 @@ public final class Replica implements ApplyContext {
       ledger.attributed(a.actor(), inner, result);
     }
     return result;
+  }
+
+  /**
+   * Why {@code command}'s declared touches are not within {@code allowed}, failing closed: state
+   * of no tenant, a tenant not granted, and an id that names nothing live are all refused. An
+   * id of another tenant and an id that names nothing get the same words, so a refusal tells
+   * the caller nothing about objects it may not use.
+   */
+  static Optional<String> refusal(Command command, Ledger owner, List<String> allowed) {
+    Touches touches = command.touches();
+    if (touches.noTenant()) {
+      return Optional.of("on state of no tenant");
+    }
+    for (String tenant : touches.tenants()) {
+      if (!allowed.contains(tenant)) {
+        return Optional.of("in tenant " + tenant);
+      }
+    }
+    for (long id : touches.ids()) {
+      Optional<String> tenant = owner.tenantOfId(id, true);
+      if (tenant.isEmpty() || !allowed.contains(tenant.get())) {
+        return Optional.of("on " + owner.name() + " id " + id
+            + ": it names no live object of the granted tenants");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The check of an Authorized written by an earlier release ({@link SecurityCommand.Authorized#CODE}),
+   * kept so that replaying its entries gives the answers they had: the tenants of limits, leases,
+   * slots, quotas, reserves and ingested events, and the tenants of the live leases and
+   * outstanding reservations an id names; an id that resolves to nothing passed.
+   */
+  private static Optional<String> refusalAsWritten(Command command, Ledger owner,
+      List<String> allowed) {
+    if (command instanceof dev.ration.statemachine.command.TtlCommand
+        || command instanceof dev.ration.statemachine.command.QuotaCommand.Reconcile) {
+      return Optional.empty();
+    }
+    Touches touches = command instanceof dev.ration.statemachine.command.QuotaCommand.IngestUsage u
+        ? Touches.pathOf(u.scope())
+        : command.touches();
+    TreeSet<String> tenants = new TreeSet<>(touches.tenants());
+    for (long id : touches.ids()) {
+      owner.tenantOfId(id, false).ifPresent(tenants::add);
+    }
+    for (String tenant : tenants) {
+      if (!allowed.contains(tenant)) {
+        return Optional.of("in tenant " + tenant);
+      }
+    }
+    return Optional.empty();
   }
 
   private Result tick(Tick c) {

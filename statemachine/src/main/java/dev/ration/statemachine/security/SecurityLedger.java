@@ -363,6 +363,12 @@ public final class SecurityLedger implements Ledger {
 
   // ---------------------------------------------------------------- expiry
 
+  /** Nothing: security commands name identities and token ids, which belong to no tenant. */
+  @Override
+  public Optional<String> tenantOfId(long id, boolean orSettled) {
+    return Optional.empty();
+  }
+
   @Override
   public boolean ownsExpiryKind(int kind) {
     return kind == ExpiryKey.TOKEN_END;

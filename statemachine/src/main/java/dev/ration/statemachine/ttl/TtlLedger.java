@@ -160,6 +160,12 @@ public final class TtlLedger implements Ledger {
     }
   };
 
+  /** Nothing: TTL commands name their namespace, never an id. */
+  @Override
+  public Optional<String> tenantOfId(long id, boolean orSettled) {
+    return Optional.empty();
+  }
+
   @Override
   public boolean ownsExpiryKind(int kind) {
     return kind == ExpiryKey.TTL_END;

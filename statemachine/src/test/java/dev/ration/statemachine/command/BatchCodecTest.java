@@ -27,7 +27,7 @@ class BatchCodecTest {
           5000, 250, 20, Policy.FREE_CAPACITY, 7))),
       new Proposal(new RequestKey(1, 2, 4), new AcquireLease("acme", "api", "eu-west", 300, 10)),
       new Proposal(new RequestKey(1, 2, 5), new RenewLease(9, 11, 310, 12, 290, 5, 3)),
-      new Proposal(new RequestKey(-1, Long.MIN_VALUE, 6), new ReturnLease(9, 12, 4)),
+      new Proposal(new RequestKey(-1, Long.MIN_VALUE, 6), new ReturnLease(9, 12, 4, false)),
       new Proposal(RequestKey.NONE, new NewEpoch("n1é")),
       new Proposal(RequestKey.NONE, new Tick(1000))));
 
@@ -98,6 +98,28 @@ class BatchCodecTest {
         + "ffffffffffffffff";
     assertEquals(golden, HexFormat.of().formatHex(BatchCodec.encode(batch)));
     assertEquals(batch, BatchCodec.decode(HexFormat.of().parseHex(golden)));
+  }
+
+  /**
+   * Goal: a fenced return (11) and a closed Authorized (65) carry the fields of their older codes
+   * (4, 64) byte for byte under a new code, and decode back to the variant they were.
+   */
+  @Test
+  void fencedReturnAndClosedAuthorizedGoldenBytes() {
+    LeaseCommand.ReturnLease fenced = new LeaseCommand.ReturnLease(9, 12, 4);
+    Batch batch = Batch.of(1_700_000_000_123L, List.of(
+        new Proposal(new RequestKey(1, 2, 11), fenced),
+        new Proposal(new RequestKey(1, 2, 12), SecurityCommand.Authorized.of("al", List.of("a"),
+            new LeaseCommand.ReturnLease(9, 12, 4, false)))));
+    String golden = "010000018bcfe5687b00000002"
+        + "00000000000000010000000000000002000000000000000b" + "0b"
+        + "0000000000000009" + "000000000000000c" + "0000000000000004"
+        + "00000000000000010000000000000002000000000000000c" + "41"
+        + "0002616c" + "000161" + "00000019" + "04"
+        + "0000000000000009" + "000000000000000c" + "0000000000000004";
+    assertEquals(golden, HexFormat.of().formatHex(BatchCodec.encode(batch)));
+    assertEquals(batch, BatchCodec.decode(HexFormat.of().parseHex(golden)));
+    assertTrue(fenced.fenced());
   }
 
   /** Goal: the header is what the format comment says: version, time, count. */

@@ -169,7 +169,8 @@ class LeaseLedgerTest {
   void poolHandsOutReturnedTokensOnce() {
     Result.LeaseGranted a = grant(T0, "a", 50, 8);
     long id = a.lease().leaseId();
-    assertEquals(new Result.LeaseReturned(id, 6, false), d.at(T0 + 10, giveBack(id, 1, 6)));
+    assertEquals(new Result.LeaseReturned(id, 6, false),
+        d.at(T0 + 10, giveBack(id, a.lease().version(), 6)));
     assertEquals(6, status().pool());
     assertEquals(0, status().countedBurst());
     assertEquals(new Result.LeaseReturned(id, 0, true), d.at(T0 + 20, giveBack(id, 1, 6)));
@@ -186,7 +187,7 @@ class LeaseLedgerTest {
     assertEquals(0, e.startBalance(), "the pool was handed out already");
     // A return credits at most the lease's burst share and what fits under B.
     assertEquals(new Result.LeaseReturned(e.lease().leaseId(), 2, false),
-        d.at(T0 + 60, giveBack(e.lease().leaseId(), 1, 1_000)));
+        d.at(T0 + 60, giveBack(e.lease().leaseId(), e.lease().version(), 1_000)));
   }
 
   /** Goal: NewEpoch keeps every live lease counted until epochStart + leaseDuration + grace. */
@@ -331,11 +332,12 @@ class LeaseLedgerTest {
   void renewalAndReturnWithdrawTheOldIndexRecord() {
     Result.LeaseGranted a = grant(T0, "a", 10, 1);
     assertEquals(T0 + 1100, state.nextDueMillis());
-    d.at(T0 + 500, renew(a.lease().leaseId(), a.lease().version(), 10, 1));
+    Result.LeaseRenewed renewed = assertInstanceOf(Result.LeaseRenewed.class,
+        d.at(T0 + 500, renew(a.lease().leaseId(), a.lease().version(), 10, 1)));
     assertEquals(T0 + 1600, state.nextDueMillis(), "only the new end is indexed");
     assertEquals(new Result.Ticked(0), d.at(T0 + 1100, new Tick(10)), "nothing due at the old end");
     assertEquals(1, status().leases());
-    d.at(T0 + 1200, new ReturnLease(a.lease().leaseId(), 0, 0));
+    d.at(T0 + 1200, new ReturnLease(a.lease().leaseId(), renewed.lease().version(), 0));
     assertEquals(Long.MAX_VALUE, state.nextDueMillis(), "the returned lease left no record");
     state.verify();
   }

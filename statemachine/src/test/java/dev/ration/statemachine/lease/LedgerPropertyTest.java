@@ -159,7 +159,7 @@ class LedgerPropertyTest {
       case 4:
         return renewal(op, model);
       case 6:
-        return new ReturnLease(leaseId(op, model), 1, op.c() % 25);
+        return giveBack(op, model);
       case 10:
         return new SetLimitConcurrency(new Limit("t", resource, op.b() % 150, op.c() % 30,
             Mode.HARD, op.d() % 2 == 0 ? 500 : 1000, op.d() % 3 == 0 ? 0 : 100, 0,
@@ -209,6 +209,22 @@ class LedgerPropertyTest {
   }
 
   /** Mostly a lease the model holds; sometimes any id up to one past the last granted. */
+  /**
+   * A return presenting the lease's current version (usually), a stale or made-up one, or a
+   * return as earlier releases wrote it (any version frees the lease).
+   */
+  private static ReturnLease giveBack(Op op, ReferenceLedger model) {
+    long id = leaseId(op, model);
+    ReferenceLedger.ModelLease held = model.leases.get(id);
+    long current = held == null ? 1 : held.version;
+    long presented = switch (op.b() % 4) {
+      case 0 -> current + 1 + op.d() % 1000;
+      case 1 -> Math.max(0, current - 1);
+      default -> current;
+    };
+    return new ReturnLease(id, presented, op.c() % 25, op.d() % 7 != 0);
+  }
+
   private static long leaseId(Op op, ReferenceLedger model) {
     if (!model.leases.isEmpty() && op.d() % 5 != 0) {
       List<Long> ids = new ArrayList<>(model.leases.keySet());

@@ -387,6 +387,10 @@ final class ReferenceLedger {
       if (c.leaseId() <= 0 || c.leaseId() >= nextLeaseId) {
         return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
       }
+      ModelLease held = leases.get(c.leaseId());
+      if (held != null && c.fenced() && c.presentedVersion() != held.version) {
+        return new Result.Rejected(Outcome.VERSION_MISMATCH, "", 0, held.version);
+      }
       ModelLease x = leases.remove(c.leaseId());
       if (x == null || now >= x.expiresAt) {
         return new Result.LeaseReturned(c.leaseId(), 0, true);

@@ -240,7 +240,7 @@ class SlotLedgerTest {
     assertEquals(Outcome.SUCCESS, both.renewals().get(1).outcome());
     assertEquals(Outcome.INVALID_ARGUMENT, both.renewals().get(2).outcome());
     assertEquals(Outcome.INVALID_ARGUMENT, both.renewals().get(3).outcome());
-    assertInstanceOf(Result.LeaseReturned.class, d.at(T0 + 20, new ReturnLease(a.leaseId(), 0, 0)));
+    assertInstanceOf(Result.LeaseReturned.class, d.at(T0 + 20, new ReturnLease(a.leaseId(), both.renewals().get(1).lease().version(), 0)));
     assertEquals(0, slots().countedSlots());
     assertEquals(0, slots().slotLeases());
   }

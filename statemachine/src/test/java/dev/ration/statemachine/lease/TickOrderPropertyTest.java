@@ -24,6 +24,7 @@ import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.LeaseCommand.ReturnLease;
+import dev.ration.wire.Outcome;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
@@ -160,10 +161,17 @@ class TickOrderPropertyTest {
           lease[2] = v.version();
         }
       } else if (c instanceof ReturnLease r) {
-        assertInstanceOf(Result.LeaseReturned.class, actual);
-        long[] gone = leases.remove(r.leaseId());
-        if (gone != null) {
-          index.remove(ExpiryKey.leaseEnd(gone[0], r.leaseId())); // withdrawn with the lease
+        long[] held = leases.get(r.leaseId());
+        if (held != null && r.presentedVersion() != held[2]) {
+          // A renewal earlier in the batch moved the version: the fenced return frees nothing.
+          assertEquals(Outcome.VERSION_MISMATCH,
+              assertInstanceOf(Result.Rejected.class, actual).outcome());
+        } else {
+          assertInstanceOf(Result.LeaseReturned.class, actual);
+          long[] gone = leases.remove(r.leaseId());
+          if (gone != null) {
+            index.remove(ExpiryKey.leaseEnd(gone[0], r.leaseId())); // withdrawn with the lease
+          }
         }
       } else if (c instanceof NewEpoch) {
         for (Map.Entry<Long, long[]> e : leases.entrySet()) {

@@ -8,6 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.statemachine.Fixtures.Driver;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.LeaseCommand;
+import dev.ration.statemachine.command.QuotaCommand;
+import dev.ration.statemachine.result.QuotaResult;
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+import dev.ration.wire.Overage;
 import dev.ration.statemachine.command.SecurityCommand;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.query.Query;
@@ -73,6 +79,68 @@ class SecurityLedgerTest {
     assertEquals("ledger", audit.get(1).actor());
   }
 
+  /**
+   * Goal: for an identity limited to tenant a, every id a command names must resolve to a live
+   * (or still answered) object of a: another tenant's settled reservation is refused, its owner's
+   * retried complete still gets its answer, an event cannot name another tenant's reservation,
+   * and a command that declares state of no tenant is refused and changes nothing.
+   */
+  @Test
+  void closedAuthorizationRefusesWhatItCannotResolve() {
+    for (String t : List.of("a", "b")) {
+      d.at(1_000, new QuotaCommand.SetQuota(new QuotaSpec(t, "calls", QuotaKind.ALLOCATION,
+          Window.NONE, 100, "calls", 0, Overage.REJECT, 0, 0, 0, "ops", 0, "seed")));
+    }
+    QuotaResult.Reserved bRes = reserved(d.at(1_000, SecurityCommand.Authorized.of("svc-b",
+        List.of("b"), new QuotaCommand.Reserve("b", List.of(new QuotaCommand.Reserve.Item("calls", 5)), 0, 60_000))));
+    QuotaResult.Reserved aRes = reserved(d.at(1_000, SecurityCommand.Authorized.of("svc-a",
+        List.of("a"), new QuotaCommand.Reserve("a", List.of(new QuotaCommand.Reserve.Item("calls", 3)), 0, 60_000))));
+    Result settled = d.at(1_100, SecurityCommand.Authorized.of("svc-b", List.of("b"),
+        new QuotaCommand.CompleteReservation(bRes.reservationId(), List.of(4L))));
+    assertInstanceOf(QuotaResult.ReservationSettled.class, ((Result.Quota) settled).result());
+
+    Result foreign = d.at(1_200, SecurityCommand.Authorized.of("svc-a", List.of("a"),
+        new QuotaCommand.CancelReservation(bRes.reservationId())));
+    Result.Denied denied = assertInstanceOf(Result.Denied.class, foreign, foreign.toString());
+    assertEquals("identity svc-a may not RESERVATION_CANCEL on quota id " + bRes.reservationId()
+        + ": it names no live object of the granted tenants (granted tenants: a)", denied.message());
+    Result again = d.at(1_200, SecurityCommand.Authorized.of("svc-b", List.of("b"),
+        new QuotaCommand.CompleteReservation(bRes.reservationId(), List.of(4L))));
+    QuotaResult.ReservationSettled answer = assertInstanceOf(QuotaResult.ReservationSettled.class,
+        ((Result.Quota) again).result());
+    assertTrue(answer.alreadySettled(), answer.toString());
+
+    assertInstanceOf(Result.Denied.class, d.at(1_300, SecurityCommand.Authorized.of("svc-a",
+        List.of("a"), new QuotaCommand.IngestUsage("e1", 1_300, "a", "calls", 1, "calls",
+            bRes.reservationId()))));
+    Result own = d.at(1_300, SecurityCommand.Authorized.of("svc-a", List.of("a"),
+        new QuotaCommand.IngestUsage("e1", 1_300, "a", "calls", 1, "calls", aRes.reservationId())));
+    assertInstanceOf(QuotaResult.UsageIngested.class, ((Result.Quota) own).result(), own.toString());
+
+    Result ack = d.at(1_400, SecurityCommand.Authorized.of("svc-a", List.of("a"),
+        new QuotaCommand.AckUsage("billing", 1)));
+    assertEquals("identity svc-a may not USAGE_ACK on state of no tenant (granted tenants: a)",
+        assertInstanceOf(Result.Denied.class, ack, ack.toString()).message());
+  }
+
+  /**
+   * Goal: an Authorized as earlier releases wrote it (code 64) keeps their answers on replay:
+   * an id that resolves to nothing passed, so a return of a gone lease is answered as gone.
+   */
+  @Test
+  void authorizedAsWrittenBeforeKeepsItsAnswers() {
+    Result r = d.at(1_000, new SecurityCommand.Authorized("svc-a", "a",
+        new Bytes(dev.ration.statemachine.command.BatchCodec.encodeCommand(
+            new LeaseCommand.ReturnLease(77, 1, 0, false))), false));
+    assertInstanceOf(Result.Rejected.class, r, r.toString());
+    assertEquals(Outcome.LEASE_UNKNOWN, ((Result.Rejected) r).outcome());
+  }
+
+  private static QuotaResult.Reserved reserved(Result r) {
+    return assertInstanceOf(QuotaResult.Reserved.class,
+        assertInstanceOf(Result.Quota.class, r, r.toString()).result());
+  }
+
   /** Goal: a create retried under the same id is a no-op; another token under the id is refused. */
   @Test
   void createIsIdempotentAndIdsAreNotReused() {
@@ -98,8 +166,13 @@ class SecurityLedgerTest {
     Result denied = d.at(1_100, SecurityCommand.Authorized.of("svc-alpha", List.of("alpha"),
         new LeaseCommand.ReturnLease(id, lease.lease().version(), 0)));
     Result.Denied den = assertInstanceOf(Result.Denied.class, denied, denied.toString());
-    assertTrue(den.message().contains("identity svc-alpha may not RETURN_LEASE in tenant beta"),
-        den.message());
+    assertEquals("identity svc-alpha may not RETURN_LEASE on lease id " + id + ": it names no live"
+        + " object of the granted tenants (granted tenants: alpha)", den.message());
+    // An id that names nothing gets the same words: the refusal tells nothing about beta.
+    Result.Denied unknown = assertInstanceOf(Result.Denied.class, d.at(1_100,
+        SecurityCommand.Authorized.of("svc-alpha", List.of("alpha"),
+            new LeaseCommand.ReturnLease(id + 1000, 1, 0))));
+    assertEquals(den.message().replace("id " + id, "id " + (id + 1000)), unknown.message());
     // Still there: beta's own service renews it.
     assertInstanceOf(Result.LeaseRenewed.class, d.at(1_200, SecurityCommand.Authorized.of(
         "svc-beta", List.of("beta"), new LeaseCommand.RenewLease(id, lease.lease().version(), 5, 5, 0, 0, 0))));
@@ -125,7 +198,7 @@ class SecurityLedgerTest {
     long appliedBefore = state.appliedIndex();
     dev.ration.statemachine.command.BatchFormatException e = org.junit.jupiter.api.Assertions.assertThrows(
         dev.ration.statemachine.command.BatchFormatException.class,
-        () -> d.at(1_000, new SecurityCommand.Authorized("alice", "", new Bytes(future))));
+        () -> d.at(1_000, new SecurityCommand.Authorized("alice", "", new Bytes(future), true)));
     assertTrue(e.getMessage().contains("unknown command code 239"), e.getMessage());
     // The node halts after such a failure; what it left on disk is the state before the entry.
     state.close();
