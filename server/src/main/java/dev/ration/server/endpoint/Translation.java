@@ -89,10 +89,14 @@ public final class Translation {
             .<Action>map(Invalid::new)
             .orElseGet(() -> new Mutation(SameFields.copy(r, RenewLease.class))))
         .on(Kind.RENEW_LEASES, Request.RenewLeases.class, this::renewLeases)
-        .on(Kind.RETURN_LEASE, Request.ReturnLease.class, r -> checked(r, ReturnLease.class,
+        .on(Kind.RETURN_LEASE, Request.ReturnLease.class, r -> firstProblem(
             nonNegative("leaseId", r.leaseId()),
             nonNegative("presentedVersion", r.presentedVersion()),
-            nonNegative("unusedBalance", r.unusedBalance())))
+            nonNegative("unusedBalance", r.unusedBalance()))
+            .<Action>map(Invalid::new)
+            // A return from a client frees the lease only at the version it presents.
+            .orElseGet(() -> new Mutation(
+                new ReturnLease(r.leaseId(), r.presentedVersion(), r.unusedBalance()))))
         .on(Kind.LIST_LEASES, Request.ListLeases.class, this::listLeases)
         .on(Kind.CLUSTER_STATUS, Request.ClusterStatus.class, r -> new LocalStatus())
         .on(Kind.CANCEL, Request.Cancel.class,
