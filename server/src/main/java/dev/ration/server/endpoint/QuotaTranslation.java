@@ -7,6 +7,7 @@ import dev.ration.client.internal.protocol.QuotaRequest;
 import dev.ration.client.internal.protocol.QuotaResponse;
 import dev.ration.statemachine.command.QuotaCommand.Reconcile;
 import dev.ration.statemachine.command.QuotaCommand.Reserve;
+import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
 import dev.ration.statemachine.command.QuotaCommand.SetQuota;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QuotaAnswer;
@@ -41,8 +42,7 @@ final class QuotaTranslation {
   private QuotaTranslation() {}
 
   /**
-   * The quota kinds' handlers. RESERVATION_COMPLETE, RESERVATION_CANCEL, USAGE_INGEST and
-   * USAGE_ACK have none: each request carries exactly its command's components, so the endpoint
+   * The quota kinds' handlers. RESERVATION_COMPLETE, RESERVATION_CANCEL and USAGE_ACK have none: each request carries exactly its command's components, so the endpoint
    * copies one into the other and the quota ledger's checks answer a bad value.
    */
   static void register(Operations ops) {
@@ -66,6 +66,10 @@ final class QuotaTranslation {
             ? new Translation.Invalid(
                 "idempotencyKey is empty (use RESERVE for a reservation without one)")
             : reserve(r.scope(), r.items(), r.configVersion(), r.ttlMillis(), r.idempotencyKey()))
+        // A client's event is deduplicated within its tenant, judged on the whole event.
+        .on(Kind.USAGE_INGEST, QuotaRequest.IngestUsage.class, r -> new Translation.Mutation(
+            new IngestUsage(r.eventId(), r.eventTimeMillis(), r.scope(), r.resource(),
+                r.quantity(), r.unit(), r.reservationId())))
         .on(Kind.RESERVATION_LIST, QuotaRequest.ListReservations.class,
             r -> read(new QuotaQuery.ListReservations(r.scopePrefix()), false))
         .on(Kind.USAGE_READ, QuotaRequest.ReadUsage.class,

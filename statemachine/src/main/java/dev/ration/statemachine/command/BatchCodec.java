@@ -74,6 +74,7 @@ public final class BatchCodec {
       ShapeTable.ofSealed(Command.class, Set.of())
           .with(Reserve.KEYED_CODE, Reserve.KEYED_SHAPE)
           .with(ReturnLease.FENCED_CODE, ReturnLease.FENCED_SHAPE)
+          .with(IngestUsage.TENANT_CODE, IngestUsage.TENANT_SHAPE)
           .with(SecurityCommand.Authorized.CLOSED_CODE, SecurityCommand.Authorized.CLOSED_SHAPE);
 
   private BatchCodec() {}

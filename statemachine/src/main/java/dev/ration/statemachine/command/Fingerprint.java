@@ -59,7 +59,7 @@ public record Fingerprint(int commandCode, byte[] digest) {
       if (type.getPermittedSubclasses() != null) {
         todo.addAll(List.of(type.getPermittedSubclasses()));
       }
-      for (String prefix : List.of("", "KEYED_", "FENCED_", "CLOSED_")) {
+      for (String prefix : List.of("", "KEYED_", "FENCED_", "CLOSED_", "TENANT_")) {
         try {
           int code = type.getField(prefix + "CODE").getInt(null);
           String name = (String) type.getField(prefix + "OPERATION").get(null);

@@ -233,6 +233,12 @@ public sealed interface QuotaCommand extends Command {
    * with the same id was seen within the retention window. Aggregated by {@code eventTimeMillis}.
    * A negative quantity is allowed only for allocation resources (it releases allocation).
    * {@code reservationId} (0 = none) ties the event to a reservation for reconciliation.
+   *
+   * <p>Two codes, one meaning each. {@link #TENANT_CODE} (48), which the endpoint writes, keeps
+   * event ids per tenant (the first segment of {@code scope}): another tenant's id neither drops
+   * nor reveals this tenant's event, and the same id with other content is refused rather than
+   * answered as a duplicate. {@link #CODE} (44) is how earlier releases wrote it and keeps their
+   * meaning when their entries are replayed: one id space for every tenant, judged on the id.
    */
   record IngestUsage(
       String eventId,
@@ -241,24 +247,44 @@ public sealed interface QuotaCommand extends Command {
       String resource,
       long quantity,
       String unit,
-      long reservationId)
+      long reservationId,
+      boolean perTenant)
       implements QuotaCommand {
     public static final int CODE = 44;
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "USAGE_INGEST";
 
+    /** The code of an ingest deduplicated per tenant: the fields of {@link #CODE}. */
+    public static final int TENANT_CODE = 48;
+
+    /** The protocol operation an ingest deduplicated per tenant serves. */
+    public static final String TENANT_OPERATION = "USAGE_INGEST";
+
     /** Its fields in the log, in this order after the command code. */
-    public static final Shape<IngestUsage> SHAPE =
-        Shape.of(
-            IngestUsage.class,
-            str("eventId", IngestUsage::eventId),
-            i64("eventTimeMillis", IngestUsage::eventTimeMillis),
-            str("scope", IngestUsage::scope),
-            str("resource", IngestUsage::resource),
-            i64("quantity", IngestUsage::quantity),
-            str("unit", IngestUsage::unit),
-            i64("reservationId", IngestUsage::reservationId));
+    public static final Shape<IngestUsage> SHAPE = shape(false);
+
+    /** The fields of an ingest deduplicated per tenant ({@link #TENANT_CODE}). */
+    public static final Shape<IngestUsage> TENANT_SHAPE = shape(true);
+
+    private static Shape<IngestUsage> shape(boolean perTenant) {
+      return Shape.reordered(
+          IngestUsage.class,
+          str("eventId", IngestUsage::eventId),
+          i64("eventTimeMillis", IngestUsage::eventTimeMillis),
+          str("scope", IngestUsage::scope),
+          str("resource", IngestUsage::resource),
+          i64("quantity", IngestUsage::quantity),
+          str("unit", IngestUsage::unit),
+          i64("reservationId", IngestUsage::reservationId),
+          absent("perTenant", perTenant));
+    }
+
+    /** An event deduplicated per tenant: the one the endpoint proposes. */
+    public IngestUsage(String eventId, long eventTimeMillis, String scope, String resource,
+        long quantity, String unit, long reservationId) {
+      this(eventId, eventTimeMillis, scope, resource, quantity, unit, reservationId, true);
+    }
 
     @Override
     public Touches touches() {
@@ -267,7 +293,7 @@ public sealed interface QuotaCommand extends Command {
 
     @Override
     public int code() {
-      return CODE;
+      return perTenant ? TENANT_CODE : CODE;
     }
 
     @Override

@@ -18,7 +18,10 @@ import java.util.Arrays;
  *                'L' str scope, str resource                 usage at one level
  *                'R' i64 reservationId                       outstanding reservation
  *                'S' i64 reservationId                       settlement, kept for a retention
- *                'D' str eventId                             ingested event id (dedup)
+ *                'D' str eventId                             ingested event id (dedup, one
+ *                                                            space for every tenant: code 44)
+ *                'T' str tenant, str eventId                 ingested event id (dedup per
+ *                                                            tenant: code 48)
  *                'A' str scope, str resource, i64 bucket^MIN hour aggregate
  *                'K' str consumer                            consumer cursor
  *                'U' i64 sequence                            audit record
@@ -50,6 +53,7 @@ final class QuotaKeys {
   static final byte RESERVATION = 'R';
   static final byte SETTLED = 'S';
   static final byte EVENT_ID = 'D';
+  static final byte TENANT_EVENT_ID = 'T';
   static final byte AGGREGATE = 'A';
   static final byte CONSUMER = 'K';
   static final byte AUDIT = 'U';
@@ -98,6 +102,10 @@ final class QuotaKeys {
 
   static byte[] eventId(String eventId) {
     return key(EVENT_ID).str(eventId).toByteArray();
+  }
+
+  static byte[] tenantEventId(String tenant, String eventId) {
+    return key(TENANT_EVENT_ID).str(tenant).str(eventId).toByteArray();
   }
 
   static byte[] aggregate(String scope, String resource, long bucket) {

@@ -218,11 +218,13 @@ final class QuotaVerifier {
             + " (log kept from " + firstSequence + ")");
       }
     }
-    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.EVENT_ID, options.maxScanRecords())) {
-      long seq = UsageLog.readEventIdRecord(e.getValue()).sequence();
-      if (seq < firstSequence) {
-        throw new InvariantViolation("Q8 event-id record names compacted usage record " + seq
-            + " (log kept from " + firstSequence + ")");
+    for (byte tag : new byte[] {QuotaKeys.EVENT_ID, QuotaKeys.TENANT_EVENT_ID}) {
+      for (Map.Entry<byte[], byte[]> e : records.scanTag(tag, options.maxScanRecords())) {
+        long seq = UsageLog.readEventIdRecord(e.getValue()).sequence();
+        if (seq < firstSequence) {
+          throw new InvariantViolation("Q8 event-id record names compacted usage record " + seq
+              + " (log kept from " + firstSequence + ")");
+        }
       }
     }
     long expectedAudit = retention.firstAuditSequence();
@@ -282,9 +284,11 @@ final class QuotaVerifier {
             + " settled at " + st.settledAtMillis() + " has expiry record due " + due);
       }
     }
-    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.EVENT_ID, Integer.MAX_VALUE)) {
-      UsageLog.EventIdRecord rec = UsageLog.readEventIdRecord(e.getValue());
-      requireExpiry(stored, QuotaKeys.eventIdEnd(rec.expiresAtMillis(), rec.sequence()));
+    for (byte tag : new byte[] {QuotaKeys.EVENT_ID, QuotaKeys.TENANT_EVENT_ID}) {
+      for (Map.Entry<byte[], byte[]> e : records.scanTag(tag, Integer.MAX_VALUE)) {
+        UsageLog.EventIdRecord rec = UsageLog.readEventIdRecord(e.getValue());
+        requireExpiry(stored, QuotaKeys.eventIdEnd(rec.expiresAtMillis(), rec.sequence()));
+      }
     }
   }
 

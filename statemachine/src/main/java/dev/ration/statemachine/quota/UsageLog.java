@@ -19,6 +19,7 @@ import dev.ration.wire.ByteReader;
 import dev.ration.wire.EventType;
 import dev.ration.wire.QuotaKind;
 import java.util.ArrayList;
+import dev.ration.wire.security.Tenants;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -79,9 +80,16 @@ final class UsageLog {
     if (bad.isPresent()) {
       return invalid(bad.get());
     }
-    Optional<byte[]> seen = records.get(QuotaRecords.Q, QuotaKeys.eventId(c.eventId()));
-    if (seen.isPresent()) {
-      return new QuotaResult.UsageIngested(readEventIdRecord(seen.get()).sequence(), true);
+    if (c.perTenant()) {
+      Optional<QuotaResult> earlier = seenInTenant(c);
+      if (earlier.isPresent()) {
+        return earlier.get();
+      }
+    } else {
+      Optional<byte[]> seen = records.get(QuotaRecords.Q, QuotaKeys.eventId(c.eventId()));
+      if (seen.isPresent()) {
+        return new QuotaResult.UsageIngested(readEventIdRecord(seen.get()).sequence(), true);
+      }
     }
     if (c.eventTimeMillis() < now - options.dedupRetentionMillis()) {
       return invalid("event " + c.eventId() + " time " + c.eventTimeMillis() + " is older than the "
@@ -103,7 +111,7 @@ final class UsageLog {
     }
     long seq = nextSequence();
     append(new UsageEvent(seq, c.eventId(), EventType.INGESTED, c.eventTimeMillis(), now,
-        c.scope(), c.resource(), c.quantity(), c.unit(), c.reservationId(), 0));
+        c.scope(), c.resource(), c.quantity(), c.unit(), c.reservationId(), 0), c.perTenant());
     if (c.quantity() < 0) {
       // Released allocation (e.g. storage freed) frees capacity at every allocation level.
       for (QuotaSpec spec : allocations) {
@@ -119,8 +127,50 @@ final class UsageLog {
     return new QuotaResult.UsageIngested(seq, false);
   }
 
-  /** Appends one record: log, event-id record (with its retention), aggregates, reservation index. */
+  /**
+   * The answer to an event whose id the tenant of its scope already used within the dedup
+   * retention: the same event again is a duplicate (answered with the first one's sequence);
+   * other content under the id is refused, since dropping it would lose usage silently. Ids
+   * ingested before per-tenant dedup existed ('D' records) count when their event is the
+   * same tenant's.
+   */
+  private Optional<QuotaResult> seenInTenant(IngestUsage c) {
+    String tenant = Tenants.ofPath(c.scope());
+    Optional<byte[]> seen = records.get(QuotaRecords.Q, QuotaKeys.tenantEventId(tenant, c.eventId()))
+        .or(() -> records.get(QuotaRecords.Q, QuotaKeys.eventId(c.eventId()))
+            .filter(v -> event(readEventIdRecord(v).sequence())
+                .map(e -> Tenants.ofPath(e.scope()).equals(tenant)).orElse(false)));
+    if (seen.isEmpty()) {
+      return Optional.empty();
+    }
+    long sequence = readEventIdRecord(seen.get()).sequence();
+    Optional<UsageEvent> first = event(sequence);
+    if (first.isPresent() && !sameEvent(first.get(), c)) {
+      UsageEvent f = first.get();
+      return Optional.of(invalid("event id " + c.eventId() + " was already used in tenant "
+          + tenant + " for another event (sequence " + sequence + ": " + f.scope() + " "
+          + f.resource() + " " + f.quantity() + " " + f.unit() + " at " + f.eventTimeMillis()
+          + "); an event id names one event: use a new id"));
+    }
+    return Optional.of(new QuotaResult.UsageIngested(sequence, true));
+  }
+
+  private static boolean sameEvent(UsageEvent e, IngestUsage c) {
+    return e.scope().equals(c.scope()) && e.resource().equals(c.resource())
+        && e.quantity() == c.quantity() && e.unit().equals(c.unit())
+        && e.eventTimeMillis() == c.eventTimeMillis() && e.reservationId() == c.reservationId();
+  }
+
+  /** Appends one record: log, aggregates, reservation index; see {@link #append(UsageEvent, boolean)}. */
   void append(UsageEvent e) {
+    append(e, false);
+  }
+
+  /**
+   * Appends one record: log, event-id record (with its retention; per tenant when
+   * {@code perTenant}), aggregates, reservation index.
+   */
+  void append(UsageEvent e, boolean perTenant) {
     QuotaVerifier.requireNextSequence(e.sequence(), counters.lastSequence());
     counters.lastSequence(e.sequence());
     records.put(QuotaRecords.LOG, QuotaKeys.sequence(e.sequence()),
@@ -129,7 +179,9 @@ final class UsageLog {
       // Only a service's own ids can repeat: the ledger's (res:, comp:, alert:) are unique by
       // construction and ingest refuses those prefixes, so they need no dedup record.
       long idExpires = e.recordedAtMillis() + options.dedupRetentionMillis();
-      records.put(QuotaRecords.Q, QuotaKeys.eventId(e.eventId()),
+      records.put(QuotaRecords.Q, perTenant
+              ? QuotaKeys.tenantEventId(Tenants.ofPath(e.scope()), e.eventId())
+              : QuotaKeys.eventId(e.eventId()),
           QuotaFormat.stored(out -> out.i64(e.sequence()).i64(idExpires)));
       records.putExpiry(QuotaKeys.eventIdEnd(idExpires, e.sequence()));
     }
@@ -187,11 +239,13 @@ final class UsageLog {
   boolean forgetEventId(long sequence) {
     Optional<UsageEvent> event = event(sequence);
     if (event.isPresent()) {
-      byte[] idKey = QuotaKeys.eventId(event.get().eventId());
-      Optional<byte[]> rec = records.get(QuotaRecords.Q, idKey);
-      if (rec.isPresent() && readEventIdRecord(rec.get()).sequence() == sequence) {
-        records.delete(QuotaRecords.Q, idKey);
-        return true;
+      for (byte[] idKey : List.of(QuotaKeys.eventId(event.get().eventId()),
+          QuotaKeys.tenantEventId(Tenants.ofPath(event.get().scope()), event.get().eventId()))) {
+        Optional<byte[]> rec = records.get(QuotaRecords.Q, idKey);
+        if (rec.isPresent() && readEventIdRecord(rec.get()).sequence() == sequence) {
+          records.delete(QuotaRecords.Q, idKey);
+          return true;
+        }
       }
     }
     return false;

@@ -80,8 +80,11 @@ class QuotaCodecGoldenTest {
     command(new CompleteReservation(7, List.of(9L, 1L)),
         "2a" + "0000000000000007" + "0002" + "0000000000000009" + "0000000000000001");
     command(new CancelReservation(7), "2b" + "0000000000000007");
-    command(new IngestUsage("e1", 1234, "org/t", "tok", 5, "tokens", 0),
+    command(new IngestUsage("e1", 1234, "org/t", "tok", 5, "tokens", 0, false),
         "2c" + "00026531" + "00000000000004d2" + "00056f72672f74" + "0003746f6b"
+            + "0000000000000005" + "0006746f6b656e73" + "0000000000000000");
+    command(new IngestUsage("e1", 1234, "org/t", "tok", 5, "tokens", 0),
+        "30" + "00026531" + "00000000000004d2" + "00056f72672f74" + "0003746f6b"
             + "0000000000000005" + "0006746f6b656e73" + "0000000000000000");
     command(new AckUsage("billing", 12), "2d" + "000762696c6c696e67" + "000000000000000c");
     command(new Reconcile("org", "tok", 0, 3600000, "ops", "nightly"),

@@ -22,6 +22,7 @@ import static dev.ration.statemachine.quota.QuotaHarness.reserve;
 import static dev.ration.statemachine.quota.QuotaHarness.reserved;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.StateOptions;
@@ -328,6 +329,44 @@ class QuotaLedgerTest {
     assertEquals(100, now.total(), "the org level aggregates its tenants' events");
     assertEquals(7, before.total());
     assertEquals(2, h.log().size());
+  }
+
+  /**
+   * Event ids are per tenant: another tenant's event under the same id neither drops nor
+   * reveals this tenant's, the same event again is a duplicate, and other content under a used
+   * id is refused. An ingest as earlier releases wrote it (code 44) keeps one id space.
+   */
+  @Test
+  void eventIdsArePerTenantAndJudgedOnTheWholeEvent() {
+    h.nowMillis = 10 * 3_600_000L + 5_000;
+    QuotaResult.UsageIngested a = (QuotaResult.UsageIngested) h.apply(
+        new IngestUsage("b-evt-2", h.nowMillis, "a/p", "calls", 1, "calls", 0));
+    assertFalse(a.duplicate());
+    QuotaResult.UsageIngested b = (QuotaResult.UsageIngested) h.apply(
+        new IngestUsage("b-evt-2", h.nowMillis, "b/p", "calls", 3, "calls", 0));
+    assertFalse(b.duplicate(), "b's event is not another tenant's duplicate");
+    QuotaResult.UsageIngested again = (QuotaResult.UsageIngested) h.apply(
+        new IngestUsage("b-evt-2", h.nowMillis, "b/p", "calls", 3, "calls", 0));
+    assertTrue(again.duplicate());
+    assertEquals(b.sequence(), again.sequence());
+    QuotaResult.QuotaRejected other = rejected(h.apply(
+        new IngestUsage("b-evt-2", h.nowMillis, "b/p", "calls", 4, "calls", 0)));
+    assertEquals(Outcome.INVALID_ARGUMENT, other.outcome());
+    assertTrue(other.message().contains("already used in tenant b for another event"),
+        other.message());
+    assertEquals(2, h.log().size(), "no record for the refused event");
+    QuotaResult.UsageIngested legacy = (QuotaResult.UsageIngested) h.apply(
+        new IngestUsage("b-evt-2", h.nowMillis, "c/p", "calls", 9, "calls", 0, false));
+    assertFalse(legacy.duplicate(), "code 44 looks up 'D' records only, which per-tenant ids never write");
+    QuotaResult.UsageIngested legacyDup = (QuotaResult.UsageIngested) h.apply(
+        new IngestUsage("b-evt-2", h.nowMillis, "d/p", "calls", 9, "calls", 0, false));
+    assertTrue(legacyDup.duplicate(), "code 44: one id space for every tenant");
+    // Past the dedup retention both kinds of id record are forgotten (verify runs after each).
+    h.nowMillis += 2 * 3_600_000L;
+    assertEquals(3, h.tick(), "the three event id records (a, b per tenant; c in one space) are forgotten");
+    QuotaResult.UsageIngested reused = (QuotaResult.UsageIngested) h.apply(
+        new IngestUsage("b-evt-2", h.nowMillis, "b/p", "calls", 4, "calls", 0));
+    assertFalse(reused.duplicate());
   }
 
   /** Consumers read from their acknowledged cursor; a replay from any sequence is possible. */

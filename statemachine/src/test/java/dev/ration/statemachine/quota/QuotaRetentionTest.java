@@ -165,12 +165,13 @@ class QuotaRetentionTest {
   /** An ingested event id is remembered for the dedup retention, then forgotten by Tick. */
   @Test
   void anEventIdIsForgottenWhenItsDedupRetentionEnds() {
+    long eventTime = h.nowMillis;
     QuotaResult.UsageIngested first = assertInstanceOf(QuotaResult.UsageIngested.class,
-        h.apply(new IngestUsage("svc-1", h.nowMillis, "acme", "calls", 1, "n", 0)));
+        h.apply(new IngestUsage("svc-1", eventTime, "acme", "calls", 1, "n", 0)));
     h.nowMillis = t0 + HOUR - 1;
     h.tick();
     QuotaResult.UsageIngested again = assertInstanceOf(QuotaResult.UsageIngested.class,
-        h.apply(new IngestUsage("svc-1", h.nowMillis, "acme", "calls", 1, "n", 0)));
+        h.apply(new IngestUsage("svc-1", eventTime, "acme", "calls", 1, "n", 0)));
     assertTrue(again.duplicate(), "within the retention: the first sequence answers");
     assertEquals(first.sequence(), again.sequence());
     h.nowMillis = t0 + HOUR;
