@@ -27,7 +27,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * Deterministic (fixed random seeds), so a rerun after a format change shows as a diff.
  *
  * <pre>
- * mvn -B -pl client -am test -Dtest=FuzzCorpusSeeds -Dfuzz.writeSeeds=true -Dsurefire.failIfNoSpecifiedTests=false
+ * mvn -B -pl protocol -am test -Dtest=FuzzCorpusSeeds -Dfuzz.writeSeeds=true -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
  */
 @EnabledIfSystemProperty(named = "fuzz.writeSeeds", matches = "true")
