@@ -23,9 +23,9 @@ import java.util.regex.Pattern;
 
 /**
  * Reads certificates and private keys from PEM files with the JDK alone (this module, and so
- * the client library, takes no cryptography dependency). Keys must be unencrypted PKCS#8 ({@code BEGIN PRIVATE
- * KEY}), EC or RSA, which is what {@code ration cert} writes; the older OpenSSL forms get an
- * error that says how to convert them. Stateless; thread-safe.
+ * the client library, takes no cryptography dependency). Keys must be unencrypted PKCS#8
+ * ({@code BEGIN PRIVATE KEY}), EC or RSA, which is what {@code ration cert} writes; the older
+ * OpenSSL forms get an error that says how to convert them. Stateless; thread-safe.
  */
 public final class PemFiles {
   private static final Pattern BLOCK =
