@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh TestClass [SECONDS]     e.g. scripts/fuzz.sh FrameDecoderFuzzTest 3600
 #   scripts/fuzz.sh --list                  the fuzz tests, by module
 #
-# Runs the @FuzzTest of TestClass (a *FuzzTest class of the client or statemachine module) in
+# Runs the @FuzzTest of TestClass (a *FuzzTest class of the protocol or statemachine module) in
 # fuzzing mode for SECONDS (default 600), after replaying its committed corpus. What the fuzzer
 # learns is kept in <module>/.cifuzz-corpus/ (not committed; the next run resumes from it). A
 # finding stops the run and is written next to the committed corpus as crash-<hash>, in
@@ -12,7 +12,7 @@
 set -euo pipefail
 root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-modules=(client statemachine)
+modules=(protocol statemachine)
 
 fuzz_tests() {
   find "${modules[@]}" -path '*/src/test/java/*' -name '*FuzzTest.java' | sort

@@ -93,14 +93,14 @@
     (let [ca (io/file dir "ca.crt")
           crt (io/file dir "client.jepsen.crt")
           key (io/file dir "client.jepsen.key")
-          cas (dev.ration.client.tls.internal.PemFiles/certificates (.toPath ca))
-          chain (dev.ration.client.tls.internal.PemFiles/certificates (.toPath crt))
-          pk (dev.ration.client.tls.internal.PemFiles/privateKey (.toPath key))
+          cas (dev.ration.protocol.tls.PemFiles/certificates (.toPath ca))
+          chain (dev.ration.protocol.tls.PemFiles/certificates (.toPath crt))
+          pk (dev.ration.protocol.tls.PemFiles/privateKey (.toPath key))
           ctx (doto (javax.net.ssl.SSLContext/getInstance "TLSv1.3")
                 (.init (into-array javax.net.ssl.KeyManager
-                                   [(dev.ration.client.tls.internal.ReloadingKeyManager. pk chain)])
+                                   [(dev.ration.protocol.tls.ReloadingKeyManager. pk chain)])
                        (into-array javax.net.ssl.TrustManager
-                                   [(dev.ration.client.tls.internal.ReloadingTrustManager. cas)])
+                                   [(dev.ration.protocol.tls.ReloadingTrustManager. cas)])
                        nil))]
       (reset! u/tls {:client-tls (.withKeyPair (dev.ration.client.tls.ClientTls/trusting (.toPath ca))
                                                (.toPath crt) (.toPath key))

@@ -17,7 +17,7 @@
            (dev.ration.client.limiter.internal LeaseTransport LimiterViews Limiters)
            (dev.ration.wire Mode Outcome)
            (dev.ration.wire.lease LeaseView)
-           (dev.ration.client.internal.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
+           (dev.ration.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseReply Response$ReturnReply)
            (java.util.concurrent CompletableFuture)
            (java.util.function Function)))

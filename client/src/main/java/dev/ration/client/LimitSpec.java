@@ -1,8 +1,8 @@
 package dev.ration.client;
 
 import dev.ration.wire.lease.Limit;
-import dev.ration.client.internal.protocol.Names;
-import dev.ration.client.internal.protocol.Request;
+import dev.ration.protocol.Names;
+import dev.ration.protocol.Request;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import java.time.Duration;

@@ -6,13 +6,13 @@ import dev.ration.client.limiter.LimitInfo;
 import dev.ration.client.limiter.internal.LimiterViews;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.client.time.LedgerTime;
 import dev.ration.client.tls.ClientTls;
-import dev.ration.client.tls.internal.ClientTlsFiles;
-import dev.ration.client.tls.internal.PemException;
+import dev.ration.protocol.tls.ClientTlsFiles;
+import dev.ration.protocol.tls.PemException;
 import dev.ration.client.transport.RawClient;
 import dev.ration.wire.Outcome;
 import io.netty.channel.EventLoopGroup;

@@ -1,6 +1,6 @@
 package dev.ration.client;
 
-import dev.ration.client.internal.protocol.Frame;
+import dev.ration.protocol.Frame;
 import dev.ration.client.tls.ClientTls;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -130,9 +130,9 @@ public record RationClientOptions(
     addresses = List.copyOf(addresses);
     token = token == null ? "" : token.strip();
     if (token.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
-        > dev.ration.client.internal.protocol.MessageCodec.CREDENTIAL_BYTES_MAX) {
+        > dev.ration.protocol.MessageCodec.CREDENTIAL_BYTES_MAX) {
       throw new IllegalArgumentException("token is longer than "
-          + dev.ration.client.internal.protocol.MessageCodec.CREDENTIAL_BYTES_MAX + " bytes");
+          + dev.ration.protocol.MessageCodec.CREDENTIAL_BYTES_MAX + " bytes");
     }
     if (addresses.isEmpty()) {
       throw new IllegalArgumentException("addresses is empty: need at least one host:port");

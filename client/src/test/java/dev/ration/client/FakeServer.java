@@ -1,13 +1,13 @@
 package dev.ration.client;
 
-import dev.ration.client.internal.protocol.DecodedRequest;
-import dev.ration.client.internal.protocol.Frame;
-import dev.ration.client.internal.protocol.FrameDecoder;
-import dev.ration.client.internal.protocol.FrameEncoder;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.MessageCodec;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.DecodedRequest;
+import dev.ration.protocol.Frame;
+import dev.ration.protocol.FrameDecoder;
+import dev.ration.protocol.FrameEncoder;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.MessageCodec;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

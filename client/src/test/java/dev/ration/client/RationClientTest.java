@@ -18,11 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Frame;
-import dev.ration.client.internal.protocol.Kind;
+import dev.ration.protocol.Frame;
+import dev.ration.protocol.Kind;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

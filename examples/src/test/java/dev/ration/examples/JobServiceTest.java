@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
-import dev.ration.client.internal.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaRequest;
 import dev.ration.server.RationNode;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.config.ServerConfig;

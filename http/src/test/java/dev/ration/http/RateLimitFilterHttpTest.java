@@ -9,7 +9,7 @@ import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.limiter.LimiterOptions;
-import dev.ration.client.internal.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaRequest;
 import dev.ration.client.quota.QuotaRefusedException;
 import dev.ration.client.quota.Reservation;
 import dev.ration.server.RationNode;

@@ -46,7 +46,7 @@
            (dev.ration.client.time LedgerTime)
            (dev.ration.wire Mode Outcome)
            (dev.ration.wire.lease LeaseView)
-           (dev.ration.client.internal.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
+           (dev.ration.protocol Request$AcquireLease Request$RenewLease Request$ReturnLease
                                        Response$LeaseReply Response$ReturnReply)
            (java.time Duration)
            (java.util.concurrent CompletableFuture ScheduledThreadPoolExecutor ThreadFactory TimeUnit)

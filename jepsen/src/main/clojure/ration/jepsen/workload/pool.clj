@@ -31,7 +31,7 @@
             [ration.jepsen.generator :as gen])
   (:import (dev.ration.client RationClient)
            (dev.ration.client.transport RawClient)
-           (dev.ration.client.internal.protocol Request$SetLimitConcurrency Response$SlotLimitReply)
+           (dev.ration.protocol Request$SetLimitConcurrency Response$SlotLimitReply)
            (dev.ration.client.pool Attempt CancellationToken Job JobHandle JobResult PoolOptions
                                    PoolStats ShutdownPolicy ShutdownReport SlotSource
                                    SubmitResult$Accepted SubmitResult$Overloaded SubmitResult$Rejected

@@ -39,7 +39,7 @@
            (dev.ration.client.transport RawClient)
            (dev.ration.wire Outcome Overage QuotaKind Window)
            (dev.ration.wire.quota QuotaSpec UsageEvent)
-           (dev.ration.client.internal.protocol Request$Quota Response$Quota
+           (dev.ration.protocol Request$Quota Response$Quota
                                        QuotaRequest$Item QuotaRequest$ReserveKeyed QuotaRequest$CompleteReservation
                                        QuotaRequest$CancelReservation QuotaRequest$ListQuotas
                                        QuotaRequest$ReadUsage QuotaRequest$SetQuota

@@ -22,7 +22,7 @@
   (:import (dev.ration.client RationClient)
            (dev.ration.client.transport RawClient)
            (dev.ration.wire Outcome)
-           (dev.ration.client.internal.protocol Request$Ttl Response$Ttl TtlRequest$Get
+           (dev.ration.protocol Request$Ttl Response$Ttl TtlRequest$Get
                                        TtlResponse$GetReply TtlResponse$EntryInfo)
            (dev.ration.client.ttl Lock TtlEntries WriteResult DeleteResult)
            (java.nio.charset StandardCharsets)

@@ -7,7 +7,7 @@ import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.ManualScheduler;
 import dev.ration.client.limiter.RateLimiter;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.Batch;

@@ -10,7 +10,7 @@ import dev.ration.wire.Mode;
 import dev.ration.wire.lease.LeaseView;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import dev.ration.client.transport.CallFailure;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,10 +1,10 @@
 package dev.ration.client.quota;
 
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.QuotaResponse;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.OutcomeReply;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaResponse;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.OutcomeReply;
+import dev.ration.protocol.Response;
 import dev.ration.client.quota.internal.QuotaAccess;
 import dev.ration.client.time.LedgerTime;
 import dev.ration.client.transport.Transport;

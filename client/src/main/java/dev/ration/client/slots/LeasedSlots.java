@@ -3,8 +3,8 @@ package dev.ration.client.slots;
 import dev.ration.client.slots.internal.SlotsAccess;
 
 import dev.ration.client.pool.SlotSource;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.client.transport.CallFailure;
 import dev.ration.client.transport.Transport;
 import dev.ration.wire.Outcome;

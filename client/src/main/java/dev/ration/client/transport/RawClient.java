@@ -1,7 +1,7 @@
 package dev.ration.client.transport;
 
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;

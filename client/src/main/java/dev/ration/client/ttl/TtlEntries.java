@@ -1,11 +1,11 @@
 package dev.ration.client.ttl;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.OutcomeReply;
-import dev.ration.client.internal.protocol.Response;
-import dev.ration.client.internal.protocol.TtlRequest;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.OutcomeReply;
+import dev.ration.protocol.Response;
+import dev.ration.protocol.TtlRequest;
+import dev.ration.protocol.TtlResponse;
 import dev.ration.client.time.LedgerTime;
 import dev.ration.client.transport.Transport;
 import dev.ration.client.ttl.internal.TtlAccess;

@@ -7,7 +7,7 @@ import dev.ration.wire.Mode;
 import dev.ration.wire.lease.LeaseView;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;

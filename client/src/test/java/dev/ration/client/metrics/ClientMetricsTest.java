@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.QuotaResponse;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.QuotaResponse;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
+import dev.ration.protocol.TtlResponse;
 import dev.ration.client.quota.Item;
 import dev.ration.client.quota.QuotaClient;
 import dev.ration.client.quota.QuotaRefusedException;

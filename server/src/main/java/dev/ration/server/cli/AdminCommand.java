@@ -2,13 +2,13 @@ package dev.ration.server.cli;
 
 import dev.ration.client.tls.ClientTls;
 
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.QuotaResponse;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
-import dev.ration.client.internal.protocol.TtlRequest;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaResponse;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
+import dev.ration.protocol.TtlRequest;
+import dev.ration.protocol.TtlResponse;
 import dev.ration.server.cli.ClusterGateway.ClientIdentity;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import dev.ration.server.config.Quantities;

@@ -1,10 +1,10 @@
 package dev.ration.server.cli;
 
 import dev.ration.client.tls.ClientTls;
-import dev.ration.client.tls.internal.PemException;
-import dev.ration.client.tls.internal.PemFiles;
-import dev.ration.client.tls.internal.Pki;
-import dev.ration.client.tls.internal.ReloadingKeyManager;
+import dev.ration.protocol.tls.PemException;
+import dev.ration.protocol.tls.PemFiles;
+import dev.ration.protocol.tls.Pki;
+import dev.ration.protocol.tls.ReloadingKeyManager;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.security.GeneralSecurityException;

@@ -2,7 +2,6 @@ package dev.ration.server.cli;
 
 import dev.ration.client.tls.ClientTls;
 import dev.ration.server.config.ConfigLoader;
-import dev.ration.server.tls.ClientCredentials;
 import java.nio.file.Path;
 import dev.ration.server.config.Quantities;
 import java.time.Duration;

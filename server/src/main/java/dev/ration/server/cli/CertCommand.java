@@ -1,7 +1,7 @@
 package dev.ration.server.cli;
 
-import dev.ration.client.tls.internal.PemException;
-import dev.ration.client.tls.internal.PemFiles;
+import dev.ration.protocol.tls.PemException;
+import dev.ration.protocol.tls.PemFiles;
 import dev.ration.server.tls.DevCertificates;
 import dev.ration.server.tls.DevCertificates.Issued;
 import java.io.IOException;

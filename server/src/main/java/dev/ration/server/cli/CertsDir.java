@@ -15,7 +15,7 @@ final class CertsDir {
   private CertsDir() {}
 
   static Path path() {
-    return dev.ration.server.tls.ClientCredentials.directory();
+    return ClientCredentials.directory();
   }
 
   static String nodeBase(String id) {

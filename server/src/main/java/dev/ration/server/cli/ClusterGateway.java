@@ -2,8 +2,8 @@ package dev.ration.server.cli;
 
 import dev.ration.client.tls.ClientTls;
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

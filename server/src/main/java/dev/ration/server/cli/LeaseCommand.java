@@ -2,8 +2,8 @@ package dev.ration.server.cli;
 
 import dev.ration.wire.lease.LeaseView;
 
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.util.Optional;
 import picocli.CommandLine.Command;

@@ -1,8 +1,8 @@
 package dev.ration.server.cli;
 
 import dev.ration.wire.lease.Limit;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;

@@ -1,10 +1,10 @@
 package dev.ration.server.cli;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
-import dev.ration.client.internal.protocol.TtlRequest;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
+import dev.ration.protocol.TtlRequest;
+import dev.ration.protocol.TtlResponse;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.nio.charset.StandardCharsets;
 import picocli.CommandLine.Command;

@@ -5,8 +5,8 @@ import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaResponse;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -6,7 +6,7 @@ import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.Aggregate;
 import dev.ration.wire.quota.UsageEvent;
 
-import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.protocol.QuotaResponse;
 import java.util.List;
 
 /** Printable views of quota, reservation and usage replies (tables and JSON). */

@@ -1,7 +1,7 @@
 package dev.ration.server.cli;
 
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaResponse;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.ration.server.cli;
 
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import dev.ration.wire.security.RoleGrant;
 import java.util.List;

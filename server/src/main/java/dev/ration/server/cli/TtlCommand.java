@@ -5,8 +5,8 @@ import dev.ration.wire.CapacityPolicy;
 import dev.ration.wire.ttl.NamespaceView;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.TtlRequest;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.TtlRequest;
+import dev.ration.protocol.TtlResponse;
 import dev.ration.server.cli.ClusterGateway.GatewayException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -7,7 +7,7 @@ import dev.ration.wire.lease.LimitStatus;
 import dev.ration.wire.lease.SlotLease;
 import dev.ration.wire.lease.SlotStatus;
 
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import java.util.List;

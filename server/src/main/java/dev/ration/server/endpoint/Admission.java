@@ -1,8 +1,8 @@
 package dev.ration.server.endpoint;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.security.Scope;
 import dev.ration.server.security.Scopes;
 import java.util.Optional;

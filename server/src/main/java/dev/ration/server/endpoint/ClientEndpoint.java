@@ -1,8 +1,8 @@
 package dev.ration.server.endpoint;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.FrameDecoder;
-import dev.ration.client.internal.protocol.FrameEncoder;
+import dev.ration.protocol.FrameDecoder;
+import dev.ration.protocol.FrameEncoder;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.security.Security;

@@ -1,16 +1,16 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.internal.protocol.CancelOutcome;
-import dev.ration.client.internal.protocol.DecodedRequest;
+import dev.ration.protocol.CancelOutcome;
+import dev.ration.protocol.DecodedRequest;
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Frame;
-import dev.ration.client.internal.protocol.FrameDecoder;
-import dev.ration.client.internal.protocol.FrameError;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.MalformedMessageException;
-import dev.ration.client.internal.protocol.MessageCodec;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Frame;
+import dev.ration.protocol.FrameDecoder;
+import dev.ration.protocol.FrameError;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.MalformedMessageException;
+import dev.ration.protocol.MessageCodec;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.config.EndpointOptions;

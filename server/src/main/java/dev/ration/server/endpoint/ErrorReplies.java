@@ -1,11 +1,11 @@
 package dev.ration.server.endpoint;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Frame;
-import dev.ration.client.internal.protocol.FrameError;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.MalformedMessageException;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Frame;
+import dev.ration.protocol.FrameError;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.MalformedMessageException;
+import dev.ration.protocol.Response;
 import dev.ration.server.consensus.CoordinatorException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;

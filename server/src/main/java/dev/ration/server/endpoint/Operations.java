@@ -1,7 +1,7 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.Request;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.Request;
 import dev.ration.server.endpoint.Translation.Action;
 import dev.ration.server.endpoint.Translation.Mutation;
 import dev.ration.statemachine.command.Command;

@@ -2,9 +2,9 @@ package dev.ration.server.endpoint;
 
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaResponse;
 import dev.ration.statemachine.command.QuotaCommand.Reconcile;
 import dev.ration.statemachine.command.QuotaCommand.Reserve;
 import dev.ration.statemachine.command.QuotaCommand.IngestUsage;

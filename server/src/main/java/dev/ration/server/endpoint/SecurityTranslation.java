@@ -1,8 +1,8 @@
 package dev.ration.server.endpoint;
 
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.security.Role;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.QuotaCommand;

@@ -1,10 +1,10 @@
 package dev.ration.server.endpoint;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.Names;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.Names;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.consensus.Peer;
 import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
@@ -327,7 +327,7 @@ public final class Translation {
     if (security != null) {
       return security;
     }
-    dev.ration.client.internal.protocol.TtlResponse ttl = TtlTranslation.toResponse(result);
+    dev.ration.protocol.TtlResponse ttl = TtlTranslation.toResponse(result);
     if (ttl != null) {
       return new Response.Ttl(ttl);
     }

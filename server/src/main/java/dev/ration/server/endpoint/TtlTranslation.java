@@ -1,9 +1,9 @@
 package dev.ration.server.endpoint;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.TtlRequest;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.TtlRequest;
+import dev.ration.protocol.TtlResponse;
 import dev.ration.server.endpoint.Translation.Action;
 import dev.ration.server.endpoint.Translation.Invalid;
 import dev.ration.server.endpoint.Translation.Mutation;

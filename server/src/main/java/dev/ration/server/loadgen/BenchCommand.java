@@ -7,8 +7,8 @@ import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.cli.Exit;
 import dev.ration.server.config.Quantities;
 import java.io.PrintWriter;
@@ -219,7 +219,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     java.util.Optional<dev.ration.client.tls.ClientTls> tls;
     try {
-      tls = dev.ration.server.tls.ClientCredentials.resolve(ca, cert, key, insecure);
+      tls = dev.ration.server.cli.ClientCredentials.resolve(ca, cert, key, insecure);
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }

@@ -1,9 +1,9 @@
 package dev.ration.server.loadgen;
 
-import dev.ration.client.internal.protocol.Request;
+import dev.ration.protocol.Request;
 import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClient;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -1,6 +1,6 @@
 package dev.ration.server.loadgen;
 
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -5,7 +5,7 @@ import dev.ration.wire.lease.LeaseView;
 import dev.ration.client.RationException;
 import dev.ration.wire.ErrorCode;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

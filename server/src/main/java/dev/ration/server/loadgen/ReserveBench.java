@@ -10,8 +10,8 @@ import dev.ration.wire.Window;
 
 import dev.ration.client.RationClient;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaResponse;
 import dev.ration.client.quota.QuotaClient;
 import java.io.PrintWriter;
 import java.time.Duration;

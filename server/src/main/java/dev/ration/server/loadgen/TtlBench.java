@@ -8,7 +8,7 @@ import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.client.RationClient;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.TtlResponse;
 import dev.ration.client.ttl.TtlEntries;
 import java.io.PrintWriter;
 import java.util.ArrayList;

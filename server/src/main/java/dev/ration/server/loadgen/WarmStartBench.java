@@ -5,7 +5,7 @@ import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
 import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.RateLimiter;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import dev.ration.wire.Outcome;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.ration.server.security;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsExchange;
-import dev.ration.client.internal.protocol.Permission;
+import dev.ration.protocol.Permission;
 import dev.ration.server.observability.AdminServer;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.Certificate;

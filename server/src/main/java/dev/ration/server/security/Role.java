@@ -1,20 +1,20 @@
 package dev.ration.server.security;
 
-import static dev.ration.client.internal.protocol.Permission.CLUSTER_ADMIN;
-import static dev.ration.client.internal.protocol.Permission.CLUSTER_READ;
-import static dev.ration.client.internal.protocol.Permission.LEASE_USE;
-import static dev.ration.client.internal.protocol.Permission.LIMIT_ADMIN;
-import static dev.ration.client.internal.protocol.Permission.LIMIT_READ;
-import static dev.ration.client.internal.protocol.Permission.QUOTA_ADMIN;
-import static dev.ration.client.internal.protocol.Permission.QUOTA_USE;
-import static dev.ration.client.internal.protocol.Permission.SECURITY_ADMIN;
-import static dev.ration.client.internal.protocol.Permission.TTL_ADMIN;
-import static dev.ration.client.internal.protocol.Permission.TTL_READ;
-import static dev.ration.client.internal.protocol.Permission.TTL_WRITE;
-import static dev.ration.client.internal.protocol.Permission.USAGE_READ;
-import static dev.ration.client.internal.protocol.Permission.USAGE_WRITE;
+import static dev.ration.protocol.Permission.CLUSTER_ADMIN;
+import static dev.ration.protocol.Permission.CLUSTER_READ;
+import static dev.ration.protocol.Permission.LEASE_USE;
+import static dev.ration.protocol.Permission.LIMIT_ADMIN;
+import static dev.ration.protocol.Permission.LIMIT_READ;
+import static dev.ration.protocol.Permission.QUOTA_ADMIN;
+import static dev.ration.protocol.Permission.QUOTA_USE;
+import static dev.ration.protocol.Permission.SECURITY_ADMIN;
+import static dev.ration.protocol.Permission.TTL_ADMIN;
+import static dev.ration.protocol.Permission.TTL_READ;
+import static dev.ration.protocol.Permission.TTL_WRITE;
+import static dev.ration.protocol.Permission.USAGE_READ;
+import static dev.ration.protocol.Permission.USAGE_WRITE;
 
-import dev.ration.client.internal.protocol.Permission;
+import dev.ration.protocol.Permission;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Optional;

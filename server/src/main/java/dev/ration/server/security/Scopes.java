@@ -1,9 +1,9 @@
 package dev.ration.server.security;
 
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.TtlRequest;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.TtlRequest;
 import dev.ration.wire.security.Tenants;
 import java.util.ArrayList;
 import java.util.EnumMap;

@@ -1,9 +1,9 @@
 package dev.ration.server.security;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.Permission;
-import dev.ration.client.internal.protocol.Request;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.Permission;
+import dev.ration.protocol.Request;
 import dev.ration.statemachine.security.SecurityTable;
 import dev.ration.statemachine.security.StoredToken;
 import dev.ration.wire.security.RoleGrant;

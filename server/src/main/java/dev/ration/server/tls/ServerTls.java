@@ -1,10 +1,10 @@
 package dev.ration.server.tls;
 
-import dev.ration.client.tls.internal.PemException;
-import dev.ration.client.tls.internal.PemFiles;
-import dev.ration.client.tls.internal.Pki;
-import dev.ration.client.tls.internal.ReloadingKeyManager;
-import dev.ration.client.tls.internal.ReloadingTrustManager;
+import dev.ration.protocol.tls.PemException;
+import dev.ration.protocol.tls.PemFiles;
+import dev.ration.protocol.tls.Pki;
+import dev.ration.protocol.tls.ReloadingKeyManager;
+import dev.ration.protocol.tls.ReloadingTrustManager;
 import dev.ration.server.config.ConfigException;
 import dev.ration.server.config.TlsOptions;
 import io.netty.handler.ssl.ClientAuth;

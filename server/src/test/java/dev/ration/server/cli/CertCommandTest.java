@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.tls.ClientTls;
-import dev.ration.client.tls.internal.PemFiles;
+import dev.ration.protocol.tls.PemFiles;
 import dev.ration.server.config.TlsOptions;
 import dev.ration.server.tls.ServerTls;
 import java.io.PrintWriter;

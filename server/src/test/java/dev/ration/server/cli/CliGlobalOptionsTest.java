@@ -3,11 +3,11 @@ package dev.ration.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.TtlRequest;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.TtlRequest;
+import dev.ration.protocol.TtlResponse;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

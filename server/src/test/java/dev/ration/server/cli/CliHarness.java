@@ -7,8 +7,8 @@ import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.LimitStatus;
 
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -232,7 +232,7 @@ class CliHelperTest {
     CliHarness viaHelper = new CliHarness();
     for (CliHarness h : List.of(direct, viaHelper)) {
       h.gateway.script = r -> {
-        if (r instanceof dev.ration.client.internal.protocol.Request.GetLimit g) {
+        if (r instanceof dev.ration.protocol.Request.GetLimit g) {
           if (g.tenant().equals("none")) {
             return new Response.GetLimitReply(false, null);
           }

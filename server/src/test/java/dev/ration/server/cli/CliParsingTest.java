@@ -7,8 +7,8 @@ import dev.ration.wire.Policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.config.ConfigLoader;
 import java.time.Duration;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.ration.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.protocol.QuotaResponse;
 import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.ration.server.cli;
 
-import dev.ration.client.internal.protocol.Response;
-import dev.ration.client.internal.protocol.Request;
+import dev.ration.protocol.Response;
+import dev.ration.protocol.Request;
 import dev.ration.client.quota.QuotaDefinition;
 import dev.ration.client.transport.RawClient;
 import dev.ration.testkit.FreePorts;
@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaResponse;
 import dev.ration.client.quota.QuotaClient;
 import dev.ration.client.quota.QuotaRefusedException;
 import dev.ration.client.quota.Reservation;

@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.QuotaResponse;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.QuotaResponse;
 import dev.ration.client.quota.QuotaClient;
 import dev.ration.server.RationNode;
 import dev.ration.wire.Outcome;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.Policy;
 import dev.ration.wire.lease.SlotLease;

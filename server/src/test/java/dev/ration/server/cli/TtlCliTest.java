@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
-import dev.ration.client.internal.protocol.TtlRequest;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
+import dev.ration.protocol.TtlRequest;
+import dev.ration.protocol.TtlResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;

@@ -54,7 +54,7 @@ class ReleaseArchiveIT {
       }
       try (Stream<Path> jars = Files.list(home.resolve("lib"))) {
         List<String> names = jars.map(p -> p.getFileName().toString()).toList();
-        for (String prefix : List.of("ration-client-", "ration-statemachine-", "ratis-server-", "rocksdbjni-")) {
+        for (String prefix : List.of("ration-client-", "ration-protocol-", "ration-statemachine-", "ratis-server-", "rocksdbjni-")) {
           assertTrue(names.stream().anyMatch(n -> n.startsWith(prefix)), prefix + "*.jar missing from lib/: " + names);
         }
         // picocli is compiled into the server jar (for class-data sharing), not shipped beside it.

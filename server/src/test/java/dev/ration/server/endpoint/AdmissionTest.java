@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.TtlRequest;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.TtlRequest;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.config.TenantFairness;
 import dev.ration.server.security.Scope;

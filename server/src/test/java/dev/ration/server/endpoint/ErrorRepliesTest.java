@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Frame;
-import dev.ration.client.internal.protocol.FrameError;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Frame;
+import dev.ration.protocol.FrameError;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.Response;
 import dev.ration.server.consensus.CoordinatorException;
 import dev.ration.server.consensus.CoordinatorException.Reason;
 import java.util.Arrays;

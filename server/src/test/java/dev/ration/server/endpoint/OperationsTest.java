@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.TtlRequest;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.TtlRequest;
 import dev.ration.server.endpoint.Translation.Action;
 import dev.ration.server.endpoint.Translation.Invalid;
 import dev.ration.server.endpoint.Translation.Mutation;

@@ -9,7 +9,7 @@ import dev.ration.client.RationClientOptions;
 import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.ManualScheduler;
 import dev.ration.client.limiter.RateLimiter;
-import dev.ration.client.internal.protocol.Kind;
+import dev.ration.protocol.Kind;
 import dev.ration.server.RationNode;
 import dev.ration.server.config.ServerConfig;
 import dev.ration.testkit.Waits;
@@ -152,14 +152,14 @@ class RenewalReplyDroppedNodeTest {
       long idA = raw.nextRequestId();
       long idB = raw.nextRequestId();
       long idGone = raw.nextRequestId();
-      dev.ration.client.internal.protocol.Request.RenewLease renewA =
-          new dev.ration.client.internal.protocol.Request.RenewLease(a.leaseId(), a.version(), 10, 10, 5, 0, 3);
-      dev.ration.client.internal.protocol.Request.RenewLease renewB =
-          new dev.ration.client.internal.protocol.Request.RenewLease(b.leaseId(), b.version(), 10, 10, 5, 0, 4);
-      dev.ration.client.internal.protocol.Request.RenewLease renewGone =
-          new dev.ration.client.internal.protocol.Request.RenewLease(gone.leaseId(), gone.version(), 10, 10, 0, 0, 0);
-      Class<dev.ration.client.internal.protocol.Response.LeaseReply> reply =
-          dev.ration.client.internal.protocol.Response.LeaseReply.class;
+      dev.ration.protocol.Request.RenewLease renewA =
+          new dev.ration.protocol.Request.RenewLease(a.leaseId(), a.version(), 10, 10, 5, 0, 3);
+      dev.ration.protocol.Request.RenewLease renewB =
+          new dev.ration.protocol.Request.RenewLease(b.leaseId(), b.version(), 10, 10, 5, 0, 4);
+      dev.ration.protocol.Request.RenewLease renewGone =
+          new dev.ration.protocol.Request.RenewLease(gone.leaseId(), gone.version(), 10, 10, 0, 0, 0);
+      Class<dev.ration.protocol.Response.LeaseReply> reply =
+          dev.ration.protocol.Response.LeaseReply.class;
 
       proxy.dropReplyToNext(Kind.RENEW_LEASES.code());
       var firstA = coalescer.call(idA, renewA, reply);

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.MessageCodec;
-import dev.ration.client.internal.protocol.QuotaRequest;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
-import dev.ration.client.internal.protocol.TtlRequest;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.MessageCodec;
+import dev.ration.protocol.QuotaRequest;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
+import dev.ration.protocol.TtlRequest;
 import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.result.Result;
 import dev.ration.wire.CapacityPolicy;

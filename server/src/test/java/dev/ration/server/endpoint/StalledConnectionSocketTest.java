@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.config.TenantFairness;
 import dev.ration.server.endpoint.EndpointSocketTest.Conn;

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.TtlResponse;
+import dev.ration.protocol.TtlResponse;
 import dev.ration.client.ttl.Lock;
 import dev.ration.client.ttl.TtlEntries;
 import dev.ration.server.RationNode;

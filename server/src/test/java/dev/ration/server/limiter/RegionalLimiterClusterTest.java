@@ -15,7 +15,7 @@ import dev.ration.client.LimitSpec;
 import dev.ration.client.limiter.LimiterOptions;
 import dev.ration.client.limiter.RateLimiter;
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import dev.ration.server.RationNode;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.config.ServerConfig;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.wire.Outcome;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Response;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

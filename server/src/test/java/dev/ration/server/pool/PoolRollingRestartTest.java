@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.client.transport.RawClient;
 import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;

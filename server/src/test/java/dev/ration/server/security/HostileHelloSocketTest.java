@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.wire.ErrorCode;
-import dev.ration.client.internal.protocol.Frame;
-import dev.ration.client.internal.protocol.FrameError;
-import dev.ration.client.internal.protocol.Kind;
-import dev.ration.client.internal.protocol.MessageCodec;
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Frame;
+import dev.ration.protocol.FrameError;
+import dev.ration.protocol.Kind;
+import dev.ration.protocol.MessageCodec;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.endpoint.ClientEndpoint;
 import dev.ration.server.endpoint.EndpointListener;

@@ -11,7 +11,7 @@ import dev.ration.client.RationException;
 import dev.ration.client.RationFailedException;
 import dev.ration.wire.ErrorCode;
 import dev.ration.client.tls.ClientTls;
-import dev.ration.client.tls.internal.ReloadingKeyManager;
+import dev.ration.protocol.tls.ReloadingKeyManager;
 import dev.ration.server.tls.DevCertificates.Issued;
 import java.io.IOException;
 import java.net.InetAddress;

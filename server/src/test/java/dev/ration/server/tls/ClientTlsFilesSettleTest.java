@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ration.client.tls.internal.ClientTlsFiles;
-import dev.ration.client.tls.internal.PemException;
+import dev.ration.protocol.tls.ClientTlsFiles;
+import dev.ration.protocol.tls.PemException;
 import dev.ration.server.tls.DevCertificates.Issued;
 import java.io.IOException;
 import java.io.UncheckedIOException;

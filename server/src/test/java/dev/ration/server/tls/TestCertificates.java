@@ -1,7 +1,7 @@
 package dev.ration.server.tls;
 
-import dev.ration.client.tls.internal.PemFiles;
-import dev.ration.client.tls.internal.ReloadingTrustManager;
+import dev.ration.protocol.tls.PemFiles;
+import dev.ration.protocol.tls.ReloadingTrustManager;
 import dev.ration.server.config.TlsOptions;
 import dev.ration.server.tls.DevCertificates.Issued;
 import java.io.IOException;
@@ -75,7 +75,7 @@ public final class TestCertificates {
       SSLContext ctx = SSLContext.getInstance("TLSv1.3");
       ctx.init(null, new TrustManager[] {new ReloadingTrustManager(PemFiles.certificates(caPem))}, null);
       return ctx;
-    } catch (GeneralSecurityException | dev.ration.client.tls.internal.PemException e) {
+    } catch (GeneralSecurityException | dev.ration.protocol.tls.PemException e) {
       throw new IllegalStateException(e);
     }
   }

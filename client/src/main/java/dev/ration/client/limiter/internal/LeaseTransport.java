@@ -1,7 +1,7 @@
 package dev.ration.client.limiter.internal;
 
-import dev.ration.client.internal.protocol.Request;
-import dev.ration.client.internal.protocol.Response;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
 import dev.ration.client.transport.Transport;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,6 +1,11 @@
 package dev.ration.client.tls.internal;
 
 import dev.ration.client.tls.ClientTls;
+import dev.ration.protocol.tls.PemException;
+import dev.ration.protocol.tls.PemFiles;
+import dev.ration.protocol.tls.Pki;
+import dev.ration.protocol.tls.ReloadingKeyManager;
+import dev.ration.protocol.tls.ReloadingTrustManager;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.security.PrivateKey;

@@ -1,0 +1,41 @@
+package dev.ration.protocol;
+
+import dev.ration.wire.Outcome;
+import dev.ration.wire.ttl.NamespaceView;
+
+/**
+ * Replies to {@link TtlRequest}s, carried as {@link Response.Ttl}. Domain outcomes
+ * (VERSION_MISMATCH, ENTRY_UNKNOWN, NAMESPACE_FULL, INVALID_ARGUMENT) travel inside OK
+ * replies; {@code currentVersion} is set with VERSION_MISMATCH (0 = absent or expired).
+ */
+public sealed interface TtlResponse {
+
+  /** A live entry. {@code expiresAtMillis} is ledger time; Long.MAX_VALUE = no expiry. */
+  record EntryInfo(String namespace, String key, byte[] value, long version,
+      long expiresAtMillis) {}
+
+  /** Answer to TTL_PUT, TTL_CAS and TTL_REFRESH: on SUCCESS the entry's version and expiry. */
+  record WriteReply(Outcome outcome, String message, long currentVersion, long version,
+      long expiresAtMillis) implements TtlResponse, OutcomeReply {}
+
+  /** Answer to TTL_DELETE: {@code existed} false when no live entry was there. */
+  record DeleteReply(Outcome outcome, String message, long currentVersion, long version,
+      boolean existed) implements TtlResponse, OutcomeReply {}
+
+  /**
+   * Answer to TTL_GET. {@code readAtMillis} is the ledger time the read was judged at
+   * (max(state now, the leader's log time)); remaining TTL = expiresAt − readAt.
+   */
+  record GetReply(boolean found, EntryInfo entry, long readAtMillis) implements TtlResponse {}
+
+  /** Answer to TTL_LIST; {@code truncated}: more matched than were returned. */
+  record ListReply(java.util.List<EntryInfo> entries, boolean truncated, long readAtMillis)
+      implements TtlResponse {}
+
+  /** Answer to TTL_NAMESPACE_SET: on SUCCESS the namespace as now configured. */
+  record NamespaceReply(Outcome outcome, String message, NamespaceView namespace)
+      implements TtlResponse, OutcomeReply {}
+
+  /** Answer to TTL_NAMESPACE_GET. */
+  record NamespaceList(java.util.List<NamespaceView> namespaces) implements TtlResponse {}
+}
