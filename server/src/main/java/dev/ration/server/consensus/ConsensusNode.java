@@ -330,11 +330,20 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
 
   @Override
   public CompletableFuture<Result> submit(RequestKey key, Command command, long deadlineNanos) {
+    RaftServer.Division d = division;
+    if (d != null && removed(d)) {
+      return CompletableFuture.failedFuture(removedError());
+    }
     return proposer.submit(key, command, deadlineNanos);
   }
 
   @Override
   public CompletableFuture<QueryResult> query(Query query, boolean stale, long deadlineNanos) {
+    RaftServer.Division d = division;
+    if (d != null && removed(d)) {
+      // Even a stale read: the state stopped at the removal (Ratis closes it with the division).
+      return CompletableFuture.failedFuture(removedError());
+    }
     if (stale) {
       try {
         return CompletableFuture.completedFuture(stateMachine.queryLocal(query));
@@ -422,20 +431,76 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     String leaderId = "";
     if (d != null) {
       DivisionInfo info = d.getInfo();
-      role = info.getCurrentRole().name();
+      // Ratis leaves a closed division's role as it was: a removed leader would say LEADER.
+      role = removed(d) ? NodeStatus.REMOVED
+          : info.isAlive() ? info.getCurrentRole().name() : "UNKNOWN";
       term = info.getCurrentTerm();
       applied = info.getLastAppliedIndex();
       commit = d.getRaftLog().getLastCommittedIndex();
-      RaftPeerId leader = info.getLeaderId();
+      RaftPeerId leader = leaderOf(d);
       leaderId = leader == null ? "" : leader.toString();
     }
     long[] ledger = stateMachine.tryWithState(s -> new long[] {s.nowMillis(), s.epoch()})
         .orElse(new long[] {-1, -1});
     Members members = members();
+    // Nothing called from here may call status(): each reads the division directly.
     return new NodeStatus(options.nodeId(), role, term, commit, applied, leaderId,
         leaderClientAddress(), ledger[0], ledger[1], proposer.queueDepth(), members.all(),
         members.listeners().stream().map(Peer::id).toList(), configMismatch(),
         membership.upToDateVotersIfLeader());
+  }
+
+  /**
+   * True once this node is out of the replicated configuration: a stable one without it, or
+   * one without it on a division Ratis has shut down. Ratis closes a removed leader's division
+   * as soon as the change commits (and a removed follower's when it finds itself outside the
+   * configuration at an election), but its role and leader id stay as they were, so a removed
+   * leader would go on calling itself the leader. A newcomer not added yet (an empty
+   * configuration) is not removed. While a change is half way the node may still lead it.
+   */
+  private boolean removed(RaftServer.Division d) {
+    RaftConfiguration conf = d.getRaftConf();
+    if (conf.getCurrentPeers(RaftPeerRole.FOLLOWER).isEmpty()
+        && conf.getCurrentPeers(RaftPeerRole.LISTENER).isEmpty()) {
+      return false;
+    }
+    return !inCurrentConf(conf, selfId)
+        && (conf.getPreviousPeers().isEmpty() || !d.getInfo().isAlive());
+  }
+
+  private static boolean inCurrentConf(RaftConfiguration conf, RaftPeerId id) {
+    for (RaftPeerRole role : new RaftPeerRole[] {RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER}) {
+      for (RaftPeer p : conf.getCurrentPeers(role)) {
+        if (p.getId().equals(id)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The leader Ratis names, or null when none is known or the name cannot be trusted: a closed
+   * or removed division keeps the leader it last knew, itself included, and pointing clients at
+   * this node would bring them straight back. A remaining member it names is kept, as a hint
+   * that member corrects if it no longer leads.
+   */
+  private RaftPeerId leaderOf(RaftServer.Division d) {
+    RaftPeerId leader = d.getInfo().getLeaderId();
+    if (leader == null || (!d.getInfo().isAlive() || removed(d))
+        && (leader.equals(selfId) || !inCurrentConf(d.getRaftConf(), leader))) {
+      return null;
+    }
+    return leader;
+  }
+
+  /** The definite answer of a node that is no longer a member: go elsewhere, and stop it. */
+  private CoordinatorException removedError() {
+    Members m = members();
+    return new CoordinatorException(Reason.NOT_LEADER, "node " + options.nodeId()
+        + " was removed from the cluster configuration (now " + Membership.describe(m)
+        + ") and serves no requests; ask a remaining member, and stop this node",
+        leaderClientAddress(), 0, false);
   }
 
   /**
@@ -546,9 +611,13 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     return proposer.stats();
   }
 
+  /**
+   * Leads and can serve: Ratis's role on a division that is still running and still a member
+   * (see {@link #removed}; Ratis's own role says LEADER on a removed leader's closed division).
+   */
   public boolean isLeader() {
     RaftServer.Division d = division;
-    return d != null && d.getInfo().isLeader();
+    return d != null && d.getInfo().isLeader() && d.getInfo().isAlive() && !removed(d);
   }
 
   /** A leader whose log clock runs and whose NewEpoch is proposed: client writes may flow. */
@@ -559,10 +628,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   /** The leader's client address from the configured peers, or "" when no leader is known. */
   public String leaderClientAddress() {
     RaftServer.Division d = division;
-    if (d == null) {
-      return "";
-    }
-    RaftPeerId leader = d.getInfo().getLeaderId();
+    RaftPeerId leader = d == null ? null : leaderOf(d);
     if (leader == null) {
       return "";
     }
@@ -657,9 +723,10 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     return result;
   }
 
-  private String leaderIdOrEmpty() {
+  /** The leader's id as {@link #leaderOf} has it, or "": for answers that name the leader. */
+  String leaderIdOrEmpty() {
     RaftServer.Division d = division;
-    RaftPeerId leader = d == null ? null : d.getInfo().getLeaderId();
+    RaftPeerId leader = d == null ? null : leaderOf(d);
     return leader == null ? "" : leader.toString();
   }
 

@@ -348,8 +348,9 @@ public final class Membership {
    * node does not lead (or stops leading while looking).
    */
   List<String> upToDateVotersIfLeader() {
-    RaftServer.Division d = node.division();
-    if (d == null || !d.getInfo().isLeader()) {
+    // node.isLeader(), not Ratis's role: a removed leader's closed division still says LEADER
+    // but has no follower list.
+    if (node.division() == null || !node.isLeader()) {
       return List.of();
     }
     try {
@@ -526,14 +527,16 @@ public final class Membership {
     }
   }
 
+  // Never through node.status(): the status lists the up-to-date voters, which asks this class,
+  // which would answer "not the leader" by asking for the status again.
   private MembershipException notLeader() {
-    String leader = node.status().leaderId();
+    String leader = node.leaderIdOrEmpty();
     return new MembershipException(Reason.NOT_LEADER, "not the leader (leader: "
         + (leader.isEmpty() ? "unknown" : leader) + ")", leaderAdminAddress());
   }
 
   private String leaderAdminAddress() {
-    String leader = node.status().leaderId();
+    String leader = node.leaderIdOrEmpty();
     return leader.isEmpty() ? "" : node.members().find(leader).map(Peer::adminAddress).orElse("");
   }
 

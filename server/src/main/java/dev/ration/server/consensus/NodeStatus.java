@@ -30,6 +30,12 @@ public record NodeStatus(
     String configMismatch,
     List<String> upToDate) {
 
+  /**
+   * The {@code role} of a node the replicated configuration no longer lists (removed by
+   * {@code ration cluster remove} and still running): it serves nothing and should be stopped.
+   */
+  public static final String REMOVED = "REMOVED";
+
   public NodeStatus {
     peers = List.copyOf(peers);
     listeners = List.copyOf(listeners);
