@@ -8,12 +8,12 @@ import java.time.Duration;
  * in this order, not the earliest of them (docs/LIMITER.md, "Decisions and Retry-After"):
  * <ol>
  *   <li>the lease is held and its bucket refills enough for the request before the lease's
- *       term ends: the wait until that refill ({@code NO_TOKENS}, known);
+ *       term ends: the wait until that refill ({@code NO_TOKENS}, known);</li>
  *   <li>the last refused or failed acquire carried a hint that is still in the future (the
  *       ledger's retry-after of a {@code LIMIT_EXHAUSTED}, or the retry-after of the error a
- *       failed call returned): the wait until then (known);
+ *       failed call returned): the wait until then (known);</li>
  *   <li>otherwise the first delay of {@code retryPolicy}, a bounded policy to follow instead
- *       ({@code retryAfterKnown} false; always so for {@code CLOSED}).
+ *       ({@code retryAfterKnown} false; always so for {@code CLOSED}).</li>
  * </ol>
  * Allowed decisions carry {@link Duration#ZERO}. {@link #retryAfter()} is the exact
  * {@link Duration}; {@link #retryAfterSeconds()} is the same wait for the HTTP {@code
