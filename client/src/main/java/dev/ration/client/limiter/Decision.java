@@ -4,9 +4,17 @@ import java.time.Duration;
 
 /**
  * The answer of {@link RateLimiter#decide}: whether the permits were taken, why, and when to try
- * again. {@code retryAfter} is exact when {@code retryAfterKnown} (docs/LIMITER.md: the earliest
- * of the next local refill, a confirmed pending grant, the expected coordinator recovery);
- * otherwise it is the first delay of {@code retryPolicy}, a bounded policy to follow instead.
+ * again. A refused decision takes its {@code retryAfter} from the first of these that applies,
+ * in this order, not the earliest of them (docs/LIMITER.md, "Decisions and Retry-After"):
+ * <ol>
+ *   <li>the lease is held and its bucket refills enough for the request before the lease's
+ *       term ends: the wait until that refill ({@code NO_TOKENS}, known);</li>
+ *   <li>the last refused or failed acquire carried a hint that is still in the future (the
+ *       ledger's retry-after of a {@code LIMIT_EXHAUSTED}, or the retry-after of the error a
+ *       failed call returned): the wait until then (known);</li>
+ *   <li>otherwise the first delay of {@code retryPolicy}, a bounded policy to follow instead
+ *       ({@code retryAfterKnown} false; always so for {@code CLOSED}).</li>
+ * </ol>
  * Allowed decisions carry {@link Duration#ZERO}. {@link #retryAfter()} is the exact
  * {@link Duration}; {@link #retryAfterSeconds()} is the same wait for the HTTP {@code
  * Retry-After} header, which takes whole seconds: rounded up, so a client that waits that long

@@ -30,7 +30,7 @@ import java.util.Set;
  * <pre>
  * u8 formatVersion (1) | i64 timeMillis | u32 count | count × proposal
  * proposal = i64 clientHigh | i64 clientLow | i64 sequence | u8 command code | fields
-  (each command's fields are its record's SHAPE, in the order listed here)
+ * (each command's fields are its record's SHAPE, in the order listed here)
  *   SetLimit (1)     str tenant, str resource, i64 ratePerSecond, i64 burst, u8 mode,
  *                    i64 leaseDurationMillis, i64 graceMillis, i64 emergency, u8 policy,
  *                    i64 expectedVersion
@@ -40,6 +40,11 @@ import java.util.Set;
  *   ReturnLease (4)  i64 leaseId, i64 presentedVersion, i64 unusedBalance
  *   NewEpoch (5)     str leaderId
  *   Tick (6)         i32 maxItems
+ *   RenewLeases (7)  u16 n × (RenewLease's fields)
+ *   SetLimitConcurrency (8) SetLimit's fields, i64 concurrency
+ *   AcquireSlots (9)        str tenant, str resource, str holder, i64 demandSlots
+ *   RenewSlots (10)         u16 n × (i64 leaseId, i64 presentedVersion, i64 running,
+ *                           i64 queued, i64 release)
  *   PutEntry (20)           str namespace, str key, bytes value, i64 ttlMillis
  *   CompareAndSetEntry (21) str namespace, str key, i64 expectedVersion, bytes value, i64 ttlMillis
  *   RefreshEntry (22)       str namespace, str key, i64 ttlMillis, i64 expectedVersion
@@ -57,6 +62,12 @@ import java.util.Set;
  *   AckUsage (45)            str consumer, i64 sequence
  *   Reconcile (46)           str scope, str resource, i64 fromMillis, i64 toMillis, str actor,
  *                            str reason
+ *   Reserve, keyed (47)      Reserve's fields, then str idempotencyKey (not empty)
+ *   CreateToken (60)  i64 tokenId, str identity, bytes salt, bytes hash, i64 ttlMillis, str actor
+ *   RevokeToken (61)  i64 tokenId, str actor
+ *   GrantRole (62)    str identity, str role, str tenant, str actor
+ *   RevokeRole (63)   str identity, str role, str tenant, str actor
+ *   Authorized (64)   str actor, str tenants, bytes inner (a command code and its fields)
  * bytes = i32 length | the bytes
  * str = u16 byte length | UTF-8 bytes (strict: malformed input is refused both ways)
  * </pre>

@@ -65,6 +65,10 @@ final class QuotaCounters {
     catalogVersion = version;
   }
 
+  long nextReservationId() {
+    return nextReservationId;
+  }
+
   /** The id of a new reservation. */
   long takeReservationId() {
     return nextReservationId++;

@@ -26,10 +26,11 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * Every quota invariant check (docs/INVARIANTS.md, Q1–Q7), in one place: the incremental checks
- * the other classes make at the moment a command changes what an invariant is about, and the
- * full recomputation from the store ({@link #verify()}, {@link #verifyStoredExpiries}) run at
- * start, restore, snapshot install and after every entry in tests. A violation throws
+ * Every quota invariant check (docs/INVARIANTS.md, Q1–Q8), in one place: the incremental checks
+ * the other classes make at the moment a command changes what an invariant is about, the
+ * full recomputation from the store ({@link #verify}, {@link #verifyStoredExpiries}) run at
+ * start, restore, snapshot install and after every entry in tests, and the checks of what is
+ * held in memory ({@link #verifyInMemory}), all a snapshot runs. A violation throws
  * {@link InvariantViolation}: the replica must stop rather than diverge from the others.
  *
  * <p>Thread: the single applying thread.
@@ -86,10 +87,55 @@ final class QuotaVerifier {
     }
   }
 
+  // What the ledger holds in memory: its counters and the retention bounds, no stored record.
+
+  /**
+   * The quota invariants over what the ledger holds in memory, reading no stored record (the
+   * snapshot check: a snapshot holds the apply lock, and the scans of {@link #verify()} over a
+   * million reservations and usage records would stall every request meanwhile). Q2: the
+   * outstanding-reservation count is ≥ 0 and no more than the ids minted so far. Q4: the usage
+   * and audit log counters are ≥ 0. Q7: the newest catalog version is below the replica's
+   * version counter {@code nextVersion}. Q8: the kept usage and audit logs start within
+   * {@code [1, last + 1]}, and a compacted hour bucket exists only once the usage log lost a
+   * prefix, on the hour grid. Also checked first by {@link #verify()}.
+   */
+  void verifyInMemory(long nextVersion) {
+    long nextReservationId = counters.nextReservationId();
+    if (nextReservationId < 1 || counters.reservations() < 0
+        || counters.reservations() > nextReservationId - 1) {
+      throw new InvariantViolation("Q2 counters: " + counters.reservations()
+          + " outstanding reservations, next reservation id " + nextReservationId);
+    }
+    if (counters.lastSequence() < 0 || counters.lastAuditSequence() < 0
+        || counters.alertsRaised() < 0) {
+      throw new InvariantViolation("Q4 counters: last usage sequence " + counters.lastSequence()
+          + ", last audit sequence " + counters.lastAuditSequence() + ", alerts raised "
+          + counters.alertsRaised());
+    }
+    if (counters.catalogVersion() < 0 || counters.catalogVersion() >= nextVersion) {
+      throw new InvariantViolation("Q7 catalog version " + counters.catalogVersion()
+          + " not in [0, nextVersion " + nextVersion + ")");
+    }
+    long first = retention.firstSequence();
+    long firstAudit = retention.firstAuditSequence();
+    if (first < 1 || first > counters.lastSequence() + 1
+        || firstAudit < 1 || firstAudit > counters.lastAuditSequence() + 1) {
+      throw new InvariantViolation("Q8 kept usage log starts at " + first + " (last "
+          + counters.lastSequence() + "), audit at " + firstAudit + " (last "
+          + counters.lastAuditSequence() + ")");
+    }
+    long bucket = retention.lastCompactedBucket();
+    if (bucket != Long.MIN_VALUE && (first == 1 || Aggregate.bucketOf(bucket) != bucket)) {
+      throw new InvariantViolation("Q8 compacted bucket " + bucket + " with the usage log kept from "
+          + first);
+    }
+  }
+
   // Full checks, recomputed from the store.
 
   /**
-   * Recomputes every quota invariant from the store (expensive: start, snapshot, tests).
+   * Recomputes every quota invariant from the store (expensive: open and tests; a snapshot runs
+   * {@link #verifyInMemory} only), after the in-memory checks.
    * Q2: each level's held amount is the sum of the outstanding reservations charged at it, and no
    * usage is negative. Q3: every level with usage has a catalog entry (the expiry records are
    * checked by {@link #verifyStoredExpiries}). Q4: the log is dense from 1 to the last sequence.
@@ -97,7 +143,8 @@ final class QuotaVerifier {
    * the log's usage by event time (when the log fits in one scan). Q7: the catalog holds each
    * entry's newest version.
    */
-  void verify() {
+  void verify(long nextVersion) {
+    verifyInMemory(nextVersion);
     Map<String, Long> held = new HashMap<>();
     long outstanding = 0;
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.RESERVATION, Integer.MAX_VALUE)) {
