@@ -70,7 +70,8 @@ class DocsConsistencyTest {
   static final Pattern CODE_CONSTANT =
       Pattern.compile("static\\s+final\\s+int\\s+((?:\\w+_)?CODE)\\s*=\\s*(\\d+)\\s*;");
   static final Pattern CODE_ROW = Pattern.compile("^\\|\\s*(\\d+)\\s*\\|\\s*`(\\w+)`");
-  static final Pattern JAVADOC_CODE = Pattern.compile("^\\s*\\*\\s+(\\w+)(?:, keyed)?\\s+\\((\\d+)\\)");
+  static final Pattern JAVADOC_CODE =
+      Pattern.compile("^\\s*\\*\\s+(\\w+)(?:, [a-z ]+)?\\s+\\((\\d+)\\)");
   static final Pattern LOG_CODE_MENTION =
       Pattern.compile("\\blog codes? (\\d+)(?:\\s*[–-]\\s*(\\d+))?");
   static final String LOG_CODE_SECTION = "Log command codes";

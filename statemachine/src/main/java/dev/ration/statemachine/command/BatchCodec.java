@@ -45,6 +45,7 @@ import java.util.Set;
  *   AcquireSlots (9)        str tenant, str resource, str holder, i64 demandSlots
  *   RenewSlots (10)         u16 n × (i64 leaseId, i64 presentedVersion, i64 running,
  *                           i64 queued, i64 release)
+ *   ReturnLease, fenced (11) ReturnLease's fields (frees the lease only at its current version)
  *   PutEntry (20)           str namespace, str key, bytes value, i64 ttlMillis
  *   CompareAndSetEntry (21) str namespace, str key, i64 expectedVersion, bytes value, i64 ttlMillis
  *   RefreshEntry (22)       str namespace, str key, i64 ttlMillis, i64 expectedVersion
@@ -63,11 +64,13 @@ import java.util.Set;
  *   Reconcile (46)           str scope, str resource, i64 fromMillis, i64 toMillis, str actor,
  *                            str reason
  *   Reserve, keyed (47)      Reserve's fields, then str idempotencyKey (not empty)
+ *   IngestUsage, per tenant (48) IngestUsage's fields (event ids kept per tenant)
  *   CreateToken (60)  i64 tokenId, str identity, bytes salt, bytes hash, i64 ttlMillis, str actor
  *   RevokeToken (61)  i64 tokenId, str actor
  *   GrantRole (62)    str identity, str role, str tenant, str actor
  *   RevokeRole (63)   str identity, str role, str tenant, str actor
  *   Authorized (64)   str actor, str tenants, bytes inner (a command code and its fields)
+ *   Authorized, closed (65) Authorized's fields (fails closed on the inner command's touches)
  * bytes = i32 length | the bytes
  * str = u16 byte length | UTF-8 bytes (strict: malformed input is refused both ways)
  * </pre>
