@@ -60,6 +60,9 @@ public final class Scope {
 
   /** Whether {@code scope} is {@code prefix} or below it ("" is above every scope). */
   static boolean under(String scope, String prefix) {
-    return prefix.isEmpty() || scope.equals(prefix) || scope.startsWith(prefix + "/");
+    // "acme/" is how a tenant-scoped caller pins its tenant (docs/SECURITY.md): it means acme
+    // and everything below it, as "acme" does.
+    String path = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+    return path.isEmpty() || scope.equals(path) || scope.startsWith(path + "/");
   }
 }

@@ -369,6 +369,19 @@ class QuotaLedgerTest {
     assertFalse(reused.duplicate());
   }
 
+  /** A scope prefix with a trailing '/' lists that scope itself and everything below it. */
+  @Test
+  void aPrefixWithATrailingSlashListsItsOwnScopeToo() {
+    h.apply(concurrent("acme", "jobs", 10));
+    h.apply(concurrent("acme/t1", "jobs", 5));
+    h.apply(concurrent("acmex", "jobs", 5));
+    for (String prefix : List.of("acme", "acme/")) {
+      List<String> scopes = ((QuotaAnswer.QuotaList) h.query(new QuotaQuery.ListQuotas(prefix)))
+          .quotas().stream().map(r -> r.spec().scope()).toList();
+      assertEquals(List.of("acme", "acme/t1"), scopes, "prefix " + prefix);
+    }
+  }
+
   /** Consumers read from their acknowledged cursor; a replay from any sequence is possible. */
   @Test
   void consumersReplayFromTheirCursor() {
