@@ -41,13 +41,16 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Lock {
   private final TtlEntries entries;
+  private final String namespace;
   private final String name;
   private final String owner;
   private final long fencingToken;
   private final LedgerTime expiresAt;
 
-  Lock(TtlEntries entries, String name, String owner, long fencingToken, LedgerTime expiresAt) {
+  Lock(TtlEntries entries, String namespace, String name, String owner, long fencingToken,
+      LedgerTime expiresAt) {
     this.entries = entries;
+    this.namespace = namespace;
     this.name = name;
     this.owner = owner;
     this.fencingToken = fencingToken;
@@ -55,7 +58,16 @@ public final class Lock {
   }
 
   /**
-   * The lock's name (its key in {@link TtlEntries#LOCK_NAMESPACE}).
+   * The namespace the lock's entry lives in ({@link TtlEntries#LOCK_NAMESPACE} unless given).
+   *
+   * @return the namespace
+   */
+  public String namespace() {
+    return namespace;
+  }
+
+  /**
+   * The lock's name (its key in {@link #namespace()}).
    *
    * @return the name
    */
@@ -97,7 +109,7 @@ public final class Lock {
    * @return whether this holder still held the lock and released it
    */
   public CompletableFuture<Boolean> releaseAsync() {
-    return entries.deleteAsync(TtlEntries.LOCK_NAMESPACE, name, fencingToken)
+    return entries.deleteAsync(namespace, name, fencingToken)
         .thenApply(r -> {
           if (!r.deleted()) {
             entries.lockLost(name, fencingToken);
@@ -123,7 +135,7 @@ public final class Lock {
    * @return whether this holder still held the lock and extended it
    */
   public CompletableFuture<Boolean> refreshAsync(Duration ttl) {
-    return entries.refreshAsync(TtlEntries.LOCK_NAMESPACE, name, ttl, fencingToken)
+    return entries.refreshAsync(namespace, name, ttl, fencingToken)
         .thenApply(r -> {
           if (!r.succeeded()) {
             entries.lockLost(name, fencingToken);

@@ -296,13 +296,27 @@ public final class TtlEntries {
    * @return the lock, or empty when someone holds it
    */
   public CompletableFuture<Optional<Lock>> tryLockAsync(String name, String owner, Duration ttl) {
-    return compareAndSetAsync(LOCK_NAMESPACE, name, 0, owner.getBytes(StandardCharsets.UTF_8), ttl)
+    return tryLockAsync(LOCK_NAMESPACE, name, owner, ttl);
+  }
+
+  /**
+   * As {@link #tryLock(String, String, String, Duration)}, without waiting.
+   *
+   * @param namespace the namespace holding the lock's entry
+   * @param name the lock
+   * @param owner who takes it (stored as the entry's value)
+   * @param ttl how long the lock lasts unless refreshed or released
+   * @return the lock, or empty when someone holds it
+   */
+  public CompletableFuture<Optional<Lock>> tryLockAsync(String namespace, String name,
+      String owner, Duration ttl) {
+    return compareAndSetAsync(namespace, name, 0, owner.getBytes(StandardCharsets.UTF_8), ttl)
         .thenApply(r -> {
           if (r.outcome() == Outcome.SUCCESS) {
             for (TtlListener l : listeners) {
               l.onLockAcquired(name, r.version());
             }
-            return Optional.of(new Lock(this, name, owner, r.version(), r.expiresAt()));
+            return Optional.of(new Lock(this, namespace, name, owner, r.version(), r.expiresAt()));
           }
           if (r.outcome() == Outcome.VERSION_MISMATCH) {
             return Optional.<Lock>empty();
@@ -325,6 +339,21 @@ public final class TtlEntries {
    */
   public Optional<Lock> tryLock(String name, String owner, Duration ttl) {
     return join(tryLockAsync(name, owner, ttl));
+  }
+
+  /**
+   * {@link #tryLock(String, String, Duration)} in {@code namespace}: with security on, a tenant's
+   * locks belong in one of its own namespaces ({@code <tenant>/locks}), where no other tenant
+   * can take, read or release them; the shared {@link #LOCK_NAMESPACE} needs a grant on it.
+   *
+   * @param namespace the namespace holding the lock's entry
+   * @param name the lock
+   * @param owner who takes it (stored as the entry's value)
+   * @param ttl how long the lock lasts unless refreshed or released
+   * @return the lock, or empty when someone holds it
+   */
+  public Optional<Lock> tryLock(String namespace, String name, String owner, Duration ttl) {
+    return join(tryLockAsync(namespace, name, owner, ttl));
   }
 
   // ---------------------------------------------------------------- helpers

@@ -13,7 +13,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * `ration lock acquire|release`: a lock is a TTL entry in namespace "locks" created by
+ * `ration lock acquire|release`: a lock is a TTL entry (in namespace "locks" unless
+ * --namespace names a tenant's own, e.g. acme/locks) created by
  * compare-and-set with expected version 0; its version is the fencing token (docs/TTL.md).
  * acquire exits 2 when the lock is held (printing the holder's token); release needs the token.
  */
@@ -39,6 +40,9 @@ final class LockCommand {
   @Command(name = "acquire", description = "Take the lock if free; prints the fencing token (exit 2 if held).")
   static final class Acquire extends LockMutation {
     @Parameters(index = "0", paramLabel = "NAME") String name;
+    @Option(names = "--namespace", defaultValue = NAMESPACE, paramLabel = "NAMESPACE",
+        description = "Namespace of the lock's entry (default: ${DEFAULT-VALUE}; a tenant's own is <tenant>/locks).")
+    String namespace;
     @Option(names = "--owner", required = true) String owner;
     @Option(names = "--ttl", required = true, paramLabel = "DURATION",
         description = "How long the lock lives unless refreshed, e.g. 30s (a bare number is milliseconds).")
@@ -47,7 +51,7 @@ final class LockCommand {
     @Override
     int run(ClusterGateway g) throws GatewayException {
       long ttlMillis = ttlMillis("--ttl", ttl, false);
-      TtlResponse.WriteReply r = ttl(g, new TtlRequest.CompareAndSet(NAMESPACE, name, 0,
+      TtlResponse.WriteReply r = ttl(g, new TtlRequest.CompareAndSet(namespace, name, 0,
           owner.getBytes(StandardCharsets.UTF_8), ttlMillis), TtlResponse.WriteReply.class);
       Fields f = new Fields().put("outcome", r.outcome() == Outcome.VERSION_MISMATCH ? "HELD" : r.outcome().name())
           .put("lock", name).put("owner", owner)
@@ -62,6 +66,9 @@ final class LockCommand {
   @Command(name = "release", description = "Release the lock held under --token (exit 2 if it lapsed or is someone else's).")
   static final class Release extends LockMutation {
     @Parameters(index = "0", paramLabel = "NAME") String name;
+    @Option(names = "--namespace", defaultValue = NAMESPACE, paramLabel = "NAMESPACE",
+        description = "Namespace of the lock's entry (default: ${DEFAULT-VALUE}).")
+    String namespace;
     @Option(names = "--token", required = true, paramLabel = "FENCING_TOKEN") long token;
 
     @Override
@@ -69,7 +76,7 @@ final class LockCommand {
       if (token <= 0) {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--token: " + token + " must be positive");
       }
-      TtlResponse.DeleteReply r = ttl(g, new TtlRequest.Delete(NAMESPACE, name, token),
+      TtlResponse.DeleteReply r = ttl(g, new TtlRequest.Delete(namespace, name, token),
           TtlResponse.DeleteReply.class);
       Fields f = new Fields().put("outcome", r.outcome().name()).put("lock", name)
           .put("released", r.outcome() == Outcome.SUCCESS && r.existed())

@@ -114,6 +114,21 @@ class TtlCliTest {
         h.gateway.requests.get(h.gateway.requests.size() - 1));
   }
 
+  /** Goal: --namespace puts a lock in a tenant's own namespace, for taking and releasing it. */
+  @Test
+  void lockInATenantsOwnNamespace() {
+    h.gateway.script = r -> new Response.Ttl(new TtlResponse.WriteReply(Outcome.SUCCESS, "", 7, 7, 5_000));
+    assertEquals(0, h.run("lock", "acquire", "jobs", "--namespace", "acme/locks", "--owner", "w1",
+        "--ttl", "5s").exitCode());
+    assertEquals("acme/locks",
+        ((TtlRequest.CompareAndSet) sent(h.gateway.requests.get(0))).namespace());
+    h.gateway.script = r -> new Response.Ttl(new TtlResponse.DeleteReply(Outcome.SUCCESS, "", 7, 7, true));
+    assertEquals(0, h.run("lock", "release", "jobs", "--namespace", "acme/locks", "--token", "7")
+        .exitCode());
+    assertEquals(new Request.Ttl(new TtlRequest.Delete("acme/locks", "jobs", 7)),
+        h.gateway.requests.get(h.gateway.requests.size() - 1));
+  }
+
   @Test
   void usageErrorsExitOne() {
     assertEquals(Exit.USAGE, h.run("ttl", "put", "k", "v").exitCode(), "--ttl is required");

@@ -100,6 +100,13 @@ class TtlEndToEndTest {
       assertTrue(second.fencingToken() > first.fencingToken(),
           second.fencingToken() + " > " + first.fencingToken());
       assertFalse(first.refresh(Duration.ofMillis(60_000)), "the old holder cannot extend the new holder's lock");
+      // A lock of the same name in a tenant's own namespace is another lock, released there.
+      Lock own = ttl.tryLock("acme/locks", "jobs", "worker-3", Duration.ofMillis(60_000)).orElseThrow();
+      assertEquals("acme/locks", own.namespace());
+      assertTrue(ttl.get("acme/locks", "jobs").isPresent());
+      assertTrue(own.release());
+      assertEquals(Optional.empty(), ttl.get("acme/locks", "jobs"));
+      assertTrue(ttl.get(TtlEntries.LOCK_NAMESPACE, "jobs").isPresent(), "the shared lock is untouched");
 
       // Capacity: a full REJECT namespace refuses; an EVICT one evicts and counts it.
       assertEquals(Outcome.SUCCESS, ttl.setNamespace(NamespaceSpec.builder("small").maxEntries(1).maxBytes(1_000).whenFull(CapacityPolicy.EVICT_SOONEST_EXPIRING).build()).outcome());
