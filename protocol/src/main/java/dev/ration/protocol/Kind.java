@@ -60,6 +60,7 @@ public enum Kind {
       0x26, true, TTL_ADMIN, TtlRequest.SetNamespace.SHAPE, TtlMessages.NAMESPACE_REPLY),
   TTL_NAMESPACE_GET(
       0x27, false, TTL_READ, TtlRequest.GetNamespaces.SHAPE, TtlMessages.NAMESPACE_LIST),
+  TTL_UPDATE(0x28, true, TTL_WRITE, TtlRequest.Update.SHAPE, TtlMessages.WRITE_REPLY),
   // Quotas, reservations and usage: 0x40-0x5F, shapes in QuotaMessages.
   QUOTA_SET(0x40, true, QUOTA_ADMIN,
       QuotaMessages.SET_QUOTA, QuotaMessages.QUOTA_SET_REPLY),

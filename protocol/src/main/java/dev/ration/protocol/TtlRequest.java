@@ -13,9 +13,9 @@ import dev.ration.wire.shape.Shape;
 /**
  * TTL entry requests (kinds 0x20–0x2F), carried as {@link Request.Ttl}. Each record
  * declares its wire fields next to it (its SHAPE, named by its {@link Kind}); docs/PROTOCOL.md
- * lists them. Mutations (TTL_PUT, TTL_CAS, TTL_REFRESH, TTL_DELETE, TTL_NAMESPACE_SET) are
+ * lists them. Mutations (TTL_PUT, TTL_CAS, TTL_REFRESH, TTL_DELETE, TTL_NAMESPACE_SET, TTL_UPDATE) are
  * idempotent by (client id, frame request id), like every mutation. {@code ttlMillis}: 0 = already expired, −1 = no expiry. {@code expectedVersion} 0
- * means "absent or expired" for TTL_CAS and "any version" for TTL_REFRESH and TTL_DELETE.
+ * means "absent or expired" for TTL_CAS and "any version" for TTL_REFRESH, TTL_DELETE and TTL_UPDATE.
  * Reads are linearizable unless {@code stale}.
  */
 public sealed interface TtlRequest {
@@ -51,6 +51,26 @@ public sealed interface TtlRequest {
 
     public Kind kind() {
       return Kind.TTL_CAS;
+    }
+  }
+
+  /**
+   * Replaces the value of a live entry and keeps its expiry (a new version); expectedVersion 0
+   * = any. An absent or expired entry is ENTRY_UNKNOWN.
+   */
+  record Update(String namespace, String key, byte[] value, long expectedVersion)
+      implements TtlRequest {
+    /** Its fields on the wire, in this order. */
+    static final Shape<Update> SHAPE =
+        Shape.of(
+            Update.class,
+            str("namespace", Update::namespace),
+            str("key", Update::key),
+            bytes("value", Update::value, TtlMessages.VALUE_BYTES_MAX),
+            i64("expectedVersion", Update::expectedVersion));
+
+    public Kind kind() {
+      return Kind.TTL_UPDATE;
     }
   }
 

@@ -33,7 +33,7 @@ class KindTest {
         EnumSet.of(
             Kind.SET_LIMIT, Kind.ACQUIRE_LEASE, Kind.RENEW_LEASE, Kind.RENEW_LEASES, Kind.RETURN_LEASE,
             Kind.SET_LIMIT_CONCURRENCY, Kind.ACQUIRE_SLOTS, Kind.RENEW_SLOTS,
-            Kind.TTL_PUT, Kind.TTL_CAS, Kind.TTL_REFRESH, Kind.TTL_DELETE, Kind.TTL_NAMESPACE_SET,
+            Kind.TTL_PUT, Kind.TTL_CAS, Kind.TTL_REFRESH, Kind.TTL_DELETE, Kind.TTL_NAMESPACE_SET, Kind.TTL_UPDATE,
             Kind.QUOTA_SET, Kind.RESERVE, Kind.RESERVE_KEYED, Kind.RESERVATION_COMPLETE,
             Kind.RESERVATION_CANCEL,
             Kind.USAGE_INGEST, Kind.USAGE_ACK, Kind.USAGE_RECONCILE,

@@ -65,6 +65,7 @@ final class MessageGenerator {
     REPLY_CLASS.put(Kind.TTL_PUT, TtlResponse.WriteReply.class);
     REPLY_CLASS.put(Kind.TTL_CAS, TtlResponse.WriteReply.class);
     REPLY_CLASS.put(Kind.TTL_REFRESH, TtlResponse.WriteReply.class);
+    REPLY_CLASS.put(Kind.TTL_UPDATE, TtlResponse.WriteReply.class);
     REPLY_CLASS.put(Kind.TTL_DELETE, TtlResponse.DeleteReply.class);
     REPLY_CLASS.put(Kind.TTL_GET, TtlResponse.GetReply.class);
     REPLY_CLASS.put(Kind.TTL_LIST, TtlResponse.ListReply.class);

@@ -49,6 +49,7 @@ class TtlMessagesGoldenTest {
     assertEquals(0x25, Kind.TTL_LIST.code());
     assertEquals(0x26, Kind.TTL_NAMESPACE_SET.code());
     assertEquals(0x27, Kind.TTL_NAMESPACE_GET.code());
+    assertEquals(0x28, Kind.TTL_UPDATE.code());
     assertEquals(20, Outcome.ENTRY_UNKNOWN.code());
     assertEquals(21, Outcome.NAMESPACE_FULL.code());
   }
@@ -67,6 +68,11 @@ class TtlMessagesGoldenTest {
     request(new TtlRequest.CompareAndSet("n", "k", 7, new byte[] {(byte) 0xff}, 0), 2,
         "00000002" + "00016e" + "00016b" + "0000000000000007" + "00000001" + "ff"
             + "0000000000000000");
+    TtlRequest.Update u = (TtlRequest.Update) ((Request.Ttl) request(
+        new TtlRequest.Update("n", "k", new byte[] {3}, 9), 5,
+        "00000005" + "00016e" + "00016b" + "00000001" + "03" + "0000000000000009")).request();
+    assertArrayEquals(new byte[] {3}, u.value());
+    assertEquals(9, u.expectedVersion());
   }
 
   @Test

@@ -138,6 +138,36 @@ public final class TtlEntries {
   }
 
   /**
+   * As {@link #update}, without waiting.
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param value the bytes to store
+   * @param expectedVersion the live version required, 0 = any
+   * @return the write's answer
+   */
+  public CompletableFuture<WriteResult> updateAsync(String namespace, String key, byte[] value,
+      long expectedVersion) {
+    return call(TtlOperation.UPDATE, new TtlRequest.Update(namespace, key, value, expectedVersion),
+        TtlResponse.WriteReply.class).thenApply(TtlEntries::write);
+  }
+
+  /**
+   * Replaces a live entry's value and keeps its expiry (Redis's {@code SET ... KEEPTTL}): the
+   * entry gets a new version, its expiresAt stays. {@code expectedVersion} 0 = any. Absent or
+   * expired: outcome ENTRY_UNKNOWN (there is no expiry to keep; use {@link #put}).
+   *
+   * @param namespace the namespace
+   * @param key the key
+   * @param value the bytes to store
+   * @param expectedVersion the live version required, 0 = any
+   * @return the new version and the kept expiry, or why the update was refused
+   */
+  public WriteResult update(String namespace, String key, byte[] value, long expectedVersion) {
+    return join(updateAsync(namespace, key, value, expectedVersion));
+  }
+
+  /**
    * As {@link #refresh}, without waiting.
    *
    * @param namespace the namespace

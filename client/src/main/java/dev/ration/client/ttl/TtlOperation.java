@@ -17,5 +17,7 @@ public enum TtlOperation {
   /** {@link TtlEntries#setNamespace}. */
   SET_NAMESPACE,
   /** {@link TtlEntries#namespaces}. */
-  NAMESPACES
+  NAMESPACES,
+  /** {@link TtlEntries#update}. */
+  UPDATE
 }

@@ -23,7 +23,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "ttl", description = "Put, get, compare-and-set, refresh, delete and list TTL entries.",
     subcommands = {TtlCommand.Put.class, TtlCommand.Get.class, TtlCommand.Cas.class,
-        TtlCommand.Refresh.class, TtlCommand.Delete.class, TtlCommand.ListEntries.class,
+        TtlCommand.Refresh.class, TtlCommand.Update.class, TtlCommand.Delete.class,
+        TtlCommand.ListEntries.class,
         TtlCommand.NamespaceSet.class, TtlCommand.NamespaceGet.class})
 final class TtlCommand {
   @Mixin HelpOption help;
@@ -92,6 +93,21 @@ final class TtlCommand {
     int run(ClusterGateway g) throws GatewayException {
       long ttlMillis = ttlMillis("--ttl", ttl, false);
       TtlResponse.WriteReply r = send(g, new TtlRequest.Refresh(ns.namespace, key, ttlMillis,
+          expectedVersion), TtlResponse.WriteReply.class);
+      return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(ns.namespace, key, r));
+    }
+  }
+
+  @Command(name = "update", description = "Replace a live entry's value and keep its expiry (--expect: only that version).")
+  static final class Update extends TtlMutation {
+    @Parameters(index = "0", paramLabel = "KEY") String key;
+    @Parameters(index = "1", paramLabel = "VALUE") String value;
+    @Option(names = "--expect", defaultValue = "0", paramLabel = "VERSION", description = "Only this version (default 0: any).")
+    long expectedVersion;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      TtlResponse.WriteReply r = send(g, new TtlRequest.Update(ns.namespace, key, utf8(value),
           expectedVersion), TtlResponse.WriteReply.class);
       return printOutcome(r.outcome(), r.message(), 0, TtlViews.write(ns.namespace, key, r));
     }

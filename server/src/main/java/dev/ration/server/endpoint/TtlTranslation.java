@@ -11,6 +11,7 @@ import dev.ration.server.endpoint.Translation.Read;
 import dev.ration.statemachine.command.TtlCommand.CompareAndSetEntry;
 import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
 import dev.ration.statemachine.command.TtlCommand.PutEntry;
+import dev.ration.statemachine.command.TtlCommand.UpdateEntry;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.TtlCommand.SetNamespace;
 import dev.ration.statemachine.query.Query;
@@ -46,6 +47,10 @@ final class TtlTranslation {
             problem(r.namespace(), r.key(), r.ttlMillis(), r.expectedVersion()),
             () -> new CompareAndSetEntry(r.namespace(), r.key(), r.expectedVersion(),
                 new Bytes(r.value()), r.ttlMillis())))
+        .on(Kind.TTL_UPDATE, TtlRequest.Update.class, r -> checked(
+            problem(r.namespace(), r.key(), 0, r.expectedVersion()),
+            () -> new UpdateEntry(r.namespace(), r.key(), new Bytes(r.value()),
+                r.expectedVersion())))
         .on(Kind.TTL_DELETE, TtlRequest.Delete.class, r -> checked(
             problem(r.namespace(), r.key(), 0, r.expectedVersion()),
             () -> SameFields.copy(r, DeleteEntry.class)))

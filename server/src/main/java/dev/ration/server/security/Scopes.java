@@ -47,6 +47,7 @@ public final class Scopes {
     on(Kind.TTL_PUT, TtlRequest.Put.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_CAS, TtlRequest.CompareAndSet.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_REFRESH, TtlRequest.Refresh.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_UPDATE, TtlRequest.Update.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_DELETE, TtlRequest.Delete.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_GET, TtlRequest.Get.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_LIST, TtlRequest.List.class, "namespace's first segment", r -> path(r.namespace()));

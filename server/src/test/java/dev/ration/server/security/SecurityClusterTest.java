@@ -171,6 +171,7 @@ class SecurityClusterTest {
       case TTL_CAS -> new Request.Ttl(new TtlRequest.CompareAndSet(tenant + "/locks", "k", 0,
           new byte[1], 60_000));
       case TTL_REFRESH -> new Request.Ttl(new TtlRequest.Refresh(tenant + "/locks", "k", 60_000, 0));
+      case TTL_UPDATE -> new Request.Ttl(new TtlRequest.Update(tenant + "/locks", "k", new byte[1], 0));
       case TTL_DELETE -> new Request.Ttl(new TtlRequest.Delete(tenant + "/locks", "k", 0));
       case TTL_GET -> new Request.Ttl(new TtlRequest.Get(tenant + "/locks", "k", false));
       case TTL_LIST -> new Request.Ttl(new TtlRequest.List(tenant + "/locks", "", 10, false));

@@ -51,6 +51,7 @@ import java.util.Set;
  *   RefreshEntry (22)       str namespace, str key, i64 ttlMillis, i64 expectedVersion
  *   DeleteEntry (23)        str namespace, str key, i64 expectedVersion
  *   SetNamespace (24)       str namespace, i64 maxEntries, i64 maxBytes, u8 policy
+ *   UpdateEntry (25)        str namespace, str key, bytes value, i64 expectedVersion
  *   SetQuota (40)            str scope, str resource, u8 kind, u8 window, i64 limit, str unit,
  *                            i64 softLimit, u8 overage, i64 overageMax, i64 periodStartMillis,
  *                            i64 expectedVersion, str actor, str reason

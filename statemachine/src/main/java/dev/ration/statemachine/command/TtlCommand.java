@@ -204,6 +204,44 @@ public sealed interface TtlCommand extends Command {
     }
   }
 
+  /**
+   * Replace the value of a live entry and keep its expiry (Redis's SET KEEPTTL): a new version,
+   * the same expiresAt. {@code expectedVersion} 0 = any version, else only that version
+   * (VERSION_MISMATCH otherwise). An absent or expired entry is ENTRY_UNKNOWN: there is no
+   * expiry to keep, and creating one without a TTL would be a different operation.
+   */
+  record UpdateEntry(String namespace, String key, Bytes value, long expectedVersion)
+      implements TtlCommand {
+    public static final int CODE = 25;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "TTL_UPDATE";
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<UpdateEntry> SHAPE =
+        Shape.of(
+            UpdateEntry.class,
+            str("namespace", UpdateEntry::namespace),
+            str("key", UpdateEntry::key),
+            Fields.value("value", UpdateEntry::value),
+            i64("expectedVersion", UpdateEntry::expectedVersion));
+
+    @Override
+    public Touches touches() {
+      return Touches.pathOf(namespace);
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(TtlCommand.Handler<R> handler) {
+      return handler.update(this);
+    }
+  }
+
   /** One method per TTL command: whoever applies them must handle every one. */
   interface Handler<R> {
     R put(PutEntry command);
@@ -215,5 +253,7 @@ public sealed interface TtlCommand extends Command {
     R delete(DeleteEntry command);
 
     R setNamespace(SetNamespace command);
+
+    R update(UpdateEntry command);
   }
 }

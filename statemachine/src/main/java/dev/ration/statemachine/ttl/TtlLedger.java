@@ -17,6 +17,7 @@ import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
 import dev.ration.statemachine.command.TtlCommand.PutEntry;
 import dev.ration.statemachine.command.TtlCommand.RefreshEntry;
 import dev.ration.statemachine.command.TtlCommand.SetNamespace;
+import dev.ration.statemachine.command.TtlCommand.UpdateEntry;
 import dev.ration.statemachine.replica.Changes;
 import dev.ration.statemachine.replica.ExpiryKey;
 import dev.ration.statemachine.lease.LeaseLedger;
@@ -136,12 +137,18 @@ public final class TtlLedger implements Ledger {
   private final TtlCommand.Handler<Result> handler = new TtlCommand.Handler<>() {
     @Override
     public Result put(PutEntry c) {
-      return write(c.namespace(), c.key(), c.value(), c.ttlMillis(), false, 0);
+      return write(c.namespace(), c.key(), c.value(), c.ttlMillis(), false, 0, false);
+    }
+
+    @Override
+    public Result update(UpdateEntry c) {
+      return write(c.namespace(), c.key(), c.value(), 0, false, c.expectedVersion(), true);
     }
 
     @Override
     public Result compareAndSet(CompareAndSetEntry c) {
-      return write(c.namespace(), c.key(), c.value(), c.ttlMillis(), true, c.expectedVersion());
+      return write(c.namespace(), c.key(), c.value(), c.ttlMillis(), true, c.expectedVersion(),
+          false);
     }
 
     @Override
@@ -193,14 +200,21 @@ public final class TtlLedger implements Ledger {
 
   // ---------------------------------------------------------------- commands
 
+  /**
+   * Put, compare-and-set ({@code compare}: only at {@code expectedVersion}, 0 = absent) or update
+   * keeping the expiry ({@code keepExpiry}: a live entry only, at {@code expectedVersion} unless
+   * 0, with its expiresAt; {@code ttlMillis} unused): one path for every write of a value, so
+   * capacity, eviction and the indexes are handled alike.
+   */
   private Result write(String namespace, String key, Bytes value, long ttlMillis, boolean compare,
-      long expectedVersion) {
+      long expectedVersion, boolean keepExpiry) {
     Optional<Result> bad = firstInvalid(badNamespace(namespace), badKey(key),
         value == null ? "value is missing"
             : value.length() > MAX_VALUE_BYTES
                 ? "value has " + value.length() + " bytes, allowed 0.." + MAX_VALUE_BYTES : null,
-        badTtl(ttlMillis),
-        compare && expectedVersion < 0 ? "expectedVersion " + expectedVersion + " < 0" : null);
+        keepExpiry ? null : badTtl(ttlMillis),
+        (compare || keepExpiry) && expectedVersion < 0
+            ? "expectedVersion " + expectedVersion + " < 0" : null);
     if (bad.isPresent()) {
       return bad.get();
     }
@@ -210,7 +224,11 @@ public final class TtlLedger implements Ledger {
     Optional<TtlFormat.Stored> stored = ns == null ? Optional.empty() : readEntry(ns, keyUtf8);
     long current = stored.isPresent() && !isExpired(stored.get().expiresAtMillis(), now)
         ? stored.get().version() : 0;
-    if (compare && current != expectedVersion) {
+    if (keepExpiry && current == 0) {
+      return new Result.Rejected(Outcome.ENTRY_UNKNOWN, "no live entry " + namespace + "/" + key
+          + " whose expiry an update could keep", 0, 0);
+    }
+    if ((compare || keepExpiry && expectedVersion != 0) && current != expectedVersion) {
       return new Result.Rejected(Outcome.VERSION_MISMATCH, "expected version " + expectedVersion
           + " but current is " + current + " for " + namespace + "/" + key, 0, current);
     }
@@ -239,7 +257,7 @@ public final class TtlLedger implements Ledger {
       context.changes().deleteRecord(ORDER, ownOrderKey);
     }
     long version = context.mintVersion();
-    long expiresAt = expiresAt(now, ttlMillis);
+    long expiresAt = keepExpiry ? stored.get().expiresAtMillis() : expiresAt(now, ttlMillis);
     putEntry(ns, keyUtf8, version, expiresAt, value.unsafeArray());
     ns.entries += addEntries;
     ns.bytes += newSize - oldSize;

@@ -14,6 +14,7 @@ import dev.ration.statemachine.command.BatchCodec;
 import dev.ration.statemachine.command.BatchFormatException;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.TtlCommand.CompareAndSetEntry;
+import dev.ration.statemachine.command.TtlCommand;
 import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.TtlCommand.PutEntry;
@@ -59,6 +60,8 @@ class TtlCodecGoldenTest {
     command(new RefreshEntry("n", "k", 500, 3),
         "16" + "00016e" + "00016b" + "00000000000001f4" + "0000000000000003");
     command(new DeleteEntry("n", "k", 0), "17" + "00016e" + "00016b" + "0000000000000000");
+    command(new TtlCommand.UpdateEntry("n", "k", new Bytes(new byte[] {3}), 9),
+        "19" + "00016e" + "00016b" + "00000001" + "03" + "0000000000000009");
     command(new SetNamespace("n", 10, 4096, CapacityPolicy.EVICT_SOONEST_EXPIRING),
         "18" + "00016e" + "000000000000000a" + "0000000000001000" + "02");
   }

@@ -18,6 +18,7 @@ import dev.ration.statemachine.command.TtlCommand.CompareAndSetEntry;
 import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
 import dev.ration.statemachine.command.TtlCommand.PutEntry;
 import dev.ration.statemachine.command.TtlCommand.RefreshEntry;
+import dev.ration.statemachine.command.TtlCommand.UpdateEntry;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.TtlCommand.SetNamespace;
 import dev.ration.statemachine.command.Tick;
@@ -28,6 +29,7 @@ import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.store.RocksCoordinatorState;
 import java.nio.file.Path;
 import java.util.List;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -116,6 +118,32 @@ class TtlLedgerTest {
     assertEquals(0, ns.entries());
     assertEquals(0, ns.bytes());
     assertEquals(1, ns.evictedExpired());
+  }
+
+  /**
+   * Goal: an update replaces the value with a new version and keeps the expiry; the old
+   * version's index record goes stale and the entry still leaves at the kept expiry; an update
+   * of an absent or expired entry, or at another version, changes nothing.
+   */
+  @Test
+  void updateKeepsTheExpiry() {
+    rejected(Outcome.ENTRY_UNKNOWN, d.at(1_000, new UpdateEntry("ns", "k", Bytes.EMPTY, 0)));
+    long v = written(d.at(1_000, put("k", "v", 100))).version();
+    Result.EntryWritten u = written(d.at(1_050,
+        new UpdateEntry("ns", "k", new Bytes("w2".getBytes(StandardCharsets.UTF_8)), 0)));
+    assertTrue(u.version() > v, "a new version");
+    assertEquals(1_100, u.expiresAtMillis(), "the expiry is kept");
+    rejected(Outcome.VERSION_MISMATCH, d.at(1_060, new UpdateEntry("ns", "k", Bytes.EMPTY, v)));
+    Result.EntryWritten u2 = written(d.at(1_070, new UpdateEntry("ns", "k",
+        new Bytes("w3".getBytes(StandardCharsets.UTF_8)), u.version())));
+    assertEquals(1_100, u2.expiresAtMillis());
+    assertEquals("w3", new String(get("k", 1_080).orElseThrow().value().array(), StandardCharsets.UTF_8));
+    assertEquals(1, namespace("ns").entries());
+    assertEquals(3, namespace("ns").bytes(), "key k + value w3");
+    assertEquals(new Result.Ticked(1), d.at(1_100, new Tick(10)), "leaves at the kept expiry");
+    assertEquals(Optional.empty(), get("k", 0));
+    rejected(Outcome.ENTRY_UNKNOWN, d.at(1_101, new UpdateEntry("ns", "k", Bytes.EMPTY, 0)));
+    assertEquals(0, namespace("ns").entries());
   }
 
   /** Goal: a rewrite (new version) is never deleted by the old version's index record. */

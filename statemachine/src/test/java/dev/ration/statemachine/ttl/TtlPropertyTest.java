@@ -18,6 +18,7 @@ import dev.ration.statemachine.command.TtlCommand.CompareAndSetEntry;
 import dev.ration.statemachine.command.TtlCommand.DeleteEntry;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.TtlCommand.PutEntry;
+import dev.ration.statemachine.command.TtlCommand;
 import dev.ration.statemachine.command.TtlCommand.RefreshEntry;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.TtlCommand.SetNamespace;
@@ -139,9 +140,25 @@ class TtlPropertyTest {
     }
 
     Result write(String nsName, String key, byte[] value, long ttl, boolean compare, long expected) {
+      return write(nsName, key, value, ttl, compare, expected, false);
+    }
+
+    /** An update: a live entry's new value with its expiry kept. */
+    Result update(String nsName, String key, byte[] value, long expected) {
+      return write(nsName, key, value, 0, false, expected, true);
+    }
+
+    private Result write(String nsName, String key, byte[] value, long ttl, boolean compare,
+        long expected, boolean keepExpiry) {
       MNamespace ns = namespaces.get(nsName);
       MEntry stored = ns == null ? null : ns.entries.get(key);
       long current = stored != null && !expired(stored.expiresAt, now) ? stored.version : 0;
+      if (keepExpiry && current == 0) {
+        return new Result.Rejected(Outcome.ENTRY_UNKNOWN, "", 0, 0);
+      }
+      if (keepExpiry && expected != 0 && current != expected) {
+        return new Result.Rejected(Outcome.VERSION_MISMATCH, "", 0, current);
+      }
       if (compare && current != expected) {
         return new Result.Rejected(Outcome.VERSION_MISMATCH, "", 0, current);
       }
@@ -185,7 +202,7 @@ class TtlPropertyTest {
         }
       }
       long version = nextVersion++;
-      long expiresAt = ttl == -1 ? Long.MAX_VALUE : now + ttl;
+      long expiresAt = keepExpiry ? stored.expiresAt : ttl == -1 ? Long.MAX_VALUE : now + ttl;
       ns.entries.put(key, new MEntry(value, version, expiresAt));
       if (expiresAt != Long.MAX_VALUE) {
         index.add(new long[] {expiresAt, ns.id, version});
@@ -327,6 +344,10 @@ class TtlPropertyTest {
             ? CapacityPolicy.REJECT : CapacityPolicy.EVICT_SOONEST_EXPIRING;
         command = new SetNamespace(ns, maxEntries, maxBytes, policy);
         result = model.setNamespace(ns, maxEntries, maxBytes, policy);
+      }
+      case 9 -> {
+        command = new TtlCommand.UpdateEntry(ns, key, new Bytes(value), expected3);
+        result = model.update(ns, key, value, expected3);
       }
       default -> {
         command = new Tick(op.x() % 5);
