@@ -55,7 +55,8 @@ public final class Security {
 
   /**
    * Allowed. {@code tenants}: when non-empty, the command must be proposed limited to these
-   * tenants (its scope is an id the ledger resolves); {@code attribute}: propose it on behalf
+   * tenants (every change of an identity without a grant on every tenant: the replica judges
+   * what the command declares it touches, ids included); {@code attribute}: propose it on behalf
    * of the identity so the audit log records who made the change.
    */
   public record Allowed(List<String> tenants, boolean attribute) implements Decision {}
@@ -218,7 +219,11 @@ public final class Security {
       return new Allowed(List.of(), false);
     }
     if (scope instanceof Scope.Tenant t && (all || tenants.contains(t.tenant()))) {
-      return new Allowed(List.of(), attribute);
+      // A change by an identity limited to tenants is proposed limited to them, so the replica
+      // judges everything the command declares it touches, the ids it names included (an
+      // event's reservation), not only the scope the endpoint read.
+      boolean limited = !all && kind.mutation();
+      return new Allowed(limited ? List.copyOf(tenants) : List.of(), attribute || limited);
     }
     if (scope instanceof Scope.AllTenants && all) {
       return new Allowed(List.of(), attribute);
