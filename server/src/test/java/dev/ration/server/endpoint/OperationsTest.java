@@ -29,7 +29,6 @@ class OperationsTest {
             Kind.TTL_REFRESH, RefreshEntry.class,
             Kind.RESERVATION_COMPLETE, QuotaCommand.CompleteReservation.class,
             Kind.RESERVATION_CANCEL, QuotaCommand.CancelReservation.class,
-            Kind.USAGE_INGEST, QuotaCommand.IngestUsage.class,
             Kind.USAGE_ACK, QuotaCommand.AckUsage.class),
         derived, "mutations served by a copy into their same-component command");
   }

@@ -71,9 +71,13 @@ class QuotaPipelineNodeTest {
           .withUnit("requests"));
       assertTrue(first.succeeded(), first.toString());
       assertFalse(first.duplicate());
-      IngestResult again = quotas.ingestUsage(UsageReport.of("ev-1", now, "acme/web", "calls", 5));
+      IngestResult again = quotas.ingestUsage(UsageReport.of("ev-1", now, "acme/web", "calls", 5)
+          .withUnit("requests"));
       assertTrue(again.duplicate(), "a retried report is counted once");
       assertEquals(first.sequence(), again.sequence());
+      IngestResult other = quotas.ingestUsage(UsageReport.of("ev-1", now, "acme/web", "calls", 6)
+          .withUnit("requests"));
+      assertEquals(Outcome.INVALID_ARGUMENT, other.outcome(), "another event under a used id");
       LedgerTime tomorrow = LedgerTime.ofMillis(now.millis() + Duration.ofDays(1).toMillis());
       IngestResult future = quotas.ingestUsage(UsageReport.of("ev-2", tomorrow, "acme/web", "calls", 1));
       assertEquals(Outcome.INVALID_ARGUMENT, future.outcome());
