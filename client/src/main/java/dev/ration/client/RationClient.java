@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * <p>One connection at a time, to the node believed to lead: a NOT_LEADER reply naming the
  * leader moves the client there; with no leader known (NOT_LEADER without address, UNAVAILABLE,
  * a lost or refused connection) it rotates through the configured addresses with backoff. A
- * call is retried at most {@code maxRetries} times within its deadline, always under the SAME
+ * call is retried at most {@code maxRetries} times within its deadline after a lost connection
+ * or OVERLOADED; after NOT_LEADER (a member answered, the cluster is electing or names its
+ * leader) it keeps searching until the deadline, at least 50 ms apart, always under the SAME
  * request id, so the server's idempotency (client id, request id) answers a resent mutation with
  * its first result. Request ids come from one per-client counter starting at 1 (HELLO frames
  * take ids from it too), so they are unique across connections.
@@ -644,6 +646,9 @@ public final class RationClient implements AutoCloseable {
 
   // ------------------------------------------------------------------ retry loop
 
+  /** The least pause between two resends while the cluster elects a leader. */
+  static final long ELECTION_POLL_MILLIS = 50;
+
   /** One logical call: its attempts share the request id and the deadline. */
   private final class Call {
     final long requestId;
@@ -652,6 +657,8 @@ public final class RationClient implements AutoCloseable {
     final boolean mutation;
     final CompletableFuture<Response> result = new CompletableFuture<>();
     int retries;
+    /** Resends after a NOT_LEADER: bounded by the deadline alone (see retryOrFail). */
+    int electionRetries;
     boolean mayHaveApplied;
     /** The connection the latest attempt was written to, for a CANCEL if the caller gives up. */
     volatile Connection sentOn;
@@ -736,12 +743,13 @@ public final class RationClient implements AutoCloseable {
       mayHaveApplied |= !e.code().definite();
       switch (e.code()) {
         case NOT_LEADER -> {
-          if (e.leaderAddress() != null && !e.leaderAddress().isEmpty()) {
+          boolean named = e.leaderAddress() != null && !e.leaderAddress().isEmpty();
+          if (named) {
             follow(conn, e.leaderAddress());
           } else {
             connectionFailed(conn);
           }
-          retryOrFail(e.code(), e.message(), e.retryAfterMillis(), null);
+          waitOutElection(e.message(), e.retryAfterMillis(), named);
         }
         case UNAVAILABLE -> {
           // A node that lost leadership after proposing names the new leader, if it knows it.
@@ -772,6 +780,35 @@ public final class RationClient implements AutoCloseable {
       synchronized (RationClient.this) {
         if (closed) {
           fail(ErrorCode.UNAVAILABLE, "client closed", 0, cause);
+          return;
+        }
+        group.schedule(this::attempt, delayMillis, TimeUnit.MILLISECONDS);
+      }
+    }
+
+    /**
+     * A member answered and no leader is known to it yet (or it names one): the cluster is up
+     * and electing, which takes about an election timeout. Such resends do not count against
+     * {@code maxRetries}, which a quick backoff would spend long before a new leader exists;
+     * the deadline bounds them, and while no leader is known they are at least
+     * {@link #ELECTION_POLL_MILLIS} apart, so a search costs at most 20 requests per second. A
+     * named leader is followed after the usual short backoff.
+     */
+    private void waitOutElection(String message, long retryAfterMillis, boolean leaderNamed) {
+      long delayMillis = backoff.delayMillis(Math.min(electionRetries, 3), retryAfterMillis);
+      if (!leaderNamed) {
+        delayMillis = Math.max(ELECTION_POLL_MILLIS, delayMillis);
+      }
+      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+      if (delayMillis >= remainingMillis) {
+        fail(ErrorCode.NOT_LEADER, message + " (no leader found within the deadline, after "
+            + (retries + electionRetries + 1) + " attempts)", retryAfterMillis, null);
+        return;
+      }
+      electionRetries++;
+      synchronized (RationClient.this) {
+        if (closed) {
+          fail(ErrorCode.UNAVAILABLE, "client closed", 0, null);
           return;
         }
         group.schedule(this::attempt, delayMillis, TimeUnit.MILLISECONDS);

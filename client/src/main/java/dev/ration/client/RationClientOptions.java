@@ -11,7 +11,10 @@ import java.util.List;
  * Client settings, validated at construction with messages that show the bad value.
  *
  * <p>{@code requestDeadline} bounds a whole call including retries; {@code maxRetries} bounds
- * the number of resends after the first attempt. Backoff is exponential with full jitter:
+ * the number of resends after a lost connection or OVERLOADED. Resends after NOT_LEADER (a
+ * member answered while the cluster elects, or pointed at the leader) are bounded by the
+ * deadline alone, so a call made during an election finds the new leader if one is elected
+ * within its deadline. Backoff is exponential with full jitter:
  * attempt n waits uniform [0, min(backoffMax, backoffBase * 2^n)], or the server's
  * retry-after if longer. {@code clientIdHigh/Low} identify this client instance in HELLO (the
  * server's idempotency key is (client id, request id)). Left unset (0, 0), each

@@ -196,6 +196,35 @@ class RationClientTest {
     }
   }
 
+  /**
+   * Goal: a call made while the cluster elects a leader keeps asking until one answers, within
+   * its deadline, however many NOT_LEADER answers come first (maxRetries does not cut it short);
+   * and with no leader for the whole deadline it fails definitely, saying no leader was found.
+   */
+  @Test
+  void electionIsWaitedOutWithinTheDeadlineNotTheRetryCount() throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    try (FakeServer electing = new FakeServer((s, r) -> s.reply(r, asked.incrementAndGet() <= 12
+            ? new Response.Error(ErrorCode.NOT_LEADER, "no leader yet", "", 0) : setOk()));
+        RationClient c = new RationClient(options(electing.address()).maxRetries(2)
+            .requestDeadline(java.time.Duration.ofSeconds(10)).build())) {
+      c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
+      assertEquals(13, asked.get(), "twelve NOT_LEADER answers, then the leader's");
+    }
+    try (FakeServer noLeader = new FakeServer((s, r) -> s.reply(r,
+            new Response.Error(ErrorCode.NOT_LEADER, "no leader yet", "", 0)));
+        RationClient c = new RationClient(options(noLeader.address()).maxRetries(2)
+            .requestDeadline(java.time.Duration.ofMillis(600)).build())) {
+      long start = System.nanoTime();
+      RationException e = assertThrows(RationException.class, () -> c.getLimit("t", "r"));
+      assertEquals(ErrorCode.NOT_LEADER, e.code(), e.toString());
+      assertTrue(e.definite(), e.toString());
+      assertTrue(e.getMessage().contains("no leader found within the deadline"), e.getMessage());
+      assertTrue(System.nanoTime() - start >= java.time.Duration.ofMillis(400).toNanos(),
+          "it searched for most of its deadline");
+    }
+  }
+
   @Test
   void allAddressesDownFailsWithinRetryBudget() throws Exception {
     FakeServer gone = new FakeServer((s, r) -> {});
