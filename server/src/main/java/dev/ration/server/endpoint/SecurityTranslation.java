@@ -93,34 +93,4 @@ final class SecurityTranslation {
     return command;
   }
 
-  /** The reply to a security mutation, or null if {@code result} is not one. */
-  static Response toResponse(Kind kind, Result result) {
-    if (result instanceof Result.SecurityChanged c) {
-      return new Response.SecurityChangeReply(Outcome.SUCCESS, c.message(), c.changed(),
-          c.auditSequence());
-    }
-    if (result instanceof Result.Rejected r && isSecurityKind(kind)) {
-      return new Response.SecurityChangeReply(Translation.wireOutcome(r.outcome()), r.message(),
-          false, 0);
-    }
-    return null;
-  }
-
-  /** The reply to a security read, or null if {@code result} is not one. */
-  static Response toResponse(QueryResult result) {
-    if (result instanceof QueryResult.TokenList t) {
-      return new Response.TokenList(t.tokens());
-    }
-    if (result instanceof QueryResult.GrantList g) {
-      return new Response.GrantList(g.grants());
-    }
-    if (result instanceof QueryResult.SecurityAudit a) {
-      return new Response.SecurityAuditList(a.records());
-    }
-    return null;
-  }
-
-  private static boolean isSecurityKind(Kind kind) {
-    return kind.code() >= 0x60 && kind.code() <= 0x6F;
-  }
 }

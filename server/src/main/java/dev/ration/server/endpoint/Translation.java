@@ -226,134 +226,16 @@ public final class Translation {
   // ---------------------------------------------------------------- answers
 
   /**
-   * The wire reply to a mutation of {@code kind} whose replicated result is {@code result}.
-   * {@code request} supplies what a rejection does not carry (the lease id of a return).
+   * The wire reply to a mutation whose replicated result is {@code result}; {@code request}
+   * supplies what a rejection does not carry (the lease id of a return). See {@link Replies}.
    */
   public Response toResponse(Request request, Result result) {
-    Kind kind = request.kind();
-    if (result instanceof Result.Denied d) {
-      // A tenant outside the caller's grants, found by the ledger: nothing changed.
-      return ErrorReplies.error(dev.ration.wire.ErrorCode.PERMISSION_DENIED,
-          d.message(), "", 0);
-    }
-    Response security = SecurityTranslation.toResponse(kind, result);
-    if (security != null) {
-      return security;
-    }
-    if (request instanceof Request.Ttl t) {
-      return new Response.Ttl(TtlTranslation.toResponse(t.request(), result));
-    }
-    if (request instanceof Request.Quota q && result instanceof Result.Quota r) {
-      return new Response.Quota(QuotaTranslation.toResponse(q.request(), r.result()));
-    }
-    if (request instanceof Request.Quota q && result instanceof Result.Rejected rej) {
-      return new Response.Quota(QuotaTranslation.rejected(q.request(), wireOutcome(rej.outcome()),
-          rej.message(), "", "", rej.retryAfterMillis(), rej.currentVersion()));
-    }
-    if (result instanceof Result.Rejected rej) {
-      dev.ration.wire.Outcome outcome = wireOutcome(rej.outcome());
-      return switch (kind) {
-        case SET_LIMIT -> new Response.SetLimitReply(outcome, rej.message(), rej.currentVersion(), null);
-        case RENEW_LEASES -> new Response.RenewalsReply(outcome, rej.message(), List.of());
-        case SET_LIMIT_CONCURRENCY ->
-            new Response.SlotLimitReply(outcome, rej.message(), rej.currentVersion(), null);
-        case ACQUIRE_SLOTS -> slotReply(Result.SlotRenewalAnswer.refused(rej));
-        case RENEW_SLOTS -> new Response.SlotRenewalsReply(outcome, rej.message(), List.of());
-        case ACQUIRE_LEASE, RENEW_LEASE ->
-            new Response.LeaseReply(
-                outcome, rej.message(), rej.retryAfterMillis(), rej.currentVersion(), null, 0);
-        case RETURN_LEASE ->
-            new Response.ReturnReply(
-                outcome, rej.message(), ((Request.ReturnLease) request).leaseId(), 0, false);
-        default -> unexpected(kind, result);
-      };
-    }
-    if (kind == Kind.SET_LIMIT && result instanceof Result.LimitSet s) {
-      return new Response.SetLimitReply(
-          dev.ration.wire.Outcome.SUCCESS, "", s.limit().version(), configured(s.limit()));
-    }
-    if (kind == Kind.ACQUIRE_LEASE && result instanceof Result.LeaseGranted g) {
-      return new Response.LeaseReply(
-          dev.ration.wire.Outcome.SUCCESS,
-          "",
-          0,
-          g.lease().version(),
-          g.lease(),
-          g.startBalance());
-    }
-    if (kind == Kind.RENEW_LEASE && result instanceof Result.LeaseRenewed r) {
-      return new Response.LeaseReply(
-          dev.ration.wire.Outcome.SUCCESS,
-          "",
-          0,
-          r.lease().version(),
-          r.lease(),
-          0);
-    }
-    if (kind == Kind.RENEW_LEASES && result instanceof Result.LeasesRenewed r) {
-      List<Response.LeaseReply> replies = new ArrayList<>(r.renewals().size());
-      for (Result.Renewal n : r.renewals()) {
-        replies.add(new Response.LeaseReply(n.outcome(), n.message(), n.retryAfterMillis(),
-            n.currentVersion(), n.lease(), 0));
-      }
-      return new Response.RenewalsReply(dev.ration.wire.Outcome.SUCCESS, "", replies);
-    }
-    if (kind == Kind.SET_LIMIT_CONCURRENCY && result instanceof Result.LimitConcurrencySet s) {
-      Limit l = s.limit();
-      return new Response.SlotLimitReply(dev.ration.wire.Outcome.SUCCESS, "", l.version(),
-          new SlotStatus(l.tenant(), l.resource(), s.concurrency(), l.version(), 0, 0,
-              s.concurrency(), 0, 0, 0));
-    }
-    if (kind == Kind.ACQUIRE_SLOTS && result instanceof Result.SlotsGranted g) {
-      return slotReply(Result.SlotRenewalAnswer.granted(g.lease()));
-    }
-    if (kind == Kind.RENEW_SLOTS && result instanceof Result.SlotsRenewed r) {
-      List<Response.SlotLeaseReply> replies = new ArrayList<>(r.renewals().size());
-      for (Result.SlotRenewalAnswer a : r.renewals()) {
-        replies.add(slotReply(a));
-      }
-      return new Response.SlotRenewalsReply(dev.ration.wire.Outcome.SUCCESS, "", replies);
-    }
-    if (kind == Kind.RETURN_LEASE && result instanceof Result.LeaseReturned r) {
-      return new Response.ReturnReply(
-          dev.ration.wire.Outcome.SUCCESS, "", r.leaseId(), r.credited(), r.alreadyGone());
-    }
-    return unexpected(kind, result);
+    return Replies.toMutation(request, result);
   }
 
-  /** The wire reply to a read of {@code kind}. */
+  /** The wire reply to a read of {@code kind}. See {@link Replies}. */
   public Response toResponse(Kind kind, QueryResult result) {
-    Response security = SecurityTranslation.toResponse(result);
-    if (security != null) {
-      return security;
-    }
-    dev.ration.protocol.TtlResponse ttl = TtlTranslation.toResponse(result);
-    if (ttl != null) {
-      return new Response.Ttl(ttl);
-    }
-    if (result instanceof QueryResult.Quota q
-        && q.answer() instanceof dev.ration.statemachine.query.QuotaAnswer.UsageCompacted c) {
-      // Records the read asked for are gone: a definite error, never a batch that skips them.
-      return ErrorReplies.invalidArgument(c.message());
-    }
-    if (result instanceof QueryResult.Quota q) {
-      return new Response.Quota(QuotaTranslation.toResponse(q.answer()));
-    }
-    if (kind == Kind.GET_LIMIT && result instanceof QueryResult.LimitAnswer a) {
-      return a.limit()
-          .<Response>map(s -> new Response.GetLimitReply(true, s))
-          .orElseGet(() -> new Response.GetLimitReply(false, null));
-    }
-    if (kind == Kind.LIST_LIMITS && result instanceof QueryResult.LimitList l) {
-      return new Response.LimitList(l.limits());
-    }
-    if (kind == Kind.GET_SLOTS && result instanceof QueryResult.SlotAnswer a) {
-      return new Response.SlotsReply(a.status().isPresent(), a.status().orElse(null), a.leases());
-    }
-    if (kind == Kind.LIST_LEASES && result instanceof QueryResult.LeaseList l) {
-      return new Response.LeaseList(l.leases());
-    }
-    return unexpected(kind, result);
+    return Replies.toRead(kind, result);
   }
 
   /** CLUSTER_STATUS from this node's own view. Only this node's role is known for sure. */
@@ -397,21 +279,6 @@ public final class Translation {
    */
   public static LimitStatus configured(Limit l) {
     return new LimitStatus(l, 0, 0, 0, 0, 0, 0, 0, l.ratePerSecond(), l.burst(), 0);
-  }
-
-  /** One slot lease answer (granted or refused) as its wire reply. */
-  private static Response.SlotLeaseReply slotReply(Result.SlotRenewalAnswer a) {
-    return new Response.SlotLeaseReply(wireOutcome(a.outcome()), a.message(),
-        a.retryAfterMillis(), a.currentVersion(), a.lease());
-  }
-
-  /** A result that does not answer the request's kind is a bug between layers. */
-  private static Response unexpected(Kind kind, Object result) {
-    return new Response.Error(
-        ErrorCode.INTERNAL,
-        "internal: " + kind + " answered by " + result.getClass().getSimpleName(),
-        "",
-        0);
   }
 
   // ---------------------------------------------------------------- checks

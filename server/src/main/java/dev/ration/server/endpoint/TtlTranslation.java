@@ -98,51 +98,29 @@ final class TtlTranslation {
     return null;
   }
 
-  /** The reply to a TTL mutation whose replicated result is {@code result}. */
-  static TtlResponse toResponse(TtlRequest request, Result result) {
-    if (result instanceof Result.Rejected rej) {
-      Outcome outcome = Translation.wireOutcome(rej.outcome());
-      return switch (request.kind()) {
-        case TTL_DELETE -> new TtlResponse.DeleteReply(outcome, rej.message(),
-            rej.currentVersion(), 0, false);
-        case TTL_NAMESPACE_SET -> new TtlResponse.NamespaceReply(outcome, rej.message(), null);
-        default -> new TtlResponse.WriteReply(outcome, rej.message(), rej.currentVersion(), 0, 0);
-      };
-    }
-    if (result instanceof Result.EntryWritten w) {
-      return new TtlResponse.WriteReply(Outcome.SUCCESS, "", w.version(), w.version(),
-          w.expiresAtMillis());
-    }
-    if (result instanceof Result.EntryDeleted d) {
-      return new TtlResponse.DeleteReply(Outcome.SUCCESS, "", d.version(), d.version(), d.existed());
-    }
-    if (result instanceof Result.NamespaceSet n) {
-      return new TtlResponse.NamespaceReply(Outcome.SUCCESS, "", n.namespace());
-    }
-    throw new IllegalStateException("ttl request " + request.kind() + " answered by " + result);
+  /** The reply to TTL_GET. */
+  static TtlResponse toResponse(QueryResult.EntryAnswer a) {
+    return a.entry().map(e -> new TtlResponse.GetReply(true, entryInfo(e), a.readAtMillis()))
+        .orElseGet(() -> new TtlResponse.GetReply(false, null, a.readAtMillis()));
   }
 
-  /** The reply to a TTL read; null if {@code result} is not a TTL answer. */
-  static TtlResponse toResponse(QueryResult result) {
-    if (result instanceof QueryResult.EntryAnswer a) {
-      return a.entry().map(e -> new TtlResponse.GetReply(true, entryInfo(e), a.readAtMillis()))
-          .orElseGet(() -> new TtlResponse.GetReply(false, null, a.readAtMillis()));
+  /** The reply to TTL_LIST. */
+  static TtlResponse toResponse(QueryResult.EntryList l) {
+    List<TtlResponse.EntryInfo> out = new ArrayList<>(l.entries().size());
+    for (EntryView e : l.entries()) {
+      out.add(entryInfo(e));
     }
-    if (result instanceof QueryResult.EntryList l) {
-      List<TtlResponse.EntryInfo> out = new ArrayList<>(l.entries().size());
-      for (EntryView e : l.entries()) {
-        out.add(entryInfo(e));
-      }
-      return new TtlResponse.ListReply(out, l.truncated(), l.readAtMillis());
-    }
-    if (result instanceof QueryResult.NamespaceAnswer a) {
-      return new TtlResponse.NamespaceList(a.namespace().map(n -> List.of(n))
-          .orElse(List.of()));
-    }
-    if (result instanceof QueryResult.NamespaceList l) {
-      return new TtlResponse.NamespaceList(l.namespaces());
-    }
-    return null;
+    return new TtlResponse.ListReply(out, l.truncated(), l.readAtMillis());
+  }
+
+  /** The reply to TTL_NAMESPACE_GET naming one namespace. */
+  static TtlResponse toResponse(QueryResult.NamespaceAnswer a) {
+    return new TtlResponse.NamespaceList(a.namespace().map(n -> List.of(n)).orElse(List.of()));
+  }
+
+  /** The reply to TTL_NAMESPACE_GET of every namespace. */
+  static TtlResponse toResponse(QueryResult.NamespaceList l) {
+    return new TtlResponse.NamespaceList(l.namespaces());
   }
 
   static TtlResponse.EntryInfo entryInfo(EntryView e) {

@@ -50,6 +50,7 @@ class ReusedRequestIdReplyTest {
       new Request.Ttl(new TtlRequest.Put("ns", "k1", new byte[] {'v'}, 60_000)),
       new Request.Ttl(new TtlRequest.CompareAndSet("ns", "k1", 1, new byte[] {'v'}, 60_000)),
       new Request.Ttl(new TtlRequest.Refresh("ns", "k1", 60_000, 0)),
+      new Request.Ttl(new TtlRequest.Update("ns", "k1", new byte[] {2}, 0)),
       new Request.Ttl(new TtlRequest.Delete("ns", "k1", 0)),
       new Request.Ttl(new TtlRequest.SetNamespace("ns", 10, 1_000, CapacityPolicy.REJECT)),
       new Request.Quota(new QuotaRequest.SetQuota(new QuotaSpec("acme", "jobs", QuotaKind.CONCURRENT,

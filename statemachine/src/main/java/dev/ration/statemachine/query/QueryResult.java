@@ -13,14 +13,66 @@ import java.util.Optional;
 
 /** Answers to {@link Query}. */
 public sealed interface QueryResult {
-  record LimitAnswer(Optional<LimitStatus> limit) implements QueryResult {}
+  /** Calls the {@code handler} method for this answer. */
+  <R> R accept(Handler<R> handler);
 
-  record LimitList(List<LimitStatus> limits) implements QueryResult {}
+  /** One method per answer, so whoever maps answers (the endpoint's replies) handles every one. */
+  interface Handler<R> {
+    R limitAnswer(LimitAnswer answer);
 
-  record LeaseList(List<LeaseView> leases) implements QueryResult {}
+    R limitList(LimitList answer);
+
+    R leaseList(LeaseList answer);
+
+    R slotAnswer(SlotAnswer answer);
+
+    R statusAnswer(StatusAnswer answer);
+
+    R entryAnswer(EntryAnswer answer);
+
+    R entryList(EntryList answer);
+
+    R namespaceAnswer(NamespaceAnswer answer);
+
+    R namespaceList(NamespaceList answer);
+
+    R quota(Quota answer);
+
+    R tokenList(TokenList answer);
+
+    R grantList(GrantList answer);
+
+    R securityAudit(SecurityAudit answer);
+  }
+
+  record LimitAnswer(Optional<LimitStatus> limit) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.limitAnswer(this);
+    }
+  }
+
+  record LimitList(List<LimitStatus> limits) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.limitList(this);
+    }
+  }
+
+  record LeaseList(List<LeaseView> leases) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.leaseList(this);
+    }
+  }
 
   /** A limit's slot ledger and its leases that hold, count or ask for slots (by id). */
-  record SlotAnswer(Optional<SlotStatus> status, List<SlotLease> leases) implements QueryResult {}
+  record SlotAnswer(Optional<SlotStatus> status, List<SlotLease> leases) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.slotAnswer(this);
+    }
+  }
 
   record StatusAnswer(
       long appliedTerm,
@@ -31,28 +83,73 @@ public sealed interface QueryResult {
       int limits,
       int leases,
       long idempotencyRecords)
-      implements QueryResult {}
+      implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.statusAnswer(this);
+    }
+  }
 
   /** {@code readAtMillis}: the ledger time expiry was judged at, max(state now, readNowMillis). */
   record EntryAnswer(Optional<EntryView> entry, long readAtMillis)
-      implements QueryResult {}
+      implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.entryAnswer(this);
+    }
+  }
 
   /** {@code truncated}: more live entries match than were returned (or the scan hit its bound). */
   record EntryList(List<EntryView> entries, boolean truncated,
-      long readAtMillis) implements QueryResult {}
+      long readAtMillis) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.entryList(this);
+    }
+  }
 
   record NamespaceAnswer(Optional<NamespaceView> namespace)
-      implements QueryResult {}
+      implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.namespaceAnswer(this);
+    }
+  }
 
   record NamespaceList(List<NamespaceView> namespaces)
-      implements QueryResult {}
+      implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.namespaceList(this);
+    }
+  }
 
   /** The quota ledger's answer to {@link Query.Quota}. */
-  record Quota(QuotaAnswer answer) implements QueryResult {}
+  record Quota(QuotaAnswer answer) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.quota(this);
+    }
+  }
 
-  record TokenList(List<TokenView> tokens) implements QueryResult {}
+  record TokenList(List<TokenView> tokens) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.tokenList(this);
+    }
+  }
 
-  record GrantList(List<RoleGrant> grants) implements QueryResult {}
+  record GrantList(List<RoleGrant> grants) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.grantList(this);
+    }
+  }
 
-  record SecurityAudit(List<AuditRecord> records) implements QueryResult {}
+  record SecurityAudit(List<AuditRecord> records) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.securityAudit(this);
+    }
+  }
 }

@@ -21,9 +21,57 @@ import java.util.List;
  * stored result back byte for byte. Codes are explicit and append-only.
  */
 public sealed interface Result {
+  /** Calls the {@code handler} method for this result. */
+  <R> R accept(Handler<R> handler);
+
+  /**
+   * One method per result, so whoever maps results (the endpoint's replies) handles every one:
+   * a new result does not compile until it is mapped.
+   */
+  interface Handler<R> {
+    R limitSet(LimitSet result);
+
+    R leaseGranted(LeaseGranted result);
+
+    R leaseRenewed(LeaseRenewed result);
+
+    R leaseReturned(LeaseReturned result);
+
+    R epochStarted(EpochStarted result);
+
+    R ticked(Ticked result);
+
+    R entryWritten(EntryWritten result);
+
+    R entryDeleted(EntryDeleted result);
+
+    R namespaceSet(NamespaceSet result);
+
+    R leasesRenewed(LeasesRenewed result);
+
+    R limitConcurrencySet(LimitConcurrencySet result);
+
+    R slotsGranted(SlotsGranted result);
+
+    R slotsRenewed(SlotsRenewed result);
+
+    R rejected(Rejected result);
+
+    R securityChanged(SecurityChanged result);
+
+    R denied(Denied result);
+
+    R quota(Quota result);
+  }
+
   int code();
 
   record LimitSet(Limit limit) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.limitSet(this);
+    }
+
     public static final int CODE = 1;
 
     /** Its stored fields, in this order after the result code. */
@@ -39,6 +87,11 @@ public sealed interface Result {
 
   /** A new lease; {@code startBalance} tokens come from the returned-token pool (often 0). */
   record LeaseGranted(LeaseView lease, long startBalance) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.leaseGranted(this);
+    }
+
     public static final int CODE = 2;
 
     /** Its stored fields, in this order after the result code. */
@@ -54,6 +107,11 @@ public sealed interface Result {
   }
 
   record LeaseRenewed(LeaseView lease) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.leaseRenewed(this);
+    }
+
     public static final int CODE = 3;
 
     /** Its stored fields, in this order after the result code. */
@@ -69,6 +127,11 @@ public sealed interface Result {
 
   /** {@code credited} tokens went to the pool; {@code alreadyGone}: returned or expired before. */
   record LeaseReturned(long leaseId, long credited, boolean alreadyGone) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.leaseReturned(this);
+    }
+
     public static final int CODE = 4;
 
     /** Its stored fields, in this order after the result code. */
@@ -85,6 +148,11 @@ public sealed interface Result {
   }
 
   record EpochStarted(long epoch, long epochStartMillis) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.epochStarted(this);
+    }
+
     public static final int CODE = 5;
 
     /** Its stored fields, in this order after the result code. */
@@ -100,6 +168,11 @@ public sealed interface Result {
   }
 
   record Ticked(int freed) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.ticked(this);
+    }
+
     public static final int CODE = 6;
 
     /** Its stored fields, in this order after the result code. */
@@ -117,6 +190,11 @@ public sealed interface Result {
   /** A put, compare-and-set or refresh took effect: the entry's version and expiry now. */
   record EntryWritten(String namespace, String key, long version, long expiresAtMillis)
       implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.entryWritten(this);
+    }
+
     public static final int CODE = 20;
 
     /** Its stored fields, in this order after the result code. */
@@ -136,6 +214,11 @@ public sealed interface Result {
   /** A delete: {@code existed} false when no live entry was there (version then 0). */
   record EntryDeleted(String namespace, String key, long version, boolean existed)
       implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.entryDeleted(this);
+    }
+
     public static final int CODE = 21;
 
     /** Its stored fields, in this order after the result code. */
@@ -153,6 +236,11 @@ public sealed interface Result {
   }
 
   record NamespaceSet(NamespaceView namespace) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.namespaceSet(this);
+    }
+
     public static final int CODE = 22;
 
     /** Its stored fields, in this order after the result code. */
@@ -168,6 +256,11 @@ public sealed interface Result {
 
   /** The answers to {@code RenewLeases}, one per renewal, in its order. */
   record LeasesRenewed(List<Renewal> renewals) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.leasesRenewed(this);
+    }
+
     public static final int CODE = 8;
 
     /** Its stored fields, in this order after the result code. */
@@ -221,6 +314,11 @@ public sealed interface Result {
   // Concurrency-slot results: codes 9-15.
   /** A limit set with its concurrency cap: the limit as stored and C. */
   record LimitConcurrencySet(Limit limit, long concurrency) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.limitConcurrencySet(this);
+    }
+
     public static final int CODE = 9;
 
     /** Its stored fields, in this order after the result code. */
@@ -237,6 +335,11 @@ public sealed interface Result {
 
   /** A new lease holding concurrency slots. */
   record SlotsGranted(SlotLease lease) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.slotsGranted(this);
+    }
+
     public static final int CODE = 10;
 
     /** Its stored fields, in this order after the result code. */
@@ -250,6 +353,11 @@ public sealed interface Result {
 
   /** The answers to {@code RenewSlots}, one per renewal, in its order. */
   record SlotsRenewed(List<SlotRenewalAnswer> renewals) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.slotsRenewed(this);
+    }
+
     public static final int CODE = 11;
 
     /** Its stored fields, in this order after the result code. */
@@ -304,6 +412,11 @@ public sealed interface Result {
    */
   record Rejected(Outcome outcome, String message, long retryAfterMillis, long currentVersion)
       implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.rejected(this);
+    }
+
     public static final int CODE = 7;
 
     /** Its stored fields, in this order after the result code. */
@@ -340,6 +453,11 @@ public sealed interface Result {
    * security audit log under {@code auditSequence} (0 when nothing changed).
    */
   record SecurityChanged(String message, boolean changed, long auditSequence) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.securityChanged(this);
+    }
+
     public static final int CODE = 60;
 
     /** Its stored fields, in this order after the result code. */
@@ -360,6 +478,11 @@ public sealed interface Result {
    * answers it as the error PERMISSION_DENIED (definite: nothing changed).
    */
   record Denied(String message) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.denied(this);
+    }
+
     public static final int CODE = 61;
 
     /** Its stored fields, in this order after the result code. */
@@ -376,6 +499,11 @@ public sealed interface Result {
    * the wrapped result's shape.
    */
   record Quota(QuotaResult result) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.quota(this);
+    }
+
     public int code() {
       return result.code();
     }
