@@ -119,7 +119,7 @@ final class CertCommand {
     }
   }
 
-  @Command(name = "create-node", description = "Create node ID's certificate (server and client use), signed by the CA.")
+  @Command(name = "create-node", description = "Create node ID's certificate (server and client use, and the node usage the Raft port requires), signed by the CA.")
   static final class CreateNode extends CertAction {
     @Parameters(index = "0", paramLabel = "ID") String id;
 
@@ -134,7 +134,7 @@ final class CertCommand {
       Issued ca = loadCa();
       List<String> names = hosts.isEmpty() ? List.of("localhost", "127.0.0.1") : hosts;
       Instant now = Instant.now();
-      Issued node = DevCertificates.leaf(ca, id, names, now.minus(Duration.ofHours(1)), now.plus(validity()));
+      Issued node = DevCertificates.node(ca, id, names, now.minus(Duration.ofHours(1)), now.plus(validity()));
       return write(base, node, "node " + id + " (" + String.join(", ", names) + ")");
     }
   }

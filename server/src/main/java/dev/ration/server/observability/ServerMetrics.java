@@ -198,6 +198,10 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
           .tags("port", port)
           .register(registry);
     }
+    FunctionCounter.builder("ration.raft.peer.refusals", tls, t -> t.raftPeerRefusals())
+        .description("Raft connections (either direction) refused because the peer's certificate, though of the CA, "
+            + "is not a node certificate")
+        .register(registry);
   }
 
   @Override

@@ -52,6 +52,7 @@ public final class ServerTls implements AutoCloseable {
   private final TlsOptions options;
   private final ReloadingKeyManager keyManager;
   private final ReloadingTrustManager trustManager;
+  private final RaftPeerTrustManager raftTrustManager;
   private volatile Stamp loadedStamp;
   private volatile ScheduledExecutorService reloader;
 
@@ -65,6 +66,7 @@ public final class ServerTls implements AutoCloseable {
     this.options = options;
     this.keyManager = new ReloadingKeyManager(m.key, m.chain);
     this.trustManager = new ReloadingTrustManager(m.cas);
+    this.raftTrustManager = new RaftPeerTrustManager(trustManager);
     this.loadedStamp = stamp;
   }
 
@@ -107,6 +109,13 @@ public final class ServerTls implements AutoCloseable {
       if (key != null && !Pki.matches(key, leaf)) {
         problems.add("tls.key: " + o.key() + ": is not the private key of the certificate in " + o.cert()
             + " ('" + subject(leaf) + "')");
+      }
+      if (!NodeCertificates.isNode(leaf)) {
+        // Peers refuse a certificate without the node usage (RaftPeerTrustManager), so a node
+        // starting with one would never be heard: say so now, and how to mend it.
+        problems.add("tls.cert: " + o.cert() + ": the certificate '" + subject(leaf) + "' is not a node certificate "
+            + "(no extended key usage " + NodeCertificates.NODE_USAGE + "), and peers refuse any other on the Raft "
+            + "port; " + NodeCertificates.howToReissue(commonName(leaf)));
       }
       if (!cas.isEmpty() && !signedBy(chain, cas)) {
         problems.add("tls.cert: " + o.cert() + ": the certificate '" + subject(leaf) + "', issued by '"
@@ -168,6 +177,10 @@ public final class ServerTls implements AutoCloseable {
     } catch (GeneralSecurityException | RuntimeException e) {
       return false;
     }
+  }
+
+  private static String commonName(X509Certificate c) {
+    return dev.ration.server.security.CertificateNames.nameOf(c).orElse("ID");
   }
 
   private static String subject(X509Certificate c) {
@@ -248,6 +261,11 @@ public final class ServerTls implements AutoCloseable {
     return trustManager;
   }
 
+  /** Peer certificates the Raft port (either direction) refused for not being node certificates. */
+  public long raftPeerRefusals() {
+    return raftTrustManager.refusals();
+  }
+
   /** The client port's context: TLS 1.3, client certificates as {@code client-auth} says. */
   public SslContext clientPortContext() {
     ClientAuth auth = switch (options.clientAuth()) {
@@ -279,15 +297,18 @@ public final class ServerTls implements AutoCloseable {
 
   /**
    * Ratis's gRPC TLS for server, client and admin traffic between peers: mutual, so a peer
-   * must present a certificate of the configured CA to be heard at all, and this node checks
-   * the certificate of the peer it dials (including that it names the peer's address). The
+   * must present a node certificate of the configured CA to be heard at all
+   * ({@link RaftPeerTrustManager}: Ratis's client and admin services on the same port would
+   * otherwise take log entries and membership changes from any client certificate), and this
+   * node checks the certificate of the peer it dials the same way (and that it names the
+   * peer's address). The
    * JDK provider: BoringSSL through netty-tcnative cost more CPU per renewal here, not less
    * (docs/DECISIONS.md, "TLS stays on the JDK's provider").
    */
   public GrpcTlsConfig raftConfig() {
     return GrpcTlsConfig.newBuilder()
         .setKeyManager(keyManager)
-        .setTrustManager(trustManager)
+        .setTrustManager(raftTrustManager)
         .setMutualTls(true)
         .setSslProvider(org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider.JDK)
         .setProtocols("TLSv1.3")

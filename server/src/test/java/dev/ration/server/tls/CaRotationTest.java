@@ -209,7 +209,7 @@ class CaRotationTest {
 
       // 2. Issue every node and client certificate again, from the new CA.
       for (Peer p : peers) {
-        DevCertificates.write(nodeCerts, "node." + p.id(), TestCertificates.leaf(newCa, p.id(), 30), true);
+        DevCertificates.write(nodeCerts, "node." + p.id(), TestCertificates.node(newCa, p.id(), 30), true);
       }
       DevCertificates.write(clientCerts, "client.admin", TestCertificates.leaf(newCa, "admin", 30), true);
       awaitAll("every node and client presents a certificate of the new CA", nodes, clients,

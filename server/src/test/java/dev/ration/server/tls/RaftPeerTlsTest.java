@@ -72,7 +72,7 @@ class RaftPeerTlsTest {
     Issued ca = TestCertificates.devSet(certs, List.of("n1", "n2", "n3"));
     Path rogueCerts = Files.createDirectories(dir.resolve("rogue"));
     Issued foreignCa = TestCertificates.ca("Foreign CA");
-    TestCertificates.write(rogueCerts, foreignCa, "node.n3", TestCertificates.leaf(foreignCa, "n3", 30));
+    TestCertificates.write(rogueCerts, foreignCa, "node.n3", TestCertificates.node(foreignCa, "n3", 30));
 
     List<Peer> peers = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {

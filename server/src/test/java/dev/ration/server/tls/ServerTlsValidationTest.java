@@ -26,7 +26,7 @@ class ServerTlsValidationTest {
   @BeforeEach
   void goodFiles() {
     ca = TestCertificates.ca("Test CA");
-    TestCertificates.write(dir, ca, "node", TestCertificates.leaf(ca, "n1", 30));
+    TestCertificates.write(dir, ca, "node", TestCertificates.node(ca, "n1", 30));
   }
 
   TlsOptions options() {
@@ -97,15 +97,28 @@ class ServerTlsValidationTest {
   void notYetValidCertificateIsRefused() throws Exception {
     Instant now = Instant.now();
     DevCertificates.write(dir, "node",
-        DevCertificates.leaf(ca, "n1", TestCertificates.LOOPBACK, now.plus(Duration.ofDays(1)), now.plus(Duration.ofDays(2))), true);
+        DevCertificates.node(ca, "n1", TestCertificates.LOOPBACK, now.plus(Duration.ofDays(1)), now.plus(Duration.ofDays(2))), true);
     assertNames(refusal(), "tls.cert", dir.resolve("node.crt"), "is not valid before");
   }
 
   @Test
   void certificateOfAnotherCaIsRefused() throws Exception {
     Issued foreign = TestCertificates.ca("Foreign CA");
-    DevCertificates.write(dir, "node", TestCertificates.leaf(foreign, "n1", 30), true);
+    DevCertificates.write(dir, "node", TestCertificates.node(foreign, "n1", 30), true);
     assertNames(refusal(), "tls.cert", dir.resolve("node.crt"), "is not signed by the CA in tls.ca " + dir.resolve("ca.crt"));
+  }
+
+  /**
+   * A certificate of the right CA without the node usage (a client's, or a node's issued before
+   * nodes had one) would be refused by every peer: the node says so at start, and how to mend it.
+   */
+  @Test
+  void certificateWithoutTheNodeUsageIsRefused() throws Exception {
+    DevCertificates.write(dir, "node", TestCertificates.leaf(ca, "n1", 30), true);
+    String m = refusal();
+    assertNames(m, "tls.cert", dir.resolve("node.crt"), "the certificate 'CN=n1,O=Ration' is not a node certificate (no extended key usage "
+        + NodeCertificates.NODE_USAGE + ")");
+    assertTrue(m.contains("ration cert create-node n1 --host HOST,... --overwrite"), m);
   }
 
   @Test

@@ -26,16 +26,22 @@ public final class TestCertificates {
     return DevCertificates.ca(name, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(365)));
   }
 
-  /** A loopback node or client certificate valid from an hour ago for {@code days}. */
+  /** A loopback node certificate (with the node usage) valid from an hour ago for {@code days}. */
+  public static Issued node(Issued ca, String id, int days) {
+    Instant now = Instant.now();
+    return DevCertificates.node(ca, id, LOOPBACK, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(days)));
+  }
+
+  /** A loopback client certificate (no node usage) valid from an hour ago for {@code days}. */
   public static Issued leaf(Issued ca, String name, int days) {
     Instant now = Instant.now();
     return DevCertificates.leaf(ca, name, LOOPBACK, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(days)));
   }
 
-  /** A loopback certificate that expired an hour ago. */
+  /** A loopback node certificate that expired an hour ago. */
   public static Issued expired(Issued ca, String name) {
     Instant now = Instant.now();
-    return DevCertificates.leaf(ca, name, LOOPBACK, now.minus(Duration.ofDays(30)), now.minus(Duration.ofHours(1)));
+    return DevCertificates.node(ca, name, LOOPBACK, now.minus(Duration.ofDays(30)), now.minus(Duration.ofHours(1)));
   }
 
   /** What `scripts/cluster.sh start` creates: ca, node.ID for each id, client.admin. */
@@ -44,7 +50,7 @@ public final class TestCertificates {
     try {
       DevCertificates.write(dir, "ca", ca, true);
       for (String id : nodeIds) {
-        DevCertificates.write(dir, "node." + id, leaf(ca, id, 30), true);
+        DevCertificates.write(dir, "node." + id, node(ca, id, 30), true);
       }
       DevCertificates.write(dir, "client.admin", leaf(ca, "admin", 30), true);
     } catch (IOException e) {

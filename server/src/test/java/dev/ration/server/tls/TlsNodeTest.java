@@ -83,7 +83,7 @@ class TlsNodeTest {
     dir = Files.createTempDirectory("ration-tls-node-");
     ca = TestCertificates.ca("Test CA " + DevCertificates.shortId());
     foreignCa = TestCertificates.ca("Foreign CA " + DevCertificates.shortId());
-    TestCertificates.write(dir, ca, "node", TestCertificates.leaf(ca, "n1", 30));
+    TestCertificates.write(dir, ca, "node", TestCertificates.node(ca, "n1", 30));
     DevCertificates.write(dir, "client", TestCertificates.leaf(ca, "service-a", 30), true);
     DevCertificates.write(dir, "foreign-client", TestCertificates.leaf(foreignCa, "intruder", 30), true);
     DevCertificates.writeFile(dir.resolve("foreign-ca.crt"), DevCertificates.pem(foreignCa.certificate()), "rw-r--r--", true);
@@ -333,7 +333,7 @@ class TlsNodeTest {
       Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(50)).until("load running",
           () -> renewals.get() > 50 && newConnections.get() > 2, ok -> ok);
 
-      Issued next = TestCertificates.leaf(ca, "n1", 60);
+      Issued next = TestCertificates.node(ca, "n1", 60);
       DevCertificates.writeFile(dir.resolve("node.key"), DevCertificates.pem(next.key()), "rw-------", true);
       Thread.sleep(500); // a couple of reload intervals with a key that does not match
       DevCertificates.writeFile(dir.resolve("node.crt"), DevCertificates.pem(next.certificate()), "rw-r--r--", true);
