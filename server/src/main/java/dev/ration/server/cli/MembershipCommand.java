@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -106,7 +108,7 @@ abstract class MembershipCommand implements Callable<Integer> {
             leaderlessFrom = target;
             break;
           }
-          return answer(target, response);
+          return answer(adminHttp, target, response, deadline);
         }
       }
       if (leaderless == null) {
@@ -114,7 +116,7 @@ abstract class MembershipCommand implements Callable<Integer> {
             "no admin endpoint answered: " + String.join("; ", failures));
       }
       if (System.nanoTime() + ELECTION_POLL.toNanos() >= deadline) {
-        return answer(leaderlessFrom, leaderless);
+        return answer(adminHttp, leaderlessFrom, leaderless, deadline);
       }
       if (!waitingSaid) {
         waitingSaid = true;
@@ -148,8 +150,17 @@ abstract class MembershipCommand implements Callable<Integer> {
         .timeout(timeout).POST(HttpRequest.BodyPublishers.noBody()).build();
   }
 
+  /**
+   * The newcomer of an add or replace ({@code id}, admin address), to be confirmed from its own
+   * status before "ok" is printed; empty for the other operations.
+   */
+  Optional<String[]> newcomer() {
+    return Optional.empty();
+  }
+
   /** Prints the node's answer and turns its status into the exit code. */
-  private int answer(String address, HttpResponse<String> response) {
+  private int answer(AdminHttp adminHttp, String address, HttpResponse<String> response,
+      long deadline) {
     Map<String, String> lines = new LinkedHashMap<>();
     for (String line : response.body().split("\n")) {
       int colon = line.indexOf(": ");
@@ -169,6 +180,10 @@ abstract class MembershipCommand implements Callable<Integer> {
       };
       throw new CliFailure(code, result + " (from " + address + "): " + message);
     }
+    Optional<String[]> joining = newcomer();
+    if (joining.isPresent()) {
+      confirmNewcomer(adminHttp, address, joining.get()[0], joining.get()[1], message, deadline);
+    }
     List<Fields> members = new ArrayList<>();
     List<String> voters = members(lines.getOrDefault("voters", ""), "voter", members);
     List<String> listeners = members(lines.getOrDefault("listeners", ""), "listener", members);
@@ -182,6 +197,115 @@ abstract class MembershipCommand implements Callable<Integer> {
     out.print(admin.output == AdminOptions.Format.json ? f.toJson() + "\n" : Tables.vertical(f));
     out.flush();
     return Exit.OK;
+  }
+
+  /** The leader's caught-up gap (entries behind its commit index), as the server counts it. */
+  static final long CAUGHT_UP_GAP = 100;
+  private static final Duration CONFIRM_POLL = Duration.ofMillis(250);
+
+  /**
+   * The leader committed the change and sees the newcomer caught up; "ok" also needs the
+   * newcomer's own word: its /status must show it running its Raft role (FOLLOWER or LEADER),
+   * a voter of the configuration it holds, following a leader, with an applied index within
+   * {@link #CAUGHT_UP_GAP} of the leader's commit index. A newcomer that shut its Raft server
+   * down would still answer /status, but not like that. Asked until --wait runs out (at least
+   * once); otherwise exit 3 with what it last said.
+   */
+  private void confirmNewcomer(AdminHttp adminHttp, String leaderAddress, String id,
+      String newcomerAdmin, String message, long deadline) {
+    String last = "no answer yet";
+    while (true) {
+      try {
+        String leaderStatus = get(adminHttp, leaderAddress, "/status");
+        String status = get(adminHttp, newcomerAdmin, "/status");
+        long leaderCommit = jsonLong(leaderStatus, "commitIndex");
+        String role = jsonString(status, "role");
+        long applied = jsonLong(status, "appliedIndex");
+        List<String> peers = jsonIds(status);
+        List<String> listeners = jsonStrings(status, "listeners");
+        String leaderId = jsonString(status, "leaderId");
+        boolean voter = peers.contains(id) && !listeners.contains(id);
+        boolean running = role.equals("FOLLOWER") || role.equals("LEADER");
+        last = "role " + role + ", " + (voter ? "a voter" : "not a voter") + " in its configuration "
+            + peers + ", leader " + (leaderId.isEmpty() ? "unknown" : leaderId) + ", applied index "
+            + applied + " (leader's commit index " + leaderCommit + ")";
+        if (running && voter && !leaderId.isEmpty() && applied + CAUGHT_UP_GAP >= leaderCommit) {
+          return;
+        }
+      } catch (IOException | RuntimeException e) {
+        last = "its status could not be read: " + e.getMessage();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CliFailure(Exit.INDETERMINATE, "interrupted");
+      }
+      if (System.nanoTime() + CONFIRM_POLL.toNanos() >= deadline) {
+        throw new CliFailure(Exit.INDETERMINATE, "not confirmed: the leader (" + leaderAddress
+            + ") says \"" + message + "\", but " + id + " (admin " + newcomerAdmin + ") has not"
+            + " confirmed it is a caught-up voter within --wait (" + waitText + "): " + last
+            + ". Check `ration cluster status`; if its Raft role is not running, remove it,"
+            + " wipe its data directory, start it with --join and add it again");
+      }
+      try {
+        Thread.sleep(CONFIRM_POLL.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CliFailure(Exit.INDETERMINATE, "interrupted");
+      }
+    }
+  }
+
+  private String get(AdminHttp adminHttp, String address, String path)
+      throws IOException, InterruptedException {
+    HttpResponse<String> r = adminHttp.client().send(
+        HttpRequest.newBuilder(adminHttp.uri(address, path)).timeout(admin.timeout()).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IOException(address + path + ": HTTP " + r.statusCode() + " " + r.body().trim());
+    }
+    return r.body();
+  }
+
+  // /status is flat JSON of known shape (StatusJson): strings, numbers, and the peers array.
+  static String jsonString(String json, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\":\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(json);
+    if (!m.find()) {
+      throw new IllegalArgumentException("no " + name + " in " + json);
+    }
+    return m.group(1);
+  }
+
+  static long jsonLong(String json, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\":(-?\\d+)").matcher(json);
+    if (!m.find()) {
+      throw new IllegalArgumentException("no " + name + " in " + json);
+    }
+    return Long.parseLong(m.group(1));
+  }
+
+  static List<String> jsonStrings(String json, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\":\\[([^\\]]*)\\]").matcher(json);
+    List<String> out = new ArrayList<>();
+    if (m.find()) {
+      Matcher item = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(m.group(1));
+      while (item.find()) {
+        out.add(item.group(1));
+      }
+    }
+    return out;
+  }
+
+  /** The ids of the "peers" array. */
+  static List<String> jsonIds(String json) {
+    int start = json.indexOf("\"peers\":[");
+    int end = start < 0 ? -1 : json.indexOf("]", start);
+    List<String> out = new ArrayList<>();
+    if (end > start) {
+      Matcher m = Pattern.compile("\"id\":\"([^\"]*)\"").matcher(json.substring(start, end));
+      while (m.find()) {
+        out.add(m.group(1));
+      }
+    }
+    return out;
   }
 
   /** Parses "id=raft/client/admin,..." into ids, adding one member row each. */
@@ -260,7 +384,8 @@ abstract class MembershipCommand implements Callable<Integer> {
   }
 
   @Command(name = "add", description = "Add a running node (started with 'ration server --join') as a"
-      + " voter: it joins as a non-voting listener, catches up, then is promoted.")
+      + " voter in one change once it has caught up; 'ok' only when the new node itself reports"
+      + " it is a caught-up voter.")
   static final class Add extends MembershipCommand {
     @Parameters(index = "0", paramLabel = "ID", description = "The new node's id.")
     String id;
@@ -270,6 +395,11 @@ abstract class MembershipCommand implements Callable<Integer> {
     @Override
     String operation() {
       return "add";
+    }
+
+    @Override
+    Optional<String[]> newcomer() {
+      return Optional.of(new String[] {id, member.adminAddress});
     }
 
     @Override
@@ -299,7 +429,8 @@ abstract class MembershipCommand implements Callable<Integer> {
   }
 
   @Command(name = "replace", description = "Replace voter OLD by a new running node (started with"
-      + " 'ration server --join'): the new node catches up first, then the two are swapped.")
+      + " 'ration server --join'): the new node catches up first, then the two are swapped in one"
+      + " change; 'ok' only when the new node itself reports it is a caught-up voter.")
   static final class Replace extends MembershipCommand {
     @Parameters(index = "0", paramLabel = "OLD", description = "The voter to replace.")
     String old;
@@ -312,6 +443,11 @@ abstract class MembershipCommand implements Callable<Integer> {
     @Override
     String operation() {
       return "replace";
+    }
+
+    @Override
+    Optional<String[]> newcomer() {
+      return Optional.of(new String[] {id, member.adminAddress});
     }
 
     @Override

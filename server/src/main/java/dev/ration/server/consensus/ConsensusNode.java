@@ -291,6 +291,11 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     RaftServerConfigKeys.Log.setPurgePreservationLogNum(p, o.purgePreservedEntries());
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(o.segmentSizeBytes()));
     RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
+    // A newcomer is admitted to the configuration (and told it is a member, which starts its
+    // election timer) once this close to the commit index: the same notion of "caught up" the
+    // membership checks use, and close enough that the entries it receives next carry the
+    // configuration that lists it (Membership#addVoter).
+    RaftServerConfigKeys.setStagingCatchupGap(p, (int) Membership.CAUGHT_UP_GAP);
 
     // Heap budget (the nodes run in -Xmx512m). Ratis keeps every reply in its retry cache for
     // the expiry time and caches whole log segments; under load (hundreds of group-commit

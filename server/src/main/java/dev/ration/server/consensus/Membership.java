@@ -33,9 +33,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every change runs on the leader (elsewhere: {@link Reason#NOT_LEADER} naming the leader's
  * admin address) and is a compare-and-set against the configuration it was planned from, so two
- * operators racing cannot undo each other. A newcomer is first added as a non-voting listener;
- * Ratis bootstraps it (a snapshot when the log it needs is purged), and it becomes a voter only
- * once its match index is within {@link #CAUGHT_UP_GAP} entries of the commit index. A change
+ * operators racing cannot undo each other. A newcomer becomes a voter in one configuration
+ * change that never takes it out again: Ratis stages it first (bootstraps it, by snapshot when
+ * the log it needs is purged, and admits it only once its match index is within
+ * {@link #CAUGHT_UP_GAP} entries of the commit index), and the call returns only after the
+ * change has committed and the leader sees the newcomer answering and within the gap. A change
  * that would leave the new configuration without a majority of up-to-date voters is refused
  * before anything is proposed.
  *
@@ -101,10 +103,11 @@ public final class Membership {
   public record Change(String message, List<Peer> voters, List<Peer> listeners) {}
 
   /**
-   * Adds {@code peer} as a voter: first as a listener (Ratis catches it up, by snapshot if
-   * need be), then, once it is within {@link #CAUGHT_UP_GAP} entries of the commit index,
-   * promoted. The new node must be running ({@code ration server --join}). Repeating an add
-   * that timed out after the listener step resumes it; adding a voter again is a no-op.
+   * Adds {@code peer} as a voter in one configuration change (see the class comment), then
+   * waits until the leader sees it answering and within {@link #CAUGHT_UP_GAP} entries of the
+   * commit index. The new node must be running ({@code ration server --join}). Adding a voter
+   * again only confirms it is caught up; a listener left by an earlier version's interrupted add
+   * is refused with what to do.
    */
   public synchronized Change add(Peer peer, Duration timeout) throws MembershipException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -117,11 +120,11 @@ public final class Membership {
     }
     checkAddressUnused(m, peer);
     if (m.isVoter(peer.id())) {
+      awaitVoterCaughtUp(peer.id(), deadline);
       return change(peer.id() + " is already a voter");
     }
-    addListener(m, peer, deadline);
-    awaitCaughtUp(peer.id(), deadline);
-    promote(peer, null, deadline);
+    addVoter(peer, null, deadline);
+    awaitVoterCaughtUp(peer.id(), deadline);
     return change(peer.id() + " added as a voter");
   }
 
@@ -149,10 +152,10 @@ public final class Membership {
   }
 
   /**
-   * Replaces voter {@code oldId} by {@code peer} (for example a node on a new, empty disk):
-   * adds {@code peer} as a listener and waits for it to catch up, then swaps the two in one
-   * change. Refused up front when the configuration after the swap would not have a majority
-   * of up-to-date voters.
+   * Replaces voter {@code oldId} by {@code peer} (for example a node on a new, empty disk) in
+   * one configuration change: Ratis stages {@code peer} until it has caught up, then swaps the
+   * two. Refused up front when the configuration after the swap would not have a majority of
+   * up-to-date voters. Returns once the leader sees {@code peer} answering and caught up.
    */
   public synchronized Change replace(String oldId, Peer peer, Duration timeout)
       throws MembershipException {
@@ -164,6 +167,11 @@ public final class Membership {
     }
     Members m = stableMembersOnLeader();
     if (!m.isVoter(oldId)) {
+      if (m.isVoter(peer.id())) {
+        // A repeat of a replace that committed: confirm the newcomer rather than refuse.
+        awaitVoterCaughtUp(peer.id(), deadline);
+        return change(oldId + " replaced by " + peer.id());
+      }
       throw new MembershipException(Reason.BAD_REQUEST,
           oldId + " is not a voter: the configuration is " + describe(m));
     }
@@ -175,9 +183,8 @@ public final class Membership {
     planned.add(peer);
     // The newcomer will be up to date before the swap; everyone else must be now.
     checkQuorum(m, planned, Set.of(peer.id()), "replacing " + oldId + " by " + peer.id());
-    addListener(m, peer, deadline);
-    awaitCaughtUp(peer.id(), deadline);
-    promote(peer, oldId, deadline);
+    addVoter(peer, oldId, deadline);
+    awaitVoterCaughtUp(peer.id(), deadline);
     return change(oldId + " replaced by " + peer.id());
   }
 
@@ -220,84 +227,75 @@ public final class Membership {
     return new Change(message, m.voters(), m.listeners());
   }
 
-  private void addListener(Members m, Peer peer, long deadline) throws MembershipException {
+  /**
+   * Proposes the configuration with {@code peer} as a voter (in place of {@code replacedId}, when
+   * given) and waits for it to commit.
+   *
+   * <p>One change, never two: Ratis stages a peer new to the configuration (it sends it the log,
+   * or a snapshot, while the peer is told it is still initializing and so runs no election
+   * timer), appends the joint configuration once the peer is within the staging gap
+   * ({@link ConsensusNode#properties}: the same {@link #CAUGHT_UP_GAP}), and only then tells it
+   * it is a member, which starts its timer. The next entries it receives carry that joint
+   * configuration, which lists it. A node that ever ran a timer while its own configuration did
+   * not list it as a voter would, at its first election timeout, find itself outside the
+   * configuration and shut its Raft server down for good; so the newcomer is never first a
+   * listener that is then taken out (a listener promoted in place would not be staged, and would
+   * never be told it is a member until the next leader change).
+   */
+  private void addVoter(Peer peer, String replacedId, long deadline) throws MembershipException {
+    String what = replacedId == null ? "add " + peer.id() + " as a voter"
+        : "replace " + replacedId + " by " + peer.id();
+    Members m = stableMembersOnLeader();
     if (m.isListener(peer.id())) {
-      return;
+      // Left by an interrupted add of an earlier version. Promoted in place it would not be
+      // staged (see above); taken out first it may already run a timer (a new leader tells
+      // listeners they are members) and shut down before it is staged back in.
+      throw new MembershipException(Reason.BAD_REQUEST, peer.id() + " is a non-voting listener"
+          + " (left by an interrupted add): remove it (`ration cluster remove " + peer.id()
+          + "`), stop it, wipe its data directory, start it again with --join, and add it again");
     }
-    List<Peer> listeners = new ArrayList<>(m.listeners());
-    listeners.add(peer);
+    List<Peer> voters = new ArrayList<>(m.voters());
+    if (replacedId != null) {
+      voters = without(voters, replacedId);
+    }
+    voters.add(peer);
+    checkQuorum(m, voters, Set.of(peer.id()), what);
     try {
-      setConfiguration(m, m.voters(), listeners, deadline, "add " + peer.id() + " as a listener");
+      setConfiguration(m, voters, m.listeners(), deadline, what);
     } catch (MembershipException e) {
       if (e.reason() == Reason.FAILED || e.reason() == Reason.TIMEOUT) {
         throw new MembershipException(e.reason(), e.getMessage() + " (is " + peer.id()
             + " running at " + peer.raftAddress() + "? start it with `ration server --config"
-            + " <file> --join`)");
+            + " <file> --join`; Ratis makes it a voter only once it has caught up)",
+            e.leaderAdminAddress());
       }
       throw e;
     }
   }
 
   /**
-   * Makes a caught-up listener a voter (in place of {@code replacedId}, when given). Ratis marks
-   * a member caught up only when it is staged as a new voter; a listener promoted in place would
-   * keep being told it is initializing and never start its Raft role (it could neither vote nor
-   * lead until the next leader change). So the listener leaves the configuration and comes back
-   * as a voter: Ratis stages it again, which is quick because its log is current, and admits it
-   * only once caught up.
+   * Waits until voter {@code id} is in the committed configuration and the leader sees it
+   * answering (within an election timeout) with its match index within {@link #CAUGHT_UP_GAP}
+   * of the commit index.
    */
-  private void promote(Peer peer, String replacedId, long deadline) throws MembershipException {
-    String what = replacedId == null ? "promote " + peer.id() + " to voter"
-        : "replace " + replacedId + " by " + peer.id();
-    for (int attempt = 0; ; attempt++) {
-      try {
-        Members m = stableMembersOnLeader();
-        if (m.isListener(peer.id())) {
-          setConfiguration(m, m.voters(), without(m.listeners(), peer.id()), deadline,
-              "take " + peer.id() + " out of the listeners to " + what);
-          continue;
-        }
-        List<Peer> voters = new ArrayList<>(m.voters());
-        if (replacedId != null) {
-          if (!m.isVoter(replacedId)) {
-            throw new MembershipException(Reason.FAILED, replacedId + " left the configuration"
-                + " while " + peer.id() + " caught up: " + describe(m));
-          }
-          voters = without(voters, replacedId);
-        }
-        voters.add(peer);
-        checkQuorum(m, voters, Set.of(peer.id()), what);
-        setConfiguration(m, voters, m.listeners(), deadline, what);
-        return;
-      } catch (MembershipException e) {
-        // The listener step's own commit can leave Ratis briefly "in progress".
-        if (e.reason() != Reason.IN_PROGRESS || System.nanoTime() - deadline >= 0 || attempt > 500) {
-          throw new MembershipException(e.reason(), e.getMessage() + " (" + peer.id()
-              + " caught up as a listener; repeat the command to finish)", e.leaderAdminAddress());
-        }
-        sleep(POLL);
-      }
-    }
-  }
-
-  /** Waits until {@code id}'s match index is within {@link #CAUGHT_UP_GAP} of the commit index. */
-  private void awaitCaughtUp(String id, long deadline) throws MembershipException {
+  private void awaitVoterCaughtUp(String id, long deadline) throws MembershipException {
     long polls = 0;
     while (true) {
       requireLeader();
-      Map<String, Follower> followers = followers();
-      Follower f = followers.get(id);
+      Members m = node.members();
+      Follower f = followers().get(id);
       long commit = commitIndex();
-      if (f != null && upToDate(f, commit)) {
+      if (!m.changing() && m.isVoter(id) && f != null && upToDate(f, commit)) {
         LOG.info("event=membership_caught_up member={} match_index={} commit_index={} polls={}",
             id, f.matchIndex(), commit, polls);
         return;
       }
       if (System.nanoTime() - deadline >= 0) {
-        throw new MembershipException(Reason.TIMEOUT, id + " joined as a listener but has not"
-            + " caught up (match index " + (f == null ? "unknown" : f.matchIndex())
-            + ", commit index " + commit + "); it stays a listener: repeat the command to"
-            + " promote it, or remove it");
+        throw new MembershipException(Reason.TIMEOUT, id + " is a voter, but the leader does not"
+            + " see it caught up (match index " + (f == null ? "unknown" : f.matchIndex())
+            + ", commit index " + commit + ", last answer "
+            + (f == null ? "never" : f.lastRpcElapsedMillis() + " ms ago") + "); check it with"
+            + " `ration cluster status`, and if it is not running its Raft role, remove it");
       }
       polls++;
       sleep(POLL);
