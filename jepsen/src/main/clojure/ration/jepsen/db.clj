@@ -75,7 +75,7 @@
   "Runs `ration ARGS` from the run's copy of the server jar (the harness has no server classes)."
   [db & args]
   (apply u/sh! (str (System/getProperty "java.home") "/bin/java") "-XX:TieredStopAtLevel=1"
-         "-cp" (str (:jar db) ":" (:lib db) "/*") "dev.ration.server.cli.RationCli" args))
+         "-cp" (str (:jar db) ":" (:lib db) "/*") "dev.ration.cli.RationCli" args))
 
 (defn- certs!
   "A CA, node certificates (for each node's address, 127.0.0.1 and localhost) and the client
@@ -164,7 +164,7 @@
                        "FAKETIME_FORCE_MONOTONIC_FIX=0"])
                     [java "-Xmx256m" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1"
                      "-cp" (str (:jar db) ":" (:lib db) "/*")
-                     "dev.ration.server.cli.RationCli" "server" "--config" (str cfg)]
+                     "dev.ration.cli.RationCli" "server" "--config" (str cfg)]
                     (when (contains? @(:joiners db) node) ["--join"]))
         pb (doto (ProcessBuilder. ^java.util.List (vec cmd))
              (.redirectErrorStream true)
