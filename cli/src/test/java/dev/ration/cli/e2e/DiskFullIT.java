@@ -38,7 +38,7 @@ class DiskFullIT {
     assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
     Path root = EndToEndIT.findRoot();
     Path launcher = root.resolve("bin/ration");
-    assertTrue(Files.isRegularFile(root.resolve("server/target/ration-server.jar")), "package the server first");
+    assertTrue(Files.isRegularFile(root.resolve("cli/target/ration-cli.jar")), "package the CLI first");
     Path cwd = Files.createDirectories(dir.resolve("cwd"));
     Path n3Data = Files.createDirectories(dir.resolve("run/data/n3"));
     run("mount", "-t", "tmpfs", "-o", "size=" + TMPFS_MIB + "m", "tmpfs", n3Data.toString());

@@ -53,13 +53,13 @@ class EndToEndIT {
   static final Waits STATUS_POLL = Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(500));
 
   final Path root = findRoot();
-  final Path runDir = root.resolve("server/target/e2e-run");
-  final Path cliDir = root.resolve("server/target/e2e-cli");
+  final Path runDir = root.resolve("cli/target/e2e-run");
+  final Path cliDir = root.resolve("cli/target/e2e-cli");
   /**
    * The certificates cluster.sh creates and the CLI finds, kept out of the user's
    * ~/.ration/certs: the script and the CLI both read RATION_CERTS_DIR.
    */
-  final Path certsDir = root.resolve("server/target/e2e-certs");
+  final Path certsDir = root.resolve("cli/target/e2e-certs");
   int cliCalls;
 
   /** A finished `bin/ration` invocation. */
@@ -82,7 +82,7 @@ class EndToEndIT {
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void leaderCrashLosesNoGrantAndNeverOverGrants() throws Exception {
     assertTrue(Files.isExecutable(root.resolve("bin/ration")), "bin/ration missing under " + root);
-    assertTrue(Files.isRegularFile(root.resolve("server/target/ration-server.jar")), "package the server first");
+    assertTrue(Files.isRegularFile(root.resolve("cli/target/ration-cli.jar")), "package the CLI first");
     for (String a : CLIENT_PORTS) {
       assertFalse(listening(a), "something already listens on " + a
           + ": stop the other cluster (scripts/cluster.sh stop) before running EndToEndIT");
@@ -140,7 +140,7 @@ class EndToEndIT {
       long pid = Long.parseLong(Files.readString(runDir.resolve(leaderId + ".pid")).trim());
       ProcessHandle victim = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("leader pid " + pid + " not alive"));
       String cmd = victim.info().commandLine().orElse("");
-      assertTrue(cmd.contains("ration-server.jar") && cmd.contains(runDir.resolve(leaderId).toString()),
+      assertTrue(cmd.contains("ration-cli.jar") && cmd.contains(runDir.resolve(leaderId).toString()),
           "pid " + pid + " is not our node " + leaderId + ": " + cmd);
       assertTrue(victim.destroyForcibly(), "could not signal pid " + pid);
       victim.onExit().get(20, TimeUnit.SECONDS);
@@ -342,7 +342,7 @@ class EndToEndIT {
   static Path findRoot() {
     Path p = Paths.get("").toAbsolutePath();
     for (int i = 0; i < 4 && p != null; i++, p = p.getParent()) {
-      if (Files.exists(p.resolve("scripts/cluster.sh")) && Files.exists(p.resolve("server/pom.xml"))) {
+      if (Files.exists(p.resolve("scripts/cluster.sh")) && Files.exists(p.resolve("cli/pom.xml"))) {
         return p;
       }
     }

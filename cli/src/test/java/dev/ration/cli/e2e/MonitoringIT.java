@@ -66,7 +66,7 @@ class MonitoringIT {
 
   @BeforeAll
   void startCluster() throws Exception {
-    assertTrue(Files.isRegularFile(root.resolve("server/target/ration-server.jar")), "package the server first");
+    assertTrue(Files.isRegularFile(root.resolve("cli/target/ration-cli.jar")), "package the CLI first");
     dir = Files.createTempDirectory("ration-monitoring-");
     cluster = new ProcessCluster(root.resolve("bin/ration"), root.resolve("config/cluster-3"), dir);
     // The admin ports serve HTTPS with the cluster's certificates.

@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 /**
  * The build of an earlier commit of this repository, for upgrade tests: its source is taken with
  * `git archive` (no worktree is registered), built with `mvn package -DskipTests` for the server
- * and its modules, and cached under server/target/previous-release/COMMIT, so a second run reuses
+ * and its modules, and cached under cli/target/previous-release/COMMIT, so a second run reuses
  * it. Only one previous release is kept there: building another removes the rest.
  *
  * <p>The build is told its commit (it is outside any git checkout of its own, and git must not
@@ -31,7 +31,7 @@ final class PreviousRelease {
     Path dir = cacheRoot.resolve(sha.substring(0, 12)).toAbsolutePath();
     Path src = dir.resolve("src");
     Path built = dir.resolve("built");
-    if (Files.isRegularFile(built) && Files.isRegularFile(src.resolve("server/target/ration-server.jar"))) {
+    if (Files.isRegularFile(built) && Files.isRegularFile(launcherJar(src))) {
       return src;
     }
     deleteTree(cacheRoot);
@@ -43,17 +43,26 @@ final class PreviousRelease {
     // Offline first: every plugin and dependency of a recent commit is in the local repository
     // after this build; online only if the old tree needs something else.
     List<String> mvn = List.of("mvn", "-B", "-q", "package", "-DskipTests", "-Dmaven.javadoc.skip=true",
-        "-Dgit.commit.id=" + sha, "-pl", "server", "-am");
+        "-Dgit.commit.id=" + sha, "-pl", Files.isDirectory(src.resolve("cli")) ? "cli" : "server", "-am");
     Path log = dir.resolve("build.log");
     try {
       run(src, offline(mvn), dir, 900, log);
     } catch (AssertionError offlineFailed) {
       run(src, mvn, dir, 900, log);
     }
-    assertTrue(Files.isRegularFile(src.resolve("server/target/ration-server.jar")),
-        "no server jar after building " + sha + ": " + Files.readString(log));
+    assertTrue(Files.isRegularFile(launcherJar(src)),
+        "no " + launcherJar(src) + " after building " + sha + ": " + Files.readString(log));
     Files.writeString(built, sha + "\n");
     return src;
+  }
+
+  /**
+   * The jar bin/ration runs in a checkout: the CLI module's, or before the CLI was a module of
+   * its own, the server module's (which then held the CLI).
+   */
+  static Path launcherJar(Path src) {
+    return Files.isDirectory(src.resolve("cli")) ? src.resolve("cli/target/ration-cli.jar")
+        : src.resolve("server/target/ration-server.jar");
   }
 
   private static List<String> offline(List<String> mvn) {

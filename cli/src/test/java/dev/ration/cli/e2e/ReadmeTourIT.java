@@ -63,7 +63,7 @@ class ReadmeTourIT {
     assertTrue(lines.size() >= 10, "the tour has " + lines.size() + " commands: " + lines);
     assertTrue(lines.get(lines.size() - 1).startsWith("scripts/cluster.sh stop"),
         "the tour ends by stopping its cluster: " + lines);
-    Path logs = root.resolve("server/target/readme-tour");
+    Path logs = root.resolve("cli/target/readme-tour");
     Files.createDirectories(logs);
     EndToEndIT.deleteTree(root.resolve("run/cluster-3"));
     boolean stopped = false;

@@ -48,7 +48,8 @@ class ReleaseArchiveIT {
         assertEquals(List.of(home), top.toList(), "one top directory in the archive");
       }
       assertTrue(Files.isExecutable(home.resolve("bin/ration")), "bin/ration is executable");
-      for (String f : List.of("LICENSE", "NOTICE", "lib/ration-server.jar", "config/cluster-3/n1.yaml",
+      for (String f : List.of("LICENSE", "NOTICE", "lib/ration-cli.jar", "lib/ration-server.jar",
+          "lib/ration-bench.jar", "config/cluster-3/n1.yaml",
           "config/cluster-5/n5.yaml", "config/systemd/ration@.service")) {
         assertTrue(Files.isRegularFile(home.resolve(f)), f + " missing from the archive");
       }
@@ -57,10 +58,10 @@ class ReleaseArchiveIT {
         for (String prefix : List.of("ration-client-", "ration-protocol-", "ration-statemachine-", "ratis-server-", "rocksdbjni-")) {
           assertTrue(names.stream().anyMatch(n -> n.startsWith(prefix)), prefix + "*.jar missing from lib/: " + names);
         }
-        // picocli is compiled into the server jar (for class-data sharing), not shipped beside it.
+        // picocli is compiled into the CLI's jar (for class-data sharing), not shipped beside it.
         assertFalse(names.stream().anyMatch(n -> n.startsWith("picocli-")), "picocli jar in lib/: " + names);
-        try (java.util.jar.JarFile server = new java.util.jar.JarFile(home.resolve("lib/ration-server.jar").toFile())) {
-          assertTrue(server.getEntry("picocli/CommandLine.class") != null, "picocli classes in ration-server.jar");
+        try (java.util.jar.JarFile cli = new java.util.jar.JarFile(home.resolve("lib/ration-cli.jar").toFile())) {
+          assertTrue(cli.getEntry("picocli/CommandLine.class") != null, "picocli classes in ration-cli.jar");
         }
       }
 
