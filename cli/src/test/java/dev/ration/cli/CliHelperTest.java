@@ -49,7 +49,7 @@ class CliHelperTest {
   private void start(Duration idle, Function<String[], CliHelper.Result> runner) throws IOException {
     Path helpers = Files.createDirectories(dir.resolve("helpers"));
     state = helpers.resolve("helper-0123.state");
-    jar = Files.writeString(dir.resolve("ration-server.jar"), "jar");
+    jar = Files.writeString(dir.resolve("ration-cli.jar"), "jar");
     helper = new CliHelper(state, jar, idle, Map.of(), runner);
     helper.publish();
     serving = CompletableFuture.supplyAsync(() -> {
