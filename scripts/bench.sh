@@ -32,7 +32,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "error: unknown option '$1'" >&2; exit 1 ;;
   esac
 done
-[[ -f "$root/server/target/ration-server.jar" ]] || { echo "error: build first: mvn -B -q package -DskipTests" >&2; exit 1; }
+[[ -f "$root/cli/target/ration-cli.jar" ]] || { echo "error: build first: mvn -B -q package -DskipTests" >&2; exit 1; }
 mkdir -p "$run_dir"
 out="${out:-$run_dir/results.jsonl}"
 : > "$out"

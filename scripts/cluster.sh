@@ -79,12 +79,14 @@ client_servers() {
 }
 
 # The pid recorded for a node if that process is alive and is a Ration server; else nothing.
+# bin/ration runs ration-cli.jar (before the CLI was a module of its own, ration-server.jar: a
+# node started by an older checkout is still recognised).
 live_pid() {
   local pid_file="$run_dir/$1.pid" pid
   [[ -f "$pid_file" ]] || return 0
   pid="$(cat "$pid_file")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 0
-  if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'ration-server.jar'; then
+  if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE 'ration-(cli|server)\.jar'; then
     echo "$pid"
   fi
 }
@@ -158,8 +160,8 @@ tail_logs() {
 }
 
 start() {
-  [[ -f "$root/server/target/ration-server.jar" ]] || {
-    echo "error: server/target/ration-server.jar not found; build first: mvn -B -q package -DskipTests" >&2
+  [[ -f "$root/cli/target/ration-cli.jar" ]] || {
+    echo "error: cli/target/ration-cli.jar not found; build first: mvn -B -q package -DskipTests" >&2
     exit 1
   }
   local id pid started=0 role address taken=()

@@ -68,7 +68,7 @@ command -v etcd >/dev/null 2>&1 || {
   echo "error: etcd not found on PATH; on Debian: apt-get install etcd-server" >&2; exit 1; }
 command -v curl >/dev/null 2>&1 || { echo "error: curl not found on PATH" >&2; exit 1; }
 driver="$root/etcd-compare/target/etcd-compare.jar"
-for f in "$driver" "$root/server/target/ration-server.jar"; do
+for f in "$driver" "$root/cli/target/ration-cli.jar"; do
   [[ -f "$f" ]] || { echo "error: $f not found; build first: mvn -B -q package -DskipTests" >&2; exit 1; }
 done
 

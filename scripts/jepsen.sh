@@ -14,8 +14,8 @@
 set -euo pipefail
 root="$(cd -P "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-if [[ ! -f server/target/ration-server.jar ]]; then
-  mvn -B -q package -DskipTests -Dfuzz.skip=true -Djavadoc.skip=true -pl server -am
+if [[ ! -f cli/target/ration-cli.jar ]]; then
+  mvn -B -q package -DskipTests -Dfuzz.skip=true -Djavadoc.skip=true -pl cli -am
 fi
 if [[ ! -f jepsen/target/classpath.txt ]]; then
   mvn -B -q process-classes -Dfuzz.skip=true -Djavadoc.skip=true -pl jepsen -am

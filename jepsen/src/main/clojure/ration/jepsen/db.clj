@@ -3,7 +3,8 @@
   (-Xmx256m, SerialGC, C1 only) in its network namespace (or on loopback), with a per-run data
   dir, a generated YAML config, a pid file and a log file, started under libfaketime
   (FAKETIME_TIMESTAMP_FILE per node, no caching, monotonic clock NOT faked) when available.
-  The server jar is copied into the run dir so a concurrent rebuild cannot swap it mid-run.
+  The CLI's and the server's jars are copied into the run dir so a concurrent rebuild cannot swap
+  them mid-run.
   Kill = kill -9 of the recorded pid; pause = SIGSTOP/SIGCONT; primaries from admin /status.
 
   Membership (remove-node!, add-node!): the DB tracks each node taken out of the replicated
@@ -45,14 +46,14 @@
 
 (defn find-root
   "The repository root: -Dration.root, else the nearest parent of the working directory that
-  has server/target/ration-server.jar."
+  has cli/target/ration-cli.jar."
   []
   (let [candidates (cons (System/getProperty "ration.root")
                          (take-while some? (iterate #(.getParent (io/file %)) (System/getProperty "user.dir"))))]
-    (or (some #(when (and % (.exists (io/file % "server/target/ration-server.jar")))
+    (or (some #(when (and % (.exists (io/file % "cli/target/ration-cli.jar")))
                  (.getCanonicalPath (io/file %)))
               candidates)
-        (throw (ex-info "server/target/ration-server.jar not found: build it (mvn -B -q package -DskipTests -Djavadoc.skip=true -pl server -am) or set -Dration.root"
+        (throw (ex-info "cli/target/ration-cli.jar not found: build it (mvn -B -q package -DskipTests -Djavadoc.skip=true -pl cli -am) or set -Dration.root"
                         {:user.dir (System/getProperty "user.dir")})))))
 
 (def libfaketime "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
@@ -72,10 +73,11 @@
 (defn- certs-dir ^java.io.File [db] (io/file (:run-dir db) "certs"))
 
 (defn- ration-cli!
-  "Runs `ration ARGS` from the run's copy of the server jar (the harness has no server classes)."
+  "Runs `ration ARGS` from the run's copies of the CLI's and the server's jars (the harness has
+  no server classes)."
   [db & args]
   (apply u/sh! (str (System/getProperty "java.home") "/bin/java") "-XX:TieredStopAtLevel=1"
-         "-cp" (str (:jar db) ":" (:lib db) "/*") "dev.ration.server.cli.RationCli" args))
+         "-cp" (str (:jar db) ":" (:lib db) "/*") "dev.ration.cli.RationCli" args))
 
 (defn- certs!
   "A CA, node certificates (for each node's address, 127.0.0.1 and localhost) and the client
@@ -164,7 +166,7 @@
                        "FAKETIME_FORCE_MONOTONIC_FIX=0"])
                     [java "-Xmx256m" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1"
                      "-cp" (str (:jar db) ":" (:lib db) "/*")
-                     "dev.ration.server.cli.RationCli" "server" "--config" (str cfg)]
+                     "dev.ration.cli.RationCli" "server" "--config" (str cfg)]
                     (when (contains? @(:joiners db) node) ["--join"]))
         pb (doto (ProcessBuilder. ^java.util.List (vec cmd))
              (.redirectErrorStream true)
@@ -206,7 +208,10 @@
     (reset! removed {})
     (reset! joiners #{})
     (.mkdirs (io/file run-dir))
-    (io/copy (io/file root "server/target/ration-server.jar") (io/file jar))
+    ;; The run's own copies of the CLI's jar and the daemon's: a rebuild during the run must not
+    ;; change the nodes' code. They come first on the class path, before lib/.
+    (io/copy (io/file root "cli/target/ration-cli.jar") (io/file run-dir "ration-cli.jar"))
+    (io/copy (io/file root "cli/target/lib/ration-server.jar") (io/file run-dir "ration-server.jar"))
     (reset! addrs (into {} (for [n (:nodes test)]
                              [n (if (instance? ration.jepsen.net.LoopbackNet (:net test))
                                   {:ip "127.0.0.1" :client (u/free-port) :raft (u/free-port) :admin (u/free-port)}
@@ -491,8 +496,8 @@
     (map->RationDB {:root root
                     :bootstrap-token entry
                     :run-dir (str run-dir)
-                    :jar (str (io/file run-dir "ration-server.jar"))
-                    :lib (str (io/file root "server/target/lib"))
+                    :jar (str (io/file run-dir "ration-cli.jar") ":" (io/file run-dir "ration-server.jar"))
+                    :lib (str (io/file root "cli/target/lib"))
                     :group-id (str (java.util.UUID/randomUUID))
                     :faketime? (faketime-available?)
                     :addrs (atom {})

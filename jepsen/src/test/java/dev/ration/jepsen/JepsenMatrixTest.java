@@ -53,9 +53,9 @@ class JepsenMatrixTest {
   void ciMatrixIsValid() {
     assumeTrue(!Boolean.getBoolean("ration.jepsen.skip"), "skipped by -Dration.jepsen.skip=true");
     String root = System.getProperty("ration.root", "..");
-    assumeTrue(Files.exists(Path.of(root, "server/target/ration-server.jar")),
-        "server/target/ration-server.jar missing: build it with "
-            + "mvn -B -q package -DskipTests -Dfuzz.skip=true -Djavadoc.skip=true -pl server -am");
+    assumeTrue(Files.exists(Path.of(root, "cli/target/ration-cli.jar")),
+        "cli/target/ration-cli.jar missing: build it with "
+            + "mvn -B -q package -DskipTests -Dfuzz.skip=true -Djavadoc.skip=true -pl cli -am");
     assumeTrue(isRoot(), "the Jepsen matrix needs root (network namespaces, iptables); "
         + "run as root or use scripts/jepsen.sh --mode loopback for the reduced mode");
     IFn require = Clojure.var("clojure.core", "require");

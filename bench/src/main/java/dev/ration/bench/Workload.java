@@ -1,0 +1,39 @@
+package dev.ration.bench;
+
+import java.util.Locale;
+
+/** The operation mix of a run: only acquires, only renewals, or renewals with a ratio. */
+public enum Workload {
+  ACQUIRE,
+  RENEW,
+  MIXED,
+  // Run by TtlBench, not by LoadGenerator; given as --op ttl-put / ttl-get
+  TTL_PUT,
+  TTL_GET,
+  // Run by ReserveBench; given as --op reserve
+  RESERVE,
+  // Run by RenewBatchBench; given as --op renew-batch
+  RENEW_BATCH,
+  // Run by RenewBatchBench with slot leases; given as --op renew-slots
+  RENEW_SLOTS,
+  // Run by WarmStartBench; given as --op warm-start
+  WARM_START,
+  // Run by SaturationBench; given as --op saturation
+  SATURATION,
+  // Run by RebalanceBench; given as --op rebalance
+  REBALANCE;
+
+  /** Whether TtlBench runs this workload. */
+  public boolean isTtl() {
+    return this == TTL_PUT || this == TTL_GET;
+  }
+
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Whether slots hold a lease of their own that they renew. */
+  boolean holdsLeases() {
+    return this != ACQUIRE;
+  }
+}

@@ -1,0 +1,158 @@
+package dev.ration.cli;
+
+import dev.ration.client.transport.RawClient;
+import dev.ration.client.RationClient;
+import dev.ration.client.RationClientOptions;
+import dev.ration.client.tls.ClientTls;
+import dev.ration.client.RationException;
+import dev.ration.wire.ErrorCode;
+import dev.ration.protocol.Request;
+import dev.ration.protocol.Response;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The production {@link ClusterGateway}: one {@link RationClient} per command, whose deadline is
+ * --timeout and whose retries (following NOT_LEADER, rotating over --servers, same request id)
+ * are the client library's. Failures become one readable line: "cannot reach any server of ..."
+ * when no server accepted a connection, otherwise the client's code and message.
+ */
+final class ClientGateway implements ClusterGateway {
+  /** Extra wait beyond the client's own deadline before giving up on a future that never completes. */
+  private static final Duration WAIT_SLACK = Duration.ofSeconds(5);
+  private static final Duration CONNECT_TIMEOUT_MAX = Duration.ofSeconds(3);
+
+  private final RationClient client;
+  private final List<String> servers;
+  private final Duration timeout;
+
+  private ClientGateway(RationClient client, List<String> servers, Duration timeout) {
+    this.client = client;
+    this.servers = List.copyOf(servers);
+    this.timeout = timeout;
+  }
+
+  /** The CLI's factory: plaintext or TLS as the command's options say, with their token if any. */
+  static final ClusterGateway.Factory FACTORY = new ClusterGateway.Factory() {
+    @Override
+    public ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId) {
+      return ClientGateway.open(servers, timeout, clientId, Optional.empty(), "");
+    }
+
+    @Override
+    public ClusterGateway open(List<String> servers, Duration timeout,
+        Optional<ClientIdentity> clientId, Optional<ClientTls> tls, String token) {
+      return ClientGateway.open(servers, timeout, clientId, tls, token);
+    }
+  };
+
+  static ClusterGateway open(List<String> servers, Duration timeout, Optional<ClientIdentity> clientId) {
+    return open(servers, timeout, clientId, Optional.empty(), "");
+  }
+
+  static ClusterGateway open(List<String> servers, Duration timeout,
+      Optional<ClientIdentity> clientId, Optional<ClientTls> tls, String token) {
+    RationClientOptions.Builder b = RationClientOptions.builder()
+        .token(token)
+        .addresses(servers)
+        .requestDeadline(timeout)
+        .connectTimeout(timeout.compareTo(CONNECT_TIMEOUT_MAX) < 0 ? timeout : CONNECT_TIMEOUT_MAX);
+    clientId.ifPresent(id -> b.clientId(id.high(), id.low()));
+    tls.ifPresent(b::tls);
+    RationClient client;
+    try {
+      client = new RationClient(b.build());
+    } catch (IllegalArgumentException e) {
+      // A missing or bad certificate file: the user's to fix, named in the message.
+      throw new CliFailure(Exit.USAGE, e.getMessage(), e);
+    }
+    return new ClientGateway(client, servers, timeout);
+  }
+
+  @Override
+  public Response call(Request request, Optional<Long> requestId) throws GatewayException {
+    CompletableFuture<Response> f = requestId.isPresent()
+        ? RawClient.of(client).call(requestId.get(), request, timeout)
+        : RawClient.of(client).call(request, timeout);
+    return await(f, "any server of " + String.join(",", servers));
+  }
+
+  @Override
+  public Response.ClusterStatusReply status(String address) throws GatewayException {
+    return await(RawClient.of(client).clusterStatus(address), address);
+  }
+
+  /** All servers asked at once: their TLS handshakes overlap, and unreachable ones time out together. */
+  @Override
+  public java.util.List<StatusAnswer> statusOfEach(java.util.List<String> addresses) {
+    java.util.List<CompletableFuture<Response.ClusterStatusReply>> asked =
+        addresses.stream().map(a -> RawClient.of(client).clusterStatus(a)).toList();
+    java.util.List<StatusAnswer> answers = new java.util.ArrayList<>();
+    for (int i = 0; i < addresses.size(); i++) {
+      try {
+        answers.add(new StatusAnswer(addresses.get(i), await(asked.get(i), addresses.get(i)), null));
+      } catch (GatewayException e) {
+        answers.add(new StatusAnswer(addresses.get(i), null, e));
+      }
+    }
+    return answers;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+
+  private <T> T await(CompletableFuture<T> f, String target) throws GatewayException {
+    try {
+      return f.get(timeout.plus(WAIT_SLACK).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new GatewayException(ErrorCode.UNAVAILABLE, false, 0, "interrupted while waiting for " + target, e);
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      throw new GatewayException(ErrorCode.DEADLINE_EXCEEDED, false, 0,
+          "no answer from " + target + " within " + timeout.toMillis() + "ms", e);
+    } catch (ExecutionException e) {
+      throw translate(e.getCause(), target);
+    }
+  }
+
+  private static GatewayException translate(Throwable t, String target) {
+    if (!(t instanceof RationException re)) {
+      return new GatewayException(ErrorCode.INTERNAL, false, 0, "client failure: " + t, t);
+    }
+    long retryAfterMillis = re.retryAfter().toMillis();
+    Optional<ConnectException> refused = connectFailure(re);
+    if (refused.isPresent() && (re.code() == ErrorCode.UNAVAILABLE || re.code() == ErrorCode.DEADLINE_EXCEEDED)) {
+      return new GatewayException(re.code(), re.definite(), retryAfterMillis,
+          "cannot reach " + target + " (" + reason(refused.get()) + ")", re);
+    }
+    String message = re.getMessage()
+        + (retryAfterMillis > 0 ? " (retry after " + retryAfterMillis + "ms)" : "");
+    return new GatewayException(re.code(), re.definite(), retryAfterMillis, message, re);
+  }
+
+  private static Optional<ConnectException> connectFailure(Throwable t) {
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      if (t instanceof ConnectException c) {
+        return Optional.of(c);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** "Connection refused: /127.0.0.1:7101" becomes "connection refused". */
+  private static String reason(ConnectException e) {
+    String m = e.getMessage() == null ? "connection failed" : e.getMessage();
+    int colon = m.indexOf(':');
+    return (colon > 0 ? m.substring(0, colon) : m).toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,366 @@
+package dev.ration.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.protocol.Response;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The resident helper over a real loopback socket, with the launcher's own client code
+ * (helper_call, cut out of bin/ration and run by bash): secrets, framing, exits, eligibility.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CliHelperTest {
+  private static final String UTF8_TEXT = "grüße ✓ 日本語 — \\ \"quoted\" %s $HOME\n\ttab\r\n";
+
+  @TempDir Path dir;
+  private CliHelper helper;
+  private CompletableFuture<String> serving;
+  private Path state;
+  private Path jar;
+
+  private void start(Duration idle, Function<String[], CliHelper.Result> runner) throws IOException {
+    Path helpers = Files.createDirectories(dir.resolve("helpers"));
+    state = helpers.resolve("helper-0123.state");
+    jar = Files.writeString(dir.resolve("ration-cli.jar"), "jar");
+    helper = new CliHelper(state, jar, idle, Map.of(), runner);
+    helper.publish();
+    serving = CompletableFuture.supplyAsync(() -> {
+      try {
+        return helper.serve();
+      } catch (IOException e) {
+        throw new RuntimeException(e);
+      }
+    });
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (helper != null) {
+      helper.stop("test over");
+      serving.get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private String[] stateFields() throws IOException {
+    return Files.readString(state, StandardCharsets.US_ASCII).strip().split(" ");
+  }
+
+  @Test
+  void stateFileIsPrivateAndNamesThisProcess() throws Exception {
+    start(Duration.ofMinutes(1), a -> new CliHelper.Result(0, new byte[0], new byte[0]));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state)));
+    String[] f = stateFields();
+    assertEquals(4, f.length);
+    assertEquals(helper.port(), Integer.parseInt(f[0]));
+    assertEquals(64, f[1].length(), "256-bit secret in hex");
+    assertEquals(64, f[2].length(), "256-bit secret in hex");
+    assertEquals(ProcessHandle.current().pid(), Long.parseLong(f[3]));
+  }
+
+  @Test
+  void aWrongSecretGetsNoAnswerAtAll() throws Exception {
+    List<String> ran = new ArrayList<>();
+    start(Duration.ofMinutes(1), a -> {
+      ran.add(String.join(" ", a));
+      return new CliHelper.Result(0, "ran\n".getBytes(StandardCharsets.UTF_8), new byte[0]);
+    });
+    String good = stateFields()[1];
+    String wrong = (good.charAt(0) == 'a' ? "b" : "a") + good.substring(1);
+    for (String secret : List.of(wrong, good.substring(0, 63), "", good + "0")) {
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), helper.port())) {
+        s.setSoTimeout(5_000);
+        OutputStream out = s.getOutputStream();
+        out.write((secret + "\n2\ncluster\0status\0").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        assertEquals(-1, s.getInputStream().read(), "no byte for secret '" + secret + "'");
+      }
+    }
+    assertEquals(List.of(), ran, "nothing ran");
+  }
+
+  /** Runs bin/ration's helper_call in bash against the helper; returns exit, stdout, stderr bytes. */
+  private record BashRun(int exit, byte[] out, byte[] err) {}
+
+  private BashRun callThroughLauncher(String... args) throws Exception {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    String launcher = Files.readString(root.resolve("bin/ration"), StandardCharsets.UTF_8);
+    String functions = function(launcher, "helper_wait") + function(launcher, "helper_call");
+    List<String> command = new ArrayList<>(List.of("bash", "-c",
+        "set -euo pipefail\n" + functions + "\nhelper_state=$1; shift\nhelper_call \"$@\"\nexit 99\n",
+        "launcher", state.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command);
+    // A UTF-8 locale, where bash counts characters, not bytes, unless told otherwise.
+    pb.environment().put("LC_ALL", "C.UTF-8");
+    Process p = pb.start();
+    CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
+    byte[] out = p.getInputStream().readAllBytes();
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+    return new BashRun(p.exitValue(), out, err.get());
+  }
+
+  private static String function(String script, String name) {
+    Matcher m = Pattern.compile("(?ms)^" + name + "\\(\\) \\{\n.*?^\\}\n").matcher(script);
+    assertTrue(m.find(), name + " not found in bin/ration");
+    return m.group();
+  }
+
+  private static byte[] readAll(InputStream in) {
+    try {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  @Test
+  void framingIsByteExactForNonAsciiLargeOutputAndEveryExitCode() throws Exception {
+    byte[] big;
+    {
+      ByteArrayOutputStream b = new ByteArrayOutputStream();
+      for (int i = 0; b.size() < 3_000_000; i++) {
+        b.write((i + " " + UTF8_TEXT).getBytes(StandardCharsets.UTF_8));
+      }
+      big = b.toByteArray();
+    }
+    byte[] bigOut = big;
+    start(Duration.ofMinutes(1), a -> {
+      // `limit get --tenant T --resource CODE`: T picks the output, CODE the exit code.
+      int code = Integer.parseInt(a[5]);
+      byte[] out = a[3].equals("big") ? bigOut : (a[3] + " " + UTF8_TEXT).getBytes(StandardCharsets.UTF_8);
+      byte[] err = code == 0 ? new byte[0] : ("error: " + UTF8_TEXT + "error: second line ✗\n").getBytes(StandardCharsets.UTF_8);
+      return new CliHelper.Result(code, out, err);
+    });
+    for (int code : new int[] {0, 1, 2, 3}) {
+      for (String tenant : List.of("ünïcödé-テナント", "big")) {
+        BashRun r = callThroughLauncher("limit", "get", "--tenant", tenant, "--resource", String.valueOf(code));
+        assertEquals(code, r.exit(), "exit code relayed; stderr: " + new String(r.err(), StandardCharsets.UTF_8));
+        byte[] expectedOut = tenant.equals("big") ? big : (tenant + " " + UTF8_TEXT).getBytes(StandardCharsets.UTF_8);
+        assertArrayEquals(expectedOut, r.out(), "stdout byte for byte");
+        byte[] expectedErr = code == 0 ? new byte[0]
+            : ("error: " + UTF8_TEXT + "error: second line ✗\n").getBytes(StandardCharsets.UTF_8);
+        assertArrayEquals(expectedErr, r.err(), "stderr byte for byte: " + new String(r.err(), StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  @Test
+  void anAnswerCutShortIsAnErrorNotAShorterOutput() throws Exception {
+    // A helper that dies mid-answer: the header promises 1,000 bytes of stdout, 100 arrive.
+    Path helpers = Files.createDirectories(dir.resolve("helpers"));
+    state = helpers.resolve("helper-dying.state");
+    String clientSecret = "c".repeat(64);
+    String helperSecret = "d".repeat(64);
+    byte[] partial = "x".repeat(99).concat("\n").getBytes(StandardCharsets.US_ASCII);
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Files.writeString(state, listener.getLocalPort() + " " + clientSecret + " " + helperSecret + " "
+          + ProcessHandle.current().pid() + "\n", StandardCharsets.US_ASCII);
+      CompletableFuture<String> dying = CompletableFuture.supplyAsync(() -> {
+        try (Socket s = listener.accept()) {
+          InputStream in = s.getInputStream();
+          String secret = readLine(in);
+          OutputStream out = s.getOutputStream();
+          out.write((helperSecret + "\n").getBytes(StandardCharsets.US_ASCII));
+          int args = Integer.parseInt(readLine(in));
+          for (int nuls = 0; nuls < args; ) {
+            int b = in.read();
+            if (b < 0) {
+              throw new IOException("arguments cut short");
+            }
+            nuls += b == 0 ? 1 : 0;
+          }
+          out.write("0 1000 0\n".getBytes(StandardCharsets.US_ASCII));
+          out.write(partial);
+          out.flush();
+          return secret;
+        } catch (IOException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      BashRun r = callThroughLauncher("cluster", "status");
+      assertEquals(clientSecret, dying.get(10, TimeUnit.SECONDS), "the launcher sent its secret");
+      String err = new String(r.err(), StandardCharsets.UTF_8);
+      assertEquals(3, r.exit(), "indeterminate, not the promised exit code 0; stderr: " + err);
+      assertArrayEquals(partial, r.out(), "what arrived is passed on, nothing invented");
+      assertTrue(err.startsWith("error: the resident CLI helper (pid " + ProcessHandle.current().pid()
+          + ") stopped mid-answer: 100 of 1000 bytes"), err);
+    }
+  }
+
+  private static String readLine(InputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    for (int b = in.read(); b != '\n'; b = in.read()) {
+      if (b < 0) {
+        throw new IOException("line cut short: " + line);
+      }
+      line.append((char) b);
+    }
+    return line.toString();
+  }
+
+  @Test
+  void answersAreThoseOfADirectRunOfTheSameCommandLine() throws Exception {
+    CliHarness direct = new CliHarness();
+    CliHarness viaHelper = new CliHarness();
+    for (CliHarness h : List.of(direct, viaHelper)) {
+      h.gateway.script = r -> {
+        if (r instanceof dev.ration.protocol.Request.GetLimit g) {
+          if (g.tenant().equals("none")) {
+            return new Response.GetLimitReply(false, null);
+          }
+          if (g.tenant().equals("slow")) {
+            throw new ClusterGateway.GatewayException(dev.ration.wire.ErrorCode.DEADLINE_EXCEEDED, false, 0,
+                "DEADLINE_EXCEEDED: request 4 GET_LIMIT: timed out", null);
+          }
+          return new Response.GetLimitReply(true, CliHarness.limit(g.tenant(), g.resource(), 100, 200, 3));
+        }
+        throw new AssertionError("unexpected " + r);
+      };
+    }
+    start(Duration.ofMinutes(1), a -> viaHelper.runBytes(a));
+    List<List<String>> lines = List.of(
+        List.of("limit", "get", "--tenant", "äcme", "--resource", "api"),
+        List.of("limit", "get", "--tenant", "äcme", "--resource", "api", "--output", "json"),
+        List.of("limit", "get", "--tenant", "none", "--resource", "api"),
+        List.of("limit", "get", "--tenant", "slow", "--resource", "api"),
+        List.of("limit", "get", "--tenant", "äcme"),
+        List.of("limit", "get", "--tenant", "äcme", "--resource", "api", "--no-such-option"),
+        List.of("--version"));
+    List<Integer> codes = new ArrayList<>();
+    for (List<String> line : lines) {
+      CliHelper.Result d = direct.runBytes(line.toArray(new String[0]));
+      BashRun h = callThroughLauncher(line.toArray(new String[0]));
+      assertEquals(d.exitCode(), h.exit(), line.toString());
+      assertEquals(new String(d.out(), StandardCharsets.UTF_8), new String(h.out(), StandardCharsets.UTF_8), line.toString());
+      assertEquals(new String(d.err(), StandardCharsets.UTF_8), new String(h.err(), StandardCharsets.UTF_8), line.toString());
+      codes.add(h.exit());
+    }
+    assertEquals(List.of(0, 0, 2, 3, 1, 1, 0), codes, "every exit code was exercised");
+  }
+
+  @Test
+  void whatItDoesNotServeItClosesUnanswered() throws Exception {
+    List<String> ran = new ArrayList<>();
+    start(Duration.ofMinutes(1), a -> {
+      ran.add(String.join(" ", a));
+      return new CliHelper.Result(0, new byte[0], new byte[0]);
+    });
+    for (String[] args : List.of(new String[] {"limit", "set", "--tenant", "a"}, new String[] {"cert", "create-ca"},
+        new String[] {"cluster", "status", "--ca", "ca.crt"}, new String[] {"cluster", "status", "--help"},
+        new String[] {"@args.txt"}, new String[] {"server"})) {
+      BashRun r = callThroughLauncher(args);
+      assertEquals(99, r.exit(), "helper_call returned, to run directly: " + List.of(args));
+      assertEquals(0, r.out().length);
+    }
+    assertEquals(List.of(), ran);
+  }
+
+  @Test
+  void servesOnlyReadOnlyCommandsWithoutFilesOrRelativePaths() {
+    Map<String, String> none = Map.of();
+    assertTrue(CliHelper.served(new String[] {"cluster", "status"}, none));
+    assertTrue(CliHelper.served(new String[] {"--servers", "h:1", "cluster", "status", "--output", "json"}, none));
+    assertTrue(CliHelper.served(new String[] {"--version"}, none));
+    assertTrue(CliHelper.served(new String[] {"audit", "--tenant", "acme"}, none));
+    assertTrue(CliHelper.served(new String[] {"cluster", "status"}, Map.of("RATION_CERTS_DIR", "/abs/certs")));
+    assertFalse(CliHelper.served(new String[] {"cluster", "status"}, Map.of("RATION_CERTS_DIR", "certs")));
+    assertFalse(CliHelper.served(new String[] {"cluster", "status"}, Map.of("RATION_TOKEN_FILE", "t")));
+    assertFalse(CliHelper.served(new String[] {"cluster", "status", "--cert=c.crt"}, none));
+    assertFalse(CliHelper.served(new String[] {"cluster", "status", "--auth-token-file", "/t"}, none));
+    assertFalse(CliHelper.served(new String[] {"limit", "set"}, none));
+    assertFalse(CliHelper.served(new String[] {"lease", "acquire"}, none));
+    assertFalse(CliHelper.served(new String[] {"helper", "stop"}, none));
+    assertFalse(CliHelper.served(new String[] {"snapshot", "save"}, none));
+    assertFalse(CliHelper.served(new String[] {"--version", "--help"}, none));
+    assertFalse(CliHelper.served(new String[] {}, none));
+    assertEquals(Duration.ofSeconds(20), CliHelper.deadline(new String[] {"cluster", "status"}));
+    assertEquals(Duration.ofMillis(10_500), CliHelper.deadline(new String[] {"cluster", "status", "--timeout=250ms"}));
+  }
+
+  @Test
+  void theLauncherServesTheSameCommands() throws Exception {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    String launcher = Files.readString(root.resolve("bin/ration"), StandardCharsets.UTF_8);
+    Matcher block = Pattern.compile("(?s)served_commands=\\((.*?)\\)").matcher(launcher);
+    assertTrue(block.find());
+    List<String> listed = new ArrayList<>();
+    Matcher word = Pattern.compile("\"([^\"]+)\"").matcher(block.group(1));
+    while (word.find()) {
+      listed.add(word.group(1));
+    }
+    assertEquals(CliHelper.SERVED, listed);
+  }
+
+  @Test
+  void aCallPastItsDeadlineIsInterruptedAndClosedUnanswered() throws Exception {
+    CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+    start(Duration.ofMinutes(1), a -> {
+      try {
+        // A command that never finishes on its own: only the helper's deadline ends it.
+        new java.util.concurrent.CountDownLatch(1).await();
+        interrupted.complete(false);
+      } catch (InterruptedException e) {
+        interrupted.complete(true);
+      }
+      return new CliHelper.Result(0, new byte[0], new byte[0]);
+    });
+    String[] f = stateFields();
+    long start = System.nanoTime();
+    // The caller is gone (as after Ctrl-C): it closes its side once the command is sent.
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), helper.port())) {
+      s.getOutputStream().write((f[1] + "\n").getBytes(StandardCharsets.US_ASCII));
+      assertEquals(f[2] + "\n", new String(s.getInputStream().readNBytes(65), StandardCharsets.US_ASCII));
+      s.getOutputStream().write("4\ncluster\0status\0--timeout\0001ms\0".getBytes(StandardCharsets.US_ASCII));
+      s.shutdownOutput();
+    }
+    // Its deadline: twice --timeout plus the 10 s margin.
+    assertTrue(interrupted.get(30, TimeUnit.SECONDS), "the command's thread was interrupted");
+    long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+    assertTrue(seconds >= 9 && seconds < 30, seconds + " s");
+  }
+
+  @Test
+  void exitsWhenIdle() throws Exception {
+    start(Duration.ofMillis(300), a -> new CliHelper.Result(0, new byte[0], new byte[0]));
+    assertEquals("idle for 0 s", serving.get(10, TimeUnit.SECONDS));
+    assertFalse(Files.exists(state), "its state file is removed");
+    helper = null;
+  }
+
+  @Test
+  void exitsAtOnceWhenItsJarChanges() throws Exception {
+    start(Duration.ofMinutes(10), a -> new CliHelper.Result(0, new byte[0], new byte[0]));
+    Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 60_000));
+    assertEquals("its jar changed", serving.get(10, TimeUnit.SECONDS));
+    assertFalse(Files.exists(state), "its state file is removed");
+    helper = null;
+  }
+}
