@@ -15,7 +15,8 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@code length < 10} (no room for the header): MALFORMED, fatal, request id unknown.
- *   <li>{@code length > maxFrameBytes}: FRAME_TOO_LARGE, fatal. Checked on the length prefix
+ *   <li>{@code length > maxFrameBytes} (on a server before HELLO, {@link #HELLO_FRAME_BYTES_MAX}):
+ *       FRAME_TOO_LARGE, fatal. Checked on the length prefix
  *       before a single payload byte is buffered or allocated. The decoder waits for the 14-byte
  *       header so the error can name the request id.
  *   <li>version != {@link Frame#PROTOCOL_VERSION}: UNSUPPORTED_VERSION, fatal. The frame is
@@ -44,6 +45,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private final int maxFrameBytes;
   private final Direction direction;
   private boolean discarding;
+  /** The limit in force: {@link #maxFrameBytes}, or less until the peer has said who it is. */
+  private int limitBytes;
 
   /**
    * @param maxFrameBytes the largest accepted {@code length} field (bytes after the prefix)
@@ -58,6 +61,26 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     this.maxFrameBytes = maxFrameBytes;
     this.direction = direction;
+    this.limitBytes = maxFrameBytes;
+  }
+
+  /**
+   * The largest HELLO frame: its fixed fields and the largest credential. A server accepts no
+   * larger frame before the HELLO, so a peer that has not authenticated holds at most this much
+   * memory per connection however large the configured frame limit is.
+   */
+  public static final int HELLO_FRAME_BYTES_MAX = Frame.HEADER_BYTES + MessageCodec.CREDENTIAL_BYTES_MAX + 64;
+
+  /** A server decoder that accepts at most a HELLO until {@link #admitFullFrames()}. */
+  public static FrameDecoder forServerBeforeHello(int maxFrameBytes) {
+    FrameDecoder d = forServer(maxFrameBytes);
+    d.limitBytes = Math.min(maxFrameBytes, HELLO_FRAME_BYTES_MAX);
+    return d;
+  }
+
+  /** The peer authenticated: frames up to the configured maximum from now on (event loop). */
+  public void admitFullFrames() {
+    limitBytes = maxFrameBytes;
   }
 
   public static FrameDecoder forServer(int maxFrameBytes) {
@@ -112,13 +135,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       int version = in.getUnsignedByte(start + 4);
       int kindByte = in.getUnsignedByte(start + 5);
       long requestId = in.getLong(start + 6);
-      if (length > maxFrameBytes) {
+      if (length > limitBytes) {
         fatal(
             in,
             out,
             new FrameError(
                 ErrorCode.FRAME_TOO_LARGE,
-                "frame length " + length + " > max " + maxFrameBytes,
+                "frame length " + length + " > max " + limitBytes
+                    + (limitBytes < maxFrameBytes ? " before HELLO" : ""),
                 requestId,
                 true));
         return;

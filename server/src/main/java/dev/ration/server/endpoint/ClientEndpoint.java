@@ -111,7 +111,7 @@ public final class ClientEndpoint implements AutoCloseable {
                       ch.pipeline().addLast("tls", handler).addLast("tls-outcome", new TlsOutcome(listener));
                     }
                     ch.pipeline()
-                        .addLast("frames", FrameDecoder.forServer(options.maxFrameBytes()))
+                        .addLast("frames", FrameDecoder.forServerBeforeHello(options.maxFrameBytes()))
                         .addLast("encoder", encoder)
                         .addLast(
                             "connection",

@@ -416,6 +416,10 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     principal = (Principal) auth;
     helloDone = true;
+    FrameDecoder frames = ctx.pipeline().get(FrameDecoder.class);
+    if (frames != null) {
+      frames.admitFullFrames();
+    }
     clientHigh = hello.clientHigh();
     clientLow = hello.clientLow();
     session = Long.toHexString(clientHigh) + ":" + Long.toHexString(clientLow);

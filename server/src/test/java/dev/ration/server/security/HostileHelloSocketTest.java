@@ -184,6 +184,36 @@ class HostileHelloSocketTest {
     }
   }
 
+  /**
+   * Goal: before its HELLO a connection cannot make the node hold a large frame: a length prefix
+   * over the largest HELLO is refused at once (FRAME_TOO_LARGE, closed) though it is under the
+   * configured frame maximum; after a good HELLO the same size is read as usual.
+   */
+  @Test
+  void framesLargerThanAHelloAreRefusedBeforeTheHello() throws Exception {
+    int size = 40 * 1024;
+    try (Conn early = new Conn(endpoint.localAddress())) {
+      ByteBuffer prefix = ByteBuffer.allocate(4 + Frame.HEADER_BYTES);
+      prefix.putInt(Frame.HEADER_BYTES + size).put((byte) 1).put((byte) Kind.TTL_PUT.code())
+          .putLong(5);
+      early.out.write(prefix.array());
+      early.out.flush();
+      Response.Error e = assertInstanceOf(Response.Error.class, early.read(Kind.TTL_PUT));
+      assertEquals(ErrorCode.FRAME_TOO_LARGE, e.code(), e.toString());
+      assertTrue(e.message().contains("before HELLO"), e.message());
+      assertTrue(early.closedByServer(), "the stream is not trusted after a refused length");
+    }
+    try (Conn authed = new Conn(endpoint.localAddress())) {
+      authed.hello(good.text().getBytes(StandardCharsets.US_ASCII));
+      assertInstanceOf(Response.HelloReply.class, authed.read(Kind.HELLO));
+      authed.sendRaw(Kind.TTL_PUT.code(), 6, new byte[size]);
+      Response r = authed.read(Kind.TTL_PUT);
+      if (r instanceof Response.Error e) {
+        assertTrue(e.code() != ErrorCode.FRAME_TOO_LARGE, "after HELLO the frame is read: " + e);
+      }
+    }
+  }
+
   @Test
   void repeatedFailuresFromOneAddressAreRateLimited() throws Exception {
     for (int i = 0; i < 5; i++) {
