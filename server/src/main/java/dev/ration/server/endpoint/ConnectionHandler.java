@@ -405,7 +405,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
     Object auth = security.authenticate(
         hello.credential() == null ? new byte[0] : hello.credential(),
-        CertificateNames.of(ctx.pipeline()), sourceOf(ctx));
+        CertificateNames.of(ctx.pipeline()), Security.Port.CLIENT, sourceOf(ctx));
     if (auth instanceof Security.Refusal refusal) {
       // One attempt per connection: a guesser pays a connection (and a TLS handshake) per try.
       Response.Error err = "bad_token".equals(refusal.reason()) ? deniedHere(refusal)

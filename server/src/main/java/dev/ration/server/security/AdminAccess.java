@@ -37,7 +37,7 @@ public final class AdminAccess implements AdminServer.Guard {
     }
     String source = ex.getRemoteAddress() == null || ex.getRemoteAddress().getAddress() == null
         ? "unknown" : ex.getRemoteAddress().getAddress().getHostAddress();
-    Object auth = security.authenticate(credential, certificateName(ex), source);
+    Object auth = security.authenticate(credential, certificateName(ex), Security.Port.ADMIN, source);
     if (auth instanceof Security.Refusal r) {
       return Optional.of(Map.entry(401, "UNAUTHENTICATED: " + r.message()));
     }

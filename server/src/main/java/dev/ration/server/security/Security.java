@@ -104,25 +104,45 @@ public final class Security {
 
   // ---------------------------------------------------------------- authentication
 
+  /** The port a credential arrives on: failed attempts are counted per port and address. */
+  public enum Port {
+    CLIENT,
+    ADMIN
+  }
+
   /**
-   * Who presents {@code credential} (HELLO's bytes, possibly empty) and {@code certificateName}
-   * (the verified client certificate's name, if TLS asked for one), connecting from
-   * {@code source}. A token wins over a certificate: it names the identity explicitly.
+   * Who presents {@code credential} (HELLO's bytes or a bearer token, possibly empty) and
+   * {@code certificateName} (the verified client certificate's name, if TLS asked for one),
+   * connecting to {@code port} from {@code source}. A token wins over a certificate: it names
+   * the identity explicitly.
+   *
+   * <p>Failed token attempts are limited per (port, address) ({@link AuthFailures}). A
+   * connection that presents no token but a certificate TLS has verified is never held back by
+   * them: the guessing they slow down is of token secrets, and a verified certificate has
+   * already proved who it is, so a flood of bad tokens from one address (or a NAT shared with
+   * an attacker) cannot lock out certificate holders; nor can a flood on one port lock out the
+   * other.
    */
-  public Object authenticate(byte[] credential, Optional<String> certificateName, String source) {
+  public Object authenticate(byte[] credential, Optional<String> certificateName, Port port,
+      String source) {
     if (!secure()) {
       return Principal.ANONYMOUS;
     }
-    long wait = failures.waitMillis(source);
-    if (wait > 0) {
-      return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
-          "too many failed authentications from " + source + "; retry in " + wait + " ms",
-          "rate_limited", (int) Math.min(Integer.MAX_VALUE, wait)));
+    String counted = port.name().toLowerCase(java.util.Locale.ROOT) + " " + source;
+    if (credential.length > 0) {
+      long wait = failures.waitMillis(counted);
+      if (wait > 0) {
+        return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
+            "too many failed token authentications from " + source + " on the "
+                + port.name().toLowerCase(java.util.Locale.ROOT) + " port; retry in " + wait
+                + " ms (a client certificate is not held back)",
+            "rate_limited", (int) Math.min(Integer.MAX_VALUE, wait)));
+      }
     }
     if (credential.length > 0) {
       Optional<Tokens.Parsed> parsed = Tokens.parse(credential);
       if (parsed.isEmpty()) {
-        failures.failed(source);
+        failures.failed(counted);
         return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
             "the HELLO credential (" + credential.length + " bytes) is not a Ration token"
                 + " (expected rtn_<16 hex digits>_<secret>, as printed by ration token create)",
@@ -138,7 +158,7 @@ public final class Security {
       }
       if (token.isEmpty() || !Tokens.matches(token.get().salt().unsafeArray(),
           token.get().hash().unsafeArray(), parsed.get().secret())) {
-        failures.failed(source);
+        failures.failed(counted);
         // One message for an unknown id and a wrong secret: a guesser learns nothing.
         return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
             "token " + String.format("%016x", parsed.get().tokenId())
@@ -146,7 +166,7 @@ public final class Security {
             "bad_token", 0));
       }
       if (token.get().expiredAt(ledgerNowMillis.getAsLong())) {
-        failures.failed(source);
+        failures.failed(counted);
         return refuse(token.get().identity(), new Refusal(ErrorCode.UNAUTHENTICATED,
             "token " + String.format("%016x", parsed.get().tokenId()) + " of "
                 + token.get().identity() + " expired", "expired_token", 0));

@@ -36,7 +36,7 @@ class CredentialFuzzTest {
 
   @FuzzTest(maxDuration = "10s")
   void authenticate(byte[] credential) {
-    Object result = SECURITY.authenticate(credential, Optional.empty(), "fuzz");
+    Object result = SECURITY.authenticate(credential, Optional.empty(), Security.Port.CLIENT, "fuzz");
     if (result instanceof Principal p) {
       assertEquals("svc", p.identity());
       assertEquals(KNOWN_ID, p.tokenId());

@@ -224,7 +224,7 @@ class HostileHelloSocketTest {
       next.hello(good.text().getBytes(StandardCharsets.US_ASCII));
       Response.Error e = assertInstanceOf(Response.Error.class, next.read(Kind.HELLO));
       assertEquals(ErrorCode.UNAUTHENTICATED, e.code());
-      assertTrue(e.message().contains("too many failed authentications"), e.message());
+      assertTrue(e.message().contains("too many failed token authentications"), e.message());
       assertTrue(e.retryAfterMillis() > 0, e.toString());
     }
   }
