@@ -198,6 +198,11 @@ public final class ClientEndpoint implements AutoCloseable {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
       if (evt instanceof SslHandshakeCompletionEvent done && !done.isSuccess()) {
         listener.tlsHandshakeFailed();
+        if (done.cause() instanceof io.netty.handler.ssl.SslHandshakeTimeoutException) {
+          // A peer that opened TCP and never finished (or began) its handshake held a place
+          // as an idle connection does: counted with the other stall closes.
+          listener.connectionTimedOut("handshake");
+        }
         long now = System.nanoTime();
         long last = lastLogNanos.get();
         // At most one line per second: a scanner or a misconfigured fleet must not flood the log.

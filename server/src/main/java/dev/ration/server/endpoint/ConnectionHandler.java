@@ -293,6 +293,14 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (nowNanos - last >= TimeUnit.SECONDS.toNanos(1) && lastStallLogNanos.compareAndSet(last, nowNanos)) {
       log.info("event=connection_timed_out reason={} remote={}", reason, ctx.channel().remoteAddress());
     }
+    io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+    if (tls != null && !tls.handshakeFuture().isSuccess()) {
+      // No frame can be written before the TLS handshake: a write would wait for it (for ever,
+      // from a peer that never began one), and the close behind the write with it.
+      closing = true;
+      ctx.close();
+      return;
+    }
     closeAfter(error.toFrame());
   }
 

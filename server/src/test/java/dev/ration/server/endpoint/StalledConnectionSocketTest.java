@@ -13,6 +13,8 @@ import dev.ration.server.endpoint.EndpointSocketTest.Conn;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.ErrorCode;
 import java.net.SocketTimeoutException;
+import dev.ration.server.tls.DevCertificates;
+import dev.ration.server.tls.TestCertificates;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +46,12 @@ class StalledConnectionSocketTest {
 
   @BeforeEach
   void start() throws Exception {
-    EndpointListener counting = new EndpointListener() {
+    endpoint = ClientEndpoint.start("127.0.0.1:0", OPTIONS, new FakeCoordinator(),
+        new Translation(128), listener());
+  }
+
+  private EndpointListener listener() {
+    return new EndpointListener() {
       @Override
       public void requestAnswered(String kind, ErrorCode code, String outcome, long latencyNanos) {}
 
@@ -66,8 +73,6 @@ class StalledConnectionSocketTest {
         timedOut.computeIfAbsent(reason, r -> new AtomicInteger()).incrementAndGet();
       }
     };
-    endpoint = ClientEndpoint.start("127.0.0.1:0", OPTIONS, new FakeCoordinator(),
-        new Translation(128), counting);
   }
 
   @AfterEach
@@ -111,6 +116,37 @@ class StalledConnectionSocketTest {
     // The places are usable again.
     try (Conn c = new Conn(endpoint.localAddress())) {
       c.hello(1);
+    }
+  }
+
+  /**
+   * Goal: on a TLS port a peer that opens TCP and never begins its handshake is closed by the
+   * hello timeout and counted as timed out, as a silent plaintext connection is.
+   */
+  @Test
+  void aRawTcpConnectionOnATlsPortIsClosedAndCounted() throws Exception {
+    DevCertificates.Issued ca = TestCertificates.ca("stall-ca");
+    DevCertificates.Issued node = TestCertificates.node(ca, "n1", 1);
+    io.netty.handler.ssl.SslContext tls = io.netty.handler.ssl.SslContextBuilder
+        .forServer(node.key(), node.certificate()).build();
+    ClientEndpoint secured = ClientEndpoint.start("127.0.0.1:0", OPTIONS, new FakeCoordinator(),
+        new Translation(128), listener(), tls);
+    try (java.net.Socket raw = new java.net.Socket()) {
+      raw.connect(secured.localAddress(), 5_000);
+      raw.setSoTimeout(10_000);
+      int before = timedOut("hello") + timedOut("handshake");
+      // The server ends the stream (after a TLS alert or nothing) once the hello timeout passed.
+      java.io.InputStream in = raw.getInputStream();
+      long start = System.nanoTime();
+      while (in.read() >= 0) {
+        // drain whatever the server sends before it closes
+      }
+      assertTrue(System.nanoTime() - start < Duration.ofSeconds(9).toNanos(),
+          "closed by the hello timeout, not left to the TLS handshake's own 10 s");
+      SOON.until("the idle TLS connection counted", () -> timedOut("hello") + timedOut("handshake"),
+          n -> n == before + 1);
+    } finally {
+      secured.close();
     }
   }
 
