@@ -25,6 +25,10 @@
   "Workload registry: name -> (fn [opts] {:name :opts :client :generator :final-generator})
   and its checker."
   {:lease {:workload lease/workload :checker checker/lease-checker}
+   ;; Holders also send returns of their live lease presenting a stale version under fresh
+   ;; request ids (past any idempotency retention): conservation must hold.
+   :lease-stale-returns {:workload #(lease/workload (assoc % :stale-returns true))
+                         :checker checker/lease-checker}
    :reservation {:workload reservation/workload :checker reservation-checker/reservation-checker}
    :ttl {:workload ttl/workload :checker checker/ttl-checker}
    :pool {:workload pool/workload :checker pool-checker/pool-checker}
@@ -35,6 +39,10 @@
   "Workloads that break the rules on purpose, to show a checker bites: never in a matrix."
   #{:pool-rogue})
 
+(def variant-workloads
+  "Variants of a workload that run in the CI matrix, not as rows of the full one."
+  #{:lease-stale-returns})
+
 (def pool-ci-cells
   "The pool workload under partitions between nodes, between the pools and the cluster, kills
   and pauses."
@@ -43,7 +51,7 @@
 (def ci-matrix
   ;; membership-kill: a voter removed and wiped, then added back empty, inside kill windows.
   (into [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]
-         [:lease :membership-kill]]
+         [:lease :membership-kill] [:lease-stale-returns :pause-leader]]
         pool-ci-cells))
 
 (def full-nemeses
@@ -57,7 +65,7 @@
   (+ partition-bridge and partition-ring). With only-workloads, those workloads' rows only."
   ([nodes] (full-matrix nodes nil))
   ([nodes only-workloads]
-   (vec (for [w (sort (remove misbehaving-workloads (keys workloads)))
+   (vec (for [w (sort (remove (into misbehaving-workloads variant-workloads) (keys workloads)))
               :when (or (empty? only-workloads) (some #{w} only-workloads))
               n (concat full-nemeses (when (= 5 nodes) [:partition-bridge :partition-ring]))]
           [w n]))))

@@ -27,6 +27,11 @@
     :resend      the limiter's last lease call again under the same request id (recorded with
                  the call's :f and :resend? true; its answer is not given to the limiter)
     :ledger-read {:tenant}     ok + {:limit :leases}
+    :release (stale) with :stale-returns: a return of the holder's live lease presenting a
+                 version other than its current one, under a fresh request id, as a return
+                 delayed past the idempotency retention, or a restarted holder's old return,
+                 would arrive (recorded as :release with :stale? true). The ledger must refuse
+                 it (VERSION_MISMATCH) and keep counting the lease its holder still spends.
   A holder keeps its state across :info (the edge did not crash): its client is Reusable.
 
   Tenants t1–t3 are HARD; t4 is BEST_EFFORT with an emergency budget E (:emergency) on its
@@ -155,12 +160,20 @@
   call. Pure but for the seeded rng."
   [{:keys [tenant opts limiter last-call]} op]
   (let [want (:f op)
+        live (when limiter
+               (let [o (.lease ^RateLimiter limiter)]
+                 (when (.isPresent o) (.get o))))
         f (cond
             (and (= want :resend) (nil? last-call)) :ledger-read
             (and (= want :close) (nil? limiter)) :admit
-            (#{:admit :close :resend :ledger-read} want) want
+            (and (= want :stale-return) (nil? live)) :admit
+            (#{:admit :close :resend :ledger-read :stale-return} want) want
             :else :admit)]
     (case f
+      :stale-return (let [^LeaseInfo l live]
+                      (assoc op :f :release
+                             :value {:tenant tenant :lease-id (.leaseId l)
+                                     :version (max 0 (dec (.version l))) :unused 0 :stale? true}))
       :admit (assoc op :f :admit :value {:tenant tenant :n (+ 1 (gen/rand-int* (:admit-max opts)))})
       :close (assoc op :f :close :value {:tenant tenant})
       :ledger-read (assoc op :f :ledger-read :value {:tenant tenant})
@@ -260,7 +273,19 @@
                    (swap! state assoc :limiter nil)
                    (when l (.close l))
                    (assoc op :type :ok :value (assoc v :lease-id id :holder (:cid @state))))
-          (:acquire :renew :release)
+          :release
+          (if (:stale? v)
+            (let [reply (client/await! (.call (RawClient/of conn) (.nextRequestId conn)
+                                              (Request$ReturnLease. (long (:lease-id v)) (long (:version v)) 0)
+                                              (Duration/ofMillis (:request-deadline-ms opts)))
+                                       (:op-timeout-ms opts))]
+              (reply->completion op reply))
+            (let [req-id (second (:req-id v))
+                  request (:request (:resend @state))
+                  reply (client/await! (.call (RawClient/of conn) (long req-id) request (Duration/ofMillis (:request-deadline-ms opts)))
+                                       (:op-timeout-ms opts))]
+              (reply->completion op reply)))
+          (:acquire :renew)
           (let [req-id (second (:req-id v))
                 request (:request (:resend @state))
                 reply (client/await! (.call (RawClient/of conn) (long req-id) request (Duration/ofMillis (:request-deadline-ms opts)))
@@ -299,19 +324,22 @@
 
 (defn generator
   "Holder intents, weighted: mostly admissions, sometimes a close (the next admission starts a
-  fresh limiter and lease), a ledger read or a resend of the limiter's last lease call."
-  []
-  (gen/mix (map gen/repeat (concat (repeat 10 {:f :admit})
-                                   [{:f :close} {:f :ledger-read} {:f :resend}]))))
+  fresh limiter and lease), a ledger read or a resend of the limiter's last lease call; with
+  stale-returns? also stale returns of the holder's live lease."
+  ([] (generator false))
+  ([stale-returns?]
+   (gen/mix (map gen/repeat (concat (repeat 10 {:f :admit})
+                                    [{:f :close} {:f :ledger-read} {:f :resend}]
+                                    (when stale-returns? [{:f :stale-return} {:f :stale-return}]))))))
 
 (defn workload
   "{:name :opts :client :generator :final-generator}."
   [opts]
   (let [opts (merge defaults opts)]
-    {:name "lease"
+    {:name (if (:stale-returns opts) "lease-stale-returns" "lease")
      :opts opts
      :client (client opts)
-     :generator (generator)
+     :generator (generator (boolean (:stale-returns opts)))
      ;; Three rounds of final reads: on a loaded machine a freshly restarted node's first
      ;; answer (cold JIT, NOT_LEADER) can use up the 2 s request deadline; the client then
      ;; follows the leader hint and a later round reads from the leader.
