@@ -40,6 +40,8 @@ public final class RationCli implements Runnable {
 
   private final ClusterGateway.Factory gatewayFactory;
   private final NodeLauncher nodeLauncher;
+  /** Where "now" comes from when ledger times are shown as instants (tests fix it). */
+  private java.time.Clock wallClock = java.time.Clock.systemUTC();
 
   RationCli(ClusterGateway.Factory gatewayFactory, NodeLauncher nodeLauncher) {
     this.gatewayFactory = gatewayFactory;
@@ -112,6 +114,14 @@ public final class RationCli implements Runnable {
 
   NodeLauncher nodeLauncher() {
     return nodeLauncher;
+  }
+
+  java.time.Clock wallClock() {
+    return wallClock;
+  }
+
+  void wallClock(java.time.Clock clock) {
+    this.wallClock = clock;
   }
 
   @Spec CommandSpec spec;
