@@ -121,17 +121,26 @@ abstract class AdminCommand implements Callable<Integer> {
    * bare number of milliseconds; {@code -1} (no expiry) where {@code noExpiry} allows it.
    */
   long ttlMillis(String option, String text, boolean noExpiry) {
+    try {
+      return parseTtlMillis(text, noExpiry);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), option + ": " + e.getMessage());
+    }
+  }
+
+  /** As {@link #ttlMillis}, for commands that are not admin commands (`ration bench`). */
+  static long parseTtlMillis(String text, boolean noExpiry) {
     String t = text.trim();
     if (t.equals("-1")) {
       if (!noExpiry) {
-        throw new ParameterException(spec.commandLine(), option + ": -1 (no expiry) is not allowed here");
+        throw new IllegalArgumentException("-1 (no expiry) is not allowed here");
       }
       return -1;
     }
     if (t.matches("\\d{1,18}")) {
       return Long.parseLong(t);
     }
-    return durationMillis(option, t);
+    return Quantities.parseDuration(t).toMillis();
   }
 
   /**

@@ -73,6 +73,10 @@ public final class RationCli implements Runnable {
     models.register(cl, COMMANDS);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionStrategy(parseResult -> {
+      if (parseResult.isVersionHelpRequested() && !parseResult.hasSubcommand()
+          && ((RationCli) parseResult.commandSpec().userObject()).output == AdminOptions.Format.json) {
+        return printVersionJson(parseResult.commandSpec().commandLine());
+      }
       passGlobalOptions(parseResult);
       return new CommandLine.RunLast().execute(parseResult);
     });
@@ -163,6 +167,14 @@ public final class RationCli implements Runnable {
         admin = a;
       }
     }
+    if (admin == null && leaf.commandSpec().userObject() instanceof HelperCommand.Status status
+        && given.equals(List.of("--output"))) {
+      // `helper status` talks to no cluster, but prints JSON for scripts like the admin commands.
+      if (!leaf.hasMatchedOption("--output")) {
+        status.output = root.output;
+      }
+      return;
+    }
     if (admin == null) {
       if (leaf == parseResult) {
         return; // `ration --output json` alone: run() says to name a command.
@@ -186,6 +198,16 @@ public final class RationCli implements Runnable {
     // `ration` alone: a usage error for scripts; the handler points at --help.
     throw new CommandLine.ParameterException(spec.commandLine(),
         "name a command, e.g. server, cluster status, limit set or lease acquire (see 'ration --help')");
+  }
+
+  /** `ration --version --output json`: what --version says, for scripts. */
+  private static int printVersionJson(CommandLine cl) {
+    dev.ration.server.BuildInfo b = dev.ration.server.BuildInfo.current();
+    String json = new Fields().put("version", b.version()).put("commit", b.shortCommit())
+        .put("dirty", b.dirty()).toJson();
+    cl.getOut().print(json + "\n");
+    cl.getOut().flush();
+    return Exit.OK;
   }
 
   static final class Version implements CommandLine.IVersionProvider {
