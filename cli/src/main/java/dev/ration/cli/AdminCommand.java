@@ -17,6 +17,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import picocli.CommandLine.Mixin;
@@ -36,6 +37,9 @@ abstract class AdminCommand implements Callable<Integer> {
   @Mixin AdminOptions admin;
   @Mixin HelpOption help;
   @Spec CommandSpec spec;
+
+  /** The open gateway while {@link #run} runs: {@link #ledgerClock} reads the cluster's clock through it. */
+  private ClusterGateway gateway;
 
   /** Runs the command; returns the exit code or throws {@link CliFailure}. */
   abstract int run(ClusterGateway gateway) throws GatewayException;
@@ -60,6 +64,7 @@ abstract class AdminCommand implements Callable<Integer> {
     RationCli root = (RationCli) spec.root().userObject();
     String token = admin.token();
     try (ClusterGateway gateway = root.gatewayFactory().open(servers, timeout, id, tls, token)) {
+      this.gateway = gateway;
       return run(gateway);
     } catch (GatewayException e) {
       throw new CliFailure(e.exitCode(), e.getMessage(), e);
@@ -116,17 +121,26 @@ abstract class AdminCommand implements Callable<Integer> {
    * bare number of milliseconds; {@code -1} (no expiry) where {@code noExpiry} allows it.
    */
   long ttlMillis(String option, String text, boolean noExpiry) {
+    try {
+      return parseTtlMillis(text, noExpiry);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), option + ": " + e.getMessage());
+    }
+  }
+
+  /** As {@link #ttlMillis}, for commands that are not admin commands (`ration bench`). */
+  static long parseTtlMillis(String text, boolean noExpiry) {
     String t = text.trim();
     if (t.equals("-1")) {
       if (!noExpiry) {
-        throw new ParameterException(spec.commandLine(), option + ": -1 (no expiry) is not allowed here");
+        throw new IllegalArgumentException("-1 (no expiry) is not allowed here");
       }
       return -1;
     }
     if (t.matches("\\d{1,18}")) {
       return Long.parseLong(t);
     }
-    return durationMillis(option, t);
+    return Quantities.parseDuration(t).toMillis();
   }
 
   /**
@@ -139,7 +153,7 @@ abstract class AdminCommand implements Callable<Integer> {
       return Exit.OK;
     }
     String line = outcome.name() + (message.isEmpty() ? "" : ": " + message)
-        + (retryAfterMillis > 0 ? " (retry after " + retryAfterMillis + "ms)" : "");
+        + (retryAfterMillis > 0 ? " (retry after " + Tables.duration(retryAfterMillis) + ")" : "");
     throw new CliFailure(Exit.FAILED, line);
   }
 
@@ -161,24 +175,62 @@ abstract class AdminCommand implements Callable<Integer> {
   }
 
   int printList(String name, List<Fields> rows, List<String> columns) {
-    return printList(name, rows, columns, java.util.OptionalLong.empty());
+    return printList(name, rows, columns, OptionalLong.empty());
   }
 
-  /** As above; a table shows ledger times relative to {@code readAtMillis}, the list's read time. */
-  int printList(String name, List<Fields> rows, List<String> columns, java.util.OptionalLong readAtMillis) {
+  /**
+   * As above, for a list read at ledger time {@code readAtMillis} when the answer says: its
+   * instants are computed from that reading instead of a separate one.
+   */
+  int printList(String name, List<Fields> rows, List<String> columns, OptionalLong readAtMillis) {
+    Fields all = new Fields().put(name, rows);
+    Optional<LedgerClock> clock = ledgerClock(all, readAtMillis);
+    all = Instants.add(all, clock);
     PrintWriter out = spec.commandLine().getOut();
     if (admin.output == AdminOptions.Format.json) {
-      out.print(new Fields().put(name, rows).toJson() + "\n");
+      out.print(all.toJson() + "\n");
     } else {
-      out.print(Tables.columns(rows, columns, readAtMillis));
+      @SuppressWarnings("unchecked")
+      List<Fields> shown = (List<Fields>) all.get(name);
+      out.print(Tables.columns(shown, columns));
     }
     out.flush();
     return Exit.OK;
   }
 
   void print(Fields f) {
+    OptionalLong readAt = f.get("readAtMillis") instanceof Long n && n >= 0 ? OptionalLong.of(n) : OptionalLong.empty();
+    Optional<LedgerClock> clock = ledgerClock(f, readAt);
+    Fields shown = Instants.add(f, clock);
     PrintWriter out = spec.commandLine().getOut();
-    out.print(admin.output == AdminOptions.Format.json ? f.toJson() + "\n" : Tables.vertical(f));
+    out.print(admin.output == AdminOptions.Format.json ? shown.toJson() + "\n" : Tables.vertical(shown, clock));
     out.flush();
+  }
+
+  /**
+   * How to turn the ledger times in {@code f} into instants: from the ledger time the answer was
+   * read at, if it says, else from one reading of the cluster's clock (the leader's, when it can
+   * be asked), taken only when there is a ledger time to show. Without a reading (the cluster
+   * stopped answering after the command's own answer), the ledger times are shown alone, with a
+   * warning.
+   */
+  private Optional<LedgerClock> ledgerClock(Fields f, OptionalLong readAtMillis) {
+    RationCli root = (RationCli) spec.root().userObject();
+    if (readAtMillis.isPresent()) {
+      return Optional.of(new LedgerClock(readAtMillis.getAsLong(), root.wallClock().instant()));
+    }
+    if (gateway == null || !Instants.needsClock(f)) {
+      return Optional.empty();
+    }
+    try {
+      long ledgerNow = gateway.ledgerNowMillis();
+      return Optional.of(new LedgerClock(ledgerNow, root.wallClock().instant()));
+    } catch (GatewayException e) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.println("warning: times are in ledger milliseconds only: could not read the cluster's clock: "
+          + e.getMessage());
+      err.flush();
+      return Optional.empty();
+    }
   }
 }

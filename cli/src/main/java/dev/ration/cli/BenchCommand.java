@@ -139,9 +139,10 @@ public final class BenchCommand implements Callable<Integer> {
       description = "ttl-put/ttl-get: value size (default: ${DEFAULT-VALUE}).")
   int ttlValueBytes;
 
-  @Option(names = "--ttl", defaultValue = "30000", paramLabel = "MILLIS",
-      description = "ttl-put: TTL of each put in ms (default: ${DEFAULT-VALUE}).")
-  long ttlMillis;
+  @Option(names = "--ttl", defaultValue = "30s", paramLabel = "DURATION",
+      description = "ttl-put: TTL of each put, e.g. 30s, 10m (-1 = no expiry; a bare number is "
+          + "milliseconds; default: ${DEFAULT-VALUE}).")
+  String ttlText;
 
   @Option(names = "--ttl-namespace", defaultValue = "bench", description = "ttl-put/ttl-get namespace (default: ${DEFAULT-VALUE}).")
   String ttlNamespace;
@@ -252,8 +253,9 @@ public final class BenchCommand implements Callable<Integer> {
         opened.add(new RationClient(options));
       }
       if (workload.isTtl()) {
-        if (ttlKeys < 1 || ttlKeys > 10_000_000 || ttlValueBytes < 0 || ttlValueBytes > 65_536 || ttlMillis < -1) {
-          throw usage("--ttl-keys 1..10000000, --ttl-value-bytes 0..65536, --ttl >= -1");
+        long ttlMillis = ttlMillis();
+        if (ttlKeys < 1 || ttlKeys > 10_000_000 || ttlValueBytes < 0 || ttlValueBytes > 65_536) {
+          throw usage("--ttl-keys 1..10000000, --ttl-value-bytes 0..65536");
         }
         err.printf(Locale.ROOT, "bench: %s, %d in flight over %d connection(s), %d keys, warm-up %s, window %s%n",
             workload == Workload.TTL_PUT ? "ttl-put" : "ttl-get", inFlight, clients, ttlKeys,
@@ -478,6 +480,15 @@ public final class BenchCommand implements Callable<Integer> {
       throw usage(option + ": " + text + " is outside " + Quantities.formatDuration(min) + ".." + Quantities.formatDuration(max));
     }
     return d;
+  }
+
+  /** --ttl as `ttl put --ttl` takes it: a duration, a bare number of milliseconds, or -1. */
+  long ttlMillis() {
+    try {
+      return AdminCommand.parseTtlMillis(ttlText, true);
+    } catch (IllegalArgumentException e) {
+      throw usage("--ttl: " + e.getMessage());
+    }
   }
 
   private ParameterException usage(String message) {

@@ -119,7 +119,7 @@ final class ClientGateway implements ClusterGateway {
     } catch (TimeoutException e) {
       f.cancel(true);
       throw new GatewayException(ErrorCode.DEADLINE_EXCEEDED, false, 0,
-          "no answer from " + target + " within " + timeout.toMillis() + "ms", e);
+          "no answer from " + target + " within " + Tables.duration(timeout.toMillis()), e);
     } catch (ExecutionException e) {
       throw translate(e.getCause(), target);
     }
@@ -136,7 +136,7 @@ final class ClientGateway implements ClusterGateway {
           "cannot reach " + target + " (" + reason(refused.get()) + ")", re);
     }
     String message = re.getMessage()
-        + (retryAfterMillis > 0 ? " (retry after " + retryAfterMillis + "ms)" : "");
+        + (retryAfterMillis > 0 ? " (retry after " + Tables.duration(retryAfterMillis) + ")" : "");
     return new GatewayException(re.code(), re.definite(), retryAfterMillis, message, re);
   }
 

@@ -44,6 +44,32 @@ interface ClusterGateway extends AutoCloseable {
     return answers;
   }
 
+  /**
+   * The cluster's ledger time now, to show ledger times as instants: the leader's log clock when
+   * the leader can be asked (a follower's lags by up to a tick), else the answering server's.
+   */
+  default long ledgerNowMillis() throws GatewayException {
+    Response reply = call(new Request.ClusterStatus(), Optional.empty());
+    if (!(reply instanceof Response.ClusterStatusReply s)) {
+      throw new GatewayException(ErrorCode.INTERNAL, true, 0,
+          "unexpected reply to CLUSTER_STATUS: " + reply.getClass().getSimpleName(), null);
+    }
+    if (!"LEADER".equals(s.role()) && !s.leaderAddress().isEmpty()) {
+      try {
+        Response.ClusterStatusReply leader = status(s.leaderAddress());
+        if ("LEADER".equals(leader.role()) && leader.ledgerNowMillis() >= 0) {
+          return leader.ledgerNowMillis();
+        }
+      } catch (GatewayException e) {
+        // The answering server's clock is close enough.
+      }
+    }
+    if (s.ledgerNowMillis() < 0) {
+      throw new GatewayException(ErrorCode.UNAVAILABLE, false, 0, s.serverId() + " knows no ledger time yet", null);
+    }
+    return s.ledgerNowMillis();
+  }
+
   /** One server's status: its reply, or why there is none. */
   record StatusAnswer(String address, Response.ClusterStatusReply reply, GatewayException failure) {}
 

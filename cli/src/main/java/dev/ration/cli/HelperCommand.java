@@ -112,10 +112,26 @@ final class HelperCommand {
   static final class Status implements java.util.concurrent.Callable<Integer> {
     @picocli.CommandLine.Mixin HelpOption help;
     @Spec CommandSpec spec;
+    @picocli.CommandLine.Option(names = "--output", paramLabel = "table|json", defaultValue = "table",
+        description = "Output format: table (default) or json.")
+    AdminOptions.Format output = AdminOptions.Format.table;
 
     @Override
     public Integer call() throws IOException {
       PrintWriter out = spec.commandLine().getOut();
+      if (output == AdminOptions.Format.json) {
+        Path dir = helpersDir(System.getenv());
+        List<Fields> helpers = new java.util.ArrayList<>();
+        for (State s : states(dir)) {
+          Optional<String> line = s.process().isPresent() ? s.ask() : Optional.empty();
+          helpers.add(new Fields().put("file", s.file().getFileName().toString()).put("pid", s.pid())
+              .put("port", s.port()).put("answering", line.isPresent())
+              .put("status", line.map(String::strip).orElse("")));
+        }
+        out.print(new Fields().put("dir", dir.toString()).put("helpers", helpers).toJson() + "\n");
+        out.flush();
+        return Exit.OK;
+      }
       List<State> states = statesOrSayNone(out);
       for (State s : states) {
         String name = s.file().getFileName().toString();

@@ -60,7 +60,7 @@ final class QuotaViews {
   static final List<String> QUOTA_COLUMNS = List.of("scope", "resource", "kind", "window", "limit",
       "unit", "softLimit", "overage", "version", "windowUsed", "held", "allocated");
 
-  static final List<String> HISTORY_COLUMNS = List.of("version", "changedAtMillis", "actor",
+  static final List<String> HISTORY_COLUMNS = List.of("version", "changedAt", "actor",
       "limit", "softLimit", "overage", "overageMax", "reason");
 
   static Fields reserveReply(QuotaResponse.ReserveReply r) {
@@ -95,7 +95,7 @@ final class QuotaViews {
   }
 
   static final List<String> RESERVATION_COLUMNS = List.of("reservationId", "scope", "items",
-      "configVersion", "createdAtMillis", "expiresAtMillis");
+      "configVersion", "createdAt", "expiresAt");
 
   static Fields settleReply(QuotaResponse.SettleReply r) {
     return new Fields()
@@ -124,7 +124,7 @@ final class QuotaViews {
   }
 
   static final List<String> EVENT_COLUMNS = List.of("sequence", "eventId", "type",
-      "eventTimeMillis", "scope", "resource", "quantity", "unit", "reservationId", "overage");
+      "eventTime", "scope", "resource", "quantity", "unit", "reservationId", "overage");
 
   static Fields aggregate(Aggregate a) {
     return new Fields().put("scope", a.scope()).put("resource", a.resource())
@@ -132,7 +132,7 @@ final class QuotaViews {
         .put("events", a.events());
   }
 
-  static final List<String> AGGREGATE_COLUMNS = List.of("scope", "resource", "bucketStartMillis",
+  static final List<String> AGGREGATE_COLUMNS = List.of("scope", "resource", "bucketStart",
       "quantity", "events");
 
   static Fields drift(Drift d) {
@@ -143,7 +143,7 @@ final class QuotaViews {
   }
 
   static final List<String> DRIFT_COLUMNS = List.of("kind", "scope", "resource", "reservationId",
-      "bucketStartMillis", "expected", "recorded", "compensationSequence");
+      "bucketStart", "expected", "recorded", "compensationSequence");
 
   static Fields audit(AuditRecord a) {
     return new Fields().put("sequence", a.sequence()).put("atMillis", a.atMillis())
@@ -152,6 +152,6 @@ final class QuotaViews {
         .put("detail", a.detail());
   }
 
-  static final List<String> AUDIT_COLUMNS = List.of("sequence", "atMillis", "actor", "action",
+  static final List<String> AUDIT_COLUMNS = List.of("sequence", "at", "actor", "action",
       "scope", "resource", "version", "reason", "detail");
 }

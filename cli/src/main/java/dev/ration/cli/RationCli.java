@@ -40,6 +40,8 @@ public final class RationCli implements Runnable {
 
   private final ClusterGateway.Factory gatewayFactory;
   private final NodeLauncher nodeLauncher;
+  /** Where "now" comes from when ledger times are shown as instants (tests fix it). */
+  private java.time.Clock wallClock = java.time.Clock.systemUTC();
 
   RationCli(ClusterGateway.Factory gatewayFactory, NodeLauncher nodeLauncher) {
     this.gatewayFactory = gatewayFactory;
@@ -71,6 +73,10 @@ public final class RationCli implements Runnable {
     models.register(cl, COMMANDS);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionStrategy(parseResult -> {
+      if (parseResult.isVersionHelpRequested() && !parseResult.hasSubcommand()
+          && ((RationCli) parseResult.commandSpec().userObject()).output == AdminOptions.Format.json) {
+        return printVersionJson(parseResult.commandSpec().commandLine());
+      }
       passGlobalOptions(parseResult);
       return new CommandLine.RunLast().execute(parseResult);
     });
@@ -114,6 +120,14 @@ public final class RationCli implements Runnable {
     return nodeLauncher;
   }
 
+  java.time.Clock wallClock() {
+    return wallClock;
+  }
+
+  void wallClock(java.time.Clock clock) {
+    this.wallClock = clock;
+  }
+
   @Spec CommandSpec spec;
 
   // The admin options, accepted before the command too (`ration --output json cluster status`):
@@ -153,6 +167,14 @@ public final class RationCli implements Runnable {
         admin = a;
       }
     }
+    if (admin == null && leaf.commandSpec().userObject() instanceof HelperCommand.Status status
+        && given.equals(List.of("--output"))) {
+      // `helper status` talks to no cluster, but prints JSON for scripts like the admin commands.
+      if (!leaf.hasMatchedOption("--output")) {
+        status.output = root.output;
+      }
+      return;
+    }
     if (admin == null) {
       if (leaf == parseResult) {
         return; // `ration --output json` alone: run() says to name a command.
@@ -176,6 +198,16 @@ public final class RationCli implements Runnable {
     // `ration` alone: a usage error for scripts; the handler points at --help.
     throw new CommandLine.ParameterException(spec.commandLine(),
         "name a command, e.g. server, cluster status, limit set or lease acquire (see 'ration --help')");
+  }
+
+  /** `ration --version --output json`: what --version says, for scripts. */
+  private static int printVersionJson(CommandLine cl) {
+    dev.ration.server.BuildInfo b = dev.ration.server.BuildInfo.current();
+    String json = new Fields().put("version", b.version()).put("commit", b.shortCommit())
+        .put("dirty", b.dirty()).toJson();
+    cl.getOut().print(json + "\n");
+    cl.getOut().flush();
+    return Exit.OK;
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -15,7 +15,7 @@ final class RoleCommand {
   @picocli.CommandLine.Mixin HelpOption help;
 
   static final List<String> COLUMNS =
-      List.of("identity", "role", "tenant", "grantedAtMillis", "grantedBy");
+      List.of("identity", "role", "tenant", "grantedAt", "grantedBy");
 
   @Command(name = "grant", description = "Grant a role over a tenant ('*' = every tenant).")
   static final class Grant extends MutationCommand {

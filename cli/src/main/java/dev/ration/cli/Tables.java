@@ -4,25 +4,32 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Optional;
 
 /**
  * Text layout of --output table: one object as aligned "label  value" lines (nested objects
  * flattened in place), a list as columns with an upper-case header. Labels come from the JSON
  * field names ({@code ratePerSecond} becomes "rate per second" and column "RATE-PER-SECOND").
  *
- * <p>Times are for people here, raw in JSON: a duration field ({@code leaseDurationMillis},
- * {@code retryAfterMillis}) prints as {@code 9m58s} under the label "lease duration"; a ledger
- * time ({@code expiresAtMillis}, {@code countedUntilMillis}) prints relative to the ledger time
- * the answer was read at, when the answer carries it ({@code readAtMillis} or
- * {@code ledgerNowMillis}): "expires  in 9m58s". Without it, ledger times print raw. Stateless.
+ * <p>Times are for people here: a duration field ({@code leaseDurationMillis}, {@code
+ * retryAfterMillis}) prints as {@code 9m58s} under the label "lease duration", the one style of
+ * every duration the CLI prints. A ledger time that {@link Instants} gave an instant ({@code
+ * expiresAtMillis} next to {@code expiresAt}) prints once, under the instant's name: in an
+ * object as {@code 2026-12-06T07:20:31.123Z (in 9m58s, ledger 30263)}, in a column as the
+ * instant alone; "never" for no expiry, and "ledger 30263" when the cluster's clock could not
+ * be read. Stateless.
  */
 final class Tables {
   private Tables() {}
 
   static String vertical(Fields f) {
+    return vertical(f, Optional.empty());
+  }
+
+  /** One object; {@code clock} says how far away its instants are ("in 9m58s"). */
+  static String vertical(Fields f, Optional<LedgerClock> clock) {
     List<String[]> lines = new ArrayList<>();
-    flatten(f, lines, nowOf(f));
+    flatten(f, lines, clock);
     int width = 0;
     for (String[] l : lines) {
       width = Math.max(width, l[0].length());
@@ -35,22 +42,16 @@ final class Tables {
   }
 
   static String columns(List<Fields> rows, List<String> names) {
-    return columns(rows, names, OptionalLong.empty());
-  }
-
-  /** Columns; ledger times relative to {@code now} (the ledger time the list was read at). */
-  static String columns(List<Fields> rows, List<String> names, OptionalLong now) {
     List<String[]> cells = new ArrayList<>();
     String[] header = new String[names.size()];
     for (int i = 0; i < names.size(); i++) {
-      header[i] = columnLabel(humanLabel(names.get(i), now));
+      header[i] = columnLabel(humanLabel(names.get(i)));
     }
     cells.add(header);
     for (Fields row : rows) {
       String[] r = new String[names.size()];
       for (int i = 0; i < names.size(); i++) {
-        Object v = row.get(names.get(i));
-        r[i] = v == null ? "-" : cell(names.get(i), v, now);
+        r[i] = columnCell(row, names.get(i));
       }
       cells.add(r);
     }
@@ -71,6 +72,15 @@ final class Tables {
     return b.toString();
   }
 
+  private static String columnCell(Fields row, String name) {
+    Object v = row.get(name);
+    if ((v == null || v == Fields.NONE) && row.get(name + "Millis") instanceof Long t
+        && Instants.isLedgerTime(name + "Millis")) {
+      return "ledger " + t; // an instant the cluster's clock could not be read for
+    }
+    return v == null ? "-" : cell(name, v);
+  }
+
   static String label(String jsonName) {
     StringBuilder b = new StringBuilder();
     for (char c : jsonName.toCharArray()) {
@@ -87,56 +97,48 @@ final class Tables {
     return label(jsonName).replace(' ', '-').toUpperCase(Locale.ROOT);
   }
 
-  private static void flatten(Fields f, List<String[]> lines, OptionalLong now) {
+  private static void flatten(Fields f, List<String[]> lines, Optional<LedgerClock> clock) {
     for (Map.Entry<String, Object> e : f.values().entrySet()) {
-      if (e.getValue() instanceof Fields nested) {
-        flatten(nested, lines, now);
-      } else if (!(e.getValue() instanceof List<?>)) {
-        lines.add(new String[] {label(humanLabel(e.getKey(), now)), cell(e.getKey(), e.getValue(), now)});
+      String name = e.getKey();
+      Object v = e.getValue();
+      if (v instanceof Fields nested) {
+        flatten(nested, lines, clock);
+      } else if (v instanceof List<?>) {
+        continue;
+      } else if (Instants.isLedgerTime(name) && f.values().containsKey(Instants.instantName(name))) {
+        String instantName = Instants.instantName(name);
+        lines.add(new String[] {label(instantName), when(v, f.get(instantName), clock)});
+      } else if (Instants.isLedgerTime(name + "Millis") && f.values().containsKey(name + "Millis")) {
+        continue; // printed with its ledger time, above
+      } else {
+        lines.add(new String[] {label(humanLabel(name)), cell(name, v)});
       }
     }
   }
 
-  /** The ledger time an answer was read at, if it says. */
-  static OptionalLong nowOf(Fields f) {
-    for (String name : List.of("readAtMillis", "ledgerNowMillis")) {
-      if (f.get(name) instanceof Long n && n >= 0) {
-        return OptionalLong.of(n);
-      }
+  /** A ledger time {@code ledger} whose instant is {@code instant}, for a person. */
+  private static String when(Object ledger, Object instant, Optional<LedgerClock> clock) {
+    if (Instants.isNever(ledger)) {
+      return "never";
     }
-    return OptionalLong.empty();
-  }
-
-  /** A point in ledger time (compared with the answer's read time), not a length of time. */
-  static boolean isLedgerTime(String name) {
-    return name.endsWith("AtMillis") || name.endsWith("UntilMillis") || name.equals("ledgerNowMillis");
+    if (instant instanceof String iso && clock.isPresent() && ledger instanceof Long t) {
+      return iso + " (" + clock.get().relative(t) + ", ledger " + t + ")";
+    }
+    return "ledger " + ledger;
   }
 
   static boolean isDuration(String name) {
-    return name.endsWith("Millis") && !isLedgerTime(name);
+    return name.endsWith("Millis") && !Instants.isLedgerTime(name) && !name.equals("ledgerNowMillis");
   }
 
-  /** The field name a table shows: without "Millis" where the value is shown for people. */
-  static String humanLabel(String name, OptionalLong now) {
-    if (isDuration(name)) {
-      return name.substring(0, name.length() - "Millis".length());
-    }
-    if (now.isPresent() && isLedgerTime(name) && !name.equals("readAtMillis") && !name.equals("ledgerNowMillis")) {
-      String base = name.substring(0, name.length() - "Millis".length());
-      return base.endsWith("At") ? base.substring(0, base.length() - 2) : base;
-    }
-    return name;
+  /** The field name a table shows: without "Millis" where the value is shown as a duration. */
+  static String humanLabel(String name) {
+    return isDuration(name) ? name.substring(0, name.length() - "Millis".length()) : name;
   }
 
-  static String cell(String name, Object v, OptionalLong now) {
-    if (v instanceof Long n && n >= 0) {
-      if (isDuration(name)) {
-        return duration(n);
-      }
-      if (now.isPresent() && isLedgerTime(name) && !name.equals("readAtMillis") && !name.equals("ledgerNowMillis")) {
-        long delta = n - now.getAsLong();
-        return delta >= 0 ? "in " + duration(delta) : duration(-delta) + " ago";
-      }
+  static String cell(String name, Object v) {
+    if (v instanceof Long n && n >= 0 && isDuration(name)) {
+      return duration(n);
     }
     return text(v);
   }

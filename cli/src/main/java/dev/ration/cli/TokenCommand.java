@@ -21,7 +21,7 @@ final class TokenCommand {
   @picocli.CommandLine.Mixin HelpOption help;
 
   static final List<String> COLUMNS =
-      List.of("tokenId", "identity", "createdAtMillis", "expiresAtMillis", "createdBy");
+      List.of("tokenId", "identity", "createdAt", "expiresAt", "createdBy");
 
   @Command(name = "create", description = "Create a token for an identity and print it once.")
   static final class Create extends MutationCommand {

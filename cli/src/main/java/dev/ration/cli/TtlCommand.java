@@ -203,7 +203,7 @@ final class TtlCommand {
   static final class TtlViews {
     private TtlViews() {}
 
-    static final List<String> ENTRY_COLUMNS = List.of("namespace", "key", "value", "version", "expiresAtMillis");
+    static final List<String> ENTRY_COLUMNS = List.of("namespace", "key", "value", "version", "expiresAt");
     static final List<String> NAMESPACE_COLUMNS = List.of("namespace", "maxEntries", "maxBytes",
         "policy", "entries", "bytes", "evictedExpired", "evictedCapacity");
 

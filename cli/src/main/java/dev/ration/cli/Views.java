@@ -16,8 +16,8 @@ import java.util.Locale;
 /**
  * Turns protocol replies into {@link Fields} for printing. The JSON field names here are a
  * stable interface for scripts (docs/CLI.md): add fields, never rename or remove them. Times are
- * ledger milliseconds exactly as the server sent them; modes, policies and outcomes are printed
- * by name. Stateless.
+ * ledger milliseconds exactly as the server sent them (the commands add their instants, {@link
+ * Instants}); modes, policies and outcomes are printed by name. Stateless.
  */
 final class Views {
   private Views() {}
@@ -83,8 +83,8 @@ final class Views {
 
   static final List<String> LEASE_COLUMNS = List.of(
       "leaseId", "tenant", "resource", "holder", "epoch", "version", "rateShare", "countedRate",
-      "pendingRate", "burstShare", "countedBurst", "pendingBurst", "expiresAtMillis",
-      "countedUntilMillis");
+      "pendingRate", "burstShare", "countedBurst", "pendingBurst", "expiresAt",
+      "countedUntil");
 
   static Fields setLimitReply(Response.SetLimitReply r) {
     Fields f = new Fields().put("outcome", r.outcome().name()).put("message", r.message());

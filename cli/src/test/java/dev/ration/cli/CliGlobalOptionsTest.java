@@ -86,21 +86,28 @@ class CliGlobalOptionsTest {
     assertTrue(zsh.out().startsWith("autoload -U +X compinit"), zsh.out().substring(0, 80));
   }
 
-  /** Tables say "expires in 9m58s" against the ledger time the answer was read at; JSON stays raw. */
+  /**
+   * Tables show a ledger time as its instant, how far away it is and the ledger time itself;
+   * JSON keeps the ledger milliseconds and adds the instant. Here the instant is computed from
+   * the ledger time the answer was read at (10000), so the cluster's clock is not read.
+   */
   @Test
-  void tablesShowHumanTimesAndJsonRawOnes() {
+  void tablesShowHumanTimesAndJsonBoth() {
     h.gateway.script = r -> new Response.Ttl(new TtlResponse.GetReply(true,
         new TtlResponse.EntryInfo("default", "k", "v".getBytes(java.nio.charset.StandardCharsets.UTF_8), 4, 608_000), 10_000));
     CliHarness.Run table = h.run("ttl", "get", "k");
     assertEquals(0, table.exitCode(), table.toString());
-    assertTrue(table.out().contains("\nexpires         in 9m58s\n"), table.out());
+    assertTrue(table.out().contains("\nexpires at  2026-12-06T07:29:58.000Z (in 9m58s, ledger 608000)\n"), table.out());
+    assertTrue(table.out().contains("\nread at     2026-12-06T07:20:00.000Z (now, ledger 10000)\n"), table.out());
     CliHarness.Run json = h.run("ttl", "get", "k", "--output", "json");
-    assertTrue(json.out().contains("\"expiresAtMillis\":608000") && json.out().contains("\"readAtMillis\":10000"), json.out());
+    assertTrue(json.out().contains("\"expiresAtMillis\":608000,\"expiresAt\":\"2026-12-06T07:29:58.000Z\"")
+        && json.out().contains("\"readAtMillis\":10000,\"readAt\":\"2026-12-06T07:20:00.000Z\""), json.out());
+    assertEquals(0, h.gateway.clockReads, "the answer's own read time is the clock");
 
     assertEquals("250ms", Tables.duration(250));
     assertEquals("1.5s", Tables.duration(1_500));
     assertEquals("10m", Tables.duration(600_000));
     assertEquals("1h2m3s", Tables.duration(3_723_000));
-    assertEquals("3s ago", Tables.cell("expiresAtMillis", 7_000L, java.util.OptionalLong.of(10_000)));
+    assertEquals("3s ago", new LedgerClock(10_000, CliHarness.WALL_NOW).relative(7_000));
   }
 }

@@ -34,7 +34,7 @@ final class CliHarness {
   }
 
   /** A gateway whose answers come from a script; records what it was asked. */
-  static final class FakeGateway implements ClusterGateway {
+  static class FakeGateway implements ClusterGateway {
     final List<Request> requests = new ArrayList<>();
     final List<Optional<Long>> requestIds = new ArrayList<>();
     final List<String> statusAddresses = new ArrayList<>();
@@ -48,6 +48,9 @@ final class CliHarness {
     StatusScript statusScript = a -> {
       throw new AssertionError("unexpected status call " + a);
     };
+    /** The cluster's ledger time, read when a command shows ledger times as instants. */
+    long ledgerNow = LEDGER_NOW;
+    int clockReads;
 
     @FunctionalInterface
     interface StatusScript {
@@ -68,12 +71,31 @@ final class CliHarness {
     }
 
     @Override
+    public long ledgerNowMillis() throws GatewayException {
+      clockReads++;
+      return ledgerNow;
+    }
+
+    @Override
     public void close() {
       closed = true;
     }
   }
 
-  final FakeGateway gateway = new FakeGateway();
+  /** The scripted cluster's ledger time, read at {@link #WALL_NOW} on this machine's clock. */
+  static final long LEDGER_NOW = 10_000;
+  static final java.time.Instant WALL_NOW = java.time.Instant.parse("2026-12-06T07:20:00Z");
+
+  final FakeGateway gateway;
+
+  CliHarness() {
+    this(new FakeGateway());
+  }
+
+  /** With a gateway of the test's own (one that overrides what the scripts cannot). */
+  CliHarness(FakeGateway gateway) {
+    this.gateway = gateway;
+  }
   NodeLauncher launcher = (c, join) -> {
     throw new AssertionError("unexpected server start " + c);
   };
@@ -87,6 +109,8 @@ final class CliHarness {
     }, (config, join) -> launcher.start(config, join),
         // As `ration` builds it: only the named command's model (NamedCommandOnly).
         NamedCommandOnly.forArgs(args));
+    ((RationCli) cl.getCommandSpec().userObject())
+        .wallClock(java.time.Clock.fixed(WALL_NOW, java.time.ZoneOffset.UTC));
     return capture(cl, args);
   }
 

@@ -149,8 +149,8 @@ class CliOutputTest {
     CliHarness.Run list = h.run("lease", "list", "--tenant", "acme", "--resource", "api");
     assertEquals(0, list.exitCode(), list.toString());
     assertEquals("""
-        LEASE-ID  TENANT  RESOURCE  HOLDER  EPOCH  VERSION  RATE-SHARE  COUNTED-RATE  PENDING-RATE  BURST-SHARE  COUNTED-BURST  PENDING-BURST  EXPIRES-AT-MILLIS  COUNTED-UNTIL-MILLIS
-        7         acme    api       eu-1    1      2        40          40            0             80           80             0              11000              12000
+        LEASE-ID  TENANT  RESOURCE  HOLDER  EPOCH  VERSION  RATE-SHARE  COUNTED-RATE  PENDING-RATE  BURST-SHARE  COUNTED-BURST  PENDING-BURST  EXPIRES-AT                COUNTED-UNTIL
+        7         acme    api       eu-1    1      2        40          40            0             80           80             0              2026-12-06T07:20:01.000Z  2026-12-06T07:20:02.000Z
         """, list.out());
     assertEquals(new Request.ListLeases("acme", "api", false), h.gateway.requests.get(1));
   }

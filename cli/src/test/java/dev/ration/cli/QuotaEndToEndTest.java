@@ -157,6 +157,9 @@ class QuotaEndToEndTest {
       assertEquals("0", history[0], history[2]);
       String[] audit = cli(server, "audit", "--output", "json");
       assertTrue(audit[1].contains("quota.set") && audit[1].contains("alice"), audit[1]);
+      // The ledger time is shown as an instant too, from a reading of the real node's clock.
+      assertTrue(audit[1].matches("(?s).*\"at\":\"\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z\".*"), audit[1]);
+      assertEquals("", audit[2]);
       String[] ingest = cli(server, "usage", "ingest", "--event-id", "svc-1", "--time",
           String.valueOf(log.events().get(0).eventTimeMillis()), "--scope", "acme/shop",
           "--resource", "jobs", "--quantity", "1");

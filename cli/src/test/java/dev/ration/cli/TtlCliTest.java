@@ -33,7 +33,7 @@ class TtlCliTest {
         "--client-id", "0a", "--request-id", "5");
     assertEquals(0, r.exitCode(), r.toString());
     assertEquals("{\"outcome\":\"SUCCESS\",\"namespace\":\"flags\",\"key\":\"cfg\",\"version\":7,"
-        + "\"expiresAtMillis\":31000,\"currentVersion\":7}\n", r.out());
+        + "\"expiresAtMillis\":31000,\"expiresAt\":\"2026-12-06T07:20:21.000Z\",\"currentVersion\":7}\n", r.out());
     TtlRequest.Put put = (TtlRequest.Put) sent(h.gateway.requests.get(0));
     assertEquals("flags", put.namespace());
     assertEquals("cfg", put.key());
@@ -60,8 +60,8 @@ class TtlCliTest {
         new TtlResponse.EntryInfo("default", "k", "v".getBytes(StandardCharsets.UTF_8), 4, 9_000), 8_500));
     CliHarness.Run hit = h.run("ttl", "get", "k", "--output", "json");
     assertEquals(0, hit.exitCode(), hit.toString());
-    assertEquals("{\"found\":true,\"readAtMillis\":8500,\"namespace\":\"default\",\"key\":\"k\",\"value\":\"v\","
-        + "\"version\":4,\"expiresAtMillis\":9000}\n", hit.out());
+    assertEquals("{\"found\":true,\"readAtMillis\":8500,\"readAt\":\"2026-12-06T07:20:00.000Z\",\"namespace\":\"default\",\"key\":\"k\",\"value\":\"v\","
+        + "\"version\":4,\"expiresAtMillis\":9000,\"expiresAt\":\"2026-12-06T07:20:00.500Z\"}\n", hit.out());
     assertEquals(new Request.Ttl(new TtlRequest.Get("default", "k", false)), h.gateway.requests.get(0));
 
     h.gateway.script = r -> new Response.Ttl(new TtlResponse.GetReply(false, null, 9_000));
@@ -85,7 +85,7 @@ class TtlCliTest {
     CliHarness.Run list = h.run("ttl", "list", "--prefix", "a/", "--output", "json");
     assertEquals(0, list.exitCode(), list.toString());
     assertEquals("{\"entries\":[{\"namespace\":\"default\",\"key\":\"a/1\",\"value\":\"x\",\"version\":2,"
-        + "\"expiresAtMillis\":100}]}\n", list.out());
+        + "\"expiresAtMillis\":100,\"expiresAt\":\"2026-12-06T07:20:00.050Z\"}]}\n", list.out());
     assertEquals(new Request.Ttl(new TtlRequest.Delete("default", "k", 4)), h.gateway.requests.get(1));
     assertEquals(new Request.Ttl(new TtlRequest.List("default", "a/", 100, false)), h.gateway.requests.get(2));
   }
@@ -96,7 +96,7 @@ class TtlCliTest {
     CliHarness.Run got = h.run("lock", "acquire", "jobs", "--owner", "w1", "--ttl", "5000", "--output", "json");
     assertEquals(0, got.exitCode(), got.toString());
     assertEquals("{\"outcome\":\"SUCCESS\",\"lock\":\"jobs\",\"owner\":\"w1\",\"fencingToken\":12,"
-        + "\"expiresAtMillis\":5000,\"heldByToken\":0}\n", got.out());
+        + "\"expiresAtMillis\":5000,\"expiresAt\":\"2026-12-06T07:19:55.000Z\",\"heldByToken\":0}\n", got.out());
     TtlRequest.CompareAndSet cas = (TtlRequest.CompareAndSet) sent(h.gateway.requests.get(0));
     assertEquals("locks", cas.namespace());
     assertEquals(0, cas.expectedVersion());
