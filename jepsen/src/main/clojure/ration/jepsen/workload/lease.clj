@@ -27,11 +27,14 @@
     :resend      the limiter's last lease call again under the same request id (recorded with
                  the call's :f and :resend? true; its answer is not given to the limiter)
     :ledger-read {:tenant}     ok + {:limit :leases}
-    :release (stale) with :stale-returns: a return of the holder's live lease presenting a
-                 version other than its current one, under a fresh request id, as a return
-                 delayed past the idempotency retention, or a restarted holder's old return,
-                 would arrive (recorded as :release with :stale? true). The ledger must refuse
-                 it (VERSION_MISMATCH) and keep counting the lease its holder still spends.
+    :stale-release {:tenant :lease-id :version}  with :stale-returns: a return of the holder's
+                 live lease presenting a version other than its current one, under a fresh
+                 request id, as a return delayed past the idempotency retention or a restarted
+                 holder's old return would arrive. It is not the holder's own return (the
+                 holder keeps spending), so the lifecycle checker does not read it as one; the
+                 ledger must refuse it (VERSION_MISMATCH) and keep counting the lease, or the
+                 share it frees is granted again while the holder spends it, which the
+                 conservation checkers see.
   A holder keeps its state across :info (the edge did not crash): its client is Reusable.
 
   Tenants t1–t3 are HARD; t4 is BEST_EFFORT with an emergency budget E (:emergency) on its
@@ -109,7 +112,7 @@
                             (assoc op :type :ok :value (cond-> (merge v (lease-view->map (.lease r)))
                                                          (= :acquire (:f op)) (assoc :start-balance (.startBalance r))))
                             (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))])))
-      :release (let [^Response$ReturnReply r reply]
+      (:release :stale-release) (let [^Response$ReturnReply r reply]
                  (if (= Outcome/SUCCESS (.outcome r))
                    (assoc op :type :ok :value (assoc v :credited (.credited r) :already-gone (.alreadyGone r)))
                    (assoc op :type :fail :error [:outcome (outcome-kw (.outcome r))]))))))
@@ -171,9 +174,9 @@
             :else :admit)]
     (case f
       :stale-return (let [^LeaseInfo l live]
-                      (assoc op :f :release
+                      (assoc op :f :stale-release
                              :value {:tenant tenant :lease-id (.leaseId l)
-                                     :version (max 0 (dec (.version l))) :unused 0 :stale? true}))
+                                     :version (max 0 (dec (.version l))) :unused 0}))
       :admit (assoc op :f :admit :value {:tenant tenant :n (+ 1 (gen/rand-int* (:admit-max opts)))})
       :close (assoc op :f :close :value {:tenant tenant})
       :ledger-read (assoc op :f :ledger-read :value {:tenant tenant})
@@ -273,19 +276,13 @@
                    (swap! state assoc :limiter nil)
                    (when l (.close l))
                    (assoc op :type :ok :value (assoc v :lease-id id :holder (:cid @state))))
-          :release
-          (if (:stale? v)
-            (let [reply (client/await! (.call (RawClient/of conn) (.nextRequestId conn)
-                                              (Request$ReturnLease. (long (:lease-id v)) (long (:version v)) 0)
-                                              (Duration/ofMillis (:request-deadline-ms opts)))
-                                       (:op-timeout-ms opts))]
-              (reply->completion op reply))
-            (let [req-id (second (:req-id v))
-                  request (:request (:resend @state))
-                  reply (client/await! (.call (RawClient/of conn) (long req-id) request (Duration/ofMillis (:request-deadline-ms opts)))
-                                       (:op-timeout-ms opts))]
-              (reply->completion op reply)))
-          (:acquire :renew)
+          :stale-release
+          (let [reply (client/await! (.call (RawClient/of conn) (.nextRequestId conn)
+                                            (Request$ReturnLease. (long (:lease-id v)) (long (:version v)) 0)
+                                            (Duration/ofMillis (:request-deadline-ms opts)))
+                                     (:op-timeout-ms opts))]
+            (reply->completion op reply))
+          (:acquire :renew :release)
           (let [req-id (second (:req-id v))
                 request (:request (:resend @state))
                 reply (client/await! (.call (RawClient/of conn) (long req-id) request (Duration/ofMillis (:request-deadline-ms opts)))
