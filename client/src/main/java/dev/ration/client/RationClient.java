@@ -10,6 +10,7 @@ import dev.ration.protocol.Kind;
 import dev.ration.protocol.Request;
 import dev.ration.protocol.Response;
 import dev.ration.client.time.LedgerTime;
+import dev.ration.client.time.MonotonicClock;
 import dev.ration.client.tls.ClientTls;
 import dev.ration.protocol.tls.ClientTlsFiles;
 import dev.ration.protocol.tls.PemException;
@@ -68,6 +69,8 @@ public final class RationClient implements AutoCloseable {
   /** Connection changes are logged at most this often; the next line counts those left out. */
   private static final long RECONNECT_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
   private final RationClientOptions options;
+  /** Every deadline and timer of this client is judged by it (the options' clock). */
+  private final MonotonicClock clock;
   /** The TLS context of every connection, or null for plaintext. */
   private final SslContext ssl;
   /** The TLS files in use, checked for changes every reload interval; null without TLS. */
@@ -83,9 +86,8 @@ public final class RationClient implements AutoCloseable {
    */
   private final dev.ration.client.transport.RenewalCoalescer renewals;
   // One of each per client, so that a listener (metrics) sees every call made through it.
-  private final dev.ration.client.ttl.TtlEntries ttl = dev.ration.client.ttl.internal.TtlAccess.entries(raw);
-  private final dev.ration.client.quota.QuotaClient quotas =
-      dev.ration.client.quota.internal.QuotaAccess.client(raw);
+  private final dev.ration.client.ttl.TtlEntries ttl;
+  private final dev.ration.client.quota.QuotaClient quotas;
 
   // Guarded by this.
   private int addressIndex;
@@ -107,6 +109,9 @@ public final class RationClient implements AutoCloseable {
   RationClient(RationClientOptions options, Logger reconnectLogger) {
     this.reconnectLog = new RateLimitedLog(reconnectLogger, RateLimitedLog.Level.WARN, RECONNECT_LOG_INTERVAL_NANOS);
     this.options = options.withMintedClientId();
+    this.clock = options.clock();
+    this.ttl = dev.ration.client.ttl.internal.TtlAccess.entries(raw, clock);
+    this.quotas = dev.ration.client.quota.internal.QuotaAccess.client(raw, clock);
     // The caller's options, not the minted ones: whether the id was fixed decides the scheme.
     this.requestIds = RequestIds.forOptions(options, RequestIds::wallClockMicros);
     this.addresses = options.addresses();
@@ -129,7 +134,7 @@ public final class RationClient implements AutoCloseable {
             bound -> ThreadLocalRandom.current().nextLong(bound + 1));
     this.renewals = new dev.ration.client.transport.RenewalCoalescer(raw,
         (task, delayNanos) -> group.schedule(task, delayNanos, TimeUnit.NANOSECONDS),
-        RENEWAL_LINGER, RENEWAL_RETENTION, System::nanoTime);
+        RENEWAL_LINGER, RENEWAL_RETENTION, clock::nanoTime);
   }
 
   private static ClientTlsFiles loadTls(ClientTls tls) {
@@ -566,7 +571,8 @@ public final class RationClient implements AutoCloseable {
     dev.ration.client.limiter.LimiterScheduler scheduler =
         limiterOptions.scheduler().orElseGet(() -> dev.ration.client.limiter.LimiterScheduler.of(group));
     return dev.ration.client.limiter.internal.Limiters.create(
-        dev.ration.client.limiter.internal.LeaseTransport.of(renewals), scheduler, tenant, resource, holder, limiterOptions);
+        dev.ration.client.limiter.internal.LeaseTransport.of(renewals), scheduler, clock, tenant,
+        resource, holder, limiterOptions);
   }
 
   /**
@@ -639,7 +645,7 @@ public final class RationClient implements AutoCloseable {
    * {@link Response.Error}) or fails with a {@link RationException}.
    */
   private CompletableFuture<Response> call(long requestId, Request request, Duration deadline) {
-    Call c = new Call(requestId, request, System.nanoTime() + deadline.toNanos());
+    Call c = new Call(requestId, request, clock.nanoTime() + deadline.toNanos());
     c.attempt();
     return c.result;
   }
@@ -691,7 +697,7 @@ public final class RationClient implements AutoCloseable {
       if (result.isDone()) {
         return;
       }
-      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - clock.nanoTime());
       if (remainingMillis <= 0) {
         fail(ErrorCode.DEADLINE_EXCEEDED, "deadline passed before attempt " + (retries + 1), 0, null);
         return;
@@ -711,6 +717,8 @@ public final class RationClient implements AutoCloseable {
               }
               return;
             }
+            // The reply timeout is a timer of the connection's event loop: what is left of the
+            // deadline by the client's clock, waited out in real time.
             int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, remainingMillis));
             CompletableFuture<Response> sent = c.send(requestId, request, timeoutMillis);
             // Set after send: a CANCEL then follows the request on the connection's event loop.
@@ -771,7 +779,7 @@ public final class RationClient implements AutoCloseable {
         return;
       }
       long delayMillis = backoff.delayMillis(retries, retryAfterMillis);
-      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - clock.nanoTime());
       if (delayMillis >= remainingMillis) {
         fail(ErrorCode.DEADLINE_EXCEEDED, "deadline leaves no time to retry after " + code + ": " + message, retryAfterMillis, cause);
         return;
@@ -782,6 +790,8 @@ public final class RationClient implements AutoCloseable {
           fail(ErrorCode.UNAVAILABLE, "client closed", 0, cause);
           return;
         }
+        // The event loop's timer only says when to try again, in real time; whether the
+        // deadline allows the attempt is judged by the client's clock when it runs.
         group.schedule(this::attempt, delayMillis, TimeUnit.MILLISECONDS);
       }
     }
@@ -799,7 +809,7 @@ public final class RationClient implements AutoCloseable {
       if (!leaderNamed) {
         delayMillis = Math.max(ELECTION_POLL_MILLIS, delayMillis);
       }
-      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+      long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - clock.nanoTime());
       if (delayMillis >= remainingMillis) {
         fail(ErrorCode.NOT_LEADER, message + " (no leader found within the deadline, after "
             + (retries + electionRetries + 1) + " attempts)", retryAfterMillis, null);
@@ -860,7 +870,7 @@ public final class RationClient implements AutoCloseable {
     String lost = currentAddress;
     addressIndex = (addressIndex + 1) % addresses.size();
     currentAddress = addresses.get(addressIndex);
-    reconnectLog.log(System.nanoTime(), RateLimitedLog.Level.WARN, "connection to {} lost or refused, no leader known; reconnecting to {}", lost, currentAddress);
+    reconnectLog.log(clock.nanoTime(), RateLimitedLog.Level.WARN, "connection to {} lost or refused, no leader known; reconnecting to {}", lost, currentAddress);
   }
 
   private synchronized void follow(CompletableFuture<Connection> from, String leaderAddress) {
@@ -872,7 +882,7 @@ public final class RationClient implements AutoCloseable {
     currentAddress = leaderAddress;
     // Routine after an election and on most first requests (a CLI command, a new client): a
     // debug line, or every command line tool run would print it.
-    reconnectLog.log(System.nanoTime(), RateLimitedLog.Level.DEBUG, "{} does not lead; reconnecting to the leader it names, {}", previous, currentAddress);
+    reconnectLog.log(clock.nanoTime(), RateLimitedLog.Level.DEBUG, "{} does not lead; reconnecting to the leader it names, {}", previous, currentAddress);
   }
 
   private void closeCurrent() {

@@ -1,6 +1,7 @@
 package dev.ration.client;
 
 import dev.ration.protocol.Frame;
+import dev.ration.client.time.MonotonicClock;
 import dev.ration.client.tls.ClientTls;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -35,6 +36,11 @@ import java.util.List;
  * <p>{@code tls} null means plaintext; otherwise every connection is TLS 1.3, trusting the CA
  * certificates named there and presenting its client certificate, if it names one
  * (docs/CLIENT.md, "TLS").
+ *
+ * <p>{@code clock} is the monotonic clock every deadline, timer and latency of the client is
+ * judged by ({@link MonotonicClock#SYSTEM} unless set): a test moves a manual one instead of
+ * sleeping. The event loop's own timers (retry delays, the connection's reply timeout) still
+ * run on real time; they schedule work, and what they schedule judges time by this clock.
  */
 public record RationClientOptions(
     List<String> addresses,
@@ -48,7 +54,8 @@ public record RationClientOptions(
     long clientIdHigh,
     long clientIdLow,
     ClientTls tls,
-    String token) {
+    String token,
+    MonotonicClock clock) {
 
   /**
    * Options without TLS settings or a bearer token (the form before they existed).
@@ -72,6 +79,31 @@ public record RationClientOptions(
         maxInFlightPerConnection, maxFrameBytes, clientIdHigh, clientIdLow, null, "");
   }
 
+  /**
+   * Options on the system's monotonic clock (the form before the clock could be set).
+   *
+   * @param addresses the nodes' client endpoints, host:port
+   * @param connectTimeout how long a connection attempt may take
+   * @param requestDeadline how long a call may take, retries included
+   * @param maxRetries the most retries of one call
+   * @param backoffBase the first retry delay
+   * @param backoffMax the longest retry delay
+   * @param maxInFlightPerConnection the most requests awaiting replies on one connection
+   * @param maxFrameBytes the largest frame sent or accepted
+   * @param clientIdHigh the client id's high 64 bits (0 with 0: mint one)
+   * @param clientIdLow the client id's low 64 bits
+   * @param tls TLS settings, or null for plaintext
+   * @param token the bearer token presented in HELLO, or empty for none
+   */
+  public RationClientOptions(
+      List<String> addresses, Duration connectTimeout, Duration requestDeadline, int maxRetries,
+      Duration backoffBase, Duration backoffMax, int maxInFlightPerConnection, int maxFrameBytes,
+      long clientIdHigh, long clientIdLow, ClientTls tls, String token) {
+    this(addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
+        maxInFlightPerConnection, maxFrameBytes, clientIdHigh, clientIdLow, tls, token,
+        MonotonicClock.SYSTEM);
+  }
+
   /** The token is a secret: never printed, only whether one is set. */
   @Override
   public String toString() {
@@ -80,7 +112,8 @@ public record RationClientOptions(
         + ", backoffBase=" + backoffBase + ", backoffMax=" + backoffMax
         + ", maxInFlightPerConnection=" + maxInFlightPerConnection + ", maxFrameBytes="
         + maxFrameBytes + ", clientIdHigh=" + clientIdHigh + ", clientIdLow=" + clientIdLow
-        + ", tls=" + tls + ", token=" + (token.isEmpty() ? "none" : "(set)") + "]";
+        + ", tls=" + tls + ", token=" + (token.isEmpty() ? "none" : "(set)")
+        + (clock == MonotonicClock.SYSTEM ? "" : ", clock=" + clock) + "]";
   }
 
   /**
@@ -108,7 +141,7 @@ public record RationClientOptions(
       lo = 1;
     }
     return new RationClientOptions(addresses, connectTimeout, requestDeadline, maxRetries,
-        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo, tls, token);
+        backoffBase, backoffMax, maxInFlightPerConnection, maxFrameBytes, hi, lo, tls, token, clock);
   }
 
   /**
@@ -126,12 +159,15 @@ public record RationClientOptions(
    * @param clientIdLow the client id's low 64 bits
    * @param tls TLS settings, or null for plaintext
    * @param token the bearer token presented in HELLO, or empty for none
+   * @param clock the monotonic clock deadlines and timers are judged by; null for
+   *     {@link MonotonicClock#SYSTEM}
    * @throws IllegalArgumentException on no address, an address that is not host:port, or a
    *     bound out of range
    */
   public RationClientOptions {
     addresses = List.copyOf(addresses);
     token = token == null ? "" : token.strip();
+    clock = clock == null ? MonotonicClock.SYSTEM : clock;
     if (token.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
         > dev.ration.protocol.MessageCodec.CREDENTIAL_BYTES_MAX) {
       throw new IllegalArgumentException("token is longer than "
@@ -191,6 +227,7 @@ public record RationClientOptions(
     private long clientIdLow;
     private boolean clientIdSet;
     private ClientTls tls;
+    private MonotonicClock clock = MonotonicClock.SYSTEM;
 
     /**
      * Adds a node to connect to.
@@ -332,6 +369,18 @@ public record RationClientOptions(
     }
 
     /**
+     * The monotonic clock every deadline, timer and latency of the client is judged by
+     * ({@link MonotonicClock#SYSTEM}); tests set a manual one and move it instead of sleeping.
+     *
+     * @param v the clock
+     * @return this builder
+     */
+    public Builder clock(MonotonicClock v) {
+      clock = v;
+      return this;
+    }
+
+    /**
      * The options.
      *
      * @return the options
@@ -342,7 +391,7 @@ public record RationClientOptions(
       long lo = clientIdSet ? clientIdLow : 0;
       return new RationClientOptions(
           addresses, connectTimeout, requestDeadline, maxRetries, backoffBase, backoffMax,
-          maxInFlightPerConnection, maxFrameBytes, hi, lo, tls, token);
+          maxInFlightPerConnection, maxFrameBytes, hi, lo, tls, token, clock);
     }
   }
 }

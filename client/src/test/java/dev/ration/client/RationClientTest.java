@@ -183,6 +183,34 @@ class RationClientTest {
     }
   }
 
+  /**
+   * Goal: a call's deadline is judged on the client's injected clock. The server answers the
+   * first attempt OVERLOADED after the manual clock has been moved past the hour-long deadline:
+   * the call fails DEADLINE_EXCEEDED at once, without a second attempt and without waiting out
+   * any real time.
+   */
+  @Test
+  void deadlineIsJudgedOnTheInjectedClock() throws Exception {
+    java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(5_000);
+    Duration deadline = Duration.ofHours(1);
+    try (FakeServer a = new FakeServer((s, r) -> {
+          now.addAndGet(deadline.plusSeconds(1).toNanos());
+          s.reply(r, new Response.Error(ErrorCode.OVERLOADED, "busy", "", 0));
+        });
+        RationClient c = new RationClient(options(a.address()).maxRetries(5)
+            .clock(now::get).requestDeadline(deadline).build())) {
+      long start = System.nanoTime();
+      CompletableFuture<Response> f = RawClient.of(c).call(new Request.ListLimits(false), deadline);
+      java.util.concurrent.ExecutionException ee = assertThrows(
+          java.util.concurrent.ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
+      RationException e = assertInstanceOf(RationException.class, ee.getCause());
+      assertEquals(ErrorCode.DEADLINE_EXCEEDED, e.code(), e.getMessage());
+      assertTrue(e.definite(), "a read: " + e);
+      assertEquals(1, a.received.size(), "no attempt after the deadline");
+      assertTrue(System.nanoTime() - start < Duration.ofSeconds(5).toNanos(), "did not wait");
+    }
+  }
+
   @Test
   void connectionDropRetriesOnAnotherAddress() throws Exception {
     try (FakeServer dropper = new FakeServer((s, r) -> r.channel().close());

@@ -30,8 +30,9 @@ import java.util.random.RandomGenerator;
  *   <li>{@code unknownRetry}: the policy a rejected caller gets when no retry time is known.
  *   <li>{@code closeTimeout}: how long {@code close()} waits for the return (2 s).
  *   <li>{@code scheduler}: where the lifecycle runs (empty: the client's event loop). The
- *       limiter times leases by {@code System.nanoTime}, or by the clock of a
- *       {@link ManualScheduler} when it runs on one.
+ *       limiter times leases by its client's clock ({@code RationClientOptions}' {@code clock},
+ *       the system's monotonic clock by default), or by the clock of a {@link ManualScheduler}
+ *       when it runs on one.
  * </ul>
  */
 public record LimiterOptions(

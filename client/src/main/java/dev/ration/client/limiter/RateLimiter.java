@@ -6,6 +6,7 @@ import dev.ration.client.limiter.internal.LeaseTransport;
 import dev.ration.client.limiter.internal.LeasedBucket;
 import dev.ration.client.limiter.internal.LimiterViews;
 import dev.ration.client.limiter.internal.Limiters;
+import dev.ration.client.time.MonotonicClock;
 import dev.ration.wire.Mode;
 import dev.ration.wire.lease.LeaseView;
 
@@ -87,7 +88,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RateLimiter implements AutoCloseable {
   static {
-    Limiters.install(RateLimiter::create);
+    Limiters.install((transport, scheduler, clock, tenant, resource, holder, options) ->
+        create(transport, scheduler, clock, tenant, resource, holder, options));
   }
 
   private static final long NANOS_PER_MILLI = 1_000_000L;
@@ -153,12 +155,14 @@ public final class RateLimiter implements AutoCloseable {
   private long emergencyInDoubt;
   private CompletableFuture<Void> closing;
 
-  private RateLimiter(LeaseTransport transport, LimiterScheduler scheduler, String tenant,
-      String resource, String holder, LimiterOptions options) {
+  private RateLimiter(LeaseTransport transport, LimiterScheduler scheduler, MonotonicClock clock,
+      String tenant, String resource, String holder, LimiterOptions options) {
     this.transport = transport;
     this.scheduler = scheduler;
-    // The manual scheduler of tests and the simulation is also their clock.
-    this.clock = scheduler instanceof ManualScheduler m ? m::nanoTime : System::nanoTime;
+    // The manual scheduler of tests and the simulation is also their clock; otherwise the
+    // client's. The scheduler's timers only say when to look again: expiry and waits are judged
+    // by this clock.
+    this.clock = scheduler instanceof ManualScheduler m ? m::nanoTime : clock::nanoTime;
     // Refill derated by the drift allowance: a holder clock up to ε fast then still refills at
     // most the leased rate in real time, so the fleet keeps R·T + B (found by the simulation).
     this.bucket = new LeasedBucket(options.derateRefill()
@@ -167,7 +171,7 @@ public final class RateLimiter implements AutoCloseable {
     this.tenant = tenant;
     this.resource = resource;
     this.holder = holder;
-    this.demand = DemandMeter.of(options, clock.getAsLong());
+    this.demand = DemandMeter.of(options, this.clock.getAsLong());
     for (int i = 0; i < decisionCounts.length; i++) {
       decisionCounts[i] = new LongAdder();
     }
@@ -179,15 +183,21 @@ public final class RateLimiter implements AutoCloseable {
    */
   static RateLimiter create(LeaseTransport transport, LimiterScheduler scheduler,
       String tenant, String resource, String holder, LimiterOptions options) {
-    if (transport == null || scheduler == null || options == null) {
-      throw new IllegalArgumentException("transport, scheduler and options are required");
+    return create(transport, scheduler, MonotonicClock.SYSTEM, tenant, resource, holder, options);
+  }
+
+  /** As above, timing leases by {@code clock} unless the scheduler is a manual one. */
+  static RateLimiter create(LeaseTransport transport, LimiterScheduler scheduler,
+      MonotonicClock clock, String tenant, String resource, String holder, LimiterOptions options) {
+    if (transport == null || scheduler == null || clock == null || options == null) {
+      throw new IllegalArgumentException("transport, scheduler, clock and options are required");
     }
     for (String[] nv : new String[][] {{"tenant", tenant}, {"resource", resource}, {"holder", holder}}) {
       if (nv[1] == null || nv[1].isEmpty()) {
         throw new IllegalArgumentException(nv[0] + " '" + nv[1] + "' must be non-empty");
       }
     }
-    return new RateLimiter(transport, scheduler, tenant, resource, holder, options);
+    return new RateLimiter(transport, scheduler, clock, tenant, resource, holder, options);
   }
 
   // ------------------------------------------------------------------ hot path
@@ -235,7 +245,7 @@ public final class RateLimiter implements AutoCloseable {
    * the first lease (or a new one after a loss), or for the local refill that covers them.
    * Returns false at the timeout, when closed, or when the thread is interrupted (its interrupt
    * flag then stays set). Never call it on the client's event loop: the lease it waits for is
-   * installed there.
+   * installed there. The timeout is measured on the limiter's clock.
    *
    * @param permits the permits to take, positive
    * @param timeout the longest wait
@@ -248,7 +258,7 @@ public final class RateLimiter implements AutoCloseable {
       if (d.allowed()) {
         return true;
       }
-      long left = deadline - System.nanoTime();
+      long left = deadline - clock.getAsLong();
       if (d.reason() == Decision.Reason.CLOSED || left <= 0 || Thread.currentThread().isInterrupted()) {
         return false;
       }
@@ -267,7 +277,8 @@ public final class RateLimiter implements AutoCloseable {
    * timeout, when closed, or when the thread is interrupted (its flag stays set). Use it at
    * start-up so the first requests are not refused for want of a lease; the timeout bounds the
    * wait when the cluster is unreachable or the limit is fully held. Never call it on the
-   * client's event loop: the lease it waits for is installed there.
+   * client's event loop: the lease it waits for is installed there. The timeout is measured on
+   * the limiter's clock.
    *
    * @param timeout the longest wait
    * @return whether a lease is held
@@ -280,7 +291,7 @@ public final class RateLimiter implements AutoCloseable {
     kick();
     synchronized (this) {
       while (!readyLocked()) {
-        long left = deadline - System.nanoTime();
+        long left = deadline - clock.getAsLong();
         if (closed || left <= 0) {
           return false;
         }
@@ -308,11 +319,11 @@ public final class RateLimiter implements AutoCloseable {
     return (phase == Phase.HELD || phase == Phase.RENEWING) && lease != null;
   }
 
-  private static long deadlineOf(Duration timeout) {
+  private long deadlineOf(Duration timeout) {
     if (timeout == null || timeout.isNegative()) {
       throw new IllegalArgumentException("timeout " + timeout + " must be >= 0");
     }
-    long now = System.nanoTime();
+    long now = clock.getAsLong();
     long nanos = timeout.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : timeout.toNanos();
     return now + nanos;
   }

@@ -1,5 +1,6 @@
 package dev.ration.client.pool;
 
+import dev.ration.client.time.MonotonicClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -24,11 +25,37 @@ import java.util.function.LongUnaryOperator;
  * @param clock the clock for deadlines, lease ends, backoff and ages
  * @param jitter maps a bound b to a value in [0, b] (full jitter); tests fix it
  * @param threadNamePrefix prefix for the pool's thread names
+ * @param monotonicClock the clock for the run time of attempts and for spacing log lines
+ *     ({@link MonotonicClock#SYSTEM}); deadlines are instants, on {@code clock}
  */
 public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Duration backoffBase,
                           Duration backoffMax, int resultsRetained, Duration resultsRetainedFor,
                           Duration cancelLead, Duration tick, Clock clock, LongUnaryOperator jitter,
-                          String threadNamePrefix) {
+                          String threadNamePrefix, MonotonicClock monotonicClock) {
+  /**
+   * Options on the system's monotonic clock (the form before it could be set).
+   *
+   * @param workers W, the most attempts running at once
+   * @param queueCapacity Q, the most jobs waiting
+   * @param maxAttempts the most attempts of a job
+   * @param backoffBase the first retry delay cap
+   * @param backoffMax the largest retry delay cap
+   * @param resultsRetained the most finished results kept
+   * @param resultsRetainedFor how long a finished result is kept
+   * @param cancelLead how long before a deadline a running job's token is cancelled
+   * @param tick how often the pool checks deadlines
+   * @param clock the pool's clock
+   * @param jitter draws a delay in [0, bound] for a bound
+   * @param threadNamePrefix the workers' thread names' prefix
+   */
+  public PoolOptions(int workers, int queueCapacity, int maxAttempts, Duration backoffBase,
+                     Duration backoffMax, int resultsRetained, Duration resultsRetainedFor,
+                     Duration cancelLead, Duration tick, Clock clock, LongUnaryOperator jitter,
+                     String threadNamePrefix) {
+    this(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
+        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix, MonotonicClock.SYSTEM);
+  }
+
   /**
    * Options, validated.
    *
@@ -44,6 +71,7 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
    * @param clock the pool's clock
    * @param jitter draws a delay in [0, bound] for a bound
    * @param threadNamePrefix the workers' thread names' prefix
+   * @param monotonicClock the clock of run times and log spacing
    * @throws IllegalArgumentException on a value out of range
    */
   public PoolOptions {
@@ -55,6 +83,7 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(jitter, "jitter");
     Objects.requireNonNull(threadNamePrefix, "threadNamePrefix");
+    Objects.requireNonNull(monotonicClock, "monotonicClock");
     check(workers >= 1 && workers <= 10_000, "workers " + workers + " must be in [1, 10000]");
     // Every job passes through the queue on its way to a worker, so a pool with no queue
     // could accept nothing.
@@ -81,7 +110,7 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
     return new PoolOptions(workers, queueCapacity, 3, Duration.ofMillis(100), Duration.ofSeconds(10),
         10_000, Duration.ofMinutes(5), Duration.ofMillis(500), Duration.ofMillis(10),
         Clock.systemUTC(), bound -> bound <= 0 ? 0 : ThreadLocalRandom.current().nextLong(bound + 1),
-        "ration-pool");
+        "ration-pool", MonotonicClock.SYSTEM);
   }
 
   /**
@@ -94,7 +123,7 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
    */
   public PoolOptions withRetries(int maxAttempts, Duration backoffBase, Duration backoffMax) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
-        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
+        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix, monotonicClock);
   }
 
   /**
@@ -106,7 +135,7 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
    */
   public PoolOptions withRetention(int resultsRetained, Duration resultsRetainedFor) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
-        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
+        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix, monotonicClock);
   }
 
   /**
@@ -117,7 +146,7 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
    */
   public PoolOptions withCancelLead(Duration cancelLead) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
-        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
+        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix, monotonicClock);
   }
 
   /**
@@ -128,7 +157,7 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
    */
   public PoolOptions withClock(Clock clock) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
-        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
+        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix, monotonicClock);
   }
 
   /**
@@ -139,7 +168,18 @@ public record PoolOptions(int workers, int queueCapacity, int maxAttempts, Durat
    */
   public PoolOptions withJitter(LongUnaryOperator jitter) {
     return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
-        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix);
+        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix, monotonicClock);
+  }
+
+  /**
+   * These options with another monotonic clock.
+   *
+   * @param monotonicClock the clock of run times and log spacing
+   * @return the options
+   */
+  public PoolOptions withMonotonicClock(MonotonicClock monotonicClock) {
+    return new PoolOptions(workers, queueCapacity, maxAttempts, backoffBase, backoffMax, resultsRetained,
+        resultsRetainedFor, cancelLead, tick, clock, jitter, threadNamePrefix, monotonicClock);
   }
 
   /** The cap of retry {@code retry}'s delay (0-based): base * 2^retry, at most max. */

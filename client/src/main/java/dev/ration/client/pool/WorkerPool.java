@@ -78,7 +78,7 @@ public final class WorkerPool implements AutoCloseable {
   private boolean stopping;
   private int workersAlive;
   private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
-  /** When a misbehaving source was last logged (System.nanoTime), 0 before the first time. */
+  /** When a misbehaving source was last logged (the monotonic clock), 0 before the first time. */
   private final AtomicLong badSourceLoggedAt = new AtomicLong();
 
   /** Jobs accepted and not ended, by id; bounded by Q + W. */
@@ -468,7 +468,7 @@ public final class WorkerPool implements AutoCloseable {
 
   /** Logs a misbehaving slot source at most once a minute; the pool carries on without slots. */
   private void badSource(String what, RuntimeException e) {
-    long now = System.nanoTime();
+    long now = options.monotonicClock().nanoTime();
     long last = badSourceLoggedAt.get();
     if ((last == 0 || now - last >= TimeUnit.MINUTES.toNanos(1)) && badSourceLoggedAt.compareAndSet(last, now == 0 ? 1 : now)) {
       LOG.warn("slot source {} {}: no job starts until it answers again", slots, what, e);
@@ -513,7 +513,7 @@ public final class WorkerPool implements AutoCloseable {
     Attempt attempt = new Attempt(task.id, task.attempts, options.maxAttempts(), task.deadline, task.token);
     T value = null;
     Throwable failure = null;
-    long start = System.nanoTime();
+    long start = options.monotonicClock().nanoTime();
     try {
       value = task.job.run(attempt);
     } catch (Throwable e) {
@@ -521,7 +521,7 @@ public final class WorkerPool implements AutoCloseable {
       // the worker thread must survive to keep W workers.
       failure = e;
     }
-    long ranNanos = System.nanoTime() - start;
+    long ranNanos = options.monotonicClock().nanoTime() - start;
     runNanosTotal.addAndGet(ranNanos);
     attemptsEnded.incrementAndGet();
     runNanosAverage = runNanosAverage - (runNanosAverage >> 3) + (ranNanos >> 3);

@@ -3,17 +3,16 @@ package dev.ration.client.quota;
 import dev.ration.protocol.QuotaRequest;
 import dev.ration.protocol.QuotaResponse;
 import dev.ration.protocol.Request;
-import dev.ration.protocol.OutcomeReply;
 import dev.ration.protocol.Response;
 import dev.ration.client.quota.internal.QuotaAccess;
+import dev.ration.client.internal.WrappedCalls;
 import dev.ration.client.time.LedgerTime;
+import dev.ration.client.time.MonotonicClock;
 import dev.ration.client.transport.Transport;
-import dev.ration.wire.Outcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -27,11 +26,12 @@ public final class QuotaClient {
     QuotaAccess.install(QuotaClient::new);
   }
 
-  private final Transport client;
   private final List<QuotaListener> listeners = new CopyOnWriteArrayList<>();
+  private final WrappedCalls<QuotaRequest, QuotaResponse, QuotaOperation, QuotaListener> calls;
 
-  private QuotaClient(Transport client) {
-    this.client = client;
+  private QuotaClient(Transport client, MonotonicClock clock) {
+    this.calls = new WrappedCalls<>(client, clock, Request.Quota::new,
+        r -> r instanceof Response.Quota q ? q.response() : null, listeners, QuotaListener::onCall);
   }
 
   /**
@@ -567,34 +567,10 @@ public final class QuotaClient {
 
   private <T extends QuotaResponse> CompletableFuture<T> call(QuotaOperation operation,
       QuotaRequest request, Class<T> type) {
-    long start = System.nanoTime();
-    CompletableFuture<T> f = client.call(new Request.Quota(request)).thenApply(r -> {
-      if (r instanceof Response.Quota q && type.isInstance(q.response())) {
-        return type.cast(q.response());
-      }
-      throw new IllegalStateException("expected " + type.getSimpleName() + " but got " + r);
-    });
-    if (listeners.isEmpty()) {
-      return f;
-    }
-    return f.whenComplete((r, err) -> {
-      Optional<Outcome> outcome = err != null ? Optional.empty()
-          : r instanceof OutcomeReply o ? Optional.of(o.outcome()) : Optional.of(Outcome.SUCCESS);
-      Duration latency = Duration.ofNanos(System.nanoTime() - start);
-      for (QuotaListener l : listeners) {
-        l.onCall(operation, outcome, latency);
-      }
-    });
+    return calls.call(operation, request, type);
   }
 
   static <T> T join(CompletableFuture<T> f) {
-    try {
-      return f.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException re) {
-        throw re;
-      }
-      throw e;
-    }
+    return WrappedCalls.join(f);
   }
 }

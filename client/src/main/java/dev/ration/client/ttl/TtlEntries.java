@@ -2,11 +2,12 @@ package dev.ration.client.ttl;
 
 import dev.ration.wire.Outcome;
 import dev.ration.protocol.Request;
-import dev.ration.protocol.OutcomeReply;
 import dev.ration.protocol.Response;
 import dev.ration.protocol.TtlRequest;
 import dev.ration.protocol.TtlResponse;
+import dev.ration.client.internal.WrappedCalls;
 import dev.ration.client.time.LedgerTime;
+import dev.ration.client.time.MonotonicClock;
 import dev.ration.client.transport.Transport;
 import dev.ration.client.ttl.internal.TtlAccess;
 import dev.ration.client.ttl.internal.TtlViews;
@@ -16,7 +17,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -48,11 +48,12 @@ public final class TtlEntries {
     TtlAccess.install(TtlEntries::new);
   }
 
-  private final Transport client;
   private final List<TtlListener> listeners = new CopyOnWriteArrayList<>();
+  private final WrappedCalls<TtlRequest, TtlResponse, TtlOperation, TtlListener> calls;
 
-  private TtlEntries(Transport client) {
-    this.client = client;
+  private TtlEntries(Transport client, MonotonicClock clock) {
+    this.calls = new WrappedCalls<>(client, clock, Request.Ttl::new,
+        r -> r instanceof Response.Ttl t ? t.response() : null, listeners, TtlListener::onCall);
   }
 
   /**
@@ -422,34 +423,10 @@ public final class TtlEntries {
 
   private <T extends TtlResponse> CompletableFuture<T> call(TtlOperation operation,
       TtlRequest request, Class<T> type) {
-    long start = System.nanoTime();
-    CompletableFuture<T> f = client.call(new Request.Ttl(request)).thenApply(r -> {
-      if (r instanceof Response.Ttl t && type.isInstance(t.response())) {
-        return type.cast(t.response());
-      }
-      throw new IllegalStateException("expected " + type.getSimpleName() + " but got " + r);
-    });
-    if (listeners.isEmpty()) {
-      return f;
-    }
-    return f.whenComplete((r, err) -> {
-      Optional<Outcome> outcome = err != null ? Optional.empty()
-          : r instanceof OutcomeReply o ? Optional.of(o.outcome()) : Optional.of(Outcome.SUCCESS);
-      Duration latency = Duration.ofNanos(System.nanoTime() - start);
-      for (TtlListener l : listeners) {
-        l.onCall(operation, outcome, latency);
-      }
-    });
+    return calls.call(operation, request, type);
   }
 
   static <T> T join(CompletableFuture<T> f) {
-    try {
-      return f.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException re) {
-        throw re;
-      }
-      throw e;
-    }
+    return WrappedCalls.join(f);
   }
 }

@@ -14,6 +14,7 @@ import dev.ration.client.quota.QuotaClient;
 import dev.ration.client.quota.QuotaRefusedException;
 import dev.ration.client.quota.Reservation;
 import dev.ration.client.quota.internal.QuotaAccess;
+import dev.ration.client.time.MonotonicClock;
 import dev.ration.client.transport.Transport;
 import dev.ration.client.ttl.Lock;
 import dev.ration.client.ttl.TtlEntries;
@@ -101,6 +102,30 @@ class ClientMetricsTest {
     assertEquals(1, calls("ration.client.quota.calls", "CANCEL", QuotaMetrics.FAILED).count());
     assertEquals(2, registry.get("ration.client.quota.reservations.refused")
         .tag("reason", "LIMIT_EXHAUSTED").tag("resource", "jobs").counter().count());
+  }
+
+  /**
+   * Goal: a call's latency is measured on the injected clock, not the system's: a clock that
+   * moves 7 ms between two reads makes every call last exactly 7 ms.
+   */
+  @Test
+  void latencyIsMeasuredOnTheInjectedClock() {
+    java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+    MonotonicClock clock = () -> now.getAndAdd(Duration.ofMillis(7).toNanos());
+    TtlEntries ttl = TtlAccess.entries(transport, clock);
+    new TtlMetrics(ttl).bindTo(registry);
+    QuotaClient quotas = QuotaAccess.client(transport, clock);
+    new QuotaMetrics(quotas).bindTo(registry);
+
+    transport.answer(ttlWrite(Outcome.SUCCESS, 0, 5));
+    ttl.put("app", "k", new byte[] {1}, Duration.ofSeconds(30));
+    transport.answer(reserve(Outcome.LIMIT_EXHAUSTED, 0));
+    quotas.tryReserve("acme/shop", List.of(new Item("jobs", 3)), 0, Duration.ofMinutes(1));
+
+    assertEquals(7.0, calls("ration.client.ttl.calls", "PUT", "SUCCESS")
+        .totalTime(java.util.concurrent.TimeUnit.MILLISECONDS));
+    assertEquals(7.0, calls("ration.client.quota.calls", "RESERVE", "LIMIT_EXHAUSTED")
+        .totalTime(java.util.concurrent.TimeUnit.MILLISECONDS));
   }
 
   private Timer calls(String name, String operation, String outcome) {

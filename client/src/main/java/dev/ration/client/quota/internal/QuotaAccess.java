@@ -1,8 +1,9 @@
 package dev.ration.client.quota.internal;
 
 import dev.ration.client.quota.QuotaClient;
+import dev.ration.client.time.MonotonicClock;
 import dev.ration.client.transport.Transport;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * Not API: how the client's root package builds a {@link QuotaClient} over its transport, whose
@@ -10,7 +11,7 @@ import java.util.function.Function;
  * QuotaClient} installs the factory when it is initialized.
  */
 public final class QuotaAccess {
-  private static volatile Function<Transport, QuotaClient> factory;
+  private static volatile BiFunction<Transport, MonotonicClock, QuotaClient> factory;
 
   private QuotaAccess() {}
 
@@ -19,7 +20,7 @@ public final class QuotaAccess {
    *
    * @param f the factory
    */
-  public static synchronized void install(Function<Transport, QuotaClient> f) {
+  public static synchronized void install(BiFunction<Transport, MonotonicClock, QuotaClient> f) {
     if (factory != null) {
       throw new IllegalStateException("QuotaClient factory already installed");
     }
@@ -33,11 +34,23 @@ public final class QuotaAccess {
    * @return the quota client
    */
   public static QuotaClient client(Transport transport) {
+    return client(transport, MonotonicClock.SYSTEM);
+  }
+
+  /**
+   * A quota client whose calls go through {@code transport}, their latencies timed by {@code
+   * clock}.
+   *
+   * @param transport the transport
+   * @param clock the clock
+   * @return the quota client
+   */
+  public static QuotaClient client(Transport transport, MonotonicClock clock) {
     try {
       Class.forName(QuotaClient.class.getName(), true, QuotaClient.class.getClassLoader());
     } catch (ClassNotFoundException e) {
       throw new IllegalStateException(e);
     }
-    return factory.apply(transport);
+    return factory.apply(transport, clock);
   }
 }
