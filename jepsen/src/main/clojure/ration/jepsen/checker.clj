@@ -425,6 +425,34 @@
                                                "no recovery (every node ready + a leader) within the bounded wait, and no op succeeded after the final heal"
                                                "no client op succeeded after the final heal"))))))))
 
+(defn members
+  "Membership cells: every node the nemesis took out and added back is, at the end, a live
+  voter. The harness's wait after the final heal (:await-recovery) records whether every node
+  answered /ready (it knows a leader, so its Raft runs) and the leader's configuration lists
+  every node as a voter; an add that reported success while its newcomer then shut its Raft
+  down leaves that node not ready, or a listener, and this checker invalid, whatever the ledger
+  checkers say."
+  []
+  (reify Checker
+    (check [_ test history _]
+      (let [recovery (->> history
+                          (filter #(and (= :nemesis (:process %)) (= :await-recovery (:f %))
+                                        (map? (:value %)) (contains? (:value %) :recovered?)))
+                          last :value)
+            all (set (map name (:nodes test)))
+            voters (set (:voters recovery))
+            ready (set (map name (:ready recovery)))]
+        (cond
+          (nil? recovery) {:valid? false :error "no :await-recovery record: the end state is unknown"}
+          (and (:recovered? recovery) (= all voters))
+          {:valid? true :voters (vec (sort voters))}
+          :else {:valid? false
+                 :error "not every node is a live voter at the end"
+                 :not-ready (vec (sort (remove ready all)))
+                 :not-voters (vec (sort (remove voters all)))
+                 :listeners (:listeners recovery)
+                 :recovery (select-keys recovery [:seconds :timeout-s :leader])})))))
+
 (defn unhandled-exceptions
   "Exceptions seen in completions, grouped (never fails)."
   []

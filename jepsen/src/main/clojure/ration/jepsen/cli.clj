@@ -103,7 +103,10 @@
      :netns? netns?
      :store-root store
      :workload w
-     :checker (cf)
+     ;; A cell that removes and adds nodes is also judged on the end: every node a live voter.
+     :checker (if (nemesis/membership-faults nemesis)
+                (checker/compose {:workload (cf) :members (checker/members)})
+                (cf))
      :nemesis-package (nemesis/nemesis-package nemesis {:interval interval :hold hold :netns? netns?
                                                         :recovery-s recovery-timeout})}))
 

@@ -370,6 +370,10 @@
    ;; `cluster remove`, restarted as a new cluster while the old history is down.
    :membership-rogue {:kind :membership-rogue :start [{:f :wipe-majority-in-place}] :stop {:f :start}}})
 
+(def membership-faults
+  "Faults that remove and add voters: their cells are also judged on the end state."
+  #{:membership :membership-kill :membership-partition})
+
 (def misbehaving-faults
   "Faults that break the documented procedures on purpose: never in a matrix, expected invalid."
   #{:membership-rogue})

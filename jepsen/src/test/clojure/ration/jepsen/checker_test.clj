@@ -224,3 +224,29 @@
       (is (false? (:valid? (check (apply hist (concat (slot-acquire 0 1 6 0 10)
                                                       (slot-acquire 1 2 4 5 20)
                                                       (slot-renew 1 2 1 9 -1 110 120))))))))))
+
+(deftest members-pass-and-violation
+  (let [test {:nodes [:n1 :n2 :n3]}
+        end (fn [recovery] (hist [:nemesis :info :add-node :all 1]
+                                 [:nemesis :info :await-recovery recovery 2]))]
+    (testing "every node ready and a voter in the leader's configuration"
+      (is (true? (:valid? (c/check (c/members) test
+                                   (end {:recovered? true :ready [:n1 :n2 :n3] :leader [:n1]
+                                         :voters ["n1" "n2" "n3"] :listeners []})
+                                   opts)))))
+    (testing "an added node whose Raft shut down after its add reported success"
+      (let [r (c/check (c/members) test
+                       (end {:recovered? false :ready [:n1 :n2] :leader [:n1]
+                             :voters ["n1" "n2" "n3"] :listeners []})
+                       opts)]
+        (is (false? (:valid? r)))
+        (is (= ["n3"] (:not-ready r)))))
+    (testing "an added node left a listener"
+      (let [r (c/check (c/members) test
+                       (end {:recovered? false :ready [:n1 :n2 :n3] :leader [:n1]
+                             :voters ["n1" "n2"] :listeners ["n3"]})
+                       opts)]
+        (is (false? (:valid? r)))
+        (is (= ["n3"] (:not-voters r)))))
+    (testing "no record of the end state is not a pass"
+      (is (false? (:valid? (c/check (c/members) test (hist [:nemesis :info :add-node :all 1]) opts)))))))
