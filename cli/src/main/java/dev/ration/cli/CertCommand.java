@@ -119,7 +119,7 @@ final class CertCommand {
     }
   }
 
-  @Command(name = "create-node", description = "Create node ID's certificate (server and client use, and the node usage the Raft port requires), signed by the CA.")
+  @Command(name = "create-node", description = "Create node ID's certificate (server and client use, and the node name urn:ration:node:ID the Raft port requires), signed by the CA.")
   static final class CreateNode extends CertAction {
     @Parameters(index = "0", paramLabel = "ID") String id;
 

@@ -66,10 +66,10 @@ class CertCommandTest {
     assertTrue(n1.getSubjectAlternativeNames().toString().contains("node1.example"), n1.getSubjectAlternativeNames().toString());
     assertTrue(n1.getSubjectAlternativeNames().toString().contains("127.0.0.1"));
     assertTrue(n1.getNotAfter().toInstant().isBefore(java.time.Instant.now().plus(Duration.ofDays(31))));
-    // Only the node certificate carries the node usage the Raft port requires.
-    assertTrue(dev.ration.server.tls.NodeCertificates.isNode(n1), String.valueOf(n1.getExtendedKeyUsage()));
+    // Only the node certificate carries the node name the Raft port requires.
+    assertTrue(dev.ration.server.tls.NodeCertificates.isNode(n1), String.valueOf(n1.getSubjectAlternativeNames()));
     X509Certificate admin = PemFiles.certificates(dir.resolve("client.admin.crt")).get(0);
-    assertTrue(!dev.ration.server.tls.NodeCertificates.isNode(admin), String.valueOf(admin.getExtendedKeyUsage()));
+    assertTrue(!dev.ration.server.tls.NodeCertificates.isNode(admin), String.valueOf(admin.getSubjectAlternativeNames()));
 
     // What a node checks at start, the files pass.
     try (ServerTls tls = ServerTls.load(new TlsOptions(TlsOptions.Mode.ON, "test", dir.resolve("ca.crt"),

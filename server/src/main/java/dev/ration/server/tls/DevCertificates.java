@@ -23,7 +23,6 @@ import java.util.Base64;
 import java.util.Date;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
 import org.bouncycastle.asn1.x500.style.BCStyle;
@@ -43,7 +42,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * Development certificates, CockroachDB's {@code cert create-ca} style: a CA, node certificates
- * (server and client use plus the node usage, naming the hosts peers and clients dial) and
+ * (server and client use, naming the node in a URI name and the hosts peers and clients dial) and
  * client certificates (a name as the subject's common name), all EC P-256, written as PEM with
  * keys in PKCS#8 and mode 0600. Also used by tests to make expired, not-yet-valid and foreign-CA certificates.
  * Stateless; thread-safe.
@@ -94,9 +93,9 @@ public final class DevCertificates {
   }
 
   /**
-   * Node {@code id}'s certificate signed by {@code ca}: server and client use and the node usage
-   * ({@link NodeCertificates#NODE_USAGE}) that peers require on the Raft port, CN={@code id},
-   * with {@code hosts} (names or IP addresses) as subject alternative names.
+   * Node {@code id}'s certificate signed by {@code ca}: server and client use, CN={@code id}, with
+   * {@code hosts} (names or IP addresses) and the node name peers require on the Raft port
+   * ({@link NodeCertificates#nodeUri}) as subject alternative names.
    */
   public static Issued node(Issued ca, String id, List<String> hosts, Instant notBefore, Instant notAfter) {
     return leaf(ca, id, hosts, notBefore, notAfter, true);
@@ -114,10 +113,7 @@ public final class DevCertificates {
   private static Issued leaf(Issued ca, String commonName, List<String> hosts, Instant notBefore, Instant notAfter,
       boolean node) {
     KeyPair kp = newKeyPair();
-    KeyPurposeId[] usages = node
-        ? new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth,
-            KeyPurposeId.getInstance(new ASN1ObjectIdentifier(NodeCertificates.NODE_USAGE))}
-        : new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth};
+    KeyPurposeId[] usages = {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth};
     try {
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
       X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca.certificate(), serial(), Date.from(notBefore),
@@ -128,10 +124,14 @@ public final class DevCertificates {
               new ExtendedKeyUsage(usages))
           .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(ca.certificate()))
           .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(kp.getPublic()));
-      if (!hosts.isEmpty()) {
+      if (!hosts.isEmpty() || node) {
         List<GeneralName> names = new ArrayList<>();
         for (String h : hosts) {
           names.add(isIp(h) ? new GeneralName(GeneralName.iPAddress, h) : new GeneralName(GeneralName.dNSName, h));
+        }
+        if (node) {
+          names.add(new GeneralName(GeneralName.uniformResourceIdentifier,
+              NodeCertificates.nodeUri(commonName)));
         }
         b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.toArray(new GeneralName[0])));
       }

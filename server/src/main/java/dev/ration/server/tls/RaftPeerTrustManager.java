@@ -104,8 +104,8 @@ public final class RaftPeerTrustManager extends X509ExtendedTrustManager {
       return;
     }
     String reason = "the " + side + "'s certificate '" + leaf.getSubjectX500Principal().getName()
-        + "' is signed by the cluster's CA but is not a node certificate (no extended key usage "
-        + NodeCertificates.NODE_USAGE + "): only nodes of this cluster may "
+        + "' is signed by the cluster's CA but is not a node certificate (no subject alternative"
+        + " name " + NodeCertificates.NODE_URI_PREFIX + "<id>): only nodes of this cluster may "
         + ("client".equals(side) ? "connect to the Raft port" : "serve a Raft peer's address");
     refusals.incrementAndGet();
     logOnce(side, leaf, remote, reason);

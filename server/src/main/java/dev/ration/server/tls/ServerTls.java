@@ -111,10 +111,10 @@ public final class ServerTls implements AutoCloseable {
             + " ('" + subject(leaf) + "')");
       }
       if (!NodeCertificates.isNode(leaf)) {
-        // Peers refuse a certificate without the node usage (RaftPeerTrustManager), so a node
+        // Peers refuse a certificate without the node name (RaftPeerTrustManager), so a node
         // starting with one would never be heard: say so now, and how to mend it.
         problems.add("tls.cert: " + o.cert() + ": the certificate '" + subject(leaf) + "' is not a node certificate "
-            + "(no extended key usage " + NodeCertificates.NODE_USAGE + "), and peers refuse any other on the Raft "
+            + "(no subject alternative name " + NodeCertificates.NODE_URI_PREFIX + "<id>), and peers refuse any other on the Raft "
             + "port; " + NodeCertificates.howToReissue(commonName(leaf)));
       }
       if (!cas.isEmpty() && !signedBy(chain, cas)) {

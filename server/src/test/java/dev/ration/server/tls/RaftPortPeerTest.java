@@ -68,7 +68,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Only nodes of this cluster get past TLS on the Raft port. On a real three-node cluster with
  * TLS, Ratis's own client, dialling a node's Raft port for GroupList and GroupInfo (admin
  * services that answer anyone who completes the handshake), is refused with a tenant's client
- * certificate, with a certificate of the CA that lacks the node usage (what a node certificate
+ * certificate, with a certificate of the CA that lacks the node name (what a node certificate
  * looked like before), and with a node certificate of another cluster's CA; with a node
  * certificate of the CA it is answered. A raw TLS + HTTP/2 connection shows the same below gRPC:
  * a refused certificate never gets the server's HTTP/2 SETTINGS. The other direction, a node
@@ -148,7 +148,7 @@ class RaftPortPeerTest {
     assertRefused(TestCertificates.leaf(ca, "tenant-alpha", 30));
   }
 
-  /** (b) A certificate of the CA, naming a member and its address, but without the node usage. */
+  /** (b) A certificate of the CA, naming a member and its address, but without the node name. */
   @Test
   void certificateOfTheCaWithoutTheNodeUsageIsRefused() throws Exception {
     assertRefused(TestCertificates.leaf(ca, "n2", 30));

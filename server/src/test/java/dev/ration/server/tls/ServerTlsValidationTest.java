@@ -109,15 +109,15 @@ class ServerTlsValidationTest {
   }
 
   /**
-   * A certificate of the right CA without the node usage (a client's, or a node's issued before
+   * A certificate of the right CA without the node name (a client's, or a node's issued before
    * nodes had one) would be refused by every peer: the node says so at start, and how to mend it.
    */
   @Test
   void certificateWithoutTheNodeUsageIsRefused() throws Exception {
     DevCertificates.write(dir, "node", TestCertificates.leaf(ca, "n1", 30), true);
     String m = refusal();
-    assertNames(m, "tls.cert", dir.resolve("node.crt"), "the certificate 'CN=n1,O=Ration' is not a node certificate (no extended key usage "
-        + NodeCertificates.NODE_USAGE + ")");
+    assertNames(m, "tls.cert", dir.resolve("node.crt"), "the certificate 'CN=n1,O=Ration' is not a node certificate (no subject alternative name "
+        + NodeCertificates.NODE_URI_PREFIX + "<id>)");
     assertTrue(m.contains("ration cert create-node n1 --host HOST,... --overwrite"), m);
   }
 

@@ -26,13 +26,13 @@ public final class TestCertificates {
     return DevCertificates.ca(name, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(365)));
   }
 
-  /** A loopback node certificate (with the node usage) valid from an hour ago for {@code days}. */
+  /** A loopback node certificate (with the node name) valid from an hour ago for {@code days}. */
   public static Issued node(Issued ca, String id, int days) {
     Instant now = Instant.now();
     return DevCertificates.node(ca, id, LOOPBACK, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(days)));
   }
 
-  /** A loopback client certificate (no node usage) valid from an hour ago for {@code days}. */
+  /** A loopback client certificate (no node name) valid from an hour ago for {@code days}. */
   public static Issued leaf(Issued ca, String name, int days) {
     Instant now = Instant.now();
     return DevCertificates.leaf(ca, name, LOOPBACK, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(days)));
