@@ -111,7 +111,8 @@ final class Leasing {
     LimitLedger ledger = book.ledgerOf(lease);
     Limit limit = ledger.limit();
     boolean acknowledged = presentedVersion == lease.version();
-    PendingShrink pending = what.released(acknowledged ? PendingShrink.NONE : PendingShrink.of(lease));
+    PendingShrink pending =
+        what.released(acknowledged ? PendingShrink.NONE : PendingShrink.of(lease));
     A inUse = what.inUse(lease);
     A target = what.allocate(book, ledger, leaseId, what.share(lease),
         what.available(lease, ledger));

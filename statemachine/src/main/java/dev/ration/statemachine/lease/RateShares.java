@@ -69,7 +69,8 @@ final class RateShares extends Leased<Shares> {
     Shares target = Allocation.forPolicy(ledger.limit().policy()).allocate(
         request(book, ledger, leaseId, current, available));
     if (target.ratePerSecond() < 0 || target.burst() < 0
-        || target.ratePerSecond() > available.ratePerSecond() || target.burst() > available.burst()) {
+        || target.ratePerSecond() > available.ratePerSecond()
+        || target.burst() > available.burst()) {
       throw new InvariantViolation("I1 policy " + ledger.limit().policy() + " proposed " + target
           + " outside [0, " + available + "] for demand " + demand() + " on "
           + ledger.limit().tenant() + "/" + ledger.limit().resource());
