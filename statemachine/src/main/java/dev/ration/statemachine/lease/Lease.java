@@ -77,6 +77,37 @@ public record Lease(
     return new LimitKey(tenant, resource);
   }
 
+  /** A lease granted now that holds nothing yet: {@link Leased#holding} gives it its share. */
+  static Lease granted(long leaseId, String tenant, String resource, String holder, long epoch,
+      long version, long grantedAtMillis, long expiresAtMillis, long countedUntilMillis) {
+    return new Lease(leaseId, tenant, resource, holder, epoch, version, 0, 0, grantedAtMillis,
+        expiresAtMillis, countedUntilMillis, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  /** The next version of this lease with its shares kept and {@code pending} counted. */
+  Lease renewed(long epoch, long version, long grantedAtMillis, long expiresAtMillis,
+      long countedUntilMillis, PendingShrink pending) {
+    return new Lease(leaseId, tenant, resource, holder, epoch, version, rateShare, burstShare,
+        grantedAtMillis, expiresAtMillis, countedUntilMillis, pending.rate(), pending.burst(),
+        pending.untilMillis(), demandRatePerSecond, demandBurst, slotShare, pending.slots(),
+        demandSlots);
+  }
+
+  /** This lease with rate and burst {@code share} and the holder's new {@code demand}. */
+  Lease withRate(Shares share, Shares demand) {
+    return new Lease(leaseId, tenant, resource, holder, epoch, version, share.ratePerSecond(),
+        share.burst(), grantedAtMillis, expiresAtMillis, countedUntilMillis, pendingRate,
+        pendingBurst, pendingUntilMillis, demand.ratePerSecond(), demand.burst(), slotShare,
+        pendingSlots, demandSlots);
+  }
+
+  /** This lease with slot {@code share} and the holder's new slot {@code demand}. */
+  Lease withSlots(long share, long demand) {
+    return new Lease(leaseId, tenant, resource, holder, epoch, version, rateShare, burstShare,
+        grantedAtMillis, expiresAtMillis, countedUntilMillis, pendingRate, pendingBurst,
+        pendingUntilMillis, demandRatePerSecond, demandBurst, share, pendingSlots, demand);
+  }
+
   Lease withTimes(long countedUntil, long pendingUntil) {
     return new Lease(leaseId, tenant, resource, holder, epoch, version, rateShare, burstShare,
         grantedAtMillis, expiresAtMillis, countedUntil, pendingRate, pendingBurst, pendingUntil,
