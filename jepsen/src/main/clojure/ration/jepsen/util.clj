@@ -31,13 +31,17 @@
           (or (> (System/nanoTime) deadline) (> i 100000)) nil
           :else (do (Thread/sleep (long interval-ms)) (recur (inc i))))))))
 
-(declare open-http)
+(declare open-http auth-token)
 
 (defn http-get
-  "GET url with a short timeout; {:status :body} or nil when unreachable."
+  "GET url with a short timeout; {:status :body} or nil when unreachable. Presents the run's
+  token: in security mode secure /status and /metrics answer only an identity that may read
+  the whole cluster."
   [url timeout-ms]
   (try
     (let [c ^java.net.HttpURLConnection (open-http url)]
+      (when (seq @auth-token)
+        (.setRequestProperty c "Authorization" (str "Bearer " @auth-token)))
       (.setConnectTimeout c (int timeout-ms))
       (.setReadTimeout c (int timeout-ms))
       (try
@@ -48,7 +52,7 @@
     (catch Exception _ nil)))
 
 ;; The bearer token of the run's administrator (the nodes run in security mode secure and name
-;; it by its salted hash in security.bootstrap-tokens): every client and every admin POST
+;; it by its salted hash in security.bootstrap-tokens): every client and every admin request
 ;; presents it. Set by the DB when it is created; "" = none.
 (defonce auth-token (atom ""))
 

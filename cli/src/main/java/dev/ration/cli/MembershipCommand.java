@@ -70,7 +70,7 @@ abstract class MembershipCommand implements Callable<Integer> {
     if (wait.toMinutes() > 10) {
       throw new ParameterException(spec.commandLine(), "--wait: " + waitText + " is longer than 10m");
     }
-    AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout());
+    AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout(), admin.token());
     HttpClient http = adminHttp.client();
     long deadline = System.nanoTime() + wait.toNanos();
     boolean waitingSaid = false;
@@ -146,7 +146,7 @@ abstract class MembershipCommand implements Callable<Integer> {
       q.append(q.length() == 0 ? '?' : '&').append(e.getKey()).append('=')
           .append(URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8));
     }
-    return HttpRequest.newBuilder(adminHttp.uri(address, "/membership/" + operation() + q))
+    return adminHttp.request(address, "/membership/" + operation() + q)
         .timeout(timeout).POST(HttpRequest.BodyPublishers.noBody()).build();
   }
 
@@ -257,7 +257,7 @@ abstract class MembershipCommand implements Callable<Integer> {
   private String get(AdminHttp adminHttp, String address, String path)
       throws IOException, InterruptedException {
     HttpResponse<String> r = adminHttp.client().send(
-        HttpRequest.newBuilder(adminHttp.uri(address, path)).timeout(admin.timeout()).GET().build(),
+        adminHttp.request(address, path).timeout(admin.timeout()).GET().build(),
         HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new IOException(address + path + ": HTTP " + r.statusCode() + " " + r.body().trim());

@@ -8,7 +8,7 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** `ration role ...`: grants of the built-in roles (service, operator, admin) to identities. */
+/** `ration role ...`: grants of the built-in roles (monitor, service, operator, admin) to identities. */
 @Command(name = "role", description = "Grant, revoke and list roles (needs admin).",
     subcommands = {RoleCommand.Grant.class, RoleCommand.Revoke.class, RoleCommand.ListGrants.class})
 final class RoleCommand {
@@ -20,7 +20,7 @@ final class RoleCommand {
   @Command(name = "grant", description = "Grant a role over a tenant ('*' = every tenant).")
   static final class Grant extends MutationCommand {
     @Option(names = "--identity", required = true, paramLabel = "NAME") String identity;
-    @Option(names = "--role", required = true, paramLabel = "service|operator|admin") String role;
+    @Option(names = "--role", required = true, paramLabel = "monitor|service|operator|admin") String role;
     @Option(names = "--tenant", required = true, paramLabel = "TENANT|*") String tenant;
 
     @Override

@@ -67,7 +67,7 @@ final class SnapshotCommand {
       }
       Path part = file.toAbsolutePath().resolveSibling(file.getFileName() + ".part");
       Files.deleteIfExists(part);
-      AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout());
+      AdminHttp adminHttp = AdminHttp.of(admin.tls(), admin.timeout(), admin.token());
       HttpClient http = adminHttp.client();
       long electionDeadline = System.nanoTime() + ELECTION_WAIT.toNanos();
       List<String> failures = new ArrayList<>();
@@ -82,8 +82,8 @@ final class SnapshotCommand {
                 + ConfigLoader.addressProblem(target).get());
           }
           for (int hop = 0; hop < 4; hop++) {
-            HttpRequest request = HttpRequest.newBuilder(adminHttp.uri(target, "/snapshot"
-                + (stale ? "?stale=true" : ""))).timeout(admin.timeout().plus(Duration.ofMinutes(10))).GET().build();
+            HttpRequest request = adminHttp.request(target, "/snapshot"
+                + (stale ? "?stale=true" : "")).timeout(admin.timeout().plus(Duration.ofMinutes(10))).GET().build();
             HttpResponse<Path> response;
             try {
               response = http.send(request, HttpResponse.BodyHandlers.ofFile(part));

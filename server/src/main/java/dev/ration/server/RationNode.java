@@ -111,8 +111,9 @@ public final class RationNode {
             + " authenticated and anyone who reaches the client or admin port may do anything."
             + " Set security.mode: secure (docs/SECURITY.md) on any shared network.\"", nodeId);
       } else {
-        log.info("event=security_on node={} bootstrap_admins={} open_health_endpoints={}",
-            nodeId, config.security().bootstrapAdmins(), config.security().openHealthEndpoints());
+        log.info("event=security_on node={} bootstrap_admins={} open_health_endpoints={}"
+                + " open_metrics={}", nodeId, config.security().bootstrapAdmins(),
+            config.security().openHealthEndpoints(), config.security().openMetrics());
       }
       Security security = new Security(config.security(), c::securityTable,
           c::appliedNowMillis, metrics::authRefused, System::nanoTime);

@@ -49,7 +49,8 @@ import org.junit.jupiter.api.Timeout;
  * RationNodeDown goes pending when a node is killed. The Prometheus part needs Debian's
  * `prometheus` package (prometheus and promtool on the PATH) and is skipped, saying so, without
  * it. Prometheus runs on a free loopback port with its data in a temporary directory and is
- * stopped by pid, as are the nodes.
+ * stopped by pid, as are the nodes. Prometheus and this test read /metrics as an identity of
+ * their own holding only the monitor role; without one the nodes answer 401.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -69,11 +70,40 @@ class MonitoringIT {
     assertTrue(Files.isRegularFile(root.resolve("cli/target/ration-cli.jar")), "package the CLI first");
     dir = Files.createTempDirectory("ration-monitoring-");
     cluster = new ProcessCluster(root.resolve("bin/ration"), root.resolve("config/cluster-3"), dir);
-    // The admin ports serve HTTPS with the cluster's certificates.
-    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(cluster.adminTls()).build();
+    // Prometheus scrapes as an identity of its own, holding only the monitor role on every
+    // tenant: /metrics and /status are not open to callers without an identity.
+    ProcessCluster.Cli cert = cluster.cli(dir, "cert", "create-client", PROMETHEUS);
+    assertEquals(0, cert.exitCode(), cert.toString());
+    // The admin ports serve HTTPS with the cluster's certificates; this test reads them as
+    // Prometheus does.
+    http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(monitorTls()).build();
     // n1 logs JSON, the others text: both formats are checked below.
     cluster.start(dir, id -> Map.of("RATION_LOG_FORMAT", id.equals("n1") ? "json" : "text"));
     cluster.awaitLeader(dir);
+    ProcessCluster.Cli grant = cluster.cli(dir, "role", "grant", "--identity", PROMETHEUS, "--role",
+        "monitor", "--tenant", "*", "--servers", cluster.servers());
+    assertEquals(0, grant.exitCode(), grant.toString());
+  }
+
+  static final String PROMETHEUS = "prometheus";
+
+  Path monitorCert() {
+    return cluster.certsDir().resolve("client." + PROMETHEUS + ".crt");
+  }
+
+  Path monitorKey() {
+    return cluster.certsDir().resolve("client." + PROMETHEUS + ".key");
+  }
+
+  /** Trusts the cluster's CA and presents the monitor identity's certificate. */
+  javax.net.ssl.SSLContext monitorTls() throws Exception {
+    javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLSv1.3");
+    ctx.init(new javax.net.ssl.KeyManager[] {new dev.ration.protocol.tls.ReloadingKeyManager(
+            dev.ration.protocol.tls.PemFiles.privateKey(monitorKey()),
+            dev.ration.protocol.tls.PemFiles.certificates(monitorCert()))},
+        new javax.net.ssl.TrustManager[] {new dev.ration.protocol.tls.ReloadingTrustManager(
+            dev.ration.protocol.tls.PemFiles.certificates(cluster.certsDir().resolve("ca.crt")))}, null);
+    return ctx;
   }
 
   @AfterAll
@@ -182,6 +212,13 @@ class MonitoringIT {
     });
     String scrape = get("https://" + cluster.admin("n1") + "/metrics");
     assertTrue(scrape.contains("# TYPE ration_quota_alerts_raised_total counter"), "alerts raised typed as a counter");
+    // Without an identity: the probes answer, /metrics and /status do not.
+    HttpClient anonymous = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(cluster.adminTls()).build();
+    for (String path : List.of("/health", "/metrics", "/status")) {
+      HttpResponse<String> r = anonymous.send(HttpRequest.newBuilder(URI.create("https://" + cluster.admin("n1") + path))
+          .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(path.equals("/health") ? 200 : 401, r.statusCode(), path + " -> " + r.body());
+    }
     assertTrue(Pattern.compile("ration_build_info\\{commit=\"[^\"]+\",version=\"[^\"]+\"} 1").matcher(scrape).find(),
         "ration_build_info with version and commit");
   }
@@ -218,7 +255,8 @@ class MonitoringIT {
         "scrape_configs:",
         "  - job_name: ration",
         "    scheme: https",
-        "    tls_config: { ca_file: '" + cluster.certsDir().resolve("ca.crt") + "' }",
+        "    tls_config: { ca_file: '" + cluster.certsDir().resolve("ca.crt") + "', cert_file: '"
+            + monitorCert() + "', key_file: '" + monitorKey() + "' }",
         "    static_configs: [ { targets: [" + String.join(", ", targets) + "] } ]", ""));
     ProcessCluster.Cli checkConfig = run(List.of(promtool.get().toString(), "check", "config", config.toString()));
     assertEquals(0, checkConfig.exitCode(), checkConfig.toString());

@@ -326,6 +326,7 @@ public final class ConfigLoader {
     Optional<List<String>> bootstrapAdmins = Optional.of(List.of());
     Optional<List<SecurityOptions.BootstrapToken>> bootstrapTokens = Optional.of(List.of());
     Optional<Boolean> openHealth = Optional.of(true);
+    Optional<Boolean> openMetrics = Optional.of(false);
     Optional<Long> authFailures = Optional.of(10L);
     if (secSec.isPresent()) {
       ConfigSection sec = secSec.get();
@@ -361,7 +362,10 @@ public final class ConfigLoader {
       } else {
         bootstrapTokens = Optional.empty();
       }
+      // Since open-metrics exists, open-health-endpoints covers /health and /ready only; a file
+      // that sets it still parses and keeps those probes as it asked.
       openHealth = sec.bool("open-health-endpoints", true);
+      openMetrics = sec.bool("open-metrics", false);
       authFailures = sec.integer("auth-failures-per-minute", 10, 1, 10_000);
       sec.rejectUnknownKeys();
     }
@@ -393,7 +397,7 @@ public final class ConfigLoader {
         fairness, helloTimeout.get(), frameTimeout.get());
     Peer self = consensus.self();
     SecurityOptions security = new SecurityOptions(securityMode.get(), bootstrapAdmins.get(),
-        openHealth.get(), authFailures.get().intValue(), bootstrapTokens.get());
+        openHealth.get(), authFailures.get().intValue(), bootstrapTokens.get(), openMetrics.get());
     return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get(),
         tls.get(), security);
   }

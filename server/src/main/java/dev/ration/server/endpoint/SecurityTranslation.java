@@ -51,7 +51,8 @@ final class SecurityTranslation {
       String role, String tenant, boolean granting) {
     if (granting && Role.byName(role).isEmpty()) {
       return java.util.Optional.of(new Translation.Invalid("unknown role '" + role
-          + "' (roles: service, operator, admin)"));
+          + "' (roles: " + String.join(", ", java.util.Arrays.stream(Role.values())
+              .map(Role::roleName).toList()) + ")"));
     }
     if (granting && Role.ADMIN.roleName().equals(role) && !RoleGrant.ALL_TENANTS.equals(tenant)) {
       return java.util.Optional.of(new Translation.Invalid(

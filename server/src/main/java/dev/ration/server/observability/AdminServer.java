@@ -61,13 +61,23 @@ public final class AdminServer implements AutoCloseable {
 
   /**
    * Who may use the admin port: empty to serve the request, else the HTTP status and text to
-   * answer instead. {@code mutation}: the request changes the cluster (POST).
+   * answer instead, given what the endpoint reveals or does ({@link Access}).
    */
   @FunctionalInterface
   public interface Guard {
-    Optional<Map.Entry<Integer, String>> refuse(HttpExchange exchange, boolean mutation);
+    Optional<Map.Entry<Integer, String>> refuse(HttpExchange exchange, Access access);
 
-    Guard OPEN = (exchange, mutation) -> Optional.empty();
+    Guard OPEN = (exchange, access) -> Optional.empty();
+  }
+
+  /** What an endpoint gives its caller; each class has its own rule in the guard. */
+  public enum Access {
+    /** /health and /ready: alive and ready or not, and why not; probes carry no credentials. */
+    PROBE,
+    /** /metrics and /status: tenants, limits, peers and the cluster's shape. */
+    READ,
+    /** POST /transfer-leadership, /membership/..., GET /snapshot: change or copy the cluster. */
+    CHANGE
   }
 
   /** Takes a checkpoint for GET /snapshot. */
@@ -108,13 +118,13 @@ public final class AdminServer implements AutoCloseable {
               return t;
             });
     server.setExecutor(executor);
-    server.createContext("/metrics", guarded(false, this::metrics));
-    server.createContext("/health", guarded(false, this::health));
-    server.createContext("/ready", guarded(false, this::ready));
-    server.createContext("/status", guarded(false, this::status));
-    server.createContext("/transfer-leadership", guarded(true, this::transferLeadership));
-    server.createContext("/membership/", guarded(true, this::membership));
-    server.createContext("/snapshot", guarded(true, this::snapshot));
+    server.createContext("/metrics", guarded(Access.READ, this::metrics));
+    server.createContext("/health", guarded(Access.PROBE, this::health));
+    server.createContext("/ready", guarded(Access.PROBE, this::ready));
+    server.createContext("/status", guarded(Access.READ, this::status));
+    server.createContext("/transfer-leadership", guarded(Access.CHANGE, this::transferLeadership));
+    server.createContext("/membership/", guarded(Access.CHANGE, this::membership));
+    server.createContext("/snapshot", guarded(Access.CHANGE, this::snapshot));
   }
 
   /**
@@ -147,8 +157,9 @@ public final class AdminServer implements AutoCloseable {
   /**
    * As above; {@code membership} serves POST /membership/... and {@code backups} GET /snapshot
    * (null: answered 501). Served over HTTPS with {@code tls} (null: plain HTTP). Client
-   * certificates are asked for but not required: a Prometheus scraper or a load balancer's health
-   * check holding only the CA certificate can still read /metrics, /health and /ready.
+   * certificates are asked for but not required: a load balancer's health check holding only the
+   * CA certificate can still read /health and /ready, and a caller may authenticate with a
+   * bearer token instead (the {@link Guard} decides).
    */
   public static AdminServer start(
       String bindAddress,
@@ -190,10 +201,10 @@ public final class AdminServer implements AutoCloseable {
     this.guard = g;
   }
 
-  private com.sun.net.httpserver.HttpHandler guarded(boolean mutation,
+  private com.sun.net.httpserver.HttpHandler guarded(Access access,
       com.sun.net.httpserver.HttpHandler handler) {
     return ex -> {
-      Optional<Map.Entry<Integer, String>> refused = guard.refuse(ex, mutation);
+      Optional<Map.Entry<Integer, String>> refused = guard.refuse(ex, access);
       if (refused.isPresent()) {
         if (refused.get().getKey() == 401) {
           ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"ration\"");

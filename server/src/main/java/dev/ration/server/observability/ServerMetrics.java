@@ -532,13 +532,15 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   }
 
   /**
-   * A refused request or authentication ({@code ration_auth_refused_total}). The identity label
-   * is bounded by the caller (at most 64 names, then "other"); the reason is a fixed set.
+   * A refused request or authentication ({@code ration_auth_refused_total}), labelled by how
+   * the caller authenticated (none, token, certificate) and the reason, both fixed sets. No
+   * identity label: scraped series end up in monitoring systems read by people who may not
+   * learn who the cluster's identities are; the refusal's log line names the identity.
    */
-  public void authRefused(String identity, String reason) {
+  public void authRefused(String method, String reason) {
     Counter.builder("ration.auth.refused")
         .description("Requests and connections refused UNAUTHENTICATED or PERMISSION_DENIED")
-        .tags("identity", identity, "reason", reason)
+        .tags("method", method, "reason", reason)
         .register(registry)
         .increment();
   }

@@ -12,11 +12,24 @@ import java.util.Optional;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
- * Who may use the admin HTTP port in security mode secure: reads (/metrics, /health, /ready,
- * /status) are open while {@code security.open-health-endpoints} is true, else they need
- * CLUSTER_READ on "*"; every mutation needs CLUSTER_ADMIN on "*" (the admin role). The caller
- * authenticates with {@code Authorization: Bearer rtn_...} or, on HTTPS with client
- * certificates, its certificate. 401 without a valid credential, 403 without the permission.
+ * Who may use the admin HTTP port in security mode secure (docs/SECURITY.md, "The admin
+ * port"):
+ *
+ * <ul>
+ *   <li>/health and /ready ({@link AdminServer.Access#PROBE}) answer anyone while
+ *       {@code security.open-health-endpoints} is true (the default): load balancers and
+ *       service managers probe without credentials, and the answer says only whether the node is
+ *       alive and ready. Otherwise they need CLUSTER_READ on "*".
+ *   <li>/metrics and /status ({@link AdminServer.Access#READ}) need CLUSTER_READ on "*" (the
+ *       {@code monitor} role is exactly that), unless {@code security.open-metrics} is true:
+ *       they name tenants, limits and peers, which only an identity that may read the whole
+ *       cluster may see.
+ *   <li>Every change ({@link AdminServer.Access#CHANGE}) needs CLUSTER_ADMIN on "*" (the
+ *       {@code admin} role).
+ * </ul>
+ *
+ * <p>The caller authenticates with {@code Authorization: Bearer rtn_...} or, on HTTPS, its
+ * client certificate. 401 without a valid credential, 403 without the permission.
  */
 public final class AdminAccess implements AdminServer.Guard {
   private final Security security;
@@ -25,9 +38,19 @@ public final class AdminAccess implements AdminServer.Guard {
     this.security = security;
   }
 
+  /** Whether {@code access} is served to callers that present no identity. */
+  boolean open(AdminServer.Access access) {
+    SecurityOptions o = security.options();
+    return switch (access) {
+      case PROBE -> o.openHealthEndpoints();
+      case READ -> o.openMetrics();
+      case CHANGE -> false;
+    };
+  }
+
   @Override
-  public Optional<Map.Entry<Integer, String>> refuse(HttpExchange ex, boolean mutation) {
-    if (!security.secure() || (!mutation && security.options().openHealthEndpoints())) {
+  public Optional<Map.Entry<Integer, String>> refuse(HttpExchange ex, AdminServer.Access access) {
+    if (!security.secure() || open(access)) {
       return Optional.empty();
     }
     String header = ex.getRequestHeaders().getFirst("Authorization");
@@ -42,13 +65,15 @@ public final class AdminAccess implements AdminServer.Guard {
       return Optional.of(Map.entry(401, "UNAUTHENTICATED: " + r.message()));
     }
     Principal p = (Principal) auth;
-    Permission needed = mutation ? Permission.CLUSTER_ADMIN : Permission.CLUSTER_READ;
+    Permission needed = access == AdminServer.Access.CHANGE
+        ? Permission.CLUSTER_ADMIN : Permission.CLUSTER_READ;
     if (!security.holdsEverywhere(p.identity(), needed)) {
-      security.refusal(p.identity(), new Security.Refusal(
+      security.refusal(p, new Security.Refusal(
           dev.ration.wire.ErrorCode.PERMISSION_DENIED, "admin http", "admin_http", 0));
       return Optional.of(Map.entry(403, "PERMISSION_DENIED: identity " + p.identity() + " may not "
           + ex.getRequestMethod() + " " + ex.getRequestURI().getPath() + " (needs " + needed
-          + " on *)"));
+          + " on *, e.g. role " + (needed == Permission.CLUSTER_ADMIN ? "admin" : "monitor")
+          + ")"));
     }
     return Optional.empty();
   }

@@ -26,6 +26,12 @@ import java.util.Set;
  * nothing. docs/SECURITY.md's table is checked against this one by a test.
  */
 public enum Role {
+  /**
+   * Reads the cluster's status and the nodes' /metrics and /status, nothing else: what a
+   * Prometheus scraper or a dashboard needs, without a tenant's data or an operator's powers.
+   * Granted on "*" for the admin port, which serves every tenant's series.
+   */
+  MONITOR(EnumSet.of(CLUSTER_READ)),
   /** A service of one tenant: use leases, quotas, usage and TTL entries; read its limits. */
   SERVICE(EnumSet.of(LEASE_USE, LIMIT_READ, QUOTA_USE, USAGE_WRITE, TTL_READ, TTL_WRITE,
       CLUSTER_READ)),

@@ -8,7 +8,6 @@ import dev.ration.statemachine.security.SecurityTable;
 import dev.ration.statemachine.security.StoredToken;
 import dev.ration.wire.security.RoleGrant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,14 +36,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class Security {
   private static final Logger log = LoggerFactory.getLogger(Security.class);
-  /** Distinct identities a metric label may name; the rest are counted as "other". */
-  static final int IDENTITY_LABELS_MAX = 64;
 
-  /** Metrics of refusals: reason is a small fixed set, identity a bounded label. */
+  /**
+   * Metrics of refusals, labelled by two small fixed sets: how the caller authenticated
+   * ({@code none}, {@code token}, {@code certificate}) and the reason. Never by identity: series
+   * are copied into monitoring systems that other people read, and the name of who was refused
+   * is in the refusal's log line.
+   */
   public interface RefusalListener {
-    void refused(String identityLabel, String reason);
+    void refused(String method, String reason);
 
-    RefusalListener NONE = (identity, reason) -> {};
+    RefusalListener NONE = (method, reason) -> {};
   }
 
   /** A refused request: the error code and the message the client sees. */
@@ -73,7 +75,6 @@ public final class Security {
   private final RefusalListener listener;
   private final AuthFailures failures;
   private final LongSupplier nanoClock;
-  private final Map<String, Boolean> labelled = new HashMap<>();
   private long logWindowStartNanos;
   private int loggedInWindow;
   private long suppressed;
@@ -132,7 +133,7 @@ public final class Security {
     if (credential.length > 0) {
       long wait = failures.waitMillis(counted);
       if (wait > 0) {
-        return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
+        return refuse("unknown", Principal.Method.TOKEN, new Refusal(ErrorCode.UNAUTHENTICATED,
             "too many failed token authentications from " + source + " on the "
                 + port.name().toLowerCase(java.util.Locale.ROOT) + " port; retry in " + wait
                 + " ms (a client certificate is not held back)",
@@ -143,7 +144,7 @@ public final class Security {
       Optional<Tokens.Parsed> parsed = Tokens.parse(credential);
       if (parsed.isEmpty()) {
         failures.failed(counted);
-        return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
+        return refuse("unknown", Principal.Method.TOKEN, new Refusal(ErrorCode.UNAUTHENTICATED,
             "the HELLO credential (" + credential.length + " bytes) is not a Ration token"
                 + " (expected rtn_<16 hex digits>_<secret>, as printed by ration token create)",
             "malformed_credential", 0));
@@ -160,14 +161,14 @@ public final class Security {
           token.get().hash().unsafeArray(), parsed.get().secret())) {
         failures.failed(counted);
         // One message for an unknown id and a wrong secret: a guesser learns nothing.
-        return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
+        return refuse("unknown", Principal.Method.TOKEN, new Refusal(ErrorCode.UNAUTHENTICATED,
             "token " + String.format("%016x", parsed.get().tokenId())
                 + " is unknown, revoked or expired, or its secret is wrong",
             "bad_token", 0));
       }
       if (token.get().expiredAt(ledgerNowMillis.getAsLong())) {
         failures.failed(counted);
-        return refuse(token.get().identity(), new Refusal(ErrorCode.UNAUTHENTICATED,
+        return refuse(token.get().identity(), Principal.Method.TOKEN, new Refusal(ErrorCode.UNAUTHENTICATED,
             "token " + String.format("%016x", parsed.get().tokenId()) + " of "
                 + token.get().identity() + " expired", "expired_token", 0));
       }
@@ -176,7 +177,7 @@ public final class Security {
     if (certificateName.isPresent()) {
       return new Principal(certificateName.get(), Principal.Method.CERTIFICATE, 0);
     }
-    return refuse("unknown", new Refusal(ErrorCode.UNAUTHENTICATED,
+    return refuse("unknown", Principal.Method.NONE, new Refusal(ErrorCode.UNAUTHENTICATED,
         "security is on and this connection presented no credential: send a token"
             + " (RationClientOptions token, ration --auth-token or RATION_TOKEN) or a client certificate",
         "no_credential", 0));
@@ -199,7 +200,7 @@ public final class Security {
           + String.format("%016x", principal.tokenId()) + " of " + principal.identity()
           + " was revoked or expired; this connection is no longer authenticated",
           "revoked_token", 0);
-      return Optional.of(refusal(principal.identity(), r));
+      return Optional.of(refusal(principal, r));
     }
     return Optional.empty();
   }
@@ -258,7 +259,7 @@ public final class Security {
     Refusal r = new Refusal(ErrorCode.PERMISSION_DENIED, "identity " + principal.identity()
         + " may not " + kind + " on " + where + " (needs " + permission + "; " + held + ")",
         "permission_denied", 0);
-    return new Denied(refusal(principal.identity(), r));
+    return new Denied(refusal(principal, r));
   }
 
   /** The grants of {@code identity}; a bootstrap administrator holds admin on "*" as well. */
@@ -287,28 +288,25 @@ public final class Security {
     return false;
   }
 
-  /** A refusal not tied to a request kind (admin HTTP): counted and logged like the rest. */
-  public Refusal refusal(String identity, Refusal r) {
-    listener.refused(label(identity), r.reason());
+  /**
+   * A refusal of an authenticated caller, also one not tied to a request kind (admin HTTP):
+   * counted and logged like the rest.
+   */
+  public Refusal refusal(Principal principal, Refusal r) {
+    return refuse(principal.identity(), principal.method(), r);
+  }
+
+  private Refusal refuse(String identity, Principal.Method method, Refusal r) {
+    listener.refused(methodLabel(method), r.reason());
     logRefusal(identity, r);
     return r;
   }
 
-  private Refusal refuse(String identity, Refusal r) {
-    return refusal(identity, r);
-  }
-
   // ---------------------------------------------------------------- bounded metrics and logs
 
-  private synchronized String label(String identity) {
-    if (labelled.containsKey(identity)) {
-      return identity;
-    }
-    if (labelled.size() < IDENTITY_LABELS_MAX) {
-      labelled.put(identity, Boolean.TRUE);
-      return identity;
-    }
-    return "other";
+  /** The refusal metric's {@code method} label: none (no credential), token or certificate. */
+  static String methodLabel(Principal.Method method) {
+    return method.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** At most 10 refusal lines a second per node; the rest are counted in the next line. */

@@ -159,6 +159,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void metricsAndStatusAreClosedUnlessOpenMetricsWhileProbesStayOpen() throws Exception {
+    String secure = MINIMAL + "security: { mode: secure, bootstrap-admins: [admin] }\n";
+    assertTrue(parse(secure).security().openHealthEndpoints());
+    assertTrue(!parse(secure).security().openMetrics());
+    assertTrue(parse(secure.replace("admin] }", "admin], open-metrics: true }"))
+        .security().openMetrics());
+    // A file written before open-metrics existed still loads; the key now covers the probes.
+    var old = parse(secure.replace("admin] }", "admin], open-health-endpoints: false }")).security();
+    assertTrue(!old.openHealthEndpoints() && !old.openMetrics());
+    List<String> bad = problems(secure.replace("admin] }", "admin], open-metrics: yes please }"));
+    assertEquals(1, bad.size(), bad.toString());
+    assertTrue(bad.get(0).startsWith("security.open-metrics:"), bad.toString());
+  }
+
+  @Test
   void relativeDataDirResolvesAgainstTheFilesDirectory(@TempDir Path other) throws Exception {
     Path sub = Files.createDirectories(dir.resolve("conf/deep"));
     Path file = sub.resolve("n1.yaml");

@@ -23,8 +23,11 @@ class RolesDocTest {
 
   static String table() {
     StringBuilder b = new StringBuilder();
-    b.append("| code | kind | permission | scope | service | operator | admin |\n");
-    b.append("|---|---|---|---|---|---|---|\n");
+    b.append("| code | kind | permission | scope |");
+    for (Role r : Role.values()) {
+      b.append(' ').append(r.roleName()).append(" |");
+    }
+    b.append("\n|---|---|---|---|").append("---|".repeat(Role.values().length)).append('\n');
     for (Kind k : Kind.values()) {
       b.append(String.format("| 0x%02X | %s | %s | %s |", k.code(), k.name(), k.permission(),
           Scopes.rule(k)));

@@ -327,16 +327,22 @@ class SecurityClusterTest {
         assertTrue(!quotaRecords.isEmpty() && quotaRecords.stream().allMatch(
             rec -> rec.actor().equals("root")), quotaRecords.toString());
         // Refusals are counted by identity and reason on the nodes that refused them.
+        // /metrics needs an identity that may read the cluster; the series name no identity.
         StringBuilder scraped = new StringBuilder();
         for (ServerConfig c : configs) {
-          scraped.append(httpBody(c.adminAddress(), "/metrics"));
+          scraped.append(httpBody(c.adminAddress(), "/metrics", rootToken));
         }
         assertTrue(scraped.toString().contains(
-            "ration_auth_refused_total{identity=\"svc-alpha\",reason=\"permission_denied\"}"),
+            "ration_auth_refused_total{method=\"token\",reason=\"permission_denied\"}"),
             "refusal metric missing");
-        // Admin HTTP: reads stay open, a mutation needs an administrator.
+        assertTrue(!scraped.toString().contains("svc-alpha"), "an identity's name in /metrics");
+        // Admin HTTP: probes stay open, /metrics and /status need CLUSTER_READ on *, a
+        // mutation needs an administrator.
         String adminAddress = configs.get(0).adminAddress();
         assertEquals(200, http(adminAddress, "GET", "/health", ""));
+        assertEquals(401, http(adminAddress, "GET", "/metrics", ""));
+        assertEquals(401, http(adminAddress, "GET", "/status", ""));
+        assertEquals(403, http(adminAddress, "GET", "/metrics", alphaToken));
         assertEquals(401, http(adminAddress, "POST", "/transfer-leadership?to=n2", ""));
         assertEquals(401, http(adminAddress, "POST", "/transfer-leadership?to=n2", "rtn_bogus"));
         assertEquals(403, http(adminAddress, "POST", "/transfer-leadership?to=n2", alphaToken));
@@ -393,9 +399,10 @@ class SecurityClusterTest {
     }
   }
 
-  private static String httpBody(String address, String path) throws Exception {
+  private static String httpBody(String address, String path, String token) throws Exception {
     return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-            java.net.URI.create("http://" + address + path)).timeout(Duration.ofSeconds(20)).build(),
+            java.net.URI.create("http://" + address + path)).timeout(Duration.ofSeconds(20))
+            .header("Authorization", "Bearer " + token).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString()).body();
   }
 
