@@ -284,7 +284,7 @@ final class ConfigSchema {
   }
 
   private static void declare(String prefix, Section section, Map<String, Setting<?>> out) {
-    String path = prefix.isEmpty() ? section.key() : prefix + "." + section.key();
+    String path = prefix.isEmpty() || section.key().isEmpty() ? prefix + section.key() : prefix + "." + section.key();
     for (Setting<?> setting : section.settings()) {
       String key = path.isEmpty() ? setting.key() : path + "." + setting.key();
       out.put(key, setting);
