@@ -9,6 +9,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -42,7 +43,7 @@ final class ConfigSchema {
 
   static final class Node {
     static final Setting<String> ID = required("id", nodeId(), "this node; one of cluster.peers[].id");
-    static final Setting<Path> DATA_DIR = requiredWhen("data-dir", directory(),
+    static final Setting<Path> DATA_DIR = requiredWhen("data-dir", dataDirectory(),
         new Requirement("unless `--data-dir`", v -> v.dataDirOverride().isEmpty()),
         "Raft log, RocksDB state and snapshots");
     static final Section SECTION = section("node", Presence.REQUIRED, ID, DATA_DIR);
@@ -308,6 +309,8 @@ final class ConfigSchema {
   /** When a setting without a default must be given; {@code when} is how the doc says it. */
   record Requirement(String when, Predicate<Values> test) {
     static final Requirement ALWAYS = new Requirement("", v -> true);
+    /** Of a setting with a default. */
+    static final Requirement NEVER = new Requirement("", v -> false);
   }
 
   enum Presence {
@@ -325,7 +328,7 @@ final class ConfigSchema {
   /** The values read so far: valid ones only, so a setting missing here was bad, absent or off. */
   static final class Values {
     private final Map<Setting<?>, Object> values = new IdentityHashMap<>();
-    private final Set<Section> present = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<Section> present = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Path baseDir;
     private final Optional<Path> dataDirOverride;
 
@@ -544,7 +547,7 @@ final class ConfigSchema {
   // ---------------------------------------------------------------- declaring
 
   static <T> Setting<T> optional(String key, Type<T> type, T defaultValue, String meaning) {
-    return new Setting<>(key, type, Optional.of(defaultValue), Requirement.ALWAYS, meaning);
+    return new Setting<>(key, type, Optional.of(defaultValue), Requirement.NEVER, meaning);
   }
 
   static <T> Setting<T> required(String key, Type<T> type, String meaning) {
@@ -585,7 +588,7 @@ final class ConfigSchema {
     for (int i = 0; i < names.size(); i++) {
       choices.put(names.get(i), values.get(i));
     }
-    return new ChoiceType<>(java.util.Collections.unmodifiableMap(choices),
+    return new ChoiceType<>(Collections.unmodifiableMap(choices),
         "'%s' is not one of " + String.join(", ", names));
   }
 
@@ -622,9 +625,15 @@ final class ConfigSchema {
     });
   }
 
-  /** A path, relative ones against the config file's directory. */
-  static TextType<Path> directory() {
-    return new TextType<>("path", (s, key, text, context) -> resolve(s, key, text, context.baseDir()));
+  /**
+   * A path, relative ones against the config file's directory. With {@code --data-dir} the
+   * file's value is not used, so it is only read as a string: a file that starts a node with
+   * the flag must not fail on a path it does not use.
+   */
+  static TextType<Path> dataDirectory() {
+    return new TextType<>("path", (s, key, text, context) -> context.dataDirOverride().isPresent()
+        ? Optional.empty()
+        : resolve(s, key, text, context.baseDir()));
   }
 
   /**

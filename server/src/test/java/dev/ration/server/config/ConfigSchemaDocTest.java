@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,7 +115,7 @@ class ConfigSchemaDocTest {
       // The range is the start of the bounds column; cross-checks may follow after a semicolon.
       Matcher m = RANGE.matcher(row.bounds());
       List<Object> documentedRange = m.lookingAt()
-          ? java.util.Arrays.asList(parseBound(type, m.group(1), key, out), parseBound(type, m.group(2), key, out))
+          ? Arrays.asList(parseBound(type, m.group(1), key, out), parseBound(type, m.group(2), key, out))
           : null;
       if (!declaredRange.equals(documentedRange)) {
         out.add(key + ": documented bounds '" + row.bounds() + "', declared " + show(declaredRange.get(0))
