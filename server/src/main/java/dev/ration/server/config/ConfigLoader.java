@@ -1,27 +1,37 @@
 package dev.ration.server.config;
 
-import dev.ration.server.security.SecurityOptions;
-
+import dev.ration.server.config.ConfigSchema.Cluster;
+import dev.ration.server.config.ConfigSchema.Endpoint;
+import dev.ration.server.config.ConfigSchema.GroupCommit;
+import dev.ration.server.config.ConfigSchema.Ledger;
+import dev.ration.server.config.ConfigSchema.Node;
+import dev.ration.server.config.ConfigSchema.Quota;
+import dev.ration.server.config.ConfigSchema.Raft;
+import dev.ration.server.config.ConfigSchema.Root;
+import dev.ration.server.config.ConfigSchema.Security;
+import dev.ration.server.config.ConfigSchema.Setting;
+import dev.ration.server.config.ConfigSchema.Shutdown;
+import dev.ration.server.config.ConfigSchema.Tls;
+import dev.ration.server.config.ConfigSchema.Values;
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
+import dev.ration.server.security.SecurityOptions;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.quota.QuotaOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -29,15 +39,16 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
 
 /**
- * Loads a node's YAML configuration into a validated {@link ServerConfig}. The schema, every
- * default and every bound are documented in docs/CONFIGURATION.md; this class is their one
- * source of truth, so keep the two in step.
+ * Loads a node's YAML configuration into a validated {@link ServerConfig}. Every setting, with
+ * its default and bounds, is declared once in {@link ConfigSchema}; docs/CONFIGURATION.md
+ * documents the same table, and a test fails when the two disagree.
  *
  * <p>Parsing is SnakeYAML's {@link SafeConstructor} (plain maps, lists and scalars, no types
- * from the document), with duplicate keys refused. Validation walks the tree by hand and
- * collects every problem, then throws one {@link ConfigException} listing them, each naming its
- * key path and bad value. Unknown keys are problems too: a misspelt optional key would otherwise
- * silently keep its default.
+ * from the document), with duplicate keys refused. Validation reads the tree as the schema
+ * declares it, then applies the rules that relate settings to each other (named methods below),
+ * collecting every problem, then throws one {@link ConfigException} listing them, each naming
+ * its key path and bad value. Unknown keys are problems too: a misspelt optional key would
+ * otherwise silently keep its default.
  *
  * <p>Relative paths ({@code node.data-dir}) resolve against the directory of the config file, so
  * a file means the same thing whatever the working directory; for the embedded default and for
@@ -56,19 +67,7 @@ public final class ConfigLoader {
 
   public static final String DEFAULT_GROUP_ID = "02511d47-d67c-49a3-9011-abb3109a44c1";
 
-  // Defaults and bounds. Durations in millis unless named otherwise.
-  static final Duration ELECTION_MIN_DEFAULT = Duration.ofSeconds(1);
-  static final Duration ELECTION_MAX_DEFAULT = Duration.ofSeconds(2);
-  static final Duration ELECTION_FLOOR = Duration.ofMillis(100);
-  static final Duration ELECTION_CEILING = Duration.ofSeconds(60);
-  static final Duration REQUEST_TIMEOUT_DEFAULT = Duration.ofSeconds(3);
-  static final long MIB = 1L << 20;
-  static final int MAX_PEERS = 9;
-
-  private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
   private static final Pattern HOST = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9.-]{0,252})|\\[[0-9A-Fa-f:.]+\\]");
-  private static final Pattern CANONICAL_UUID =
-      Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
   private ConfigLoader() {}
 
@@ -163,317 +162,175 @@ public final class ConfigLoader {
   private static ServerConfig validate(
       Object document, String source, Path baseDir, Optional<Path> dataDirOverride) throws ConfigException {
     List<String> problems = new ArrayList<>();
-    Optional<ConfigSection> rootOpt = ConfigSection.root(document, problems);
-    if (rootOpt.isEmpty()) {
+    Optional<ConfigSection> root = ConfigSection.root(document, problems);
+    if (root.isEmpty()) {
       throw new ConfigException(source, problems);
     }
-    ConfigSection root = rootOpt.get();
-
-    // node
-    Optional<ConfigSection> nodeSec = root.section("node", true);
-    Optional<String> nodeId = Optional.empty();
-    Optional<Path> dataDir = Optional.empty();
-    if (nodeSec.isPresent()) {
-      ConfigSection n = nodeSec.get();
-      nodeId = n.string("id", true).filter(id -> validNodeId(n, "id", id));
-      Optional<String> dirText = n.string("data-dir", dataDirOverride.isEmpty());
-      if (dataDirOverride.isPresent()) {
-        dataDir = Optional.of(dataDirOverride.get().toAbsolutePath().normalize());
-      } else {
-        dataDir = dirText.flatMap(d -> resolveDir(n, "data-dir", d, baseDir));
-      }
-      n.rejectUnknownKeys();
+    Values v = new Values(baseDir, dataDirOverride);
+    ConfigSchema.read(root.get(), Root.SECTION, v);
+    Optional<Path> dataDir = dataDir(v);
+    // The rules between settings. Each sees only values that were valid on their own, so a bad
+    // value is reported once, not again against a setting it is compared with.
+    for (Optional<String> problem : List.of(
+        dataDirIsADirectory(dataDir),
+        nodeIsAPeer(v),
+        electionTimeoutsInOrder(v),
+        batchFitsInASegment(v),
+        usageOutlivesItsLookups(v),
+        usageMaxRetentionCoversUsageRetention(v),
+        defaultDeadlineWithinMax(v),
+        retriesFindTheirFirstAnswer(v),
+        insecureTlsNamesNoFiles(v))) {
+      problem.ifPresent(problems::add);
     }
-    dataDir.ifPresent(d -> {
-      if (Files.exists(d) && !Files.isDirectory(d)) {
-        problems.add("node.data-dir: " + d + " exists and is not a directory");
-      }
-    });
-
-    // cluster
-    Optional<ConfigSection> clusterSec = root.section("cluster", true);
-    String groupId = DEFAULT_GROUP_ID;
-    List<Peer> peers = new ArrayList<>();
-    boolean peersValid = false;
-    if (clusterSec.isPresent()) {
-      ConfigSection c = clusterSec.get();
-      Optional<String> g = c.string("group-id", false);
-      if (g.isPresent()) {
-        if (validUuid(g.get())) {
-          groupId = g.get();
-        } else {
-          c.problem("group-id", "'" + g.get() + "' is not a UUID (lower-case, e.g. " + DEFAULT_GROUP_ID + ")");
-        }
-      }
-      peersValid = readPeers(c, peers);
-      c.rejectUnknownKeys();
-    }
-    if (peersValid && nodeId.isPresent()) {
-      String id = nodeId.get();
-      if (peers.stream().noneMatch(p -> p.id().equals(id))) {
-        problems.add("node.id: '" + id + "' is not among cluster.peers (ids: "
-            + String.join(", ", peers.stream().map(Peer::id).toList()) + ")");
-      }
-    }
-
-    // raft
-    ConfigSection raft = root.section("raft", false).orElseGet(() -> empty("raft", problems));
-    Optional<Duration> electionMin = raft.duration("election-timeout-min", ELECTION_MIN_DEFAULT, ELECTION_FLOOR, ELECTION_CEILING);
-    Optional<Duration> electionMax = raft.duration("election-timeout-max", ELECTION_MAX_DEFAULT, ELECTION_FLOOR, ELECTION_CEILING);
-    Optional<Duration> requestTimeout = raft.duration("request-timeout", REQUEST_TIMEOUT_DEFAULT, Duration.ofMillis(100), Duration.ofMinutes(5));
-    Optional<Long> snapshotThreshold = raft.integer("snapshot-threshold-entries", 100_000, 100, 1_000_000_000);
-    Optional<Long> purgePreserved = raft.integer("purge-preserved-entries", 10_000, 0, 1_000_000_000);
-    Optional<Long> segmentSize = raft.size("segment-size", 32 * MIB, MIB, 1L << 30);
-    raft.rejectUnknownKeys();
-    if (electionMin.isPresent() && electionMax.isPresent() && electionMin.get().compareTo(electionMax.get()) > 0) {
-      problems.add("raft.election-timeout-min: " + Quantities.formatDuration(electionMin.get())
-          + " is above raft.election-timeout-max " + Quantities.formatDuration(electionMax.get()));
-    }
-
-    // group-commit
-    ConfigSection gc = root.section("group-commit", false).orElseGet(() -> empty("group-commit", problems));
-    Optional<Long> maxCommands = gc.integer("max-commands", 1024, 1, 65_536);
-    Optional<Long> maxBytes = gc.size("max-bytes", MIB, 1L << 10, 16 * MIB);
-    Optional<Duration> linger = gc.duration("linger", Duration.ofMillis(1), Duration.ZERO, Duration.ofSeconds(1));
-    Optional<Long> inFlight = gc.integer("max-entries-in-flight", 4, 1, 1024);
-    Optional<Long> queueCapacity = gc.integer("queue-capacity", 16_384, 1, 1 << 20);
-    gc.rejectUnknownKeys();
-    if (maxBytes.isPresent() && segmentSize.isPresent() && maxBytes.get() > segmentSize.get()) {
-      problems.add("group-commit.max-bytes: " + Quantities.formatSize(maxBytes.get())
-          + " is above raft.segment-size " + Quantities.formatSize(segmentSize.get())
-          + " (a batch must fit in one log segment)");
-    }
-
-    // ledger
-    ConfigSection ledger = root.section("ledger", false).orElseGet(() -> empty("ledger", problems));
-    Optional<Duration> tickInterval = ledger.duration("tick-interval", Duration.ofMillis(250), Duration.ofMillis(10), Duration.ofSeconds(60));
-    Optional<Long> tickMaxItems = ledger.integer("tick-max-items", 1000, 1, 100_000);
-    Optional<Duration> retention = ledger.duration("idempotency-retention", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(24));
-    Optional<Long> maxLimits = ledger.integer("max-limits", 100_000, 1, 10_000_000);
-    Optional<Long> maxLeases = ledger.integer("max-leases-per-limit", 10_000, 1, 1_000_000);
-    Optional<Duration> securityAuditRetention = ledger.duration("security-audit-retention",
-        Duration.ofMillis(StateOptions.DEFAULT_SECURITY_AUDIT_RETENTION_MILLIS), Duration.ofMinutes(1),
-        Duration.ofHours(24L * 3650));
-    Optional<Long> maxNameBytes = ledger.integer("max-name-bytes", 128, 1, StateOptions.MAX_NAME_BYTES_CEILING);
-    ConfigSection quota = ledger.section("quota", false).orElseGet(() -> empty("ledger.quota", problems));
-    Optional<Duration> dedupRetention = quota.duration("dedup-retention", Duration.ofHours(1), Duration.ofSeconds(1), Duration.ofDays(7));
-    Optional<Duration> settledRetention = quota.duration("settled-retention", Duration.ofHours(1), Duration.ofSeconds(1), Duration.ofDays(7));
-    Optional<Duration> maxFutureSkew = quota.duration("max-future-skew", Duration.ofMinutes(1), Duration.ZERO, Duration.ofHours(1));
-    Optional<Duration> maxReservationTtl = quota.duration("max-reservation-ttl", Duration.ofDays(7),
-        Duration.ofMillis(QuotaOptions.MIN_RESERVATION_TTL_MILLIS), Duration.ofDays(30));
-    Optional<Long> maxItems = quota.integer("max-items-per-reservation", 16, 1, 1024);
-    Optional<Long> maxScan = quota.integer("max-scan-records", 100_000, 1_000, 10_000_000);
-    Optional<Duration> usageRetention = quota.duration("usage-retention", Duration.ofHours(24), Duration.ofSeconds(1), Duration.ofDays(3650));
-    Optional<Duration> usageMaxRetention = quota.duration("usage-max-retention", Duration.ofDays(7), Duration.ofSeconds(1), Duration.ofDays(3650));
-    Optional<Duration> auditRetention = quota.duration("audit-retention", Duration.ofDays(365), Duration.ofSeconds(1), Duration.ofDays(3650));
-    if (usageRetention.isPresent() && dedupRetention.isPresent() && settledRetention.isPresent()
-        && (usageRetention.get().compareTo(dedupRetention.get()) < 0
-            || usageRetention.get().compareTo(settledRetention.get()) < 0)) {
-      problems.add("ledger.quota.usage-retention: " + Quantities.formatDuration(usageRetention.get())
-          + " is shorter than dedup-retention " + Quantities.formatDuration(dedupRetention.get())
-          + " or settled-retention " + Quantities.formatDuration(settledRetention.get())
-          + " (an event id or a settled reservation would outlive its usage records)");
-    }
-    if (usageRetention.isPresent() && usageMaxRetention.isPresent()
-        && usageMaxRetention.get().compareTo(usageRetention.get()) < 0) {
-      problems.add("ledger.quota.usage-max-retention: "
-          + Quantities.formatDuration(usageMaxRetention.get()) + " is shorter than usage-retention "
-          + Quantities.formatDuration(usageRetention.get()));
-    }
-    quota.rejectUnknownKeys();
-    ledger.rejectUnknownKeys();
-
-    // endpoint
-    ConfigSection ep = root.section("endpoint", false).orElseGet(() -> empty("endpoint", problems));
-    Optional<Long> maxFrame = ep.size("max-frame-bytes", MIB, 1L << 10, 64 * MIB);
-    Optional<Long> perConn = ep.integer("max-in-flight-per-connection", 1024, 1, 65_536);
-    Optional<Long> maxConns = ep.integer("max-connections", 1024, 1, 65_536);
-    Optional<Duration> defaultDeadline = ep.duration("default-deadline", Duration.ofSeconds(5), Duration.ofMillis(10), Duration.ofMinutes(10));
-    Optional<Duration> maxDeadline = ep.duration("max-deadline", Duration.ofSeconds(60), Duration.ofMillis(10), Duration.ofHours(1));
-    Optional<Long> ioThreads = ep.integer("io-threads", 2, 1, 64);
-    Optional<Long> perTenant = ep.integer("max-in-flight-per-tenant", 256, 1, 65_536);
-    Optional<Duration> helloTimeout = ep.duration("hello-timeout", EndpointOptions.DEFAULT_HELLO_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(10));
-    Optional<Duration> frameTimeout = ep.duration("frame-timeout", EndpointOptions.DEFAULT_FRAME_TIMEOUT, Duration.ofMillis(100), Duration.ofHours(1));
-    Optional<String> fairnessText = ep.string("tenant-fairness", false);
-    TenantFairness fairness =
-        fairnessText.isPresent() ? TenantFairness.parse(fairnessText.get()) : TenantFairness.ALL;
-    if (fairness == null) {
-      problems.add("endpoint.tenant-fairness: \"" + fairnessText.get()
-          + "\" is not one of all, quota, none");
-      fairness = TenantFairness.ALL;
-    }
-    ep.rejectUnknownKeys();
-    if (defaultDeadline.isPresent() && maxDeadline.isPresent() && defaultDeadline.get().compareTo(maxDeadline.get()) > 0) {
-      problems.add("endpoint.default-deadline: " + Quantities.formatDuration(defaultDeadline.get())
-          + " is above endpoint.max-deadline " + Quantities.formatDuration(maxDeadline.get()));
-    }
-    if (retention.isPresent() && maxDeadline.isPresent() && retention.get().compareTo(maxDeadline.get()) < 0) {
-      problems.add("ledger.idempotency-retention: " + Quantities.formatDuration(retention.get())
-          + " is below endpoint.max-deadline " + Quantities.formatDuration(maxDeadline.get())
-          + " (a retry within its deadline must find its first answer)");
-    }
-
-    // shutdown
-    ConfigSection sd = root.section("shutdown", false).orElseGet(() -> empty("shutdown", problems));
-    Optional<Duration> grace = sd.duration("grace", Duration.ofSeconds(5), Duration.ZERO, Duration.ofMinutes(10));
-    sd.rejectUnknownKeys();
-
-    // tls
-    Optional<TlsOptions> tls = readTls(root, source, baseDir);
-    // security (absent: insecure, said loudly at start; docs/SECURITY.md)
-    Optional<ConfigSection> secSec = root.section("security", false);
-    Optional<SecurityOptions.Mode> securityMode = Optional.of(SecurityOptions.Mode.INSECURE);
-    Optional<List<String>> bootstrapAdmins = Optional.of(List.of());
-    Optional<List<SecurityOptions.BootstrapToken>> bootstrapTokens = Optional.of(List.of());
-    Optional<Boolean> openHealth = Optional.of(true);
-    Optional<Boolean> openMetrics = Optional.of(false);
-    Optional<Long> authFailures = Optional.of(10L);
-    if (secSec.isPresent()) {
-      ConfigSection sec = secSec.get();
-      Optional<String> mode = sec.string("mode", true);
-      securityMode = mode.flatMap(m -> switch (m) {
-        case "secure" -> Optional.of(SecurityOptions.Mode.SECURE);
-        case "insecure" -> Optional.of(SecurityOptions.Mode.INSECURE);
-        default -> {
-          sec.problem("mode", "'" + m + "' is neither secure nor insecure");
-          yield Optional.empty();
-        }
-      });
-      bootstrapAdmins = sec.stringList("bootstrap-admins");
-      Optional<List<String>> lines = sec.stringList("bootstrap-tokens");
-      if (lines.isPresent()) {
-        List<SecurityOptions.BootstrapToken> parsed = new ArrayList<>();
-        for (String line : lines.get()) {
-          int at = line.lastIndexOf('@');
-          if (at < 1) {
-            sec.problem("bootstrap-tokens", "'" + line + "' is not <identity>@rtnh.... (as printed"
-                + " by ration token bootstrap)");
-            continue;
-          }
-          try {
-            Object[] p = dev.ration.server.security.Tokens.parseHashLine(line.substring(at + 1));
-            parsed.add(new SecurityOptions.BootstrapToken(line.substring(0, at), (Long) p[0],
-                (byte[]) p[1], (byte[]) p[2]));
-          } catch (IllegalArgumentException e) {
-            sec.problem("bootstrap-tokens", e.getMessage());
-          }
-        }
-        bootstrapTokens = Optional.of(parsed);
-      } else {
-        bootstrapTokens = Optional.empty();
-      }
-      // Since open-metrics exists, open-health-endpoints covers /health and /ready only; a file
-      // that sets it still parses and keeps those probes as it asked.
-      openHealth = sec.bool("open-health-endpoints", true);
-      openMetrics = sec.bool("open-metrics", false);
-      authFailures = sec.integer("auth-failures-per-minute", 10, 1, 10_000);
-      sec.rejectUnknownKeys();
-    }
-
-    root.rejectUnknownKeys();
-
     if (!problems.isEmpty()) {
       throw new ConfigException(source, problems);
     }
-    // Every Optional below is present: any absence recorded a problem above.
-    QuotaOptions quotaOptions = new QuotaOptions(
-        dedupRetention.get().toMillis(), settledRetention.get().toMillis(), maxFutureSkew.get().toMillis(),
-        maxReservationTtl.get().toMillis(), maxItems.get().intValue(), maxScan.get().intValue(),
-        usageRetention.get().toMillis(), usageMaxRetention.get().toMillis(),
-        auditRetention.get().toMillis());
+    return assemble(v, dataDir.orElseThrow(), source);
+  }
+
+  /** {@code --data-dir} if given, else node.data-dir; empty if the node section is absent or bad. */
+  private static Optional<Path> dataDir(Values v) {
+    if (!v.present(Node.SECTION)) {
+      return Optional.empty();
+    }
+    return v.dataDirOverride().map(d -> d.toAbsolutePath().normalize()).or(() -> v.get(Node.DATA_DIR));
+  }
+
+  private static Optional<String> dataDirIsADirectory(Optional<Path> dataDir) {
+    return dataDir.filter(d -> Files.exists(d) && !Files.isDirectory(d))
+        .map(d -> "node.data-dir: " + d + " exists and is not a directory");
+  }
+
+  private static Optional<String> nodeIsAPeer(Values v) {
+    return both(v, Node.ID, Cluster.PEERS, (id, peers) -> peers.stream().anyMatch(p -> p.id().equals(id))
+        ? Optional.empty()
+        : Optional.of("node.id: '" + id + "' is not among cluster.peers (ids: "
+            + String.join(", ", peers.stream().map(Peer::id).toList()) + ")"));
+  }
+
+  private static Optional<String> electionTimeoutsInOrder(Values v) {
+    return both(v, Raft.ELECTION_MIN, Raft.ELECTION_MAX, (min, max) -> min.compareTo(max) <= 0
+        ? Optional.empty()
+        : Optional.of("raft.election-timeout-min: " + Quantities.formatDuration(min)
+            + " is above raft.election-timeout-max " + Quantities.formatDuration(max)));
+  }
+
+  private static Optional<String> batchFitsInASegment(Values v) {
+    return both(v, GroupCommit.MAX_BYTES, Raft.SEGMENT_SIZE, (batch, segment) -> batch <= segment
+        ? Optional.empty()
+        : Optional.of("group-commit.max-bytes: " + Quantities.formatSize(batch)
+            + " is above raft.segment-size " + Quantities.formatSize(segment)
+            + " (a batch must fit in one log segment)"));
+  }
+
+  /** An event id or a settled reservation is looked up in the usage log while it is remembered. */
+  private static Optional<String> usageOutlivesItsLookups(Values v) {
+    Optional<Duration> usage = v.get(Quota.USAGE_RETENTION);
+    Optional<Duration> dedup = v.get(Quota.DEDUP_RETENTION);
+    Optional<Duration> settled = v.get(Quota.SETTLED_RETENTION);
+    if (usage.isEmpty() || dedup.isEmpty() || settled.isEmpty()
+        || (usage.get().compareTo(dedup.get()) >= 0 && usage.get().compareTo(settled.get()) >= 0)) {
+      return Optional.empty();
+    }
+    return Optional.of("ledger.quota.usage-retention: " + Quantities.formatDuration(usage.get())
+        + " is shorter than dedup-retention " + Quantities.formatDuration(dedup.get())
+        + " or settled-retention " + Quantities.formatDuration(settled.get())
+        + " (an event id or a settled reservation would outlive its usage records)");
+  }
+
+  private static Optional<String> usageMaxRetentionCoversUsageRetention(Values v) {
+    return both(v, Quota.USAGE_RETENTION, Quota.USAGE_MAX_RETENTION, (usage, max) -> max.compareTo(usage) >= 0
+        ? Optional.empty()
+        : Optional.of("ledger.quota.usage-max-retention: " + Quantities.formatDuration(max)
+            + " is shorter than usage-retention " + Quantities.formatDuration(usage)));
+  }
+
+  private static Optional<String> defaultDeadlineWithinMax(Values v) {
+    return both(v, Endpoint.DEFAULT_DEADLINE, Endpoint.MAX_DEADLINE, (deadline, max) -> deadline.compareTo(max) <= 0
+        ? Optional.empty()
+        : Optional.of("endpoint.default-deadline: " + Quantities.formatDuration(deadline)
+            + " is above endpoint.max-deadline " + Quantities.formatDuration(max)));
+  }
+
+  /** A retry within its deadline must find the first answer still remembered. */
+  private static Optional<String> retriesFindTheirFirstAnswer(Values v) {
+    return both(v, Ledger.IDEMPOTENCY_RETENTION, Endpoint.MAX_DEADLINE, (retention, max) -> retention.compareTo(max) >= 0
+        ? Optional.empty()
+        : Optional.of("ledger.idempotency-retention: " + Quantities.formatDuration(retention)
+            + " is below endpoint.max-deadline " + Quantities.formatDuration(max)
+            + " (a retry within its deadline must find its first answer)"));
+  }
+
+  /** Certificate files with mode insecure are a half-done change either way; refuse to guess. */
+  private static Optional<String> insecureTlsNamesNoFiles(Values v) {
+    boolean files = v.get(Tls.CA).isPresent() || v.get(Tls.CERT).isPresent() || v.get(Tls.KEY).isPresent();
+    return v.get(Tls.MODE).filter(mode -> mode == TlsOptions.Mode.INSECURE && files)
+        .map(mode -> "tls.mode: is insecure but ca, cert or key is set; remove them or set mode: secure");
+  }
+
+  /** The rule's problem, if both settings have valid values; else none (theirs is reported). */
+  private static <A, B> Optional<String> both(
+      Values v, Setting<A> a, Setting<B> b, BiFunction<A, B, Optional<String>> rule) {
+    return v.get(a).flatMap(x -> v.get(b).flatMap(y -> rule.apply(x, y)));
+  }
+
+  /** The configuration of a document without problems: every value it needs is present. */
+  private static ServerConfig assemble(Values v, Path dataDir, String source) {
+    QuotaOptions quota = new QuotaOptions(
+        v.value(Quota.DEDUP_RETENTION).toMillis(), v.value(Quota.SETTLED_RETENTION).toMillis(),
+        v.value(Quota.MAX_FUTURE_SKEW).toMillis(), v.value(Quota.MAX_RESERVATION_TTL).toMillis(),
+        v.value(Quota.MAX_ITEMS).intValue(), v.value(Quota.MAX_SCAN).intValue(),
+        v.value(Quota.USAGE_RETENTION).toMillis(), v.value(Quota.USAGE_MAX_RETENTION).toMillis(),
+        v.value(Quota.AUDIT_RETENTION).toMillis());
     StateOptions state = new StateOptions(
-        retention.get().toMillis(), maxLimits.get().intValue(), maxLeases.get().intValue(),
-        maxNameBytes.get().intValue(), quotaOptions, securityAuditRetention.get().toMillis());
+        v.value(Ledger.IDEMPOTENCY_RETENTION).toMillis(), v.value(Ledger.MAX_LIMITS).intValue(),
+        v.value(Ledger.MAX_LEASES).intValue(), v.value(Ledger.MAX_NAME_BYTES).intValue(), quota,
+        v.value(Ledger.SECURITY_AUDIT_RETENTION).toMillis());
     ConsensusOptions consensus = new ConsensusOptions(
-        nodeId.get(), groupId, peers, dataDir.get(),
-        electionMin.get(), electionMax.get(), requestTimeout.get(),
-        snapshotThreshold.get(), purgePreserved.get(), segmentSize.get(),
-        maxCommands.get().intValue(), maxBytes.get().intValue(), linger.get(),
-        inFlight.get().intValue(), queueCapacity.get().intValue(),
-        tickInterval.get(), tickMaxItems.get().intValue(), state);
+        v.value(Node.ID), v.value(Cluster.GROUP_ID), v.value(Cluster.PEERS), dataDir,
+        v.value(Raft.ELECTION_MIN), v.value(Raft.ELECTION_MAX), v.value(Raft.REQUEST_TIMEOUT),
+        v.value(Raft.SNAPSHOT_THRESHOLD), v.value(Raft.PURGE_PRESERVED), v.value(Raft.SEGMENT_SIZE),
+        v.value(GroupCommit.MAX_COMMANDS).intValue(), v.value(GroupCommit.MAX_BYTES).intValue(),
+        v.value(GroupCommit.LINGER), v.value(GroupCommit.MAX_ENTRIES_IN_FLIGHT).intValue(),
+        v.value(GroupCommit.QUEUE_CAPACITY).intValue(),
+        v.value(Ledger.TICK_INTERVAL), v.value(Ledger.TICK_MAX_ITEMS).intValue(), state);
     EndpointOptions endpoint = new EndpointOptions(
-        maxFrame.get().intValue(), perConn.get().intValue(), maxConns.get().intValue(),
-        defaultDeadline.get(), maxDeadline.get(), ioThreads.get().intValue(), perTenant.get().intValue(),
-        fairness, helloTimeout.get(), frameTimeout.get());
+        v.value(Endpoint.MAX_FRAME_BYTES).intValue(), v.value(Endpoint.MAX_IN_FLIGHT_PER_CONNECTION).intValue(),
+        v.value(Endpoint.MAX_CONNECTIONS).intValue(), v.value(Endpoint.DEFAULT_DEADLINE),
+        v.value(Endpoint.MAX_DEADLINE), v.value(Endpoint.IO_THREADS).intValue(),
+        v.value(Endpoint.MAX_IN_FLIGHT_PER_TENANT).intValue(), v.value(Endpoint.TENANT_FAIRNESS),
+        v.value(Endpoint.HELLO_TIMEOUT), v.value(Endpoint.FRAME_TIMEOUT));
     Peer self = consensus.self();
-    SecurityOptions security = new SecurityOptions(securityMode.get(), bootstrapAdmins.get(),
-        openHealth.get(), authFailures.get().intValue(), bootstrapTokens.get(), openMetrics.get());
-    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint, grace.get(),
-        tls.get(), security);
+    return new ServerConfig(consensus, self.clientAddress(), self.adminAddress(), endpoint,
+        v.value(Shutdown.GRACE), tls(v, source), security(v));
   }
 
   /**
-   * The tls section. Absent, the node runs insecure, as every configuration written before TLS
+   * Without a tls section the node runs insecure, as every configuration written before TLS
    * existed did, and says so at start; {@code mode: insecure} says the same explicitly.
    */
-  private static Optional<TlsOptions> readTls(ConfigSection root, String source, Path baseDir) {
-    Optional<ConfigSection> sec = root.section("tls", false);
-    if (sec.isEmpty()) {
-      return Optional.of(TlsOptions.insecure(source));
+  private static TlsOptions tls(Values v, String source) {
+    if (!v.present(Tls.SECTION)) {
+      return TlsOptions.insecure(source);
     }
-    ConfigSection t = sec.get();
-    Optional<String> modeText = t.string("mode", true);
-    Optional<TlsOptions.Mode> mode = Optional.empty();
-    if (modeText.isPresent()) {
-      switch (modeText.get()) {
-        case "secure" -> mode = Optional.of(TlsOptions.Mode.ON);
-        case "insecure" -> mode = Optional.of(TlsOptions.Mode.INSECURE);
-        default -> t.problem("mode", "'" + modeText.get() + "' is not one of secure, insecure");
-      }
+    Duration reload = v.value(Tls.RELOAD_INTERVAL);
+    if (v.value(Tls.MODE) == TlsOptions.Mode.INSECURE) {
+      return new TlsOptions(TlsOptions.Mode.INSECURE, source, null, null, null, TlsOptions.ClientAuth.NONE, reload);
     }
-    boolean on = mode.orElse(TlsOptions.Mode.ON) == TlsOptions.Mode.ON;
-    Optional<Path> ca = t.string("ca", on).flatMap(v -> tlsPath(t, "ca", v, baseDir));
-    Optional<Path> cert = t.string("cert", on).flatMap(v -> tlsPath(t, "cert", v, baseDir));
-    Optional<Path> key = t.string("key", on).flatMap(v -> tlsPath(t, "key", v, baseDir));
-    Optional<String> authText = t.string("client-auth", false);
-    TlsOptions.ClientAuth auth = TlsOptions.ClientAuth.REQUIRED;
-    if (authText.isPresent()) {
-      switch (authText.get()) {
-        case "none" -> auth = TlsOptions.ClientAuth.NONE;
-        case "optional" -> auth = TlsOptions.ClientAuth.OPTIONAL;
-        case "required" -> auth = TlsOptions.ClientAuth.REQUIRED;
-        default -> t.problem("client-auth", "'" + authText.get() + "' is not one of none, optional, required");
-      }
-    }
-    Optional<Duration> reload = t.duration("reload-interval", TlsOptions.RELOAD_INTERVAL_DEFAULT,
-        Duration.ofMillis(100), Duration.ofHours(1));
-    t.rejectUnknownKeys();
-    if (mode.isEmpty() || reload.isEmpty()) {
-      return Optional.empty();
-    }
-    if (!on) {
-      if (ca.isPresent() || cert.isPresent() || key.isPresent()) {
-        t.problem("mode", "is insecure but ca, cert or key is set; remove them or set mode: secure");
-        return Optional.empty();
-      }
-      return Optional.of(new TlsOptions(TlsOptions.Mode.INSECURE, source, null, null, null,
-          TlsOptions.ClientAuth.NONE, reload.get()));
-    }
-    if (ca.isEmpty() || cert.isEmpty() || key.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(new TlsOptions(TlsOptions.Mode.ON, source, ca.get(), cert.get(), key.get(), auth, reload.get()));
+    return new TlsOptions(TlsOptions.Mode.ON, source, v.value(Tls.CA), v.value(Tls.CERT), v.value(Tls.KEY),
+        v.value(Tls.CLIENT_AUTH), reload);
+  }
+
+  /** Without a security section: insecure (said loudly at start; docs/SECURITY.md), other keys at their defaults. */
+  private static SecurityOptions security(Values v) {
+    SecurityOptions.Mode mode = v.present(Security.SECTION) ? v.value(Security.MODE) : SecurityOptions.Mode.INSECURE;
+    return new SecurityOptions(mode, v.valueOrDefault(Security.BOOTSTRAP_ADMINS),
+        v.valueOrDefault(Security.OPEN_HEALTH), v.valueOrDefault(Security.AUTH_FAILURES).intValue(),
+        v.valueOrDefault(Security.BOOTSTRAP_TOKENS), v.valueOrDefault(Security.OPEN_METRICS));
   }
 
   private static final Pattern ENV_REFERENCE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
-
-  /**
-   * A certificate or key path: {@code ${NAME}} and {@code ${NAME:-default}} take an environment
-   * variable, a leading {@code ~/} is the user's home directory, and a relative path resolves
-   * against the config file's directory. The shipped examples use
-   * {@code ${RATION_CERTS_DIR:-~/.ration/certs}}, the directory the CLI reads too.
-   */
-  private static Optional<Path> tlsPath(ConfigSection s, String key, String text, Path baseDir) {
-    return expand(text, System::getenv).map(Optional::of).orElseGet(() -> {
-      s.problem(key, "'" + text + "' names an environment variable that is not set and has no default (${NAME:-default})");
-      return Optional.empty();
-    }).flatMap(expanded -> {
-      String home = System.getProperty("user.home");
-      String withHome = expanded.equals("~") ? home
-          : expanded.startsWith("~/") ? home + expanded.substring(1) : expanded;
-      return resolveDir(s, key, withHome, baseDir);
-    });
-  }
 
   /** {@code text} with every ${NAME} / ${NAME:-default} replaced; empty if one is unset without default. */
   static Optional<String> expand(String text, java.util.function.Function<String, String> env) {
@@ -493,74 +350,11 @@ public final class ConfigLoader {
     return Optional.of(out.toString());
   }
 
-  /** Reads cluster.peers into {@code out}; true if every entry is valid and none collide. */
-  private static boolean readPeers(ConfigSection cluster, List<Peer> out) {
-    Optional<List<ConfigSection>> list = cluster.sectionList("peers");
-    if (list.isEmpty()) {
-      return false;
-    }
-    List<ConfigSection> entries = list.get();
-    if (entries.isEmpty()) {
-      cluster.problem("peers", "must list at least one peer");
-      return false;
-    }
-    if (entries.size() > MAX_PEERS) {
-      cluster.problem("peers", entries.size() + " peers is above the maximum " + MAX_PEERS);
-    }
-    boolean valid = true;
-    Map<String, String> idToPath = new HashMap<>();
-    Map<String, String> addressToPath = new HashMap<>();
-    for (ConfigSection p : entries) {
-      Optional<String> id = p.string("id", true).filter(v -> validNodeId(p, "id", v));
-      Optional<String> raft = p.string("raft", true).filter(v -> validAddress(p, "raft", v));
-      Optional<String> client = p.string("client", true).filter(v -> validAddress(p, "client", v));
-      Optional<String> admin = p.string("admin", true).filter(v -> validAddress(p, "admin", v));
-      p.rejectUnknownKeys();
-      if (id.isPresent()) {
-        String earlier = idToPath.putIfAbsent(id.get(), p.pathOf("id"));
-        if (earlier != null) {
-          p.problem("id", "'" + id.get() + "' duplicates " + earlier);
-          valid = false;
-        }
-      }
-      for (var entry : List.of(Map.entry("raft", raft), Map.entry("client", client), Map.entry("admin", admin))) {
-        if (entry.getValue().isPresent()) {
-          String key = entry.getValue().get().toLowerCase(Locale.ROOT);
-          String earlier = addressToPath.putIfAbsent(key, p.pathOf(entry.getKey()));
-          if (earlier != null) {
-            p.problem(entry.getKey(), entry.getValue().get() + " duplicates " + earlier);
-            valid = false;
-          }
-        }
-      }
-      if (id.isEmpty() || raft.isEmpty() || client.isEmpty() || admin.isEmpty()) {
-        valid = false;
-      } else {
-        out.add(new Peer(id.get(), raft.get(), client.get(), admin.get()));
-      }
-    }
-    return valid && entries.size() <= MAX_PEERS;
-  }
-
-  private static boolean validNodeId(ConfigSection s, String key, String id) {
-    if (!NODE_ID.matcher(id).matches()) {
-      s.problem(key, "'" + id + "' is not a valid node id (1-64 of A-Z a-z 0-9 _ . -, starting with a letter or digit)");
-      return false;
-    }
-    return true;
-  }
-
   /**
-   * A dialable host:port. Wildcard hosts are refused: every peer dials these addresses, and
-   * 0.0.0.0 is not somewhere one can connect to.
+   * Why {@code address} is not a dialable host:port, or empty if it is. Wildcard hosts are
+   * refused: every peer dials these addresses, and 0.0.0.0 is not somewhere one can connect to.
+   * Shared with the CLI.
    */
-  static boolean validAddress(ConfigSection s, String key, String address) {
-    Optional<String> why = addressProblem(address);
-    why.ifPresent(w -> s.problem(key, "'" + address + "' " + w));
-    return why.isEmpty();
-  }
-
-  /** Why {@code address} is not a dialable host:port, or empty if it is. Shared with the CLI. */
   public static Optional<String> addressProblem(String address) {
     int colon = address.lastIndexOf(':');
     if (colon <= 0 || colon == address.length() - 1) {
@@ -578,31 +372,5 @@ public final class ConfigLoader {
       return Optional.of("has a bad port '" + portText + "' (1-65535)");
     }
     return Optional.empty();
-  }
-
-  private static Optional<Path> resolveDir(ConfigSection s, String key, String text, Path baseDir) {
-    try {
-      Path p = Path.of(text);
-      return Optional.of((p.isAbsolute() ? p : baseDir.resolve(p)).normalize());
-    } catch (InvalidPathException e) {
-      s.problem(key, "'" + text + "' is not a valid path: " + e.getReason());
-      return Optional.empty();
-    }
-  }
-
-  private static boolean validUuid(String text) {
-    if (!CANONICAL_UUID.matcher(text).matches()) {
-      return false;
-    }
-    try {
-      UUID.fromString(text);
-      return true;
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
-  }
-
-  private static ConfigSection empty(String path, List<String> problems) {
-    return ConfigSection.of(path, Map.of(), problems).orElseThrow();
   }
 }

@@ -11,9 +11,11 @@ import java.util.TreeSet;
 
 /**
  * One mapping of the YAML tree being validated, with its key path ("raft", "cluster.peers[2]").
- * Each getter records a problem (never throws) and returns empty when the value is missing or
- * bad, so the loader reports every problem of a file at once. Remembers which keys were read so
- * {@link #rejectUnknownKeys()} can flag typos. Used by one thread during one load.
+ * Each value getter records a problem (never throws) and returns empty when the value is bad, so
+ * the loader reports every problem of a file at once; an absent value is empty and silent, since
+ * whether it is required or defaulted is the schema's business ({@link ConfigSchema}). Remembers
+ * which keys were asked for so {@link #rejectUnknownKeys()} can flag typos. Used by one thread
+ * during one load.
  */
 final class ConfigSection {
   private final String path;
@@ -69,7 +71,7 @@ final class ConfigSection {
     return values.containsKey(key) && values.get(key) != null;
   }
 
-  /** A nested mapping; empty and silent if absent (every section but node/cluster is optional). */
+  /** A nested mapping; empty if absent (a problem only if {@code required}) or not a mapping. */
   Optional<ConfigSection> section(String key, boolean required) {
     known.add(key);
     if (!values.containsKey(key) || values.get(key) == null) {
@@ -81,12 +83,16 @@ final class ConfigSection {
     return of(pathOf(key), values.get(key), problems);
   }
 
+  /** An empty mapping at {@code key}, for an optional section that is absent: all its defaults. */
+  ConfigSection emptySection(String key) {
+    return new ConfigSection(pathOf(key), Map.of(), problems);
+  }
+
   /** A list of mappings. */
   Optional<List<ConfigSection>> sectionList(String key) {
     known.add(key);
     Object raw = values.get(key);
     if (raw == null) {
-      problem(key, "is required");
       return Optional.empty();
     }
     if (!(raw instanceof List<?> list)) {
@@ -104,13 +110,10 @@ final class ConfigSection {
    * A string. Numbers are accepted as their decimal text; YAML booleans (yes, no, on, off) are
    * refused, because `id: no` silently becoming "false" is worse than an error.
    */
-  Optional<String> string(String key, boolean required) {
+  Optional<String> string(String key) {
     known.add(key);
     Object raw = values.get(key);
     if (raw == null) {
-      if (required) {
-        problem(key, "is required");
-      }
       return Optional.empty();
     }
     if (raw instanceof String s) {
@@ -127,12 +130,12 @@ final class ConfigSection {
     return Optional.empty();
   }
 
-  /** A list of non-empty strings; empty list if absent. */
+  /** A list of non-empty strings. */
   Optional<List<String>> stringList(String key) {
     known.add(key);
     Object raw = values.get(key);
     if (raw == null) {
-      return Optional.of(List.of());
+      return Optional.empty();
     }
     if (!(raw instanceof List<?> list)) {
       problem(key, "expected a list of strings, got " + describe(raw));
@@ -150,12 +153,12 @@ final class ConfigSection {
     return Optional.of(out);
   }
 
-  /** A boolean (true/false); {@code defaultValue} if absent. */
-  Optional<Boolean> bool(String key, boolean defaultValue) {
+  /** A boolean (true/false). */
+  Optional<Boolean> bool(String key) {
     known.add(key);
     Object raw = values.get(key);
     if (raw == null) {
-      return Optional.of(defaultValue);
+      return Optional.empty();
     }
     if (raw instanceof Boolean b) {
       return Optional.of(b);
@@ -164,11 +167,11 @@ final class ConfigSection {
     return Optional.empty();
   }
 
-  Optional<Long> integer(String key, long defaultValue, long min, long max) {
+  Optional<Long> integer(String key, long min, long max) {
     known.add(key);
     Object raw = values.get(key);
     if (raw == null) {
-      return Optional.of(defaultValue);
+      return Optional.empty();
     }
     if (!(raw instanceof Integer || raw instanceof Long || raw instanceof java.math.BigInteger)) {
       problem(key, "expected a whole number, got " + describe(raw));
@@ -182,11 +185,11 @@ final class ConfigSection {
     return bounded(key, v, Long.toString(v), min, max, Long::toString);
   }
 
-  Optional<Duration> duration(String key, Duration defaultValue, Duration min, Duration max) {
+  Optional<Duration> duration(String key, Duration min, Duration max) {
     known.add(key);
     Object raw = values.get(key);
     if (raw == null) {
-      return Optional.of(defaultValue);
+      return Optional.empty();
     }
     Duration d;
     if (raw instanceof Integer i && i == 0) {
@@ -214,11 +217,11 @@ final class ConfigSection {
     return Optional.of(d);
   }
 
-  Optional<Long> size(String key, long defaultValue, long min, long max) {
+  Optional<Long> size(String key, long min, long max) {
     known.add(key);
     Object raw = values.get(key);
     if (raw == null) {
-      return Optional.of(defaultValue);
+      return Optional.empty();
     }
     long v;
     if (raw instanceof Integer || raw instanceof Long) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.server.consensus.ConsensusOptions;
 import dev.ration.server.consensus.Peer;
+import dev.ration.server.security.SecurityOptions;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.quota.QuotaOptions;
 import java.nio.file.Files;
@@ -301,6 +302,37 @@ class ConfigLoaderTest {
     // A bad value is reported once, not again as a spurious cross-check against its default.
     assertEquals(List.of("raft.election-timeout-min: 50ms is below the minimum 100ms"),
         problems(MINIMAL + "raft: { election-timeout-min: 50ms, election-timeout-max: 500ms }\n"));
+  }
+
+  @Test
+  void theSecuritySectionIsReadAndItsMistakesNamed() throws Exception {
+    assertEquals(SecurityOptions.INSECURE, parse(MINIMAL).security());
+    var secure = parse(MINIMAL + "security: { mode: secure, bootstrap-admins: [admin], "
+        + "open-health-endpoints: false, auth-failures-per-minute: 3 }\n").security();
+    assertEquals(new SecurityOptions(
+        SecurityOptions.Mode.SECURE, List.of("admin"), false, 3), secure);
+    assertEquals(List.of("security.mode: 'maybe' is neither secure nor insecure"),
+        problems(MINIMAL + "security: { mode: maybe }\n"));
+    assertEquals(List.of("security.mode: is required"), problems(MINIMAL + "security: {}\n"));
+    assertEquals(List.of(
+            "security.bootstrap-admins[1]: expected a non-empty string, got ''",
+            "security.bootstrap-tokens: 'nope' is not <identity>@rtnh.... (as printed by ration token bootstrap)",
+            "security.open-health-endpoints: expected true or false, got 'yes2'",
+            "security.auth-failures-per-minute: 0 is below the minimum 1",
+            "security.what: unknown key (known keys here: auth-failures-per-minute, bootstrap-admins, "
+                + "bootstrap-tokens, mode, open-health-endpoints, open-metrics)"),
+        problems(MINIMAL + "security: { mode: insecure, bootstrap-admins: [a, ''], bootstrap-tokens: [nope], "
+            + "open-health-endpoints: yes2, auth-failures-per-minute: 0, what: 1 }\n"));
+  }
+
+  @Test
+  void aDataDirOverrideIgnoresTheFilesPath() throws Exception {
+    // The file's data-dir is not used with --data-dir, so a path that could not be resolved
+    // does not stop the node.
+    String yaml = MINIMAL.replace("data-dir: data/n2", "data-dir: \"a\\0b\"");
+    assertTrue(problems(yaml).get(0).startsWith("node.data-dir: 'a"), problems(yaml).toString());
+    assertEquals(dir.resolve("d"),
+        ConfigLoader.parse(yaml, "t", dir, Optional.of(dir.resolve("d"))).consensus().dataDir());
   }
 
   @Test
