@@ -106,7 +106,14 @@ cli_tls_flag() {
 # Creates the development certificates that are missing (idempotent).
 ensure_certs() {
   tls_on || return 0
-  local id
+  local id list=""
+  if [[ ! -f "$certs_dir/ca.crt" && ! -f "$certs_dir/ca.key" ]]; then
+    # No CA yet, so no usable certificate either: the whole set in one JVM start, replacing
+    # any node or client files a former CA signed.
+    for id in $(node_ids); do list="$list${list:+,}$id"; done
+    "$ration" cert create-cluster --nodes "$list" --host localhost,127.0.0.1 --certs-dir "$certs_dir" --overwrite
+    return 0
+  fi
   if [[ ! -f "$certs_dir/ca.crt" ]]; then
     if [[ -f "$certs_dir/ca.key" ]]; then
       echo "error: $certs_dir/ca.key exists without ca.crt; move it away or restore ca.crt" >&2

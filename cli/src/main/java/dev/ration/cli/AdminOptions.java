@@ -36,7 +36,8 @@ final class AdminOptions {
   Format output = Format.table;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5s",
-      description = "How long to wait for an answer, e.g. 500ms, 5s (default: ${DEFAULT-VALUE}).")
+      description = "How long to wait for an answer, e.g. 500ms, 5s (default: ${DEFAULT-VALUE}). Connecting to one"
+          + " server may take half of it, at least 3s.")
   String timeoutText = "5s";
 
   @Option(names = "--ca", paramLabel = "FILE",

@@ -27,7 +27,8 @@ import java.util.concurrent.TimeoutException;
 final class ClientGateway implements ClusterGateway {
   /** Extra wait beyond the client's own deadline before giving up on a future that never completes. */
   private static final Duration WAIT_SLACK = Duration.ofSeconds(5);
-  private static final Duration CONNECT_TIMEOUT_MAX = Duration.ofSeconds(3);
+  /** The connect timeout of the default --timeout (5s): leaves time to try another server. */
+  private static final Duration CONNECT_TIMEOUT_FLOOR = Duration.ofSeconds(3);
 
   private final RationClient client;
   private final List<String> servers;
@@ -63,7 +64,7 @@ final class ClientGateway implements ClusterGateway {
         .token(token)
         .addresses(servers)
         .requestDeadline(timeout)
-        .connectTimeout(timeout.compareTo(CONNECT_TIMEOUT_MAX) < 0 ? timeout : CONNECT_TIMEOUT_MAX);
+        .connectTimeout(connectTimeout(timeout));
     clientId.ifPresent(id -> b.clientId(id.high(), id.low()));
     tls.ifPresent(b::tls);
     RationClient client;
@@ -74,6 +75,18 @@ final class ClientGateway implements ClusterGateway {
       throw new CliFailure(Exit.USAGE, e.getMessage(), e);
     }
     return new ClientGateway(client, servers, timeout);
+  }
+
+  /**
+   * How long connecting (TCP, TLS handshake and HELLO) to one server may take: half of
+   * --timeout, at least 3s, at most --timeout. A longer --timeout raises it, so a cold node's
+   * first TLS handshake can be waited for; the default 5s keeps 3s and leaves time to try
+   * another server when one does not answer.
+   */
+  static Duration connectTimeout(Duration timeout) {
+    Duration half = timeout.dividedBy(2);
+    Duration wanted = half.compareTo(CONNECT_TIMEOUT_FLOOR) > 0 ? half : CONNECT_TIMEOUT_FLOOR;
+    return wanted.compareTo(timeout) < 0 ? wanted : timeout;
   }
 
   @Override

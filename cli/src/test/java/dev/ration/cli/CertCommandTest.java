@@ -81,6 +81,61 @@ class CertCommandTest {
   }
 
   @Test
+  void createClusterWritesTheWholeSetInOneRunThatNodesAndTheCliAccept() throws Exception {
+    Run set = cert("create-cluster", "--nodes", "n1,n2,n3", "--host", "node.example,127.0.0.1");
+    assertEquals(0, set.code(), set.toString());
+    List<String> files = List.of("ca", "node.n1", "node.n2", "node.n3", "client.admin");
+    for (String base : files) {
+      assertTrue(Files.isRegularFile(dir.resolve(base + ".crt")), base + ".crt\n" + set.out());
+      assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(base + ".key"))), base);
+      assertTrue(set.out().contains(dir.resolve(base + ".crt").toString()), set.out());
+    }
+    X509Certificate ca = PemFiles.certificates(dir.resolve("ca.crt")).get(0);
+    for (String id : List.of("n1", "n2", "n3")) {
+      X509Certificate node = PemFiles.certificates(dir.resolve("node." + id + ".crt")).get(0);
+      assertEquals("CN=" + id + ",O=Ration", node.getSubjectX500Principal().getName());
+      assertTrue(node.getSubjectAlternativeNames().toString().contains("node.example"), node.getSubjectAlternativeNames().toString());
+      assertTrue(dev.ration.server.tls.NodeCertificates.isNode(node), id);
+      node.verify(ca.getPublicKey());
+      try (ServerTls tls = ServerTls.load(new TlsOptions(TlsOptions.Mode.ON, "test", dir.resolve("ca.crt"),
+          dir.resolve("node." + id + ".crt"), dir.resolve("node." + id + ".key"), TlsOptions.ClientAuth.REQUIRED,
+          Duration.ofSeconds(10)))) {
+        assertEquals(node, tls.certificate());
+      }
+    }
+    X509Certificate admin = PemFiles.certificates(dir.resolve("client.admin.crt")).get(0);
+    assertTrue(admin.getSubjectX500Principal().getName().startsWith("CN=admin"), admin.getSubjectX500Principal().getName());
+    assertTrue(!dev.ration.server.tls.NodeCertificates.isNode(admin));
+    admin.verify(ca.getPublicKey());
+    // The CA outlives what it signed.
+    assertTrue(ca.getNotAfter().after(admin.getNotAfter()));
+    dev.ration.client.tls.internal.ClientSslContexts.of(ClientTls.trusting(dir.resolve("ca.crt"))
+        .withKeyPair(dir.resolve("client.admin.crt"), dir.resolve("client.admin.key")));
+  }
+
+  @Test
+  void createClusterRefusesBeforeWritingAnythingWhenOneFileExists() throws Exception {
+    assertEquals(0, cert("create-cluster", "--nodes", "n1", "--clients", "ops").code());
+    String ca = Files.readString(dir.resolve("ca.crt"));
+    Run again = cert("create-cluster", "--nodes", "n1,n2");
+    assertEquals(Exit.FAILED, again.code(), again.toString());
+    assertTrue(again.err().contains(dir.resolve("ca.crt") + " exists; pass --overwrite to replace it"), again.err());
+    assertEquals(ca, Files.readString(dir.resolve("ca.crt")));
+    assertTrue(!Files.exists(dir.resolve("node.n2.crt")) && !Files.exists(dir.resolve("client.admin.crt")));
+    assertTrue(Files.exists(dir.resolve("client.ops.crt")));
+
+    Run replaced = cert("create-cluster", "--nodes", "n1,n2", "--overwrite");
+    assertEquals(0, replaced.code(), replaced.toString());
+    assertTrue(!ca.equals(Files.readString(dir.resolve("ca.crt"))));
+    assertTrue(Files.exists(dir.resolve("node.n2.crt")) && Files.exists(dir.resolve("client.admin.crt")));
+
+    Run bad = cert("create-cluster", "--nodes", "n1,bad/id", "--overwrite");
+    assertEquals(Exit.USAGE, bad.code(), bad.toString());
+    Run none = cert("create-cluster");
+    assertEquals(Exit.USAGE, none.code(), none.toString());
+  }
+
+  @Test
   void existingFilesAreKeptUnlessOverwriteIsGiven() throws Exception {
     assertEquals(0, cert("create-ca").code());
     String before = Files.readString(dir.resolve("ca.crt"));

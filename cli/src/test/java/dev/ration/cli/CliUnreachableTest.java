@@ -54,4 +54,23 @@ class CliUnreachableTest {
     assertTrue(r.out().contains(a + "  UNREACHABLE") && r.out().contains("cannot reach " + a + " (connection refused)"), r.out());
     assertEquals("error: no server answered: cannot reach " + a + " (connection refused)\n", r.err());
   }
+
+  @Test
+  void aLongerTimeoutWaitsLongerToConnectAndSaysHowLongInWords() throws Exception {
+    assertEquals(java.time.Duration.ofSeconds(3), ClientGateway.connectTimeout(java.time.Duration.ofSeconds(5)));
+    assertEquals(java.time.Duration.ofSeconds(1), ClientGateway.connectTimeout(java.time.Duration.ofSeconds(1)));
+    assertEquals(java.time.Duration.ofSeconds(15), ClientGateway.connectTimeout(java.time.Duration.ofSeconds(30)));
+
+    // A server that accepts the connection and never answers HELLO, as a node still starting may.
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      String a = "127.0.0.1:" + silent.getLocalPort();
+      long start = System.nanoTime();
+      CliHarness.Run r = run("cluster", "status", "--servers", a, "--timeout", "9s", "--insecure");
+      long tookMillis = (System.nanoTime() - start) / 1_000_000;
+      assertEquals(Exit.INDETERMINATE, r.exitCode(), r.toString());
+      assertTrue(r.out().contains("within 4.5s"), r.toString());
+      assertTrue(!r.toString().contains("PT"), r.toString());
+      assertTrue(tookMillis >= 4_000, "gave up connecting after " + tookMillis + " ms, before half of --timeout");
+    }
+  }
 }

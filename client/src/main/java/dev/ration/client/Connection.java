@@ -137,7 +137,7 @@ final class Connection {
                       () -> {
                         c.hello.completeExceptionally(
                             new AttemptFailure(
-                                ErrorCode.UNAVAILABLE, "no HELLO reply from " + address + " within " + options.connectTimeout(), false, null));
+                                ErrorCode.UNAVAILABLE, "no HELLO reply from " + address + " within " + humanDuration(options.connectTimeout()), false, null));
                         ch.close();
                       },
                       options.connectTimeout().toMillis(),
@@ -361,5 +361,20 @@ final class Connection {
   private static String otherVersion(String address, String serverSaid) {
     return "the server at " + address + " " + serverSaid + "; this client speaks protocol version "
         + Frame.PROTOCOL_VERSION + ": use a client library of the server's release";
+  }
+
+  /** "3s", "1.5s", "250ms", "2m": as durations are written everywhere else, not ISO-8601's "PT3S". */
+  static String humanDuration(java.time.Duration d) {
+    long ms = d.toMillis();
+    if (ms < 1000) {
+      return ms + "ms";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return java.math.BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + "s";
   }
 }

@@ -13,7 +13,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Goal: every shipped example under config/ is valid, names itself by its file name, and the
+ * Goal: every shipped example under config/ is valid, names itself by its file name, keeps its
+ * data in /var/lib/ration/ID (as docs/OPERATIONS.md installs it), and the
  * 3-node example matches the embedded default (same ports, same group), so `cluster.sh` and
  * `ration server --node` start the same cluster.
  */
@@ -48,9 +49,10 @@ class ConfigExamplesTest {
         if (!c.consensus().nodeId().equals(expectedId)) {
           failures.add(f + ": node.id " + c.consensus().nodeId() + " differs from the file name");
         }
-        Path runDir = repoConfigDir().getParent().resolve("run").resolve(cluster).resolve(expectedId);
-        if (!c.consensus().dataDir().equals(runDir.normalize())) {
-          failures.add(f + ": data dir " + c.consensus().dataDir() + " is not " + runDir);
+        // Outside any release directory: a release is replaced on upgrade, the data must stay.
+        Path stateDir = Path.of("/var/lib/ration", expectedId);
+        if (!c.consensus().dataDir().equals(stateDir)) {
+          failures.add(f + ": data dir " + c.consensus().dataDir() + " is not " + stateDir);
         }
         if (!c.tls().on() || !c.security().secure() || !c.security().bootstrapAdmin("admin")) {
           failures.add(f + ": examples run with TLS and authorization, client.admin the first"
