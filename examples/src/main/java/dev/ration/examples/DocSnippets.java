@@ -172,6 +172,7 @@ public final class DocSnippets {
       // someone else wrote it first: cas.currentVersion() is theirs
     }
     ttl.refresh("sessions", "u-42", Duration.ofMinutes(30), 0);  // expiry only; same version
+    ttl.update("sessions", "u-42", "token-3".getBytes(StandardCharsets.UTF_8), 0); // value only; expiry kept
     ttl.put("flags", "dark-mode", new byte[] {1}, TtlEntries.NO_EXPIRY);
     // end::ttl-entries[]
   }
