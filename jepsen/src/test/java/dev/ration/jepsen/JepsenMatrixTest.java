@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The CI-sized matrix: lease × {partition-leader, pause-leader, kill, clock-bump, lossy,
- * membership-kill} and pool × {partition-majority, partition-clients, kill, pause-leader}
+ * membership-kill}, lease-stale-returns × pause-leader (holders' stale returns must free
+ * nothing) and pool × {partition-majority, partition-clients, kill, pause-leader}
  * (cli/ci-matrix), 3 real
  * node JVMs in network namespaces, 25 s of workload per cell (+ setup, heal, a bounded wait for
  * recovery, a 5 s quiet period, final reads or the pools' drain): about 11–15 minutes on 2 cores. Runs on the test
