@@ -170,7 +170,7 @@ class ReleaseArchiveIT {
       // The JVM takes its home directory from the user database, not $HOME: for the CLI's
       // ~/.ration/certs to be the simulated operator's, say it to the JVM too.
       cliEnv.put("JAVA_TOOL_OPTIONS", "-Duser.home=" + operatorHome);
-      // Scripts should leave no process behind (docs/OPERATIONS.md, "The CLI on a host").
+      // Scripts should leave no process behind (docs/CLI.md, "The resident helper").
       cliEnv.put("RATION_HELPER", "off");
     }
 
