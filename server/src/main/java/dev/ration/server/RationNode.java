@@ -105,6 +105,7 @@ public final class RationNode {
       metrics.bindGroupCommit(consensus::proposerStats, consensus::expiryOverdueMillis);
       metrics.bindStore(consensus::storeProperties, config.consensus().dataDir().toFile());
       metrics.bindRatis(nodeId);
+      metrics.bindSnapshotInstalls(consensus::snapshotInstalls);
       ConsensusNode c = consensus;
       if (!config.security().secure()) {
         log.warn("event=security_off node={} message=\"SECURITY MODE INSECURE: no client is"

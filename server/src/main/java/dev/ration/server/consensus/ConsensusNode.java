@@ -421,6 +421,11 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     return stateMachine.securityTable();
   }
 
+  /** Snapshots this node installed from the leader since it started. */
+  public long snapshotInstalls() {
+    return stateMachine.snapshotInstalls();
+  }
+
   /** The ledger time of the last entry this node applied (no lock). */
   public long appliedNowMillis() {
     return stateMachine.publishedNowMillis();

@@ -371,9 +371,20 @@ public final class RationStateMachine extends BaseStateMachine {
     return publishedNowMillis;
   }
 
+  /** Snapshots installed from the leader since start: every reinitialize follows one. */
+  private final java.util.concurrent.atomic.AtomicLong installs = new java.util.concurrent.atomic.AtomicLong();
+
+  /** How many snapshots from the leader this node installed since it started (any thread). */
+  public long snapshotInstalls() {
+    return installs.get();
+  }
+
   /** After an install: restore the newest snapshot (if newer than ours) and reopen. */
   @Override
   public void reinitialize() throws IOException {
+    // Counted here, not from Ratis's numInstallSnapshot, which its chunked install path alone
+    // increments.
+    installs.incrementAndGet();
     lock.writeLock().lock();
     try {
       if (state.isPresent()) {

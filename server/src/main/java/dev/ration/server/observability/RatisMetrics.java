@@ -63,7 +63,6 @@ final class RatisMetrics implements MultiCollector {
     export("log_worker", "openSegmentSizeInBytes", "ratis_log_open_segment_bytes", Kind.GAUGE, "Bytes in the open Raft log segment");
     export("log_worker", "closedSegmentsNum", "ratis_log_closed_segments", Kind.GAUGE, "Closed Raft log segments");
     export("log_worker", "dataQueueSize", "ratis_log_worker_queue_entries", Kind.GAUGE, "Entries queued for the Raft log worker");
-    export("server", "numInstallSnapshot", "ratis_snapshot_installs", Kind.COUNTER, "Snapshots installed on this node from the leader");
     export("server", "numRequestQueueLimitHits", "ratis_request_queue_limit_hits", Kind.COUNTER, "Requests Ratis refused because its pending-request queue was full");
     export("server", "numFailedClientWriteOnServer", "ratis_failed_writes", Kind.COUNTER, "Writes Ratis failed on this node");
     export("server", "follower_append_entry_latency", "ratis_follower_append_entry_seconds", Kind.TIMER, "Follower: time to handle an append-entries request");

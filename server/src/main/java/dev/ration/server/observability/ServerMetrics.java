@@ -327,6 +327,14 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
     registry.getPrometheusRegistry().register(new RatisMetrics(memberId));
   }
 
+  /** Snapshots this node installed from the leader: {@code ration_snapshot_installs_total}. */
+  public void bindSnapshotInstalls(LongSupplier installs) {
+    strongReferences.add(installs);
+    FunctionCounter.builder("ration.snapshot.installs", installs, LongSupplier::getAsLong)
+        .description("Snapshots this node installed from the leader since it started")
+        .register(registry);
+  }
+
   // ---------------------------------------------------------------- per-limit gauges
 
   /** Replaces the per-limit series with {@code limits} (at most {@link #LIMITS_EXPORTED_MAX}). */

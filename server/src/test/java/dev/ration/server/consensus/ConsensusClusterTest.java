@@ -203,6 +203,9 @@ class ConsensusClusterTest {
       awaitConverged(cluster, INSTALL_WAIT);
       assertTrue(back.stateMachine().snapshots().latest().isPresent(),
           "the follower installed a snapshot");
+      assertTrue(back.snapshotInstalls() >= 1,
+          "the install is counted (ration_snapshot_installs_total): " + back.snapshotInstalls());
+      assertEquals(0, current.snapshotInstalls(), "the leader installed none");
       assertEquals(120, limitStatus(cluster, "api").countedRate());
     }
   }
