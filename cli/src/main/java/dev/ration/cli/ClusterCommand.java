@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 @Command(name = "cluster", description = "Cluster status and membership.",
     subcommands = {ClusterCommand.Status.class, MembershipCommand.Add.class,
         MembershipCommand.Remove.class, MembershipCommand.Replace.class,
-        MembershipCommand.TransferLeader.class})
+        MembershipCommand.TransferLeader.class, CaughtUpCommand.class})
 final class ClusterCommand {
   @picocli.CommandLine.Mixin HelpOption help;
 

@@ -216,22 +216,12 @@ abstract class MembershipCommand implements Callable<Integer> {
     String last = "no answer yet";
     while (true) {
       try {
-        String leaderStatus = get(adminHttp, leaderAddress, "/status");
-        String status = get(adminHttp, newcomerAdmin, "/status");
-        long leaderCommit = jsonLong(leaderStatus, "commitIndex");
-        String role = jsonString(status, "role");
-        long applied = jsonLong(status, "appliedIndex");
-        List<String> peers = jsonIds(status);
-        List<String> listeners = jsonStrings(status, "listeners");
-        String leaderId = jsonString(status, "leaderId");
-        boolean voter = peers.contains(id) && !listeners.contains(id);
-        boolean running = role.equals("FOLLOWER") || role.equals("LEADER");
-        last = "role " + role + ", " + (voter ? "a voter" : "not a voter") + " in its configuration "
-            + peers + ", leader " + (leaderId.isEmpty() ? "unknown" : leaderId) + ", applied index "
-            + applied + " (leader's commit index " + leaderCommit + ")";
-        if (running && voter && !leaderId.isEmpty() && applied + CAUGHT_UP_GAP >= leaderCommit) {
+        Optional<String> behind = notCaughtUp(adminHttp, admin.timeout(), leaderAddress, id,
+            newcomerAdmin);
+        if (behind.isEmpty()) {
           return;
         }
+        last = behind.get();
       } catch (IOException | RuntimeException e) {
         last = "its status could not be read: " + e.getMessage();
       } catch (InterruptedException e) {
@@ -254,10 +244,36 @@ abstract class MembershipCommand implements Callable<Integer> {
     }
   }
 
-  private String get(AdminHttp adminHttp, String address, String path)
+  /**
+   * Why node {@code id} (its admin address {@code nodeAdmin}) is not yet a caught-up voter, as
+   * its own /status says against the leader's commit index; empty when it is: running its Raft
+   * role (FOLLOWER or LEADER), a voter of the configuration it holds, following a leader, with an
+   * applied index within {@link #CAUGHT_UP_GAP} of the leader's commit index.
+   */
+  static Optional<String> notCaughtUp(AdminHttp adminHttp, Duration timeout, String leaderAddress,
+      String id, String nodeAdmin) throws IOException, InterruptedException {
+    String leaderStatus = get(adminHttp, timeout, leaderAddress, "/status");
+    String status = get(adminHttp, timeout, nodeAdmin, "/status");
+    long leaderCommit = jsonLong(leaderStatus, "commitIndex");
+    String role = jsonString(status, "role");
+    long applied = jsonLong(status, "appliedIndex");
+    List<String> peers = jsonIds(status);
+    List<String> listeners = jsonStrings(status, "listeners");
+    String leaderId = jsonString(status, "leaderId");
+    boolean voter = peers.contains(id) && !listeners.contains(id);
+    boolean running = role.equals("FOLLOWER") || role.equals("LEADER");
+    if (running && voter && !leaderId.isEmpty() && applied + CAUGHT_UP_GAP >= leaderCommit) {
+      return Optional.empty();
+    }
+    return Optional.of("role " + role + ", " + (voter ? "a voter" : "not a voter")
+        + " in its configuration " + peers + ", leader " + (leaderId.isEmpty() ? "unknown" : leaderId)
+        + ", applied index " + applied + " (leader's commit index " + leaderCommit + ")");
+  }
+
+  static String get(AdminHttp adminHttp, Duration timeout, String address, String path)
       throws IOException, InterruptedException {
     HttpResponse<String> r = adminHttp.client().send(
-        adminHttp.request(address, path).timeout(admin.timeout()).GET().build(),
+        adminHttp.request(address, path).timeout(timeout).GET().build(),
         HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new IOException(address + path + ": HTTP " + r.statusCode() + " " + r.body().trim());

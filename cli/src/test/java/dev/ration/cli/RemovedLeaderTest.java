@@ -147,6 +147,19 @@ class RemovedLeaderTest {
     }
     String restStatus = promptGet(ports.get(newLeader).admin(), "/status").body();
     assertFalse(restStatus.contains("\"id\":\"" + leader + "\""), restStatus);
+
+    // `cluster caught-up`: a remaining member is a caught-up voter; the removed node never is.
+    String restAdmins = String.join(",", rest.stream()
+        .map(id -> "127.0.0.1:" + ports.get(id).admin()).toList());
+    String member = rest.stream().filter(id -> !id.equals(newLeader)).findFirst().orElseThrow();
+    String[] caughtUp = cli("cluster", "caught-up", member, "--admin",
+        "127.0.0.1:" + ports.get(member).admin(), "--admin-servers", restAdmins, "--wait", "60s");
+    assertEquals("0", caughtUp[0], String.join("\n", caughtUp));
+    assertTrue(caughtUp[1].contains(member + " is a voter within"), caughtUp[1]);
+    String[] notMember = cli("cluster", "caught-up", leader, "--admin",
+        "127.0.0.1:" + removed.admin(), "--admin-servers", restAdmins, "--wait", "2s");
+    assertEquals("3", notMember[0], String.join("\n", notMember));
+    assertTrue(notMember[2].contains("not caught up within --wait (2s)"), notMember[2]);
   }
 
   // ---------------------------------------------------------------- helpers
