@@ -103,6 +103,13 @@ cli_tls_flag() {
   tls_on || echo --insecure
 }
 
+# Whether PEM certificate $1 carries the node name urn:ration:node:$2 (the URI is stored as
+# plain ASCII inside the DER, so decoding the base64 body is enough).
+names_node() {
+  awk '/-----BEGIN CERTIFICATE-----/{f=1;next} /-----END CERTIFICATE-----/{exit} f' "$1" \
+    | base64 -d 2>/dev/null | grep -aq "urn:ration:node:$2"
+}
+
 # Creates the development certificates that are missing (idempotent).
 ensure_certs() {
   tls_on || return 0
@@ -122,7 +129,10 @@ ensure_certs() {
     "$ration" cert create-ca --certs-dir "$certs_dir"
   fi
   for id in $(node_ids); do
-    [[ -f "$certs_dir/node.$id.crt" && -f "$certs_dir/node.$id.key" ]] && continue
+    # A development node certificate made before nodes carried their URI name
+    # (urn:ration:node:ID) is refused by its peers: made again, with the same CA.
+    [[ -f "$certs_dir/node.$id.crt" && -f "$certs_dir/node.$id.key" ]] \
+      && names_node "$certs_dir/node.$id.crt" "$id" && continue
     "$ration" cert create-node "$id" --host localhost,127.0.0.1 --certs-dir "$certs_dir" --overwrite
   done
   if [[ ! -f "$certs_dir/client.admin.crt" || ! -f "$certs_dir/client.admin.key" ]]; then
