@@ -15,7 +15,8 @@
 # and pid (nI.pid). When the node configurations turn TLS on (tls: mode: secure), `start` first
 # creates whatever development certificates are missing in ${RATION_CERTS_DIR:-~/.ration/certs}
 # (a CA, node.nI for each node, client.admin for the CLI), so the nodes and `bin/ration` find
-# them without flags; existing files are kept. `start` waits (bounded by RATION_START_TIMEOUT seconds, default 60) until
+# them without flags; existing files are kept, except a node certificate without its node name
+# (urn:ration:node:nI), which is made again with the same CA. `start` waits (bounded by RATION_START_TIMEOUT seconds, default 60) until
 # every node's admin /health answers and /ready says a leader is known; it refuses to start if a
 # node's raft, client or admin port is already taken. `stop` signals only the
 # recorded pids: TERM, then KILL after RATION_STOP_TIMEOUT seconds (default 30).
