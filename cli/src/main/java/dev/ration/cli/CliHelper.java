@@ -71,6 +71,14 @@ public final class CliHelper {
   private static final Duration MARGIN = Duration.ofSeconds(10);
   private static final int MAX_REQUEST_BYTES = 1 << 20;
   private static final int CONCURRENT_CALLS = 4;
+  /**
+   * Connections read at once, most of them only until the caller's secret (or its absence) is
+   * known: any local user can connect, so silent connections must not take the places of
+   * callers ({@link #CONCURRENT_CALLS} bounds the commands actually run).
+   */
+  private static final int CONNECTIONS_MAX = 64;
+  /** How long a connection may take to present the secret: the launcher sends it at once. */
+  private static final int SECRET_TIMEOUT_MILLIS = 1_000;
 
   /**
    * The commands the helper runs: read-only, no standard input, no file output. Mirrored in
@@ -96,7 +104,8 @@ public final class CliHelper {
   private final byte[] callerSecret;
   private final String helperSecret;
   private final ServerSocket server;
-  private final ExecutorService connections = Executors.newFixedThreadPool(CONCURRENT_CALLS, daemon("helper-call"));
+  private final ExecutorService connections = Executors.newFixedThreadPool(CONNECTIONS_MAX, daemon("helper-call"));
+  private final java.util.concurrent.Semaphore calls = new java.util.concurrent.Semaphore(CONCURRENT_CALLS);
   private final ExecutorService commands = Executors.newCachedThreadPool(daemon("helper-command"));
   private final AtomicLong lastCall = new AtomicLong(System.nanoTime());
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -264,18 +273,17 @@ public final class CliHelper {
         }
         throw e;
       }
-      lastCall.set(System.nanoTime());
-      inFlight.incrementAndGet();
-      connections.execute(() -> {
-        try (s) {
-          handle(s);
-        } catch (IOException | RuntimeException e) {
-          // The caller went away or spoke nonsense: nothing to answer.
-        } finally {
-          lastCall.set(System.nanoTime());
-          inFlight.decrementAndGet();
-        }
-      });
+      try {
+        connections.execute(() -> {
+          try (s) {
+            handle(s);
+          } catch (IOException | RuntimeException e) {
+            // The caller went away or spoke nonsense: nothing to answer.
+          }
+        });
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        s.close(); // shutting down
+      }
     }
     removeState();
     connections.shutdownNow();
@@ -330,14 +338,41 @@ public final class CliHelper {
       .filter(e -> e.endsWith(".jar") && Path.of(e).getFileName().toString().startsWith("ration-"))
       .map(Path::of).toList();
 
+  /**
+   * One connection: the caller's secret first (within {@link #SECRET_TIMEOUT_MILLIS}); only a
+   * caller that presents it counts as activity (the idle timer, calls in flight) and takes one
+   * of the {@link #CONCURRENT_CALLS} places, so another local user holding silent connections
+   * neither keeps the helper alive nor delays the owner's calls by more than that timeout.
+   */
   private void handle(Socket s) throws IOException {
-    s.setSoTimeout(5_000);
+    s.setSoTimeout(SECRET_TIMEOUT_MILLIS);
     InputStream in = new java.io.BufferedInputStream(s.getInputStream());
-    OutputStream out = new BufferedOutputStream(s.getOutputStream());
     byte[] given = readUntil(in, (byte) '\n', 256);
     if (!MessageDigest.isEqual(given, callerSecret)) {
       return;
     }
+    lastCall.set(System.nanoTime());
+    inFlight.incrementAndGet();
+    try {
+      calls.acquire();
+    } catch (InterruptedException e) {
+      inFlight.decrementAndGet();
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      s.setSoTimeout(5_000);
+      call(s, in);
+    } finally {
+      calls.release();
+      lastCall.set(System.nanoTime());
+      inFlight.decrementAndGet();
+    }
+  }
+
+  /** The rest of an authenticated call: the helper's secret, the arguments, the answer. */
+  private void call(Socket s, InputStream in) throws IOException {
+    OutputStream out = new BufferedOutputStream(s.getOutputStream());
     out.write((helperSecret + "\n").getBytes(StandardCharsets.US_ASCII));
     out.flush();
     int argc = Integer.parseInt(new String(readUntil(in, (byte) '\n', 16), StandardCharsets.US_ASCII));

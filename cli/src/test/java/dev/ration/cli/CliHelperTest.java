@@ -347,6 +347,45 @@ class CliHelperTest {
     assertTrue(seconds >= 9 && seconds < 30, seconds + " s");
   }
 
+  /**
+   * Goal: another local user holding silent connections (more than the helper runs calls at
+   * once) neither keeps the helper alive past its idle time nor holds the owner's call back by
+   * more than the secret timeout: the owner is answered while they stay open, and the helper
+   * still exits when idle.
+   */
+  @Test
+  void silentConnectionsNeitherDelayCallsNorKeepItAlive() throws Exception {
+    start(Duration.ofMillis(1_500), a -> new CliHelper.Result(0, "ran\n".getBytes(StandardCharsets.UTF_8), new byte[0]));
+    List<Socket> silent = new ArrayList<>();
+    try {
+      for (int i = 0; i < 8; i++) {
+        silent.add(new Socket(InetAddress.getLoopbackAddress(), helper.port()));
+      }
+      long t0 = System.nanoTime();
+      BashRun r = callThroughLauncher("cluster", "status");
+      long millis = (System.nanoTime() - t0) / 1_000_000;
+      assertEquals(0, r.exit(), new String(r.err(), StandardCharsets.UTF_8));
+      assertEquals("ran\n", new String(r.out(), StandardCharsets.UTF_8));
+      assertTrue(millis < 3_000, "the owner's call took " + millis + " ms beside 8 silent connections");
+      // Keep connecting without a secret, more often than the idle time: it must still exit
+      // while the connections keep coming.
+      long until = System.nanoTime() + Duration.ofSeconds(6).toNanos();
+      while (!serving.isDone() && System.nanoTime() < until) {
+        silent.add(new Socket(InetAddress.getLoopbackAddress(), helper.port()));
+        Thread.sleep(300);
+      }
+      assertTrue(serving.isDone(), "still serving 6 s after the last call: kept alive by strangers");
+    } catch (java.net.ConnectException closed) {
+      // It stopped listening: exited, as it should.
+    } finally {
+      for (Socket s : silent) {
+        s.close();
+      }
+    }
+    assertEquals("idle for 1 s", serving.get(10, TimeUnit.SECONDS));
+    helper = null;
+  }
+
   @Test
   void exitsWhenIdle() throws Exception {
     start(Duration.ofMillis(300), a -> new CliHelper.Result(0, new byte[0], new byte[0]));
