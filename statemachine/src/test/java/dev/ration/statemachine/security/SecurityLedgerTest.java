@@ -124,6 +124,31 @@ class SecurityLedgerTest {
   }
 
   /**
+   * Goal: a request key is bound to the identity that first used it: the same key with the same
+   * command from another identity limited to tenants is refused as a reused key, neither
+   * answered with the first identity's result nor applied.
+   */
+  @Test
+  void aRequestKeyAnswersOnlyTheIdentityThatUsedIt() {
+    for (String t : List.of("a")) {
+      d.at(1_000, new QuotaCommand.SetQuota(new QuotaSpec(t, "calls", QuotaKind.ALLOCATION,
+          Window.NONE, 100, "calls", 0, Overage.REJECT, 0, 0, 0, "ops", 0, "seed")));
+    }
+    dev.ration.statemachine.command.RequestKey key =
+        new dev.ration.statemachine.command.RequestKey(42, 43, 7);
+    QuotaCommand.Reserve reserve =
+        new QuotaCommand.Reserve("a", List.of(new QuotaCommand.Reserve.Item("calls", 5)), 0, 60_000);
+    Result first = d.at(1_000, key, SecurityCommand.Authorized.of("alice", List.of("a"), reserve));
+    reserved(first);
+    Result again = d.at(1_001, key, SecurityCommand.Authorized.of("alice", List.of("a"), reserve));
+    assertEquals(first, again, "the same identity's retry gets the first answer");
+    Result other = d.at(1_002, key, SecurityCommand.Authorized.of("mallory", List.of("a"), reserve));
+    Result.Rejected refused = assertInstanceOf(Result.Rejected.class, other, other.toString());
+    assertEquals(Outcome.INVALID_ARGUMENT, refused.outcome());
+    assertTrue(refused.message().contains("was first used for"), refused.message());
+  }
+
+  /**
    * Goal: an Authorized as earlier releases wrote it (code 64) keeps their answers on replay:
    * an id that resolves to nothing passed, so a return of a gone lease is answered as gone.
    */
