@@ -212,11 +212,12 @@ public sealed interface SecurityCommand extends Command {
 
     /**
      * {@code inner} on behalf of {@code actor}, limited to {@code tenants} (empty = any), failing
-     * closed.
+     * closed. Unlimited (only attributed, for the audit log), both codes apply it alike, so it
+     * keeps the code every release decodes: a rolling upgrade's older nodes apply it too.
      */
     public static Authorized of(String actor, java.util.List<String> tenants, Command inner) {
       return new Authorized(actor, String.join("\n", tenants),
-          new Bytes(BatchCodec.encodeCommand(inner)), true);
+          new Bytes(BatchCodec.encodeCommand(inner)), !tenants.isEmpty());
     }
 
     /** The allowed tenants; empty = any. */
