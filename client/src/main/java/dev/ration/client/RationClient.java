@@ -712,6 +712,11 @@ public final class RationClient implements AutoCloseable {
                 // A refused certificate or token will be refused again: fail now, definitely
                 // (nothing was sent).
                 fail(f.code, f.getMessage(), 0, f);
+              } else if (electionRetries > 0) {
+                // A member answered NOT_LEADER during this call: the cluster is up and electing,
+                // and the address that failed is the dead leader a follower still names. Part
+                // of the election wait, bounded by the deadline, not by maxRetries.
+                waitOutElection(f.getMessage(), 0, false);
               } else {
                 retryOrFail(f.code, f.getMessage(), 0, f);
               }

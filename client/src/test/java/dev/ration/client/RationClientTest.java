@@ -253,6 +253,26 @@ class RationClientTest {
     }
   }
 
+  /**
+   * Goal: right after a leader dies its followers still name it; each pointer to the dead
+   * address is refused, and those refusals are part of waiting out the election (bounded by
+   * the deadline), not connection failures that spend maxRetries.
+   */
+  @Test
+  void followersNamingADeadLeaderAreWaitedOutUntilTheNewOneAnswers() throws Exception {
+    FakeServer gone = new FakeServer((s, r) -> {});
+    String dead = gone.address();
+    gone.close();
+    AtomicInteger asked = new AtomicInteger();
+    try (FakeServer follower = new FakeServer((s, r) -> s.reply(r, asked.incrementAndGet() <= 12
+            ? new Response.Error(ErrorCode.NOT_LEADER, "leader is " + dead, dead, 0) : setOk()));
+        RationClient c = new RationClient(options(follower.address()).maxRetries(2)
+            .requestDeadline(java.time.Duration.ofSeconds(20)).build())) {
+      c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
+      assertEquals(13, asked.get(), "twelve stale pointers to the dead leader, then the new leader");
+    }
+  }
+
   @Test
   void allAddressesDownFailsWithinRetryBudget() throws Exception {
     FakeServer gone = new FakeServer((s, r) -> {});

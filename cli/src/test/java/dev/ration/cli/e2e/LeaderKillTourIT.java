@@ -25,8 +25,11 @@ import org.junit.jupiter.api.Timeout;
  * killed node is started again. 20 of 20 must pass.
  *
  * <p>Uses the default ports and run directory of `scripts/cluster.sh`, as the tour does, so it
- * refuses to run beside another cluster on those ports, and stops the cluster it started.
+ * refuses to run beside another cluster on those ports, and stops the cluster it started. It
+ * takes three minutes, so it runs when asked: {@code scripts/leader-kills.sh}
+ * ({@code -Dration.leaderKills=true}).
  */
+@org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "ration.leaderKills", matches = "true")
 class LeaderKillTourIT {
   private static final int KILLS = 20;
   private static final String[] DEFAULT_CLIENT_PORTS = {"127.0.0.1:7101", "127.0.0.1:7102", "127.0.0.1:7103"};
