@@ -5,6 +5,7 @@ import dev.ration.protocol.Request;
 import dev.ration.protocol.Response;
 import dev.ration.server.security.Role;
 import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.NamesActor;
 import dev.ration.statemachine.command.QuotaCommand;
 import dev.ration.statemachine.command.SecurityCommand;
 import dev.ration.statemachine.query.Query;
@@ -66,32 +67,7 @@ final class SecurityTranslation {
    * their actor get the authenticated identity.
    */
   static Command withActor(Command command, String actor) {
-    if (command instanceof SecurityCommand.CreateToken c) {
-      return new SecurityCommand.CreateToken(c.tokenId(), c.identity(), c.salt(), c.hash(),
-          c.ttlMillis(), actor);
-    }
-    if (command instanceof SecurityCommand.RevokeToken c) {
-      return new SecurityCommand.RevokeToken(c.tokenId(), actor);
-    }
-    if (command instanceof SecurityCommand.GrantRole c) {
-      return new SecurityCommand.GrantRole(c.identity(), c.role(), c.tenant(), actor);
-    }
-    if (command instanceof SecurityCommand.RevokeRole c) {
-      return new SecurityCommand.RevokeRole(c.identity(), c.role(), c.tenant(), actor);
-    }
-    // The quota audit log records the actor a quota change names: the authenticated identity,
-    // never a name the caller chose.
-    if (command instanceof QuotaCommand.SetQuota c) {
-      QuotaSpec q = c.spec();
-      return new QuotaCommand.SetQuota(new QuotaSpec(q.scope(), q.resource(), q.kind(),
-          q.window(), q.limit(), q.unit(), q.softLimit(), q.overage(), q.overageMax(),
-          q.periodStartMillis(), q.version(), actor, q.changedAtMillis(), q.reason()));
-    }
-    if (command instanceof QuotaCommand.Reconcile c) {
-      return new QuotaCommand.Reconcile(c.scope(), c.resource(), c.fromMillis(), c.toMillis(),
-          actor, c.reason());
-    }
-    return command;
+    return command instanceof NamesActor named ? named.withActor(actor) : command;
   }
 
 }

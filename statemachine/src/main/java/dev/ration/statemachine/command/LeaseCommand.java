@@ -6,6 +6,7 @@ import static dev.ration.wire.shape.Fields.list16;
 import static dev.ration.wire.shape.Fields.str;
 import static dev.ration.wire.shape.Fields.struct;
 
+import dev.ration.statemachine.result.Result;
 import dev.ration.wire.lease.LeaseBounds;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.shape.Shape;
@@ -32,8 +33,17 @@ public sealed interface LeaseCommand extends Command {
    * the current config version equals it (else STALE_CONFIG with the current version). The ledger
    * mints the new version; the stored limit never keeps the one proposed.
    */
-  record SetLimit(Limit limit) implements LeaseCommand {
+  record SetLimit(Limit limit) implements LeaseCommand, Audited {
     public static final int CODE = 1;
+
+    @Override
+    public AuditLine auditLine(Result result) {
+      return result instanceof Result.LimitSet r
+          ? new AuditLine("limit.set", limit.tenant(), limit.resource(),
+              "version " + r.limit().version() + " rate " + r.limit().ratePerSecond()
+                  + "/s burst " + r.limit().burst())
+          : null;
+    }
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "SET_LIMIT";

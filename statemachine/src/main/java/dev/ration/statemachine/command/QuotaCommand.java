@@ -8,6 +8,8 @@ import static dev.ration.wire.shape.Fields.nonEmptyStr;
 import static dev.ration.wire.shape.Fields.str;
 import static dev.ration.wire.shape.Fields.struct;
 
+import dev.ration.statemachine.result.QuotaResult;
+import dev.ration.statemachine.result.Result;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.shape.Shape;
 import java.util.List;
@@ -37,8 +39,24 @@ public sealed interface QuotaCommand extends Command {
    * only if the entry's current version equals it (else STALE_CONFIG with the current version).
    * The kind of an entry never changes.
    */
-  record SetQuota(QuotaSpec spec) implements QuotaCommand {
+  record SetQuota(QuotaSpec spec) implements QuotaCommand, NamesActor, Audited {
     public static final int CODE = 40;
+
+    /** The quota audit log records the actor a change names: the authenticated identity. */
+    @Override
+    public SetQuota withActor(String actor) {
+      QuotaSpec q = spec;
+      return new SetQuota(new QuotaSpec(q.scope(), q.resource(), q.kind(), q.window(), q.limit(),
+          q.unit(), q.softLimit(), q.overage(), q.overageMax(), q.periodStartMillis(),
+          q.version(), actor, q.changedAtMillis(), q.reason()));
+    }
+
+    @Override
+    public AuditLine auditLine(Result result) {
+      return result instanceof Result.Quota q && !(q.result() instanceof QuotaResult.QuotaRejected)
+          ? new AuditLine("quota.set", spec.scope(), spec.resource(), "limit " + spec.limit())
+          : null;
+    }
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "QUOTA_SET";
@@ -342,8 +360,13 @@ public sealed interface QuotaCommand extends Command {
    */
   record Reconcile(
       String scope, String resource, long fromMillis, long toMillis, String actor, String reason)
-      implements QuotaCommand {
+      implements QuotaCommand, NamesActor {
     public static final int CODE = 46;
+
+    @Override
+    public Reconcile withActor(String actor) {
+      return new Reconcile(scope, resource, fromMillis, toMillis, actor, reason);
+    }
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "USAGE_RECONCILE";

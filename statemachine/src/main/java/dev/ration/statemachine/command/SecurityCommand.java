@@ -33,8 +33,13 @@ public sealed interface SecurityCommand extends Command {
    * under an existing id is refused.
    */
   record CreateToken(long tokenId, String identity, Bytes salt, Bytes hash, long ttlMillis,
-      String actor) implements SecurityCommand {
+      String actor) implements SecurityCommand, NamesActor {
     public static final int CODE = 60;
+
+    @Override
+    public CreateToken withActor(String actor) {
+      return new CreateToken(tokenId, identity, salt, hash, ttlMillis, actor);
+    }
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "TOKEN_CREATE";
@@ -67,7 +72,12 @@ public sealed interface SecurityCommand extends Command {
   }
 
   /** Revokes token {@code tokenId}; revoking an absent token succeeds and changes nothing. */
-  record RevokeToken(long tokenId, String actor) implements SecurityCommand {
+  record RevokeToken(long tokenId, String actor) implements SecurityCommand, NamesActor {
+    @Override
+    public RevokeToken withActor(String actor) {
+      return new RevokeToken(tokenId, actor);
+    }
+
     public static final int CODE = 61;
 
     /** The protocol operation it serves, as the wire names it. */
@@ -98,8 +108,13 @@ public sealed interface SecurityCommand extends Command {
 
   /** Grants {@code role} over {@code tenant} ("*" = every tenant) to {@code identity}. */
   record GrantRole(String identity, String role, String tenant, String actor)
-      implements SecurityCommand {
+      implements SecurityCommand, NamesActor {
     public static final int CODE = 62;
+
+    @Override
+    public GrantRole withActor(String actor) {
+      return new GrantRole(identity, role, tenant, actor);
+    }
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "ROLE_GRANT";
@@ -131,8 +146,13 @@ public sealed interface SecurityCommand extends Command {
 
   /** Withdraws one grant; withdrawing a grant that does not exist succeeds and changes nothing. */
   record RevokeRole(String identity, String role, String tenant, String actor)
-      implements SecurityCommand {
+      implements SecurityCommand, NamesActor {
     public static final int CODE = 63;
+
+    @Override
+    public RevokeRole withActor(String actor) {
+      return new RevokeRole(identity, role, tenant, actor);
+    }
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "ROLE_REVOKE";

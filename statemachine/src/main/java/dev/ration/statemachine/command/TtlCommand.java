@@ -3,9 +3,11 @@ package dev.ration.statemachine.command;
 import static dev.ration.wire.shape.Fields.i64;
 import static dev.ration.wire.shape.Fields.str;
 
+import dev.ration.statemachine.result.Result;
 import dev.ration.wire.Bytes;
 import dev.ration.wire.CapacityPolicy;
 import dev.ration.wire.shape.Fields;
+import dev.ration.wire.security.Tenants;
 import dev.ration.wire.shape.Shape;
 
 /** The TTL ledger's commands: entries and namespaces. Codes 20-39 of the log format. */
@@ -173,8 +175,16 @@ public sealed interface TtlCommand extends Command {
    * nothing at once; later writes find the namespace full.
    */
   record SetNamespace(String namespace, long maxEntries, long maxBytes,
-      CapacityPolicy policy) implements TtlCommand {
+      CapacityPolicy policy) implements TtlCommand, Audited {
     public static final int CODE = 24;
+
+    @Override
+    public AuditLine auditLine(Result result) {
+      return result instanceof Result.NamespaceSet
+          ? new AuditLine("namespace.set", Tenants.ofPath(namespace), namespace,
+              "maxEntries " + maxEntries + " maxBytes " + maxBytes + " policy " + policy)
+          : null;
+    }
 
     /** The protocol operation it serves, as the wire names it. */
     public static final String OPERATION = "TTL_NAMESPACE_SET";

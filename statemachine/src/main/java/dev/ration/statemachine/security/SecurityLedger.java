@@ -2,6 +2,7 @@ package dev.ration.statemachine.security;
 
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.Audited;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand;
 import dev.ration.statemachine.command.QuotaCommand;
@@ -273,17 +274,11 @@ public final class SecurityLedger implements Ledger {
    */
   @Override
   public void attributed(String actor, Command command, Result result) {
-    if (command instanceof LeaseCommand.SetLimit c && result instanceof Result.LimitSet r) {
-      audit(actor, "limit.set", c.limit().tenant(), c.limit().resource(),
-          "version " + r.limit().version() + " rate " + r.limit().ratePerSecond() + "/s burst "
-              + r.limit().burst());
-    } else if (command instanceof TtlCommand.SetNamespace c
-        && result instanceof Result.NamespaceSet) {
-      audit(actor, "namespace.set", Tenants.ofPath(c.namespace()), c.namespace(),
-          "maxEntries " + c.maxEntries() + " maxBytes " + c.maxBytes() + " policy " + c.policy());
-    } else if (command instanceof QuotaCommand.SetQuota c && result instanceof Result.Quota q
-        && !(q.result() instanceof dev.ration.statemachine.result.QuotaResult.QuotaRejected)) {
-      audit(actor, "quota.set", c.spec().scope(), c.spec().resource(), "limit " + c.spec().limit());
+    if (command instanceof Audited audited) {
+      Audited.AuditLine line = audited.auditLine(result);
+      if (line != null) {
+        audit(actor, line.action(), line.scope(), line.resource(), line.detail());
+      }
     }
   }
 
