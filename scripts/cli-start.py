@@ -13,6 +13,10 @@ per variant, the median wall time and median CPU time (user + system) of the com
 starts, not the helper's own work (printed separately, from the helper's CPU time before and
 after the rounds).
 
+--first adds the variant 'first': the very first call of a build (an empty archive directory
+each time, so the call records its class-data archive; no helper), what a fresh machine's first
+`ration` call costs.
+
 --baseline DIR adds the variant 'base': DIR/bin/ration (another build, e.g. an earlier
 commit's checkout or unpacked release) with its own default options and class-data sharing
 archive, run in the same rounds, so a change is measured against its baseline under the same
@@ -33,6 +37,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--servers", required=True)
 p.add_argument("--rounds", type=int, default=10)
 p.add_argument("--baseline", help="another build's directory holding bin/ration")
+p.add_argument("--first", action="store_true", help="add the variant 'first' (no archive yet, no helper)")
 p.add_argument("args", nargs="*")
 a = p.parse_args()
 if not 1 <= a.rounds <= 100:
@@ -47,6 +52,9 @@ variants = {
     "helper": {"RATION_CDS_DIR": helper_dir, "RATION_HELPER": "on"},
 }
 
+
+if a.first:
+    variants["first"] = {"RATION_HELPER": "off", "_fresh": "1"}
 
 if a.baseline:
     base_cmd = [os.path.join(os.path.abspath(a.baseline), "bin/ration")] + cmd[1:]
@@ -64,6 +72,8 @@ def run(env_extra):
     env.pop("RATION_JAVA_OPTS", None)
     env.update(env_extra)
     command = env.pop("_cmd", cmd)
+    if env.pop("_fresh", None):
+        env["RATION_CDS_DIR"] = tempfile.mkdtemp(prefix="ration-cds-first-")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     r = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)

@@ -44,8 +44,8 @@ import picocli.CommandLine;
 
 /**
  * The resident helper of `bin/ration` (docs/CLI.md, "Start time"; docs/DECISIONS.md, "CLI start:
- * a resident helper for read-only commands"): a JVM of one user that keeps the CLI's classes
- * loaded and compiled and runs read-only admin commands for the launcher, so such a command costs
+ * a resident helper"): a JVM of one user that keeps the CLI's classes loaded and compiled and
+ * runs admin commands (reads, and mutations with a fixed request key) for the launcher, so such a command costs
  * a bash start and the command's own work instead of a JVM start.
  *
  * <p>It runs the very command line a direct run would ({@link RationCli#commandLine}, a fresh
@@ -81,13 +81,24 @@ public final class CliHelper {
   private static final int SECRET_TIMEOUT_MILLIS = 1_000;
 
   /**
-   * The commands the helper runs: read-only, no standard input, no file output. Mirrored in
+   * The read-only commands the helper runs: no standard input, no file output. Mirrored in
    * bin/ration (CliHelperTest checks both lists are the same). `--version` alone is served too.
    */
   static final List<String> SERVED = List.of("cluster status", "limit get", "limit list", "limit slots",
       "lease list", "ttl get", "ttl list", "ttl namespace-get", "quota get", "quota list",
       "quota history", "reservation list", "role list", "token list", "security whoami",
       "security audit", "audit");
+  /**
+   * The mutations the helper runs, each only with its request key given ({@code --client-id}
+   * and {@code --request-id}; bin/ration fixes one before the call): a launcher that falls
+   * back to a direct run after the helper took the command resends the same key, which the
+   * cluster answers with the first outcome. Mirrored in bin/ration.
+   */
+  static final List<String> MUTATIONS = List.of("limit set", "lease acquire", "lease renew",
+      "lease return", "ttl put", "ttl cas", "ttl refresh", "ttl update", "ttl delete",
+      "ttl namespace-set", "lock acquire", "lock release", "quota set", "reserve",
+      "reservation complete", "reservation cancel", "usage ingest", "usage ack",
+      "usage reconcile", "role grant", "role revoke", "token revoke");
   /** Options that name files, and help (its layout follows the terminal): such calls run directly. */
   static final List<String> DIRECT_OPTIONS = List.of("--ca", "--cert", "--key", "--auth-token-file",
       "-h", "--help");
@@ -473,7 +484,8 @@ public final class CliHelper {
   }
 
   /**
-   * Whether the helper runs {@code args}: a {@link #SERVED} command, or `--version` alone; no
+   * Whether the helper runs {@code args}: a {@link #SERVED} command, a {@link #MUTATIONS} one
+   * with its request key, or `--version` alone; no
    * option that names a file or asks for help, no @argument file, and no relative path in the
    * environment (the helper's working directory is not the caller's). When in doubt, no.
    */
@@ -497,7 +509,22 @@ public final class CliHelper {
         }
       }
     }
-    return SERVED.contains(shape(args));
+    String shape = shape(args);
+    return SERVED.contains(shape) || MUTATIONS.contains(shape) && keyed(args);
+  }
+
+  /** Whether a mutation's arguments fix its request key: both options, and no "--" before them. */
+  private static boolean keyed(String[] args) {
+    boolean client = false;
+    boolean request = false;
+    for (String a : args) {
+      if (a.equals("--")) {
+        return false;
+      }
+      client |= a.equals("--client-id") || a.startsWith("--client-id=");
+      request |= a.equals("--request-id") || a.startsWith("--request-id=");
+    }
+    return client && request;
   }
 
   /** The command named, as bin/ration's command_shape finds it: "cluster status", "audit", "". */

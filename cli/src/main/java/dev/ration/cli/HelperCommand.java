@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
  * files in the cache directory bin/ration uses. Always a direct run, never served by a helper.
  */
 @Command(name = "helper", description = "Show or stop this user's resident CLI helpers (docs/CLI.md, \"Start time\").",
-    subcommands = {HelperCommand.Status.class, HelperCommand.Stop.class})
+    subcommands = {HelperCommand.Start.class, HelperCommand.Status.class, HelperCommand.Stop.class})
 final class HelperCommand {
   @picocli.CommandLine.Mixin HelpOption help;
 
@@ -140,6 +140,21 @@ final class HelperCommand {
       }
       out.flush();
       return Exit.OK;
+    }
+  }
+
+  /**
+   * Starting a helper is the launcher's work (it alone knows the setting a helper serves);
+   * reached here only when bin/ration did not start one.
+   */
+  @Command(name = "start", description = "Start this setting's helper (bin/ration does it) and wait until it answers.")
+  static final class Start implements java.util.concurrent.Callable<Integer> {
+    @picocli.CommandLine.Mixin HelpOption help;
+
+    @Override
+    public Integer call() {
+      throw new CliFailure(Exit.USAGE, "helper start is done by bin/ration, and only without "
+          + "RATION_HELPER=off and with sha256sum on the PATH; this run started no helper");
     }
   }
 

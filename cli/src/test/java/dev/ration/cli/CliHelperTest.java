@@ -295,8 +295,18 @@ class CliHelperTest {
     assertFalse(CliHelper.served(new String[] {"cluster", "status"}, Map.of("RATION_TOKEN_FILE", "t")));
     assertFalse(CliHelper.served(new String[] {"cluster", "status", "--cert=c.crt"}, none));
     assertFalse(CliHelper.served(new String[] {"cluster", "status", "--auth-token-file", "/t"}, none));
-    assertFalse(CliHelper.served(new String[] {"limit", "set"}, none));
+    assertFalse(CliHelper.served(new String[] {"limit", "set"}, none), "a mutation without its key");
     assertFalse(CliHelper.served(new String[] {"lease", "acquire"}, none));
+    assertFalse(CliHelper.served(new String[] {"lease", "acquire", "--client-id", "ab"}, none));
+    assertTrue(CliHelper.served(new String[] {"lease", "acquire", "--tenant", "t", "--client-id", "ab",
+        "--request-id", "1"}, none));
+    assertTrue(CliHelper.served(new String[] {"ttl", "put", "k", "v", "--client-id=ab", "--request-id=7"}, none));
+    assertFalse(CliHelper.served(new String[] {"ttl", "put", "--", "k", "--client-id", "ab",
+        "--request-id", "1"}, none), "after --, the options are operands");
+    assertFalse(CliHelper.served(new String[] {"token", "create", "--client-id", "ab", "--request-id", "1"},
+        none), "prints a secret: direct");
+    assertFalse(CliHelper.served(new String[] {"cluster", "add", "--client-id", "ab", "--request-id", "1"},
+        none));
     assertFalse(CliHelper.served(new String[] {"helper", "stop"}, none));
     assertFalse(CliHelper.served(new String[] {"snapshot", "save"}, none));
     assertFalse(CliHelper.served(new String[] {"--version", "--help"}, none));
@@ -317,6 +327,113 @@ class CliHelperTest {
       listed.add(word.group(1));
     }
     assertEquals(CliHelper.SERVED, listed);
+    assertEquals(CliHelper.MUTATIONS, quoted(launcher, "mutation_commands"));
+  }
+
+  private static List<String> quoted(String launcher, String array) {
+    Matcher block = Pattern.compile("(?s)" + array + "=\\((.*?)\\)").matcher(launcher);
+    assertTrue(block.find(), array);
+    List<String> listed = new ArrayList<>();
+    Matcher word = Pattern.compile("\"([^\"]+)\"").matcher(block.group(1));
+    while (word.find()) {
+      listed.add(word.group(1));
+    }
+    return listed;
+  }
+
+  @Test
+  void aMutationIsRelayedWithAKeyFixedBeforeTheCallAndADirectRunResendsIt() throws Exception {
+    // A helper that takes the command and dies before it answers: the launcher then runs the
+    // command directly, with the arguments the helper was sent, key included.
+    Path helpers = Files.createDirectories(dir.resolve("helpers"));
+    state = helpers.resolve("helper-taker.state");
+    String clientSecret = "e".repeat(64);
+    String helperSecret = "f".repeat(64);
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Files.writeString(state, listener.getLocalPort() + " " + clientSecret + " " + helperSecret + " "
+          + ProcessHandle.current().pid() + "\n", StandardCharsets.US_ASCII);
+      CompletableFuture<List<String>> taken = CompletableFuture.supplyAsync(() -> {
+        try (Socket s = listener.accept()) {
+          InputStream in = s.getInputStream();
+          readLine(in);
+          s.getOutputStream().write((helperSecret + "\n").getBytes(StandardCharsets.US_ASCII));
+          s.getOutputStream().flush();
+          int argc = Integer.parseInt(readLine(in));
+          List<String> args = new ArrayList<>();
+          StringBuilder a = new StringBuilder();
+          while (args.size() < argc) {
+            int b = in.read();
+            if (b < 0) {
+              throw new IOException("arguments cut short");
+            }
+            if (b == 0) {
+              args.add(a.toString());
+              a.setLength(0);
+            } else {
+              a.append((char) b);
+            }
+          }
+          return args;
+        } catch (IOException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      BashRun r = relayThroughLauncher(List.of("limit", "set"), "limit", "set", "--tenant", "t",
+          "--resource", "api", "--rate", "5");
+      List<String> sent = taken.get(10, TimeUnit.SECONDS);
+      assertEquals(99, r.exit(), "no answer: the launcher goes on to run it directly");
+      assertEquals(List.of("limit", "set", "--tenant", "t", "--resource", "api", "--rate", "5"),
+          sent.subList(0, 8));
+      assertEquals("--client-id", sent.get(8));
+      assertTrue(sent.get(9).matches("[0-9a-f]{32}"), sent.get(9));
+      assertEquals(List.of("--request-id", "1"), sent.subList(10, 12));
+      assertEquals(12, sent.size());
+      assertEquals(String.join("\n", sent) + "\n", new String(r.err(), StandardCharsets.UTF_8),
+          "the direct run gets the very arguments, key included");
+    }
+  }
+
+  @Test
+  void theLauncherFixesAKeyOnlyForMutationsThatHaveNone() throws Exception {
+    state = dir.resolve("none.state"); // no helper: helper_call returns at once
+    BashRun read = relayThroughLauncher(List.of("limit", "get"), "limit", "get", "--tenant", "t");
+    assertEquals("limit\nget\n--tenant\nt\n", new String(read.err(), StandardCharsets.UTF_8));
+    BashRun given = relayThroughLauncher(List.of("ttl", "put"), "ttl", "put", "k", "v", "--request-id=4",
+        "--client-id=ab");
+    assertEquals("ttl\nput\nk\nv\n--request-id=4\n--client-id=ab\n", new String(given.err(), StandardCharsets.UTF_8));
+    BashRun dashes = relayThroughLauncher(List.of("ttl", "put"), "ttl", "put", "--", "k", "v");
+    assertEquals("ttl\nput\n--\nk\nv\n", new String(dashes.err(), StandardCharsets.UTF_8));
+    BashRun fresh1 = relayThroughLauncher(List.of("ttl", "put"), "ttl", "put", "k", "v");
+    BashRun fresh2 = relayThroughLauncher(List.of("ttl", "put"), "ttl", "put", "k", "v");
+    String e1 = new String(fresh1.err(), StandardCharsets.UTF_8);
+    assertTrue(e1.matches("ttl\nput\nk\nv\n--client-id\n[0-9a-f]{32}\n--request-id\n1\n"), e1);
+    assertFalse(e1.equals(new String(fresh2.err(), StandardCharsets.UTF_8)), "each call its own client id");
+  }
+
+  /**
+   * bin/ration's relay path for a command of {@code shape}: helper_fix_key, the key appended,
+   * helper_call; when helper_call returns (no answer) it prints the arguments the direct run
+   * would get, one per line on stderr, and exits 99.
+   */
+  private BashRun relayThroughLauncher(List<String> shape, String... args) throws Exception {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    String launcher = Files.readString(root.resolve("bin/ration"), StandardCharsets.UTF_8);
+    Matcher array = Pattern.compile("(?ms)^mutation_commands=\\(.*?^\\)\n").matcher(launcher);
+    assertTrue(array.find());
+    String functions = array.group() + function(launcher, "helper_fix_key") + function(launcher, "helper_wait")
+        + function(launcher, "helper_call");
+    List<String> command = new ArrayList<>(List.of("bash", "-c",
+        "set -euo pipefail\n" + functions + "\nhelper_state=$1; shift\nshape=(" + String.join(" ", shape)
+            + ")\nrelay_key=\"\"\nhelper_fix_key \"$@\"\n"
+            + "[[ -n \"$relay_key\" ]] && set -- \"$@\" --client-id \"$relay_key\" --request-id 1\n"
+            + "helper_call \"$@\"\nprintf '%s\\n' \"$@\" >&2\nexit 99\n",
+        "launcher", state.toString()));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).start();
+    CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
+    byte[] out = p.getInputStream().readAllBytes();
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+    return new BashRun(p.exitValue(), out, err.get());
   }
 
   @Test

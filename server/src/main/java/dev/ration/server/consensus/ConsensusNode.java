@@ -470,13 +470,22 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
    */
   private boolean removed(RaftServer.Division d) {
     RaftConfiguration conf = d.getRaftConf();
-    if (conf.getCurrentPeers(RaftPeerRole.FOLLOWER).isEmpty()
-        && conf.getCurrentPeers(RaftPeerRole.LISTENER).isEmpty()) {
-      return false;
+    Membered m = membered;
+    if (m.conf != conf) {
+      // Every request asks; a configuration is immutable, so its answer is worked out once.
+      boolean outside = !(conf.getCurrentPeers(RaftPeerRole.FOLLOWER).isEmpty()
+          && conf.getCurrentPeers(RaftPeerRole.LISTENER).isEmpty())
+          && !inCurrentConf(conf, selfId);
+      m = new Membered(conf, outside, conf.getPreviousPeers().isEmpty());
+      membered = m;
     }
-    return !inCurrentConf(conf, selfId)
-        && (conf.getPreviousPeers().isEmpty() || !d.getInfo().isAlive());
+    return m.outside && (m.stable || !d.getInfo().isAlive());
   }
+
+  /** Whether this node is outside {@code conf} (which names members), and whether it is stable. */
+  private record Membered(RaftConfiguration conf, boolean outside, boolean stable) {}
+
+  private volatile Membered membered = new Membered(null, false, true);
 
   private static boolean inCurrentConf(RaftConfiguration conf, RaftPeerId id) {
     for (RaftPeerRole role : new RaftPeerRole[] {RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER}) {
