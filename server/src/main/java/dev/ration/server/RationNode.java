@@ -106,6 +106,7 @@ public final class RationNode {
       metrics.bindStore(consensus::storeProperties, config.consensus().dataDir().toFile());
       metrics.bindRatis(nodeId);
       metrics.bindSnapshotInstalls(consensus::snapshotInstalls);
+      metrics.bindForwarding(consensus::forwardsSent, consensus::forwardsReceived);
       ConsensusNode c = consensus;
       if (!config.security().secure()) {
         log.warn("event=security_off node={} message=\"SECURITY MODE INSECURE: no client is"

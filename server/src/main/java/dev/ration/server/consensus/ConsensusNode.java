@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -43,6 +45,7 @@ import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -81,12 +84,18 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   private volatile long expiryOverdueMillis;
   private volatile RaftServer.Division division;
   private final Membership membership = new Membership(this);
+  private final LongSupplier nanoClock;
+  private final GrpcTlsConfig raftTls;
+  private final AtomicLong forwardsSent = new AtomicLong();
+  private final AtomicLong forwardsReceived = new AtomicLong();
 
   private ConsensusNode(
       ConsensusOptions options, boolean join, LongSupplier nanoClock, Terminator terminator,
       GrpcTlsConfig raftTls)
       throws IOException {
     this.options = options;
+    this.nanoClock = nanoClock;
+    this.raftTls = raftTls;
     this.groupId = RaftGroupId.valueOf(UUID.fromString(options.groupId()));
     this.selfId = RaftPeerId.valueOf(options.self().id());
     this.clock = new LogClock(nanoClock);
@@ -333,13 +342,155 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
 
   // ---------------------------------------------------------------- Coordinator
 
+  /**
+   * Proposed here when this node leads; on a follower that knows the leader, forwarded to it
+   * ({@link Forwarding}) with the client's request key, so a client that reaches any member is
+   * served (a client cut off from the leader, say) and a command that arrives twice applies once.
+   */
   @Override
   public CompletableFuture<Result> submit(RequestKey key, Command command, long deadlineNanos) {
+    RaftServer.Division d = division;
+    if (d != null && !isLeader()) {
+      RaftPeerId leader = removed(d) ? null : leaderOf(d);
+      if (leader != null && !leader.equals(selfId)) {
+        return forward(d, leader, key, command, deadlineNanos);
+      }
+    }
+    return submitHere(key, command, deadlineNanos);
+  }
+
+  private CompletableFuture<Result> submitHere(RequestKey key, Command command, long deadlineNanos) {
     RaftServer.Division d = division;
     if (d != null && removed(d)) {
       return CompletableFuture.failedFuture(removedError());
     }
     return proposer.submit(key, command, deadlineNanos);
+  }
+
+  /**
+   * Hands the command to {@code leader} through Ratis's client service on the Raft port. A
+   * refusal before the leader took it (it no longer leads, or is not ready) is definite, as this
+   * node's own NOT_LEADER would be; once sent, anything but the leader's answer is
+   * indeterminate: the leader may have proposed it.
+   */
+  private CompletableFuture<Result> forward(RaftServer.Division d, RaftPeerId leader,
+      RequestKey key, Command command, long deadlineNanos) {
+    long timeoutMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nanoClock.getAsLong());
+    if (timeoutMillis <= 0) {
+      return CompletableFuture.failedFuture(new CoordinatorException(Reason.DEADLINE_EXCEEDED,
+          "deadline passed before the command was forwarded to the leader", "", 0, false));
+    }
+    RaftClient client;
+    try {
+      client = forwardingClient(d, leader);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(new CoordinatorException(Reason.NOT_LEADER,
+          "node " + options.nodeId() + " is not the leader and cannot reach it: " + e,
+          leaderClientAddress(), 0, false));
+    }
+    forwardsSent.incrementAndGet();
+    CompletableFuture<Result> result = new CompletableFuture<>();
+    client.async().sendReadOnlyNonLinearizable(Forwarding.request(key, command, timeoutMillis))
+        .whenComplete((reply, error) -> {
+          try {
+            if (error != null) {
+              Throwable cause = error instanceof CompletionException && error.getCause() != null
+                  ? error.getCause() : error;
+              // A refused connection sent nothing: as definite as this node's own NOT_LEADER
+              // (the leader it knows is gone; the client waits out the election).
+              result.completeExceptionally(refusedConnection(cause)
+                  ? new CoordinatorException(Reason.NOT_LEADER, "node " + options.nodeId()
+                      + " is not the leader and leader " + leader + " refused the connection: "
+                      + cause.getMessage(), leaderClientAddress(), 0, false)
+                  : new CoordinatorException(Reason.UNAVAILABLE,
+                      "forwarded to leader " + leader + ", no answer: " + cause,
+                      leaderClientAddress(), 50, true));
+            } else if (reply.isSuccess()) {
+              result.complete(Forwarding.decodeAnswer(reply.getMessage()));
+            } else if (reply.getNotLeaderException() != null
+                || reply.getLeaderNotReadyException() != null) {
+              result.completeExceptionally(new CoordinatorException(Reason.NOT_LEADER,
+                  "node " + options.nodeId() + " is not the leader, and " + leader
+                      + " no longer leads: " + reply.getException().getMessage(),
+                  leaderClientAddress(), 0, false));
+            } else {
+              result.completeExceptionally(new CoordinatorException(Reason.UNAVAILABLE,
+                  "forwarded to leader " + leader + ": " + reply.getException(),
+                  leaderClientAddress(), 50, true));
+            }
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+        });
+    return result;
+  }
+
+  /**
+   * The Ratis client this node forwards with: to the configuration's voters by their Raft
+   * addresses (their client addresses are Ration's own endpoint, not Ratis's), under this node's
+   * Raft TLS. One per (configuration, leader); the previous one is closed.
+   */
+  private RaftClient forwardingClient(RaftServer.Division d, RaftPeerId leader) {
+    RaftConfiguration conf = d.getRaftConf();
+    Forwarder f = forwarder;
+    if (f != null && f.conf == conf && f.leader.equals(leader)) {
+      return f.client;
+    }
+    synchronized (this) {
+      f = forwarder;
+      if (f != null && f.conf == conf && f.leader.equals(leader)) {
+        return f.client;
+      }
+      List<RaftPeer> voters = conf.getCurrentPeers(RaftPeerRole.FOLLOWER).stream()
+          .map(p -> RaftPeer.newBuilder().setId(p.getId()).setAddress(p.getAddress()).build())
+          .toList();
+      RaftProperties props = new RaftProperties();
+      RaftClientConfigKeys.Rpc.setRequestTimeout(props,
+          TimeDuration.valueOf(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
+      RaftClient client = RaftClient.newBuilder()
+          .setClientId(ClientId.randomId())
+          .setRaftGroup(RaftGroup.valueOf(groupId, voters))
+          .setLeaderId(leader)
+          .setProperties(props)
+          .setParameters(parameters(raftTls))
+          .setRetryPolicy(RetryPolicies.noRetry())
+          .build();
+      forwarder = new Forwarder(conf, leader, client);
+      if (f != null) {
+        closeQuietly(f.client);
+      }
+      return client;
+    }
+  }
+
+  private static boolean refusedConnection(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.net.ConnectException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private record Forwarder(RaftConfiguration conf, RaftPeerId leader, RaftClient client) {}
+
+  private volatile Forwarder forwarder;
+
+  private static void closeQuietly(RaftClient client) {
+    try {
+      client.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("closing a forwarding client: {}", e.toString());
+    }
+  }
+
+  /** Commands this node forwarded to the leader, and commands followers forwarded to it. */
+  public long forwardsSent() {
+    return forwardsSent.get();
+  }
+
+  public long forwardsReceived() {
+    return forwardsReceived.get();
   }
 
   @Override
@@ -782,6 +933,13 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     }
 
     @Override
+    public CompletableFuture<Result> forwarded(RequestKey key, Command command, long timeoutMillis) {
+      forwardsReceived.incrementAndGet();
+      long deadline = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, timeoutMillis));
+      return submitHere(key, command, deadline);
+    }
+
+    @Override
     public void leaderChanged(RaftPeerId newLeaderId) {
       if (!selfId.equals(newLeaderId)) {
         clock.stop();
@@ -879,6 +1037,10 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   @Override
   public void close() {
     scheduler.shutdownNow();
+    Forwarder f = forwarder;
+    if (f != null) {
+      closeQuietly(f.client);
+    }
     Proposer p = proposer;
     if (p != null) {
       p.close();

@@ -8,6 +8,8 @@ import dev.ration.statemachine.CoordinatorState;
 import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.BatchCodec;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
@@ -68,6 +70,12 @@ public final class RationStateMachine extends BaseStateMachine {
     void leaderReady();
 
     void leaderChanged(RaftPeerId newLeaderId);
+
+    /**
+     * A command a follower forwarded, to be answered within {@code timeoutMillis}: proposed here
+     * as if a client of this node sent it.
+     */
+    CompletableFuture<Result> forwarded(RequestKey key, Command command, long timeoutMillis);
   }
 
   private final Path stateDir;
@@ -405,9 +413,31 @@ public final class RationStateMachine extends BaseStateMachine {
     }
   }
 
-  /** A linearizable read, after ReadIndex: the message names a read in {@link PendingReads}. */
+  /**
+   * A linearizable read, after ReadIndex: the message names a read in {@link PendingReads}. Or a
+   * command a follower forwarded ({@link Forwarding}), sent as a read that the leader answers
+   * without ReadIndex: proposed through this node's group commit; the answer is its result.
+   */
   @Override
   public CompletableFuture<Message> query(Message request) {
+    if (Forwarding.isRequest(request)) {
+      Forwarding.Forwarded f;
+      try {
+        f = Forwarding.decodeRequest(request);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      return leadership.forwarded(f.key(), f.command(), f.timeoutMillis()).handle((result, error) -> {
+        if (error == null) {
+          return Forwarding.answer(result);
+        }
+        Throwable cause = error instanceof java.util.concurrent.CompletionException
+            && error.getCause() != null ? error.getCause() : error;
+        return Forwarding.answer(cause instanceof CoordinatorException ce ? ce
+            : new CoordinatorException(CoordinatorException.Reason.UNAVAILABLE,
+                "forwarded command failed: " + cause, "", 0, true));
+      });
+    }
     try {
       long id = PendingReads.id(request);
       PendingReads.Read read = reads.find(id).orElseThrow(

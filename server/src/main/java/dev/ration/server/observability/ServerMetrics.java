@@ -335,6 +335,21 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
         .register(registry);
   }
 
+  /**
+   * Client commands a follower handed to the leader, and those this node took from followers:
+   * {@code ration_forwarded_commands_total{direction="sent"|"received"}}.
+   */
+  public void bindForwarding(LongSupplier sent, LongSupplier received) {
+    strongReferences.add(sent);
+    strongReferences.add(received);
+    FunctionCounter.builder("ration.forwarded.commands", sent, LongSupplier::getAsLong)
+        .description("Client commands forwarded between this node and the leader")
+        .tag("direction", "sent").register(registry);
+    FunctionCounter.builder("ration.forwarded.commands", received, LongSupplier::getAsLong)
+        .description("Client commands forwarded between this node and the leader")
+        .tag("direction", "received").register(registry);
+  }
+
   // ---------------------------------------------------------------- per-limit gauges
 
   /** Replaces the per-limit series with {@code limits} (at most {@link #LIMITS_EXPORTED_MAX}). */
