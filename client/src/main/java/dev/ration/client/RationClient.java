@@ -93,7 +93,11 @@ public final class RationClient implements AutoCloseable {
   private int addressIndex;
   private String currentAddress;
   private CompletableFuture<Connection> current;
+  /** Leader addresses a follower named that could not be connected to, until when (nanoTime). */
+  private final java.util.Map<String, Long> unreachableUntilNanos = new java.util.HashMap<>();
   private boolean closed;
+  /** How long a leader address that refused this client is passed over for a follower's. */
+  private static final long UNREACHABLE_LEADER_NANOS = TimeUnit.SECONDS.toNanos(30);
   private final RateLimitedLog reconnectLog;
 
   /**
@@ -862,8 +866,50 @@ public final class RationClient implements AutoCloseable {
         return current;
       }
     }
-    current = Connection.open(group, currentAddress, options, ssl, nextRequestId());
+    current = Connection.open(group, currentAddress, options, ssl, nextRequestId())
+        .thenCompose(this::preferLeader);
     return current;
+  }
+
+  /**
+   * A connection to a follower that names the leader is traded for one to the leader before
+   * any request goes out on it: a follower forwards writes, but each forwarded write costs the
+   * cluster a hop between nodes. When the leader cannot be reached from here (a fault that cuts
+   * this client off from it), the follower's connection is kept, and that leader address is not
+   * tried again for {@link #UNREACHABLE_LEADER_NANOS}.
+   */
+  private CompletableFuture<Connection> preferLeader(Connection c) {
+    Response.HelloReply h = c.helloReply();
+    if (h == null || h.leader() || h.leaderAddress() == null || h.leaderAddress().isEmpty()) {
+      return CompletableFuture.completedFuture(c);
+    }
+    String leader = h.leaderAddress();
+    synchronized (this) {
+      Long until = unreachableUntilNanos.get(leader);
+      if (closed || leader.equals(c.address()) || (until != null && until - clock.nanoTime() > 0)) {
+        return CompletableFuture.completedFuture(c);
+      }
+    }
+    return Connection.open(group, leader, options, ssl, nextRequestId()).handle((lc, err) -> {
+      synchronized (this) {
+        if (err == null && !closed) {
+          String previous = currentAddress;
+          currentAddress = leader;
+          c.close();
+          reconnectLog.log(clock.nanoTime(), RateLimitedLog.Level.DEBUG,
+              "{} does not lead; connected to the leader it names, {}", previous, leader);
+          return lc;
+        }
+        unreachableUntilNanos.put(leader, clock.nanoTime() + UNREACHABLE_LEADER_NANOS);
+      }
+      if (lc != null) {
+        lc.close();
+      }
+      reconnectLog.log(clock.nanoTime(), RateLimitedLog.Level.WARN,
+          "the leader {} that {} names cannot be reached ({}); staying on {}, which forwards writes",
+          leader, c.address(), err == null ? "client closed" : err.getMessage(), c.address());
+      return c;
+    });
   }
 
   /** The connection behind {@code failed} is unusable and no leader is known: try the next address. */

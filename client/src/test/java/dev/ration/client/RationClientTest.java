@@ -70,6 +70,39 @@ class RationClientTest {
   }
 
   /**
+   * Goal: a client that connects to a follower moves to the leader it names before sending
+   * anything (a follower would forward the write, at the cost of a hop), and stays with the
+   * follower, which forwards, when that leader cannot be reached.
+   */
+  @Test
+  void aFollowerNamingTheLeaderIsLeftForItAndKeptWhenTheLeaderIsUnreachable() throws Exception {
+    try (FakeServer leader = new FakeServer((s, r) -> s.reply(r, GRANTED));
+        FakeServer follower = new FakeServer((s, r) -> s.reply(r, GRANTED))) {
+      follower.leader = false;
+      follower.leaderAddress = leader.address();
+      try (RationClient c = new RationClient(options(follower.address()).build())) {
+        assertEquals(Outcome.SUCCESS, c.acquireLease("t", "r", "h", 10, 1).outcome());
+        assertEquals(1, leader.received.size(), "the request went to the leader");
+        assertEquals(0, follower.received.size(), "none to the follower");
+      }
+    }
+    int closedPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = s.getLocalPort();
+    }
+    try (FakeServer follower = new FakeServer((s, r) -> s.reply(r, GRANTED))) {
+      follower.leader = false;
+      follower.leaderAddress = "127.0.0.1:" + closedPort;
+      try (RationClient c = new RationClient(options(follower.address()).build())) {
+        assertEquals(Outcome.SUCCESS, c.acquireLease("t", "r", "h", 10, 1).outcome());
+        assertEquals(Outcome.SUCCESS, c.acquireLease("t", "r", "h2", 10, 1).outcome());
+        assertEquals(2, follower.received.size(), "served by the follower");
+        assertEquals(1, follower.hellos.size(), "one connection, kept");
+      }
+    }
+  }
+
+  /**
    * Goal: a server of another protocol version is named as such, with both versions, as a
    * definite failure: whether it refuses this client's HELLO or accepts it answering its own
    * version, no request is sent to it.
