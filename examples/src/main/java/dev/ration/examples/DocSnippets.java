@@ -210,8 +210,8 @@ public final class DocSnippets {
     // tag::limiter-failures[]
     if (limiter.tryAcquire(1)) {
       serve.run();
-    } else if (limiter.state() == LeaseState.LOST) {
-      refuse.run();   // hard mode, cut off from the coordinator: nothing is admitted until a new lease
+    } else if (limiter.state() == LeaseState.LOST || limiter.state() == LeaseState.SUSPENDED) {
+      refuse.run();   // hard mode, the lease ran out: nothing is admitted until it is renewed or replaced
     } else {
       refuse.run();   // out of tokens, or no lease yet: see decide(1).reason()
     }

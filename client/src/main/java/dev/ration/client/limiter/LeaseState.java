@@ -9,6 +9,13 @@ public enum LeaseState {
   /** A lease is held: requests are decided against its bucket. */
   HELD,
   /**
+   * Hard mode: the lease's local validity ran out while its renewal was still unanswered (a
+   * slow answer, a failover). Nothing is admitted, the balance is kept, and the renewal is
+   * resent; its SUCCESS returns to {@link #HELD} with that balance, a refusal or the end of the
+   * time the ledger counts the lease moves to {@link #LOST}.
+   */
+  SUSPENDED,
+  /**
    * The lease was lost (expired locally without renewal, or the ledger no longer knows it) and
    * a new one is being acquired; hard mode admits nothing meanwhile.
    */

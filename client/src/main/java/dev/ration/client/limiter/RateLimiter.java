@@ -60,6 +60,11 @@ import org.slf4j.LoggerFactory;
  *       lost grant only holds capacity until it expires.
  *   <li>LEASE_EXPIRED / LEASE_UNKNOWN / VERSION_MISMATCH on renew: the bucket is invalidated and
  *       a fresh lease acquired (zero balance).
+ *   <li>Local expiry with a renewal unanswered, hard mode: the lease is suspended
+ *       ({@link LeaseState#SUSPENDED}): nothing is admitted, the balance is kept and the renewal
+ *       resent until the ledger can no longer be counting the lease (sent + duration + grace, by
+ *       the lease's own figures); a SUCCESS meanwhile resumes the lease with that balance.
+ *       Otherwise, and then, the rule below applies.
  *   <li>Local expiry: hard mode invalidates the bucket; best-effort mode (lease mode code 1, with
  *       emergency enabled) installs the limit's emergency budget E as a bucket that never refills,
  *       once per disconnection. Either way a new lease is acquired; the old one is returned
@@ -137,6 +142,14 @@ public final class RateLimiter implements AutoCloseable {
   private LimiterScheduler.Cancellable expiryTimer;
   private LeaseView lease; // the held lease (phase HELD / RENEWING), else stale or null
   private long leaseSentAtNanos;
+  /**
+   * Hard mode, local validity run out while a renewal is unanswered: nothing is admitted, the
+   * balance is kept, and the renewal is resent until {@link #giveUpAtNanos}.
+   */
+  private boolean suspended;
+  private long giveUpAtNanos;
+  private long suspensions;
+  private long resumptions;
   private long lastEpoch = Long.MIN_VALUE;
   private long lastVersion = Long.MIN_VALUE;
   private boolean emergencyAvailable;
@@ -398,7 +411,7 @@ public final class RateLimiter implements AutoCloseable {
         }
       }
       case HELD, RENEWING -> {
-        if (now >= bucket.validUntilNanos()) {
+        if (now >= bucket.validUntilNanos() && !suspended) {
           onLocalExpiry(lease);
         }
       }
@@ -573,10 +586,19 @@ public final class RateLimiter implements AutoCloseable {
         leaseSentAtNanos = sentAt;
         phase = Phase.HELD;
         failures = 0;
+        if (suspended) {
+          suspended = false;
+          resumptions++;
+          lostLog.log(now, "lease {} on {}/{} for {} resumed: its renewal was answered {} ms after"
+              + " it was sent, after local expiry; the balance was kept", held.leaseId(), tenant,
+              resource, holder, latency.toMillis());
+          moveTo(LeaseState.HELD);
+        }
         scheduleTerm(sentAt, l, validUntil, now);
       }
       case LEASE_EXPIRED, LEASE_UNKNOWN, VERSION_MISMATCH -> {
         // The ledger no longer knows this lease (or our version): stop and start afresh.
+        suspended = false;
         bucket.invalidate(now);
         lostLog.log(now, "lease {} on {}/{} for {} lost: renewal answered {}", held.leaseId(),
             tenant, resource, holder, reply.outcome());
@@ -594,25 +616,70 @@ public final class RateLimiter implements AutoCloseable {
     phase = Phase.HELD;
     if (actionTimer != null) {
       actionTimer.cancel();
+      actionTimer = null;
     }
     long delay = Math.max(backoff(failures++), hintNanos);
-    // Retries stop at local expiry: the expiry timer takes over from there.
-    if (now + delay < bucket.validUntilNanos()) {
+    // Retries stop at local expiry (the expiry timer takes over from there), or, suspended, when
+    // the ledger has stopped counting the lease.
+    if (now + delay < (suspended ? giveUpAtNanos : bucket.validUntilNanos())) {
       LeaseView held = lease;
       actionTimer = scheduler.schedule(() -> onRenewTimer(held), Duration.ofNanos(delay));
     }
   }
 
   private synchronized void onExpiryTimer(LeaseView held) {
-    if ((phase == Phase.HELD || phase == Phase.RENEWING) && lease == held
+    if ((phase == Phase.HELD || phase == Phase.RENEWING) && lease == held && !suspended
         && clock.getAsLong() >= bucket.validUntilNanos()) {
       onLocalExpiry(held);
     }
   }
 
-  /** Local expiry without renewal: hard stops; best-effort may spend E once. Then re-acquire. */
+  /**
+   * Local expiry without renewal. In hard mode with a renewal sent and unanswered, the lease is
+   * suspended, not given up: the renewal may merely be slow (a loaded machine, a failover), and
+   * a late SUCCESS means the ledger still counts the lease, so the balance kept at expiry is
+   * still this holder's to spend. Nothing is admitted meanwhile; the renewal is resent until the
+   * ledger has stopped counting the lease (its grace included), and only then is the lease given
+   * up. Giving it up at once used to cost a loaded holder a fresh lease from zero balance, and
+   * up to a second without admissions, for a renewal that was only late.
+   */
   private void onLocalExpiry(LeaseView held) {
     long now = clock.getAsLong();
+    boolean renewalOutstanding = renewCall != null && renewCall.held() == held;
+    long countedNanos = Math.max(0, held.countedUntilMillis() - held.grantedAtMillis()) * NANOS_PER_MILLI;
+    long giveUp = leaseSentAtNanos + countedNanos;
+    if (held.mode() == Mode.HARD && !inEmergency && renewalOutstanding && now < giveUp) {
+      suspended = true;
+      giveUpAtNanos = giveUp;
+      suspensions++;
+      lossReason = Decision.Reason.LEASE_EXPIRED;
+      lostLog.log(now, "lease {} on {}/{} for {} expired locally with its renewal unanswered;"
+          + " admitting nothing and keeping the balance until the renewal is answered (at most"
+          + " {} ms more)", held.leaseId(), tenant, resource, holder,
+          TimeUnit.NANOSECONDS.toMillis(giveUp - now));
+      moveTo(LeaseState.SUSPENDED);
+      if (expiryTimer != null) {
+        expiryTimer.cancel();
+      }
+      expiryTimer = scheduler.schedule(() -> onGiveUpTimer(held), Duration.ofNanos(giveUp - now));
+      if (phase == Phase.HELD && actionTimer == null) {
+        // The last resend was not scheduled (it would have fallen after local expiry).
+        actionTimer = scheduler.schedule(() -> onRenewTimer(held), Duration.ofNanos(backoff(failures++)));
+      }
+      return;
+    }
+    loseLease(held, now);
+  }
+
+  private synchronized void onGiveUpTimer(LeaseView held) {
+    if (suspended && lease == held && (phase == Phase.HELD || phase == Phase.RENEWING)) {
+      suspended = false;
+      loseLease(held, clock.getAsLong());
+    }
+  }
+
+  /** Hard stops; best-effort may spend E once. Then re-acquire. */
+  private void loseLease(LeaseView held, long now) {
     boolean bestEffort = held.mode() == Mode.BEST_EFFORT && options.emergencyEnabled() && held.emergency() > 0;
     if (bestEffort && emergencyAvailable) {
       bucket.install(0, held.emergency(), held.emergency(), Long.MAX_VALUE, now);
@@ -961,6 +1028,26 @@ public final class RateLimiter implements AutoCloseable {
    */
   public boolean removeListener(LeaseListener listener) {
     return listeners.remove(listener);
+  }
+
+  /**
+   * Times the lease's local validity ran out while its renewal was unanswered, so that the
+   * limiter suspended admission ({@link LeaseState#SUSPENDED}) instead of giving the lease up.
+   *
+   * @return suspensions so far
+   */
+  public synchronized long suspensionsTotal() {
+    return suspensions;
+  }
+
+  /**
+   * Suspensions that ended with the renewal's SUCCESS: the lease resumed with its balance; the
+   * others ended in a lost lease and a fresh acquire.
+   *
+   * @return suspensions a late renewal ended
+   */
+  public synchronized long resumptionsTotal() {
+    return resumptions;
   }
 
   /**

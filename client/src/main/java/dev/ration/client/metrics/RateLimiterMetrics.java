@@ -79,6 +79,12 @@ public final class RateLimiterMetrics implements MeterBinder {
           .description("1 for the limiter's current lease state, 0 for the others")
           .register(registry);
     }
+    FunctionCounter.builder("ration.limiter.lease.suspensions", limiter, RateLimiter::suspensionsTotal)
+        .tags(tags).description("Local expiries with the renewal unanswered: admission suspended, balance kept")
+        .register(registry);
+    FunctionCounter.builder("ration.limiter.lease.resumptions", limiter, RateLimiter::resumptionsTotal)
+        .tags(tags).description("Suspensions a late renewal ended: the lease resumed with its balance")
+        .register(registry);
     FunctionCounter.builder("ration.limiter.emergency.spent", limiter, RateLimiter::emergencySpentTotal)
         .tags(tags).description("Emergency tokens spent while disconnected (best-effort mode)")
         .register(registry);

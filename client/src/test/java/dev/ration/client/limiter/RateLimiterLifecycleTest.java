@@ -79,7 +79,7 @@ class RateLimiterLifecycleTest {
   }
 
   @Test
-  void hardModeAdmitsNothingAtLocalExpiryAndReacquires() {
+  void hardModeAdmitsNothingAtLocalExpiryAndReacquiresOnceTheLedgerNoLongerCountsTheLease() {
     RateLimiter l = limiter(1, 1);
     startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 10));
     sched.advanceTo(java.time.Duration.ofNanos(T0 + 974 * MS));
@@ -88,14 +88,55 @@ class RateLimiterLifecycleTest {
     sched.advanceTo(java.time.Duration.ofNanos(T0 + 975 * MS));
     assertFalse(l.tryAcquire(1), "hard: nothing at local expiry");
     assertEquals(Decision.Reason.LEASE_EXPIRED, l.decide(1).reason());
+    assertEquals(LeaseState.SUSPENDED, l.state(), "the renewal is still unanswered");
+    assertTrue(l.bucket().installed(), "the balance is kept while suspended");
+    assertEquals(0, fake.of("return").size());
+    assertEquals(1, fake.of("acquire").size());
+    // The ledger counts the lease until sent + (counted-until − granted) = T0 + 1100 ms.
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 1099 * MS));
+    assertEquals(LeaseState.SUSPENDED, l.state());
+    assertFalse(l.tryAcquire(1));
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 1100 * MS));
+    assertEquals(LeaseState.LOST, l.state());
     assertFalse(l.bucket().installed(), "invalidated");
-    assertEquals(1, fake.of("return").size(), "the old lease is returned early, with nothing");
+    assertEquals(1, fake.of("return").size(), "the old lease is returned, with nothing");
     assertEquals(0, fake.last("return").unused());
     assertEquals(2, fake.of("acquire").size(), "a fresh lease is acquired");
     // A late answer to the old renewal is ignored (superseded request).
     fake.last("renew").reply().complete(granted(lease(1, 1, 6, 10, 10, 1000, HARD, 0), 0));
     sched.runDue();
     assertFalse(l.tryAcquire(1));
+    assertEquals(1, l.suspensionsTotal());
+    assertEquals(0, l.resumptionsTotal());
+  }
+
+  /**
+   * Goal: a renewal that is merely slow (answered after local expiry, while the ledger still
+   * counts the lease) costs the holder the time it was late, not its lease and balance: the
+   * suspended lease resumes with the balance it had at expiry, and no fresh lease is acquired.
+   */
+  @Test
+  void aSuspendedLeaseResumesWithItsBalanceWhenTheSlowRenewalSucceeds() {
+    RateLimiter l = limiter(1, 1);
+    java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    l.addListener((lim, from, to) -> seen.add(from + ">" + to));
+    startWith(l, granted(lease(1, 1, 5, 0, 10, 1000, HARD, 0), 10));
+    assertTrue(l.tryAcquire(3));
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 975 * MS));
+    assertEquals(LeaseState.SUSPENDED, l.state());
+    assertFalse(l.tryAcquire(1));
+    sched.advanceTo(java.time.Duration.ofNanos(T0 + 1050 * MS));
+    fake.last("renew").reply().complete(granted(lease(1, 1, 6, 0, 10, 1000, HARD, 0), 0));
+    sched.runDue();
+    assertEquals(LeaseState.HELD, l.state());
+    assertTrue(l.tryAcquire(7), "the 7 tokens left at expiry are still the holder's");
+    assertFalse(l.tryAcquire(1), "and nothing was added (rate 0)");
+    assertEquals(1, fake.of("acquire").size(), "no fresh lease");
+    assertEquals(0, fake.of("return").size(), "the lease was never given up");
+    assertEquals(1, l.suspensionsTotal());
+    assertEquals(1, l.resumptionsTotal());
+    sched.runDue();
+    assertEquals(java.util.List.of("NONE>HELD", "HELD>SUSPENDED", "SUSPENDED>HELD"), seen);
   }
 
   @Test
