@@ -175,14 +175,10 @@ class CliHelperTest {
   @Test
   void anAnswerCutShortIsAnErrorNotAShorterOutput() throws Exception {
     // A helper that dies mid-answer: the header promises 1,000 bytes of stdout, 100 arrive.
-    Path helpers = Files.createDirectories(dir.resolve("helpers"));
-    state = helpers.resolve("helper-dying.state");
     String clientSecret = "c".repeat(64);
     String helperSecret = "d".repeat(64);
     byte[] partial = "x".repeat(99).concat("\n").getBytes(StandardCharsets.US_ASCII);
-    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      Files.writeString(state, listener.getLocalPort() + " " + clientSecret + " " + helperSecret + " "
-          + ProcessHandle.current().pid() + "\n", StandardCharsets.US_ASCII);
+    try (ServerSocket listener = fakeHelper(clientSecret, helperSecret)) {
       CompletableFuture<String> dying = CompletableFuture.supplyAsync(() -> {
         try (Socket s = listener.accept()) {
           InputStream in = s.getInputStream();
@@ -213,6 +209,18 @@ class CliHelperTest {
       assertTrue(err.startsWith("error: the resident CLI helper (pid " + ProcessHandle.current().pid()
           + ") stopped mid-answer: 100 of 1000 bytes"), err);
     }
+  }
+
+  /**
+   * A loopback listener standing in for a helper, named in a state file (this test's {@link
+   * #state}) with the two secrets and this process's pid; what it does is the caller's.
+   */
+  private ServerSocket fakeHelper(String clientSecret, String helperSecret) throws IOException {
+    state = Files.createDirectories(dir.resolve("helpers")).resolve("helper-fake.state");
+    ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    Files.writeString(state, listener.getLocalPort() + " " + clientSecret + " " + helperSecret + " "
+        + ProcessHandle.current().pid() + "\n", StandardCharsets.US_ASCII);
+    return listener;
   }
 
   private static String readLine(InputStream in) throws IOException {
@@ -345,13 +353,9 @@ class CliHelperTest {
   void aMutationIsRelayedWithAKeyFixedBeforeTheCallAndADirectRunResendsIt() throws Exception {
     // A helper that takes the command and dies before it answers: the launcher then runs the
     // command directly, with the arguments the helper was sent, key included.
-    Path helpers = Files.createDirectories(dir.resolve("helpers"));
-    state = helpers.resolve("helper-taker.state");
     String clientSecret = "e".repeat(64);
     String helperSecret = "f".repeat(64);
-    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      Files.writeString(state, listener.getLocalPort() + " " + clientSecret + " " + helperSecret + " "
-          + ProcessHandle.current().pid() + "\n", StandardCharsets.US_ASCII);
+    try (ServerSocket listener = fakeHelper(clientSecret, helperSecret)) {
       CompletableFuture<List<String>> taken = CompletableFuture.supplyAsync(() -> {
         try (Socket s = listener.accept()) {
           InputStream in = s.getInputStream();
