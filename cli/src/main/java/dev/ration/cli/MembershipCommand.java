@@ -158,6 +158,11 @@ abstract class MembershipCommand implements Callable<Integer> {
     return Optional.empty();
   }
 
+  /** The member a remove takes out, whose absence must leave a leader before "ok"; else empty. */
+  Optional<String> removed() {
+    return Optional.empty();
+  }
+
   /** Prints the node's answer and turns its status into the exit code. */
   private int answer(AdminHttp adminHttp, String address, HttpResponse<String> response,
       long deadline) {
@@ -184,6 +189,9 @@ abstract class MembershipCommand implements Callable<Integer> {
     if (joining.isPresent()) {
       confirmNewcomer(adminHttp, address, joining.get()[0], joining.get()[1], message, deadline);
     }
+    if (removed().isPresent()) {
+      confirmLeaderWithout(adminHttp, removed().get(), message, deadline);
+    }
     List<Fields> members = new ArrayList<>();
     List<String> voters = members(lines.getOrDefault("voters", ""), "voter", members);
     List<String> listeners = members(lines.getOrDefault("listeners", ""), "listener", members);
@@ -197,6 +205,47 @@ abstract class MembershipCommand implements Callable<Integer> {
     out.print(admin.output == AdminOptions.Format.json ? f.toJson() + "\n" : Tables.vertical(f));
     out.flush();
     return Exit.OK;
+  }
+
+  /**
+   * After a remove, "ok" waits until a remaining member leads: a removed leader steps aside and
+   * the others elect one, and the operator's next command (stop the removed node, the next
+   * change) must find a cluster that serves. Asked of every admin address given but the
+   * removed node's, until --wait runs out (at least once); otherwise exit 3.
+   */
+  private void confirmLeaderWithout(AdminHttp adminHttp, String removedId, String message,
+      long deadline) {
+    String last = "no answer yet";
+    while (true) {
+      for (String address : addresses()) {
+        try {
+          String status = get(adminHttp, admin.timeout(), address, "/status");
+          String node = jsonString(status, "nodeId");
+          if (!node.equals(removedId) && "LEADER".equals(jsonString(status, "role"))) {
+            return;
+          }
+          if (!node.equals(removedId)) {
+            last = node + " is " + jsonString(status, "role");
+          }
+        } catch (IOException | RuntimeException e) {
+          last = address + ": " + e.getMessage();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new CliFailure(Exit.INDETERMINATE, "interrupted");
+        }
+      }
+      if (System.nanoTime() + CONFIRM_POLL.toNanos() >= deadline) {
+        throw new CliFailure(Exit.INDETERMINATE, "removed, not confirmed: the leader said \""
+            + message + "\", but no remaining member reported itself the leader within --wait ("
+            + waitText + "): " + last + ". Check `ration cluster status`");
+      }
+      try {
+        Thread.sleep(CONFIRM_POLL.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CliFailure(Exit.INDETERMINATE, "interrupted");
+      }
+    }
   }
 
   /** The leader's caught-up gap (entries behind its commit index), as the server counts it. */
@@ -436,6 +485,11 @@ abstract class MembershipCommand implements Callable<Integer> {
     @Override
     String operation() {
       return "remove";
+    }
+
+    @Override
+    Optional<String> removed() {
+      return Optional.of(id);
     }
 
     @Override

@@ -127,11 +127,17 @@ class AdminLeaderSearchTest {
     return new Reply(status, body, leader);
   }
 
-  /** A loopback HTTP server answering every request (POST /membership/..., GET /snapshot) with {@code answer}; returns host:port. */
+  /**
+   * A loopback HTTP server answering every request (POST /membership/..., GET /snapshot) with
+   * {@code answer}, but GET /status, which it answers as n1 leading (what a remove asks the
+   * remaining members before it says ok); returns host:port.
+   */
   private String node(Function<HttpExchange, Reply> answer) throws IOException {
     HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     s.createContext("/", ex -> {
-      Reply r = answer.apply(ex);
+      Reply r = ex.getRequestURI().getPath().equals("/status")
+          ? reply(200, "{\"nodeId\":\"n1\",\"role\":\"LEADER\"}", null)
+          : answer.apply(ex);
       if (r.leader() != null) {
         ex.getResponseHeaders().set("Ration-Leader-Admin", r.leader());
       }

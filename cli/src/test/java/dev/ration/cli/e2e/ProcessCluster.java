@@ -41,6 +41,7 @@ final class ProcessCluster implements AutoCloseable {
   final Map<String, Map<String, String>> addresses = new LinkedHashMap<>();
   private final Map<String, Process> processes = new LinkedHashMap<>();
   private int cliCalls;
+  private final dev.ration.server.tls.DevCertificates.Issued ca;
 
   /**
    * Writes the three node configurations (from {@code configDir}'s n1..n3.yaml) under {@code
@@ -76,7 +77,49 @@ final class ProcessCluster implements AutoCloseable {
     assertEquals(IDS.size(), addresses.size(), "peers found in " + configDir + ": " + addresses);
     // The shipped configurations run with TLS and read ${RATION_CERTS_DIR}: give the nodes and
     // the CLI their own development certificates, as scripts/cluster.sh would.
-    TestCertificates.devSet(certsDir(), IDS);
+    ca = TestCertificates.devSet(certsDir(), IDS);
+  }
+
+  /**
+   * A configuration for newcomer {@code id}: n3's with the node's own id, fresh ports and its
+   * own node certificate of this cluster's CA; start it with {@link #startJoining}.
+   */
+  void addNodeConfig(String id) throws IOException {
+    String text = Files.readString(workDir.resolve("conf/n3.yaml"), StandardCharsets.UTF_8);
+    String raft = "127.0.0.1:" + FreePorts.next();
+    String client = "127.0.0.1:" + FreePorts.next();
+    String admin = "127.0.0.1:" + FreePorts.next();
+    String n3Peer = text.lines().filter(l -> l.contains("{ id: n3")).findFirst().orElseThrow();
+    text = text.replace("  id: n3\n", "  id: " + id + "\n").replace("node.n3.", "node." + id + ".")
+        .replace(n3Peer + "\n", n3Peer + "\n    - { id: " + id + ", raft: " + raft + ", client: "
+            + client + ", admin: " + admin + " }\n");
+    Files.writeString(workDir.resolve("conf/" + id + ".yaml"), text, StandardCharsets.UTF_8);
+    addresses.put(id, new LinkedHashMap<>(Map.of("raft", raft, "client", client, "admin", admin)));
+    dev.ration.server.tls.DevCertificates.write(certsDir(), "node." + id,
+        TestCertificates.node(ca, id, 30), true);
+  }
+
+  /** Starts node {@code id} as a newcomer (`--join`), on whatever its data directory holds. */
+  void startJoining(String id, Path cwd) throws IOException {
+    startNode(id, launcher, cwd, Map.of(), "--join");
+  }
+
+  /** Deletes node {@code id}'s data directory (the node must be stopped). */
+  void wipe(String id) throws IOException {
+    Path data = workDir.resolve("data/" + id);
+    if (Files.exists(data)) {
+      try (java.util.stream.Stream<Path> all = Files.walk(data)) {
+        for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  /** Whether node {@code id}'s process runs. */
+  boolean alive(String id) {
+    Process p = processes.get(id);
+    return p != null && p.isAlive();
   }
 
   Path certsDir() {
@@ -103,15 +146,18 @@ final class ProcessCluster implements AutoCloseable {
    * on its data directory; its output is appended to workDir/ID.log, so a restarted node's log
    * follows the earlier run's.
    */
-  void startNode(String id, Path nodeLauncher, Path cwd, Map<String, String> env) throws IOException {
+  void startNode(String id, Path nodeLauncher, Path cwd, Map<String, String> env, String... extra)
+      throws IOException {
     Process running = processes.get(id);
     if (running != null && running.isAlive()) {
       throw new IllegalStateException(id + " is already running (pid " + running.pid() + ")");
     }
     Path data = workDir.resolve("data/" + id);
     Files.createDirectories(data);
-    ProcessBuilder pb = new ProcessBuilder(nodeLauncher.toString(), "server", "--config",
-        workDir.resolve("conf/" + id + ".yaml").toString(), "--data-dir", data.toString())
+    List<String> command = new ArrayList<>(List.of(nodeLauncher.toString(), "server", "--config",
+        workDir.resolve("conf/" + id + ".yaml").toString(), "--data-dir", data.toString()));
+    command.addAll(List.of(extra));
+    ProcessBuilder pb = new ProcessBuilder(command)
         .directory(cwd.toFile())
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.resolve(id + ".log").toFile()));
@@ -227,7 +273,15 @@ final class ProcessCluster implements AutoCloseable {
   }
 
   void assertAllAlive() throws IOException {
+    assertAlive(processes.keySet());
+  }
+
+  /** Fails, with its log, if any of {@code ids} has exited. */
+  void assertAlive(java.util.Collection<String> ids) throws IOException {
     for (Map.Entry<String, Process> e : processes.entrySet()) {
+      if (!ids.contains(e.getKey())) {
+        continue;
+      }
       if (!e.getValue().isAlive()) {
         fail(e.getKey() + " exited with " + e.getValue().exitValue() + ":\n"
             + Files.readString(workDir.resolve(e.getKey() + ".log")));
