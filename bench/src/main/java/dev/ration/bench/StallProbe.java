@@ -56,6 +56,8 @@ public final class StallProbe {
       RateLimiter a = limiters.get(0);
       List<String> states = new java.util.concurrent.CopyOnWriteArrayList<>();
       long[] slowestRenewMillis = {0};
+      java.util.Map<dev.ration.wire.Outcome, Long> renewOutcomes =
+          new java.util.concurrent.ConcurrentSkipListMap<>();
       a.addListener(new dev.ration.client.limiter.LeaseListener() {
         @Override
         public void onLeaseStateChanged(RateLimiter l, dev.ration.client.limiter.LeaseState from,
@@ -66,6 +68,7 @@ public final class StallProbe {
         @Override
         public void onRenewAnswered(RateLimiter l, dev.ration.wire.Outcome outcome, Duration latency) {
           slowestRenewMillis[0] = Math.max(slowestRenewMillis[0], latency.toMillis());
+          renewOutcomes.merge(outcome, 1L, Long::sum);
         }
       });
       int warmup = 10;
@@ -116,9 +119,9 @@ public final class StallProbe {
       }
       System.out.printf("rate=%d/s lease=%ds measured=%ds: region A admitted, worst second %d (%.0f%% of R),"
               + " worst 100 ms %d (%.0f%% of R/10); suspensions=%d resumptions=%d slowest renewal=%d ms;"
-              + " states %s%n", rate, leaseSeconds, seconds, worstSecond, 100.0 * worstSecond / rate,
-          worstTenth, 1000.0 * worstTenth / rate, a.suspensionsTotal(), a.resumptionsTotal(),
-          slowestRenewMillis[0], states);
+              + " renewals answered %s; states %s%n", rate, leaseSeconds, seconds, worstSecond,
+          100.0 * worstSecond / rate, worstTenth, 1000.0 * worstTenth / rate, a.suspensionsTotal(),
+          a.resumptionsTotal(), slowestRenewMillis[0], renewOutcomes, states);
       for (RateLimiter l : limiters) {
         l.close();
       }

@@ -38,7 +38,17 @@ public interface LimiterScheduler {
   static LimiterScheduler of(ScheduledExecutorService executor) {
     return (task, delay) -> {
       long nanos = delay.isNegative() ? 0 : saturatedNanos(delay);
-      ScheduledFuture<?> f = executor.schedule(task, nanos, TimeUnit.NANOSECONDS);
+      // A scheduled task's exception would only fail its future, which nobody reads: a limiter
+      // whose control step failed would stop renewing without a word. Logged instead.
+      ScheduledFuture<?> f = executor.schedule(() -> {
+        try {
+          task.run();
+        } catch (RuntimeException | Error e) {
+          org.slf4j.LoggerFactory.getLogger(LimiterScheduler.class)
+              .error("a limiter task failed: {}", task, e);
+          throw e;
+        }
+      }, nanos, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     };
   }

@@ -574,6 +574,10 @@ public final class RateLimiter implements AutoCloseable {
       case SUCCESS -> {
         LeaseView l = reply.lease();
         if (l == null || l.leaseId() != held.leaseId() || !newer(l)) {
+          failedLog.log(now, "renewal of lease {} on {}/{} answered with terms that are not newer"
+              + " (lease {} epoch {} version {}; held epoch {} version {}): ignored, renewing again",
+              held.leaseId(), tenant, resource, l == null ? "none" : l.leaseId(),
+              l == null ? "-" : l.epoch(), l == null ? "-" : l.version(), lastEpoch, lastVersion);
           retryRenew(now, 0); // a stale or foreign answer: keep the terms we have
           return;
         }
@@ -690,8 +694,11 @@ public final class RateLimiter implements AutoCloseable {
       bucket.invalidate(now);
     }
     lossReason = Decision.Reason.LEASE_EXPIRED;
-    lostLog.log(now, "lease {} on {}/{} for {} expired locally without renewal; {}", held.leaseId(),
-        tenant, resource, holder, inEmergency ? "admitting from the emergency budget" : "admitting nothing");
+    lostLog.log(now, "lease {} on {}/{} for {} expired locally without renewal (phase {}, renewal"
+        + " {}, {} failed attempts); {}", held.leaseId(), tenant, resource, holder, phase,
+        renewCall == null ? "none outstanding" : "outstanding since "
+            + TimeUnit.NANOSECONDS.toMillis(now - renewCall.firstSentAtNanos()) + " ms",
+        failures, inEmergency ? "admitting from the emergency budget" : "admitting nothing");
     moveTo(inEmergency ? LeaseState.EMERGENCY : LeaseState.LOST);
     // The ledger may still count the lease (local expiry is early by design): free it now.
     returnQuietly(held.leaseId(), held.version(), 0);

@@ -272,7 +272,7 @@ public final class LeasedBucket {
       terms = next;
       while (true) {
         long s = (long) STATE.getVolatile(this);
-        long left = old.installed ? old.balance(s & VALUE_MASK, nowNanos) : 0;
+        long left = old.installed ? Math.max(0, old.balance(s & VALUE_MASK, nowNanos)) : 0;
         if (STATE.compareAndSet(this, s, stateOf(next, burstUnits - startUnits))) {
           return left / UNITS_PER_TOKEN;
         }
@@ -299,10 +299,11 @@ public final class LeasedBucket {
       terms = next;
       while (true) {
         long s = (long) STATE.getVolatile(this);
+        // Below zero when admissions on other threads read their clock after the caller read
+        // nowNanos and spent tokens that accrue after it: that debt is carried into the new
+        // terms (they start below zero and refill from there), so no token is counted twice
+        // and none is lost.
         long kept = old.installed ? Math.min(old.balance(s & VALUE_MASK, nowNanos), burstUnits) : 0;
-        if (kept < 0) {
-          throw new IllegalStateException("negative balance " + kept + " microtokens under terms gen " + old.gen);
-        }
         if (STATE.compareAndSet(this, s, stateOf(next, burstUnits - kept))) {
           return;
         }
@@ -327,7 +328,7 @@ public final class LeasedBucket {
       terms = next;
       while (true) {
         long s = (long) STATE.getVolatile(this);
-        long left = old.balance(s & VALUE_MASK, nowNanos);
+        long left = Math.max(0, old.balance(s & VALUE_MASK, nowNanos));
         if (STATE.compareAndSet(this, s, stateOf(next, 0))) {
           return left / UNITS_PER_TOKEN;
         }
@@ -358,7 +359,7 @@ public final class LeasedBucket {
       if (!t.installed || nowNanos >= t.validUntilNanos) {
         return 0;
       }
-      return t.balance(s & VALUE_MASK, nowNanos);
+      return Math.max(0, t.balance(s & VALUE_MASK, nowNanos));
     }
   }
 
