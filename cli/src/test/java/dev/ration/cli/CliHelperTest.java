@@ -493,7 +493,11 @@ class CliHelperTest {
       long until = System.nanoTime() + Duration.ofSeconds(6).toNanos();
       while (!serving.isDone() && System.nanoTime() < until) {
         silent.add(new Socket(InetAddress.getLoopbackAddress(), helper.port()));
-        Thread.sleep(300);
+        try {
+          serving.get(300, TimeUnit.MILLISECONDS); // the next stranger in 300 ms, unless it exited
+        } catch (java.util.concurrent.TimeoutException stillServing) {
+          // keep connecting
+        }
       }
       assertTrue(serving.isDone(), "still serving 6 s after the last call: kept alive by strangers");
     } catch (java.net.ConnectException closed) {

@@ -15,13 +15,9 @@ import dev.ration.protocol.Request;
 import dev.ration.protocol.Response;
 import dev.ration.server.RationNode;
 import dev.ration.server.consensus.Peer;
-import dev.ration.server.tls.DevCertificates;
-import dev.ration.server.tls.TestCertificates;
-import dev.ration.testkit.FreePorts;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.ErrorCode;
 import dev.ration.wire.Outcome;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,19 +46,8 @@ class FollowerForwardingTlsTest {
 
   @Test
   void writesThroughAFollowerWhileTheLeadersClientPortIsClosed() throws Exception {
-    Path certs = Files.createDirectories(dir.resolve("certs"));
-    DevCertificates.Issued ca = TestCertificates.devSet(certs, List.of("n1", "n2", "n3"));
-    for (String name : List.of("svc-a", "svc-b")) {
-      DevCertificates.write(certs, "client." + name, TestCertificates.leaf(ca, name, 30), true);
-    }
-    List<Peer> peers = new ArrayList<>();
-    for (int i = 1; i <= 3; i++) {
-      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(),
-          "127.0.0.1:" + FreePorts.next()));
-    }
-    for (Peer p : peers) {
-      nodes.add(RationNode.start(TenantIsolationClusterTest.config(p, peers, certs, dir)));
-    }
+    Path certs = dir.resolve("certs");
+    List<Peer> peers = TenantIsolationClusterTest.startSecureCluster(dir, nodes);
     RationNode leader = Waits.upTo(Duration.ofSeconds(90)).every(Duration.ofMillis(200)).until(
         "a leader", () -> nodes.stream()
             .filter(n -> "LEADER".equalsIgnoreCase(n.consensus().status().role())).findFirst()

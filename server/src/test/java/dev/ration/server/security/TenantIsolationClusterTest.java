@@ -82,6 +82,28 @@ class TenantIsolationClusterTest {
     return config(self, peers, certs, dir);
   }
 
+  /**
+   * Starts a secure three-node cluster under {@code root} (development certificates in
+   * root/certs, with client certificates for svc-a and svc-b besides the administrator's),
+   * adding its nodes to {@code into}; returns its peers.
+   */
+  static List<Peer> startSecureCluster(Path root, List<RationNode> into) throws Exception {
+    Path certs = Files.createDirectories(root.resolve("certs"));
+    Issued ca = TestCertificates.devSet(certs, List.of("n1", "n2", "n3"));
+    for (String name : List.of("svc-a", "svc-b")) {
+      DevCertificates.write(certs, "client." + name, TestCertificates.leaf(ca, name, 30), true);
+    }
+    List<Peer> peers = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(),
+          "127.0.0.1:" + FreePorts.next()));
+    }
+    for (Peer p : peers) {
+      into.add(RationNode.start(config(p, peers, certs, root)));
+    }
+    return peers;
+  }
+
   /** A node of a secure three-node test cluster, its data under {@code dataRoot}. */
   static ServerConfig config(Peer self, List<Peer> peers, Path certs, Path dataRoot) {
     ConsensusOptions consensus = new ConsensusOptions(self.id(),
@@ -113,19 +135,8 @@ class TenantIsolationClusterTest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    Path certs = Files.createDirectories(dir.resolve("certs"));
-    Issued ca = TestCertificates.devSet(certs, List.of("n1", "n2", "n3"));
-    for (String name : List.of("svc-a", "svc-b")) {
-      DevCertificates.write(certs, "client." + name, TestCertificates.leaf(ca, name, 30), true);
-    }
-    List<Peer> peers = new ArrayList<>();
-    for (int i = 1; i <= 3; i++) {
-      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(),
-          "127.0.0.1:" + FreePorts.next()));
-    }
-    for (Peer p : peers) {
-      nodes.add(RationNode.start(config(p, peers, certs)));
-    }
+    Path certs = dir.resolve("certs");
+    List<Peer> peers = startSecureCluster(dir, nodes);
     List<String> addresses = peers.stream().map(Peer::clientAddress).toList();
     admin = client(addresses, certs, "admin");
     // The first request waits for a leader that serves.
