@@ -13,8 +13,9 @@ per variant, the median wall time and median CPU time (user + system) of the com
 starts, not the helper's own work (printed separately, from the helper's CPU time before and
 after the rounds).
 
---first adds the variant 'first': the very first call of a build (an empty archive directory
-each time, so the call records its class-data archive; no helper), what a fresh machine's first
+--first adds the variant 'first': the very first call of a build (an empty per-user archive
+directory each time, no helper: the call maps the archive shipped with the build, or records
+one in that directory when the shipped one does not apply), what a fresh machine's first
 `ration` call costs.
 
 --baseline DIR adds the variant 'base': DIR/bin/ration (another build, e.g. an earlier

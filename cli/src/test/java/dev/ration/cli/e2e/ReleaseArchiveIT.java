@@ -96,6 +96,13 @@ class ReleaseArchiveIT {
 
       Path release = root.resolve("opt/ration-" + build.version());
       checkArchiveContents(release);
+      // The class-data archive recorded at `mvn package` maps in the unpacked release, where
+      // the build never was: RATION_CDS=require makes the JVM refuse to start otherwise.
+      Host.Result shipped = host.shell("RATION_CDS=require " + release.resolve("bin/ration") + " --version");
+      assertEquals(0, shipped.exit(), "the shipped class-data archive maps: " + shipped);
+      assertTrue(shipped.out().startsWith("ration " + build.version()), shipped.out());
+      assertFalse(Files.exists(host.operatorHome.resolve(".cache/ration")),
+          "no per-user archive recorded when the shipped one applies");
       assertEquals(release, root.resolve("opt/ration").toRealPath(), "/opt/ration points at the release");
       assertEquals(host.releaseFiles, host.list(release), "nothing is written inside the release directory");
       for (String id : Host.IDS) {
