@@ -2,6 +2,7 @@ package dev.ration.bench;
 
 import dev.ration.protocol.Request;
 import dev.ration.client.transport.RawClient;
+import dev.ration.client.transport.RenewalCoalescer;
 import dev.ration.client.RationClient;
 import dev.ration.protocol.Response;
 import java.util.concurrent.CompletableFuture;
@@ -10,8 +11,27 @@ import java.util.concurrent.CompletableFuture;
  * {@link LeaseTarget} over one {@link RationClient} (one connection, one event-loop thread).
  * Every lease demands a rate of 1 and a burst of 1 and renewals report the same demand, so a
  * renewal neither grows nor shrinks its lease: every renewal is the cheap, valid case.
+ *
+ * <p>Renewals go through {@code renewals}: the client's transport itself (each renewal its own
+ * RENEW_LEASE frame) or a {@link RenewalCoalescer} over it, the path
+ * {@code RationClient.renewLease} and the limiters take (renewals of concurrent callers share
+ * frames), so the two can be measured A/B on one build.
  */
-public record ClientTarget(RationClient client, String tenant) implements LeaseTarget {
+public record ClientTarget(RationClient client, String tenant, RawClient renewals) implements LeaseTarget {
+  /**
+   * A target whose renewals are coalesced as the client's own renewals are, or sent one by one.
+   *
+   * @param client the client
+   * @param tenant the bench tenant
+   * @param coalesced whether renewals share frames
+   * @return the target
+   */
+  public static ClientTarget of(RationClient client, String tenant, boolean coalesced) {
+    RawClient raw = RawClient.of(client);
+    return new ClientTarget(client, tenant, coalesced
+        ? new RenewalCoalescer(raw, 1, java.time.Duration.ofMinutes(10), System::nanoTime) : raw);
+  }
+
   static final long DEMAND_RATE_PER_SECOND = 1;
   static final long DEMAND_BURST = 1;
 
@@ -23,7 +43,7 @@ public record ClientTarget(RationClient client, String tenant) implements LeaseT
 
   @Override
   public CompletableFuture<Response.LeaseReply> renew(long leaseId, long presentedVersion) {
-    return RawClient.of(client).call(new Request.RenewLease(leaseId, presentedVersion, DEMAND_RATE_PER_SECOND, DEMAND_BURST, 0, 0, 0),
+    return renewals.call(renewals.nextRequestId(), new Request.RenewLease(leaseId, presentedVersion, DEMAND_RATE_PER_SECOND, DEMAND_BURST, 0, 0, 0),
         Response.LeaseReply.class);
   }
 }

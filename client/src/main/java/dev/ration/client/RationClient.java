@@ -137,8 +137,7 @@ public final class RationClient implements AutoCloseable {
             options.backoffMax().toMillis(),
             bound -> ThreadLocalRandom.current().nextLong(bound + 1));
     this.renewals = new dev.ration.client.transport.RenewalCoalescer(raw,
-        (task, delayNanos) -> group.schedule(task, delayNanos, TimeUnit.NANOSECONDS),
-        RENEWAL_LINGER, RENEWAL_RETENTION, clock::nanoTime);
+        RENEWAL_FRAMES_IN_FLIGHT, RENEWAL_RETENTION, clock::nanoTime);
   }
 
   private static ClientTlsFiles loadTls(ClientTls tls) {
@@ -184,11 +183,11 @@ public final class RationClient implements AutoCloseable {
   }
 
   /**
-   * How long a renewal waits for others of this client to share its frame: short against any
-   * lease (a renewal is due at a quarter of it), long enough to gather the renewals whose
-   * timers fire in the same tick of the event loop.
+   * Renewal frames of one family a client has outstanding before further renewals wait to share
+   * the next frame: one, as Nagle's algorithm, so a lone renewal goes out at once and many
+   * callers share a frame per round trip (docs/benchmarks.md, "Renewals that batch themselves").
    */
-  private static final Duration RENEWAL_LINGER = Duration.ofMillis(1);
+  private static final int RENEWAL_FRAMES_IN_FLIGHT = 1;
   /** How long a renewal's frame stays resendable; holders resend within their lease duration. */
   private static final Duration RENEWAL_RETENTION = Duration.ofMinutes(10);
 
@@ -339,7 +338,9 @@ public final class RationClient implements AutoCloseable {
    * @return the ledger's answer
    */
   public CompletableFuture<LeaseResult> renewLeaseAsync(RenewalReport report) {
-    return typed(call(renewal(report)), Response.LeaseReply.class).thenApply(RationClient::lease);
+    // Through the coalescer: renewals of many callers of this client share frames.
+    return renewals.call(nextRequestId(), renewal(report), Response.LeaseReply.class)
+        .thenApply(RationClient::lease);
   }
 
   /**

@@ -15,12 +15,16 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
- * A {@link RawClient} that sends the renewals of one client's holders together: a single lease
- * renewal (RENEW_LEASE) or a one-entry slot renewal (RENEW_SLOTS) is held for at most
- * {@code linger}, and every renewal of the same family that arrives meanwhile goes in the same
- * RENEW_LEASES or RENEW_SLOTS frame (split at the frame's bound). The ledger judges and answers
- * each entry on its own, so each caller gets the answer to its own renewal, exactly as if it
- * had been sent alone. Every other call passes through unchanged.
+ * A {@link RawClient} that sends the renewals of one client's holders together, without a fixed
+ * wait (as Nagle's algorithm does for TCP): a single lease renewal (RENEW_LEASE) or a one-entry
+ * slot renewal (RENEW_SLOTS) goes out at once, in a frame of its own, when fewer than
+ * {@code maxFramesInFlight} frames of its family are waiting for their answer; otherwise it
+ * waits, and every renewal of the same family that arrives meanwhile goes in the next
+ * RENEW_LEASES or RENEW_SLOTS frame, sent when an answer frees the window (or at once when it
+ * is full: the frame's bound). So a lone caller never waits for company, and many callers share
+ * a frame per round trip. The ledger judges and answers each entry on its own, so each caller
+ * gets the answer to its own renewal, exactly as if it had been sent alone. Every other call
+ * passes through unchanged.
  *
  * <p><b>Idempotency per renewal.</b> A holder resends a renewal whose answer it did not get
  * under the same request id and with the same fields, and relies on the ledger applying it at
@@ -40,21 +44,8 @@ import java.util.function.LongSupplier;
  * <p>Thread-safe; callers' futures are completed outside its lock.
  */
 public final class RenewalCoalescer implements RawClient {
-  /** Schedules a flush after a delay (the client's event loop; a test's hand-driven queue). */
-  @FunctionalInterface
-  public interface Timer {
-    /**
-     * Runs {@code task} once, {@code delayNanos} from now.
-     *
-     * @param task the task
-     * @param delayNanos the delay, not negative
-     */
-    void schedule(Runnable task, long delayNanos);
-  }
-
   private final RawClient inner;
-  private final Timer timer;
-  private final long lingerNanos;
+  private final int maxFramesInFlight;
   private final long retentionNanos;
   private final LongSupplier nanoClock;
   private final Lane<Request.RenewLease, Response.LeaseReply> leases;
@@ -66,25 +57,22 @@ public final class RenewalCoalescer implements RawClient {
    * A coalescer over {@code inner}.
    *
    * @param inner the transport the frames go through (with its own retries and routing)
-   * @param timer runs the flush after the linger
-   * @param linger how long a renewal waits for others; zero still joins those that arrive
-   *     before the flush task runs
+   * @param maxFramesInFlight frames of one family sent and not yet answered before renewals
+   *     wait for an answer to go out together, at least 1
    * @param retention how long a frame's renewals stay resendable and its answers kept
    * @param nanoClock a monotonic clock, for retention
    */
-  public RenewalCoalescer(RawClient inner, Timer timer, Duration linger, Duration retention,
+  public RenewalCoalescer(RawClient inner, int maxFramesInFlight, Duration retention,
       LongSupplier nanoClock) {
-    if (inner == null || timer == null || nanoClock == null) {
-      throw new IllegalArgumentException("inner, timer and nanoClock are required");
+    if (inner == null || nanoClock == null) {
+      throw new IllegalArgumentException("inner and nanoClock are required");
     }
-    if (linger == null || linger.isNegative() || retention == null || retention.isNegative()
-        || retention.isZero()) {
-      throw new IllegalArgumentException("linger " + linger + " must be >= 0 and retention "
-          + retention + " > 0");
+    if (maxFramesInFlight < 1 || retention == null || retention.isNegative() || retention.isZero()) {
+      throw new IllegalArgumentException("maxFramesInFlight " + maxFramesInFlight
+          + " must be >= 1 and retention " + retention + " > 0");
     }
     this.inner = inner;
-    this.timer = timer;
-    this.lingerNanos = linger.toNanos();
+    this.maxFramesInFlight = maxFramesInFlight;
     this.retentionNanos = retention.toNanos();
     this.nanoClock = nanoClock;
     this.leases = new Lane<>(Request.RenewLeases.MAX_RENEWALS, Request.RenewLeases::new,
@@ -215,8 +203,10 @@ public final class RenewalCoalescer implements RawClient {
     final Function<Response, R> refusalOf;
     /** Every renewal not yet answered to its caller, by the caller's request id, oldest first. */
     final LinkedHashMap<Long, Member<E, R>> members = new LinkedHashMap<>();
+    /** Renewals not yet in a frame: they go out when an answer frees the window. */
     List<Member<E, R>> pending = new ArrayList<>();
-    boolean flushScheduled;
+    /** Frames of this family sent (first sends and resends) and not yet answered. */
+    int framesInFlight;
 
     Lane(int maxPerFrame, Function<List<E>, Request> frameOf, Class<? extends Response> replyType,
         Function<Response, List<R>> answersOf, Function<Response, R> refusalOf) {
@@ -230,7 +220,7 @@ public final class RenewalCoalescer implements RawClient {
     CompletableFuture<R> renew(long requestId, E entry) {
       CompletableFuture<R> f = new CompletableFuture<>();
       Frame<E, R> resend = null;
-      boolean scheduleFlush = false;
+      List<Frame<E, R>> frames = List.of();
       synchronized (RenewalCoalescer.this) {
         long now = nanoClock.getAsLong();
         forgetOld(now);
@@ -247,6 +237,7 @@ public final class RenewalCoalescer implements RawClient {
           m.waiting.add(f);
           if (m.frame != null && !m.frame.inFlight) {
             m.frame.inFlight = true;
+            framesInFlight++;
             resend = m.frame;
           }
         } else {
@@ -254,47 +245,41 @@ public final class RenewalCoalescer implements RawClient {
           m.waiting.add(f);
           members.put(requestId, m);
           pending.add(m);
-          if (!flushScheduled) {
-            flushScheduled = true;
-            scheduleFlush = true;
+          if (framesInFlight < maxFramesInFlight || pending.size() >= maxPerFrame) {
+            frames = takePending(now);
           }
         }
       }
       if (resend != null) {
         send(resend);
       }
-      if (scheduleFlush) {
-        try {
-          timer.schedule(this::flush, lingerNanos);
-        } catch (RuntimeException e) {
-          flush(); // the timer is shut down (the client is closing): send now, it fails definitely
-        }
-      }
+      frames.forEach(this::send);
       return f;
     }
 
-    void flush() {
-      List<Frame<E, R>> frames = new ArrayList<>();
-      synchronized (RenewalCoalescer.this) {
-        flushScheduled = false;
-        List<Member<E, R>> batch = pending;
-        pending = new ArrayList<>();
-        long now = nanoClock.getAsLong();
-        for (int from = 0; from < batch.size(); from += maxPerFrame) {
-          List<Member<E, R>> chunk = List.copyOf(batch.subList(from, Math.min(batch.size(), from + maxPerFrame)));
-          List<E> entries = new ArrayList<>(chunk.size());
-          for (Member<E, R> m : chunk) {
-            entries.add(m.entry);
-          }
-          Frame<E, R> frame = new Frame<>(inner.nextRequestId(), frameOf.apply(entries), chunk, now);
-          frame.inFlight = true;
-          for (Member<E, R> m : chunk) {
-            m.frame = frame;
-          }
-          frames.add(frame);
-        }
+    /** Makes frames of the pending renewals, counted in flight. Caller holds the lock. */
+    private List<Frame<E, R>> takePending(long now) {
+      if (pending.isEmpty()) {
+        return List.of();
       }
-      frames.forEach(this::send);
+      List<Member<E, R>> batch = pending;
+      pending = new ArrayList<>();
+      List<Frame<E, R>> frames = new ArrayList<>();
+      for (int from = 0; from < batch.size(); from += maxPerFrame) {
+        List<Member<E, R>> chunk = List.copyOf(batch.subList(from, Math.min(batch.size(), from + maxPerFrame)));
+        List<E> entries = new ArrayList<>(chunk.size());
+        for (Member<E, R> m : chunk) {
+          entries.add(m.entry);
+        }
+        Frame<E, R> frame = new Frame<>(inner.nextRequestId(), frameOf.apply(entries), chunk, now);
+        frame.inFlight = true;
+        for (Member<E, R> m : chunk) {
+          m.frame = frame;
+        }
+        frames.add(frame);
+      }
+      framesInFlight += frames.size();
+      return frames;
     }
 
     @SuppressWarnings("unchecked")
@@ -314,8 +299,13 @@ public final class RenewalCoalescer implements RawClient {
 
     private void answered(Frame<E, R> frame, Response reply, Throwable err) {
       List<Runnable> completions = new ArrayList<>();
+      List<Frame<E, R>> next = List.of();
       synchronized (RenewalCoalescer.this) {
         frame.inFlight = false;
+        framesInFlight--;
+        if (framesInFlight < maxFramesInFlight) {
+          next = takePending(nanoClock.getAsLong());
+        }
         List<R> answers = null;
         Throwable failure = err;
         if (failure == null) {
@@ -351,6 +341,7 @@ public final class RenewalCoalescer implements RawClient {
         }
       }
       completions.forEach(Runnable::run);
+      next.forEach(this::send);
     }
 
     /** Drops renewals older than the retention that nobody waits for. Caller holds the lock. */

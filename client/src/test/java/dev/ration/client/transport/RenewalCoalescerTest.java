@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The coalescer against a scripted transport: which frames go out, with which request ids and
- * entries, and which answer each caller gets.
+ * The coalescer against a scripted transport: which frames go out, when, with which request ids
+ * and entries, and which answer each caller gets.
  */
 class RenewalCoalescerTest {
   /** A frame the coalescer sent and the future the test completes. */
@@ -71,16 +71,8 @@ class RenewalCoalescerTest {
   }
 
   private final Scripted transport = new Scripted();
-  private final List<Runnable> timers = new ArrayList<>();
   private final AtomicLong now = new AtomicLong(0);
-  private final RenewalCoalescer coalescer = new RenewalCoalescer(transport,
-      (task, delay) -> timers.add(task), Duration.ofMillis(1), Duration.ofSeconds(60), now::get);
-
-  private void fireTimers() {
-    List<Runnable> due = new ArrayList<>(timers);
-    timers.clear();
-    due.forEach(Runnable::run);
-  }
+  private final RenewalCoalescer coalescer = new RenewalCoalescer(transport, 1, Duration.ofSeconds(60), now::get);
 
   private static Request.RenewLease renewal(long leaseId, long version, long emergency) {
     return new Request.RenewLease(leaseId, version, 100, 10, 90, 0, emergency);
@@ -94,16 +86,39 @@ class RenewalCoalescerTest {
     return new Response.LeaseReply(outcome, "refused", 0, version, null, 0);
   }
 
+  /** A lease renewal that goes out at once and stays unanswered: later ones wait behind it. */
+  private Sent occupyLeases() {
+    coalescer.call(1, renewal(99, 1, 0), Response.LeaseReply.class);
+    return transport.sent.get(transport.sent.size() - 1);
+  }
+
+  private static void answer(Sent occupier) {
+    occupier.reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "", List.of(granted(99, 2))));
+  }
+
   @Test
-  void renewalsFallingDueTogetherShareOneFrameAndEachGetsItsOwnAnswer() throws Exception {
+  void aLoneRenewalGoesOutAtOnce() throws Exception {
+    CompletableFuture<Response.LeaseReply> a = coalescer.call(5, renewal(1, 5, 0), Response.LeaseReply.class);
+    assertEquals(1, transport.sent.size(), "no wait for company");
+    assertEquals(new Request.RenewLeases(List.of(renewal(1, 5, 0))), transport.sent.get(0).request());
+    transport.sent.get(0).reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "", List.of(granted(1, 6))));
+    assertEquals(granted(1, 6), a.get());
+    // With nothing in flight again, the next one goes out at once too.
+    coalescer.call(6, renewal(1, 6, 0), Response.LeaseReply.class);
+    assertEquals(2, transport.sent.size());
+  }
+
+  @Test
+  void renewalsArrivingWhileAFrameIsOutstandingShareTheNextFrameAndEachGetsItsOwnAnswer() throws Exception {
+    Sent occupier = occupyLeases();
     CompletableFuture<Response.LeaseReply> a = coalescer.call(11, renewal(1, 5, 0), Response.LeaseReply.class);
     CompletableFuture<Response.LeaseReply> b = coalescer.call(12, renewal(2, 7, 3), Response.LeaseReply.class);
     CompletableFuture<Response.LeaseReply> c = coalescer.call(13, renewal(3, 9, 0), Response.LeaseReply.class);
-    assertTrue(transport.sent.isEmpty(), "nothing sent before the linger ends");
-    fireTimers();
+    assertEquals(1, transport.sent.size(), "they wait while a frame is outstanding");
+    answer(occupier);
 
-    assertEquals(1, transport.sent.size(), "one frame for three renewals");
-    Sent frame = transport.sent.get(0);
+    assertEquals(2, transport.sent.size(), "one frame for three renewals, sent when the answer came");
+    Sent frame = transport.sent.get(1);
     assertEquals(new Request.RenewLeases(List.of(renewal(1, 5, 0), renewal(2, 7, 3), renewal(3, 9, 0))),
         frame.request());
     assertFalse(List.of(11L, 12L, 13L).contains(frame.requestId()), "the frame has a request id of its own");
@@ -119,51 +134,52 @@ class RenewalCoalescerTest {
 
   @Test
   void aResendAfterALostAnswerResendsTheSameFrameAndAnswersEveryCallerOnce() throws Exception {
+    Sent occupier = occupyLeases();
     CompletableFuture<Response.LeaseReply> a = coalescer.call(21, renewal(1, 5, 4), Response.LeaseReply.class);
     CompletableFuture<Response.LeaseReply> b = coalescer.call(22, renewal(2, 7, 0), Response.LeaseReply.class);
-    fireTimers();
-    Sent first = transport.sent.get(0);
+    answer(occupier);
+    Sent first = transport.sent.get(1);
     first.reply().completeExceptionally(new IllegalStateException("connection closed before the reply"));
     assertThrows(ExecutionException.class, a::get);
     assertThrows(ExecutionException.class, b::get);
 
-    // A later renewal of a third lease must not join the failed frame.
-    CompletableFuture<Response.LeaseReply> c = coalescer.call(23, renewal(3, 1, 0), Response.LeaseReply.class);
     // The first holder resends its renewal (same id, same fields): the whole frame goes again.
     CompletableFuture<Response.LeaseReply> a2 = coalescer.call(21, renewal(1, 5, 4), Response.LeaseReply.class);
-    assertEquals(2, transport.sent.size());
-    Sent resend = transport.sent.get(1);
+    assertEquals(3, transport.sent.size());
+    Sent resend = transport.sent.get(2);
     assertEquals(first.requestId(), resend.requestId(), "the resend reuses the frame's request id");
     assertEquals(first.request(), resend.request(), "and its exact contents");
-    fireTimers();
-    assertEquals(3, transport.sent.size());
-    assertEquals(new Request.RenewLeases(List.of(renewal(3, 1, 0))), transport.sent.get(2).request(),
-        "the newcomer goes in a frame of its own");
-    assertNotEquals(first.requestId(), transport.sent.get(2).requestId());
+    // A later renewal of a third lease does not join the resent frame: it waits for the next.
+    CompletableFuture<Response.LeaseReply> c = coalescer.call(23, renewal(3, 1, 0), Response.LeaseReply.class);
+    assertEquals(3, transport.sent.size(), "the resend is outstanding");
 
     resend.reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "",
         List.of(granted(1, 6), granted(2, 8))));
     assertEquals(granted(1, 6), a2.get());
+    assertEquals(4, transport.sent.size());
+    assertEquals(new Request.RenewLeases(List.of(renewal(3, 1, 0))), transport.sent.get(3).request(),
+        "the newcomer goes in a frame of its own");
+    assertNotEquals(first.requestId(), transport.sent.get(3).requestId());
     // The second holder resends later: it is answered from the frame's answer, nothing is sent.
     CompletableFuture<Response.LeaseReply> b2 = coalescer.call(22, renewal(2, 7, 0), Response.LeaseReply.class);
     assertEquals(granted(2, 8), b2.get());
-    assertEquals(3, transport.sent.size(), "no further frame");
-    transport.sent.get(2).reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "", List.of(granted(3, 2))));
+    assertEquals(4, transport.sent.size(), "no further frame");
+    transport.sent.get(3).reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "", List.of(granted(3, 2))));
     assertEquals(granted(3, 2), c.get());
     assertEquals(0, coalescer.held().get("leases"));
-    assertEquals(3, coalescer.framesSent(), "first send, resend, the newcomer's frame");
-    assertEquals(5, coalescer.renewalsSent(), "2 + 2 + 1");
+    assertEquals(4, coalescer.framesSent(), "occupier, first send, resend, the newcomer's frame");
+    assertEquals(6, coalescer.renewalsSent(), "1 + 2 + 2 + 1");
   }
 
   @Test
   void aResendWhileTheFrameIsInFlightWaitsForItInsteadOfSendingAgain() throws Exception {
     CompletableFuture<Response.LeaseReply> a = coalescer.call(31, renewal(1, 5, 0), Response.LeaseReply.class);
-    fireTimers();
     CompletableFuture<Response.LeaseReply> again = coalescer.call(31, renewal(1, 5, 0), Response.LeaseReply.class);
     assertEquals(1, transport.sent.size());
     transport.sent.get(0).reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "", List.of(granted(1, 6))));
     assertEquals(granted(1, 6), a.get());
     assertEquals(granted(1, 6), again.get());
+    assertEquals(1, transport.sent.size());
   }
 
   @Test
@@ -176,34 +192,39 @@ class RenewalCoalescerTest {
 
   @Test
   void aRefusedFrameRefusesEachRenewalWithItsOutcome() throws Exception {
+    Sent occupier = occupyLeases();
     CompletableFuture<Response.LeaseReply> a = coalescer.call(51, renewal(1, 5, 0), Response.LeaseReply.class);
     CompletableFuture<Response.LeaseReply> b = coalescer.call(52, renewal(2, 5, 0), Response.LeaseReply.class);
-    fireTimers();
-    transport.sent.get(0).reply().complete(new Response.RenewalsReply(Outcome.INVALID_ARGUMENT, "bad frame", List.of()));
+    answer(occupier);
+    transport.sent.get(1).reply().complete(new Response.RenewalsReply(Outcome.INVALID_ARGUMENT, "bad frame", List.of()));
     assertEquals(Outcome.INVALID_ARGUMENT, a.get().outcome());
     assertEquals(Outcome.INVALID_ARGUMENT, b.get().outcome());
     assertEquals("bad frame", b.get().message());
   }
 
   @Test
-  void framesAreSplitAtTheProtocolsBound() throws Exception {
+  void aFullFrameGoesOutWithoutWaitingAndTheRestWaitsForAnAnswer() throws Exception {
+    Sent occupier = occupyLeases();
     int n = Request.RenewLeases.MAX_RENEWALS + 3;
     List<CompletableFuture<Response.LeaseReply>> calls = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       calls.add(coalescer.call(10_000 + i, renewal(i + 1, 1, 0), Response.LeaseReply.class));
     }
-    fireTimers();
-    assertEquals(2, transport.sent.size());
-    assertEquals(Request.RenewLeases.MAX_RENEWALS,
-        ((Request.RenewLeases) transport.sent.get(0).request()).renewals().size());
-    assertEquals(3, ((Request.RenewLeases) transport.sent.get(1).request()).renewals().size());
-    for (Sent s : transport.sent) {
-      List<Response.LeaseReply> answers = new ArrayList<>();
-      for (Request.RenewLease r : ((Request.RenewLeases) s.request()).renewals()) {
-        answers.add(granted(r.leaseId(), 2));
-      }
-      s.reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "", answers));
+    assertEquals(2, transport.sent.size(), "the occupier and a full frame");
+    Sent full = transport.sent.get(1);
+    assertEquals(Request.RenewLeases.MAX_RENEWALS, ((Request.RenewLeases) full.request()).renewals().size());
+    answer(occupier);
+    assertEquals(2, transport.sent.size(), "the full frame is still outstanding");
+    List<Response.LeaseReply> answers = new ArrayList<>();
+    for (Request.RenewLease r : ((Request.RenewLeases) full.request()).renewals()) {
+      answers.add(granted(r.leaseId(), 2));
     }
+    full.reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "", answers));
+    assertEquals(3, transport.sent.size());
+    Sent rest = transport.sent.get(2);
+    assertEquals(3, ((Request.RenewLeases) rest.request()).renewals().size());
+    rest.reply().complete(new Response.RenewalsReply(Outcome.SUCCESS, "",
+        List.of(granted(n - 2, 2), granted(n - 1, 2), granted(n, 2))));
     for (int i = 0; i < n; i++) {
       assertEquals(granted(i + 1, 2), calls.get(i).get());
     }
@@ -211,18 +232,25 @@ class RenewalCoalescerTest {
 
   @Test
   void slotRenewalsAreCoalescedIntoOneRenewSlotsFrame() throws Exception {
+    Request.SlotRenewal s0 = new Request.SlotRenewal(9, 1, 1, 0, 1);
     Request.SlotRenewal s1 = new Request.SlotRenewal(1, 3, 2, 0, 2);
     Request.SlotRenewal s2 = new Request.SlotRenewal(2, 4, 5, 1, 5);
+    coalescer.call(60, new Request.RenewSlots(List.of(s0)), Response.SlotRenewalsReply.class);
+    // A lease renewal is another family: it does not wait behind the slot frame.
+    coalescer.call(59, renewal(1, 1, 0), Response.LeaseReply.class);
+    assertEquals(2, transport.sent.size());
     CompletableFuture<Response.SlotRenewalsReply> a = coalescer.call(61,
         new Request.RenewSlots(List.of(s1)), Response.SlotRenewalsReply.class);
     CompletableFuture<Response.SlotRenewalsReply> b = coalescer.call(62,
         new Request.RenewSlots(List.of(s2)), Response.SlotRenewalsReply.class);
-    fireTimers();
-    assertEquals(1, transport.sent.size());
-    assertEquals(new Request.RenewSlots(List.of(s1, s2)), transport.sent.get(0).request());
+    assertEquals(2, transport.sent.size());
+    Response.SlotLeaseReply zero = new Response.SlotLeaseReply(Outcome.SUCCESS, "", 0, 2, null);
+    transport.sent.get(0).reply().complete(new Response.SlotRenewalsReply(Outcome.SUCCESS, "", List.of(zero)));
+    assertEquals(3, transport.sent.size());
+    assertEquals(new Request.RenewSlots(List.of(s1, s2)), transport.sent.get(2).request());
     Response.SlotLeaseReply one = new Response.SlotLeaseReply(Outcome.SUCCESS, "", 0, 4, null);
     Response.SlotLeaseReply two = new Response.SlotLeaseReply(Outcome.VERSION_MISMATCH, "newer", 0, 4, null);
-    transport.sent.get(0).reply().complete(new Response.SlotRenewalsReply(Outcome.SUCCESS, "", List.of(one, two)));
+    transport.sent.get(2).reply().complete(new Response.SlotRenewalsReply(Outcome.SUCCESS, "", List.of(one, two)));
     assertEquals(List.of(one), a.get().replies());
     assertEquals(List.of(two), b.get().replies());
   }
@@ -236,12 +264,17 @@ class RenewalCoalescerTest {
 
     // A renewal whose frame failed and whose holder never resends is dropped after the retention.
     CompletableFuture<Response.LeaseReply> a = coalescer.call(72, renewal(1, 5, 0), Response.LeaseReply.class);
-    fireTimers();
     transport.sent.get(1).reply().completeExceptionally(new IllegalStateException("lost"));
     assertThrows(ExecutionException.class, a::get);
     assertEquals(1, coalescer.held().get("leases"));
     now.addAndGet(Duration.ofSeconds(61).toNanos());
     coalescer.call(73, renewal(2, 5, 0), Response.LeaseReply.class);
     assertEquals(1, coalescer.held().get("leases"), "only the new renewal is held");
+  }
+
+  @Test
+  void aWindowOfZeroFramesIsRefused() {
+    assertThrows(IllegalArgumentException.class,
+        () -> new RenewalCoalescer(transport, 0, Duration.ofSeconds(60), now::get));
   }
 }

@@ -117,7 +117,8 @@ class RenewalReplyDroppedNodeTest {
   }
 
   /**
-   * Three renewals coalesced into one frame whose reply is lost: two live leases reporting
+   * Three renewals coalesced into one frame (sent while a first renewal's frame is outstanding)
+   * whose reply is lost: two live leases reporting
    * emergency tokens and one returned lease. The node applies the frame; the first holder's
    * resend resends the frame under its request id and is answered from the node's record; the
    * second holder's resend is answered from the coalescer, with nothing sent. Each lease is
@@ -128,8 +129,6 @@ class RenewalReplyDroppedNodeTest {
   void aResentCoalescedFrameIsCountedOnceAndFailsOnlyItsStaleLease(@TempDir Path dir) throws Exception {
     ServerConfig c = NameBoundNodeTest.config(dir, 128);
     RationNode node = RationNode.start(c);
-    java.util.concurrent.ScheduledExecutorService timer =
-        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
     try (FrameProxy proxy = new FrameProxy(c.clientAddress());
         RationClient admin = new RationClient(RationClientOptions.builder()
             .address(c.clientAddress()).requestDeadline(Duration.ofSeconds(20)).build());
@@ -145,10 +144,16 @@ class RenewalReplyDroppedNodeTest {
       dev.ration.client.limiter.LeaseInfo gone = client.acquireLease("acme", "api", "c", 10, 10).lease().orElseThrow();
       assertEquals(Outcome.SUCCESS, client.returnLease(gone.leaseId(), gone.version(), 0).outcome());
 
+      dev.ration.client.limiter.LeaseInfo occupying = client.acquireLease("acme", "api", "d", 10, 10).lease().orElseThrow();
       dev.ration.client.transport.RawClient raw = dev.ration.client.transport.RawClient.of(client);
+      // The coalescer sends a renewal at once when none of its frames is outstanding: a first
+      // renewal whose answer the test holds back makes the next three share a frame.
+      HeldAnswers held = new HeldAnswers(raw);
       dev.ration.client.transport.RenewalCoalescer coalescer = new dev.ration.client.transport.RenewalCoalescer(
-          raw, (task, nanos) -> timer.schedule(task, nanos, java.util.concurrent.TimeUnit.NANOSECONDS),
-          Duration.ofMillis(50), Duration.ofSeconds(60), System::nanoTime);
+          held, 1, Duration.ofSeconds(60), System::nanoTime);
+      var occupier = coalescer.call(raw.nextRequestId(), new dev.ration.protocol.Request.RenewLease(
+          occupying.leaseId(), occupying.version(), 10, 10, 0, 0, 0), dev.ration.protocol.Response.LeaseReply.class);
+      held.awaitAnswered();
       long idA = raw.nextRequestId();
       long idB = raw.nextRequestId();
       long idGone = raw.nextRequestId();
@@ -161,25 +166,27 @@ class RenewalReplyDroppedNodeTest {
       Class<dev.ration.protocol.Response.LeaseReply> reply =
           dev.ration.protocol.Response.LeaseReply.class;
 
-      proxy.dropReplyToNext(Kind.RENEW_LEASES.code());
       var firstA = coalescer.call(idA, renewA, reply);
       var firstB = coalescer.call(idB, renewB, reply);
       var firstGone = coalescer.call(idGone, renewGone, reply);
+      proxy.dropReplyToNext(Kind.RENEW_LEASES.code());
+      held.release();
+      assertEquals(Outcome.SUCCESS, occupier.get(30, java.util.concurrent.TimeUnit.SECONDS).outcome());
       for (var f : List.of(firstA, firstB, firstGone)) {
         java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
             java.util.concurrent.ExecutionException.class, () -> f.get(30, java.util.concurrent.TimeUnit.SECONDS));
         assertTrue(e.getCause() != null, "the frame's reply was lost: " + e);
       }
       assertEquals(1, proxy.dropped(), "the frame's reply was dropped");
-      assertEquals(1, proxy.sent(Kind.RENEW_LEASES.code()).size(), "three renewals, one frame");
+      assertEquals(2, proxy.sent(Kind.RENEW_LEASES.code()).size(), "the occupier's frame, then three renewals in one");
 
       var answerA = coalescer.call(idA, renewA, reply).get(30, java.util.concurrent.TimeUnit.SECONDS);
       List<Long> frames = proxy.sent(Kind.RENEW_LEASES.code());
-      assertEquals(2, frames.size(), "the frame was resent once");
-      assertEquals(frames.get(0), frames.get(1), "under its first request id");
+      assertEquals(3, frames.size(), "the frame was resent once");
+      assertEquals(frames.get(1), frames.get(2), "under its first request id");
       var answerB = coalescer.call(idB, renewB, reply).get(30, java.util.concurrent.TimeUnit.SECONDS);
       var answerGone = coalescer.call(idGone, renewGone, reply).get(30, java.util.concurrent.TimeUnit.SECONDS);
-      assertEquals(2, proxy.sent(Kind.RENEW_LEASES.code()).size(), "the other resends sent nothing");
+      assertEquals(3, proxy.sent(Kind.RENEW_LEASES.code()).size(), "the other resends sent nothing");
 
       assertEquals(Outcome.SUCCESS, answerA.outcome(), answerA.message());
       assertEquals(Outcome.SUCCESS, answerB.outcome(), answerB.message());
@@ -188,7 +195,6 @@ class RenewalReplyDroppedNodeTest {
       assertEquals(7, status.emergencyReported(),
           "3 + 4 emergency tokens counted once, not once per send: " + status);
     } finally {
-      timer.shutdownNow();
       node.shutdown();
       node.awaitTermination(Duration.ofSeconds(30));
     }
@@ -200,6 +206,73 @@ class RenewalReplyDroppedNodeTest {
       sched.advance(java.time.Duration.ofNanos(20 * MS));
       return done.getAsBoolean();
     }, ok -> ok);
+  }
+
+  /**
+   * A transport that sends every call at once through {@code inner} and holds back the answer
+   * to the first until {@link #release}: the coalescer sees that frame outstanding meanwhile.
+   */
+  static final class HeldAnswers implements dev.ration.client.transport.RawClient {
+    private final dev.ration.client.transport.RawClient inner;
+    private final java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+    private final java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
+    private final java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+    HeldAnswers(dev.ration.client.transport.RawClient inner) {
+      this.inner = inner;
+    }
+
+    void awaitAnswered() throws InterruptedException {
+      assertTrue(answered.await(30, java.util.concurrent.TimeUnit.SECONDS), "the held call was answered");
+    }
+
+    void release() {
+      gate.complete(null);
+    }
+
+    @Override
+    public long nextRequestId() {
+      return inner.nextRequestId();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<dev.ration.protocol.Response> call(dev.ration.protocol.Request request) {
+      return inner.call(request);
+    }
+
+    @Override
+    public <T extends dev.ration.protocol.Response> java.util.concurrent.CompletableFuture<T> call(
+        dev.ration.protocol.Request request, Class<T> replyType) {
+      return inner.call(request, replyType);
+    }
+
+    @Override
+    public <T extends dev.ration.protocol.Response> java.util.concurrent.CompletableFuture<T> call(
+        long requestId, dev.ration.protocol.Request request, Class<T> replyType) {
+      java.util.concurrent.CompletableFuture<T> f = inner.call(requestId, request, replyType);
+      if (!first.getAndSet(false)) {
+        return f;
+      }
+      f.whenComplete((r, e) -> answered.countDown());
+      return f.thenCombine(gate, (r, ignored) -> r);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<dev.ration.protocol.Response> call(
+        dev.ration.protocol.Request request, Duration deadline) {
+      return inner.call(request, deadline);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<dev.ration.protocol.Response> call(
+        long requestId, dev.ration.protocol.Request request, Duration deadline) {
+      return inner.call(requestId, request, deadline);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<dev.ration.protocol.Response.ClusterStatusReply> clusterStatus(String address) {
+      return inner.clusterStatus(address);
+    }
   }
 
   /**

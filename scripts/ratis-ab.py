@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Ratis settings measured A/B on one build: fresh local clusters, variants alternating.
+
+    scripts/ratis-ab.py [--rounds N] [--cells acquire:1,renew:1,acquire:16] [--warmup S]
+                        [--duration S] [--prewarm S] VARIANT...
+
+A VARIANT is NAME or NAME=KEY=VALUE[;KEY=VALUE...]: the Ratis properties passed to every node
+as -Dration.ratis.KEY=VALUE (docs/CONFIGURATION.md, "Ratis overrides"); NAME alone runs the
+build's own settings. Each round starts, for every variant in turn (the order reversed every
+other round, so load drift hits all alike), a fresh three-node cluster on config/cluster-3 in
+a temporary run directory, loads it unmeasured for --prewarm seconds (its JIT warms up),
+runs `bin/ration bench` for each cell (OP:IN_FLIGHT[:OPTION=VALUE...], e.g.
+renew:16:renewals=direct passes --renewals direct), reads the
+three server processes' CPU time (/proc/PID/stat) around each bench run, and stops the
+cluster by its pids. Prints per variant and cell the medians over rounds of successes/s and p50
+in the measured window, and the nodes' CPU per operation: all three nodes over the whole bench run (warm-up and window
+completions), less what the idle cluster used per second (measured for 3 s just before) over
+the run's length. Needs the
+build (mvn -B -q package -DskipTests) and the default ports 7101-7303 free.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ration = os.path.join(root, "bin/ration")
+p = argparse.ArgumentParser()
+p.add_argument("--rounds", type=int, default=3)
+p.add_argument("--cells", default="acquire:1,renew:1,acquire:16")
+p.add_argument("--warmup", type=int, default=3)
+p.add_argument("--duration", type=int, default=10)
+p.add_argument("--prewarm", type=int, default=20, help="seconds of unmeasured load on each fresh cluster first")
+p.add_argument("variants", nargs="+")
+a = p.parse_args()
+if not 1 <= a.rounds <= 20 or not 1 <= a.duration <= 120 or not 0 <= a.warmup <= 60:
+    sys.exit("error: --rounds 1..20, --duration 1..120, --warmup 0..60")
+variants = []
+for v in a.variants:
+    name, _, props = v.partition("=")
+    opts = []
+    for kv in filter(None, props.split(";")):
+        key, eq, value = kv.partition("=")
+        if not eq or not key.startswith("raft."):
+            sys.exit(f"error: '{kv}' is not raft.KEY=VALUE")
+        opts.append(f"-Dration.ratis.{key}={value}")
+    variants.append((name, opts))
+cells = []
+for c in a.cells.split(","):
+    parts = c.split(":")
+    if len(parts) < 2 or not parts[1].isdigit():
+        sys.exit(f"error: cell '{c}' is not OP:IN_FLIGHT[:OPTION=VALUE...]")
+    extra = []
+    for o in parts[2:]:
+        k, eq, v = o.partition("=")
+        if not eq:
+            sys.exit(f"error: '{o}' in cell '{c}' is not OPTION=VALUE")
+        extra += [f"--{k}", v]
+    cells.append((c, parts[0], int(parts[1]), extra))
+env_base = dict(os.environ, RATION_HELPER="off")
+
+
+def cpu_seconds(pids):
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+results = {}
+for r in range(a.rounds):
+    order = variants if r % 2 == 0 else list(reversed(variants))
+    for name, opts in order:
+        run_dir = tempfile.mkdtemp(prefix="ration-ab-")
+        env = dict(env_base, RATION_JAVA_OPTS=" ".join(["-Xmx512m", "-XX:+UseSerialGC"] + opts))
+        cluster = [os.path.join(root, "scripts/cluster.sh")]
+        try:
+            subprocess.run(cluster + ["start", "--run-dir", run_dir], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+            pids = [int(open(os.path.join(run_dir, f"n{i}.pid")).read().split()[0]) for i in (1, 2, 3)]
+            # A fresh JVM's servers interpret and compile for their first seconds: load them
+            # before any cell is measured.
+            subprocess.run([ration, "bench", "--op", "mixed", "--in-flight", "16", "--warmup", "0s",
+                            "--duration", f"{a.prewarm}s", "--output", "json"], env=env_base, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for cell, op, n, extra in cells:
+                bench = [ration, "bench", "--op", op, "--in-flight", str(n), "--warmup", f"{a.warmup}s",
+                         "--duration", f"{a.duration}s", "--output", "json"] + extra
+                # The idle cluster's own CPU (heartbeats, timers), to take out of the cell's.
+                idle_before, t0 = cpu_seconds(pids), time.monotonic()
+                time.sleep(3)
+                idle_rate = (cpu_seconds(pids) - idle_before) / (time.monotonic() - t0)
+                before, t1 = cpu_seconds(pids), time.monotonic()
+                out = subprocess.run(bench, env=env_base, check=True, capture_output=True, text=True).stdout
+                after, elapsed = cpu_seconds(pids), time.monotonic() - t1
+                j = json.loads(out)
+                ok = j["ops"][op]["succeeded"]
+                rate = ok / j["windowSeconds"]
+                # Over the whole bench process: warm-up and window completions alike.
+                done = j["warmupCompletions"] + j["replies"]
+                cpu_per_op = (after - before - idle_rate * elapsed) / done * 1e6 if done else float("nan")
+                results.setdefault((name, cell), []).append((rate, j["latencyMicros"]["p50"], cpu_per_op))
+                print(f"round {r + 1} {name:>12} {cell:<24} {rate:9.1f}/s p50 {j['latencyMicros']['p50'] / 1000:6.2f} ms"
+                      f" nodes' CPU {cpu_per_op:7.0f} µs/op", flush=True)
+        finally:
+            subprocess.run(cluster + ["stop", "--run-dir", run_dir], env=env_base,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+print("\nmedians over rounds")
+print(f"{'variant':>12} {'cell':<24} {'ops/s':>9} {'p50 ms':>7} {'CPU µs/op':>10}")
+for (name, cell), rows in results.items():
+    print(f"{name:>12} {cell:<24} {statistics.median(x[0] for x in rows):9.1f}"
+          f" {statistics.median(x[1] for x in rows) / 1000:7.2f} {statistics.median(x[2] for x in rows):10.0f}")
