@@ -23,13 +23,14 @@ public record ClientTarget(RationClient client, String tenant, RawClient renewal
    *
    * @param client the client
    * @param tenant the bench tenant
-   * @param coalesced whether renewals share frames
+   * @param framesInFlight renewal frames outstanding before renewals wait to share the next;
+   *     0 sends each renewal in its own RENEW_LEASE frame
    * @return the target
    */
-  public static ClientTarget of(RationClient client, String tenant, boolean coalesced) {
+  public static ClientTarget of(RationClient client, String tenant, int framesInFlight) {
     RawClient raw = RawClient.of(client);
-    return new ClientTarget(client, tenant, coalesced
-        ? new RenewalCoalescer(raw, 1, java.time.Duration.ofMinutes(10), System::nanoTime) : raw);
+    return new ClientTarget(client, tenant, framesInFlight > 0
+        ? new RenewalCoalescer(raw, framesInFlight, java.time.Duration.ofMinutes(10), System::nanoTime) : raw);
   }
 
   static final long DEMAND_RATE_PER_SECOND = 1;

@@ -175,13 +175,11 @@ public final class BenchCommand implements Callable<Integer> {
       description = "reserve: projects bench/t<slot mod P>/p the slots reserve on; 1 puts every slot on one hot project (default: ${DEFAULT-VALUE}).")
   int reserveProjects;
 
-  /** How renew sends its renewals: see ClientTarget. */
-  enum Renewals { coalesced, direct }
-
-  @Option(names = "--renewals", defaultValue = "coalesced", paramLabel = "coalesced|direct",
-      description = "renew, mixed: renewals of concurrent slots share frames as RationClient.renewLease's do "
-          + "(coalesced), or each goes in its own RENEW_LEASE frame (direct) (default: ${DEFAULT-VALUE}).")
-  Renewals renewals;
+  @Option(names = "--renewal-frames", defaultValue = "0", paramLabel = "W",
+      description = "renew, mixed: 0 sends each renewal in its own RENEW_LEASE frame, as RationClient.renewLease "
+          + "does; W > 0 coalesces the renewals of concurrent slots as the limiters' are, sent at once while "
+          + "fewer than W frames are outstanding (the limiters use 1) (default: ${DEFAULT-VALUE}).")
+  int renewalFrames;
 
   @Option(names = "--tenant", defaultValue = "bench", description = "Tenant of the bench limits (default: ${DEFAULT-VALUE}).")
   String tenant;
@@ -412,7 +410,10 @@ public final class BenchCommand implements Callable<Integer> {
       if (setupFailure != Exit.OK) {
         return setupFailure;
       }
-      List<LeaseTarget> targets = opened.stream().<LeaseTarget>map(c -> ClientTarget.of(c, tenant, renewals == Renewals.coalesced)).toList();
+      if (renewalFrames < 0 || renewalFrames > 64) {
+        throw usage("--renewal-frames must be 0..64, not " + renewalFrames);
+      }
+      List<LeaseTarget> targets = opened.stream().<LeaseTarget>map(c -> ClientTarget.of(c, tenant, renewalFrames)).toList();
       LoadPlan plan = new LoadPlan(workload, renewRatio, inFlight, warmup, duration, resources,
           "bench-" + ProcessHandle.current().pid(), progressInterval, timeout.plusSeconds(5), timeout.plusSeconds(5));
       err.printf(Locale.ROOT, "bench: %s, %d in flight over %d connection(s), %d limit(s), warm-up %s, window %s%n",

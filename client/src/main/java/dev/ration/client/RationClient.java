@@ -183,9 +183,9 @@ public final class RationClient implements AutoCloseable {
   }
 
   /**
-   * Renewal frames of one family a client has outstanding before further renewals wait to share
-   * the next frame: one, as Nagle's algorithm, so a lone renewal goes out at once and many
-   * callers share a frame per round trip (docs/benchmarks.md, "Renewals that batch themselves").
+   * Renewal frames of one family a client's limiters and slot sources have outstanding before
+   * further renewals wait to share the next frame: one, as Nagle's algorithm, so a lone renewal
+   * goes out at once and renewals falling due together share a frame per round trip.
    */
   private static final int RENEWAL_FRAMES_IN_FLIGHT = 1;
   /** How long a renewal's frame stays resendable; holders resend within their lease duration. */
@@ -338,9 +338,10 @@ public final class RationClient implements AutoCloseable {
    * @return the ledger's answer
    */
   public CompletableFuture<LeaseResult> renewLeaseAsync(RenewalReport report) {
-    // Through the coalescer: renewals of many callers of this client share frames.
-    return renewals.call(nextRequestId(), renewal(report), Response.LeaseReply.class)
-        .thenApply(RationClient::lease);
+    // Its own RENEW_LEASE frame, not the limiters' coalescer: with many callers the leader's
+    // group commit already puts their renewals in one Raft entry, and client-side frames cost
+    // throughput (docs/benchmarks.md, "Renewals that batch themselves").
+    return typed(call(renewal(report)), Response.LeaseReply.class).thenApply(RationClient::lease);
   }
 
   /**
