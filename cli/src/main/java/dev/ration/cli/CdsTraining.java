@@ -24,8 +24,8 @@ import picocli.CommandLine.Model.OptionSpec;
  * each command parses its arguments, builds its client, TLS context and request, and shakes
  * hands, which loads the classes a real call loads short of reading an answer. One call in
  * plaintext against an address where nothing listens covers `--insecure`. The JVM records
- * the classes at exit. Commands that start processes, print help only or name files to write ({@link #SKIPPED}) are
- * left out.
+ * the classes at exit. Commands that start processes, print help only or name files to write
+ * ({@link #SKIPPED}) are left out; the certificate commands run once, making the certificates.
  *
  * <p>A command whose generated arguments are refused as a usage error would be missing from the
  * archive; the run fails then, naming it, so a new option type does not go unnoticed.

@@ -200,8 +200,9 @@ class MembershipUnderLoadTest {
   }
 
   /**
-   * {@link #IN_FLIGHT} threads, each renewing its own lease in a loop (bounded: 20,000 renewals
-   * each or 4 minutes), so that many renewals are always in flight. A renewal refused as if its
+   * {@link #IN_FLIGHT} threads, each renewing its own lease in a loop (bounded: 200,000 renewals
+   * each or 4 minutes; the time bound is the one that ends it), so that many renewals are always
+   * in flight. A renewal refused as if its
    * acknowledged version were gone is a lost write; one without an answer is skipped.
    */
   static final class Load {
@@ -232,7 +233,7 @@ class MembershipUnderLoadTest {
     private void run(long leaseId, long firstVersion) {
       long version = firstVersion;
       long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
-      for (int i = 0; i < 20_000 && !stopped && System.nanoTime() < end; i++) {
+      for (int i = 0; i < 200_000 && !stopped && System.nanoTime() < end; i++) {
         var r = submit(new RenewLease(leaseId, version, 100, 100, 0, 0, 0), false);
         if (r.isEmpty()) {
           continue;
@@ -259,6 +260,8 @@ class MembershipUnderLoadTest {
     }
 
     void awaitMore(long n) {
+      assertTrue(threads.stream().anyMatch(Thread::isAlive),
+          "the renewal load ended (its bounds were reached) before the test did");
       long target = acknowledged.get() + n;
       Waits.upTo(WAIT).every(Duration.ofMillis(50)).until(
           n + " more acknowledged renewals", acknowledged::get, a -> a >= target);
