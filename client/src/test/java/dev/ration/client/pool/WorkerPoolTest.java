@@ -312,7 +312,13 @@ class WorkerPoolTest {
     JobHandle<Integer> behind = accepted(pool.submit(a -> 3, in(Duration.ofSeconds(30))));
     WAIT.until("two jobs run", () -> pool.stats().running(), n -> n == 2);
 
-    Thread releaser = new Thread(release::countDown);
+    // The finisher is released once the shutdown has taken the live jobs and waits for them:
+    // released earlier, it could end before the call and belong in no list.
+    Thread caller = Thread.currentThread();
+    Thread releaser = new Thread(() -> {
+      WAIT.until("the shutdown waits for its jobs", caller::getState, s -> s == Thread.State.TIMED_WAITING);
+      release.countDown();
+    });
     releaser.start();
     ShutdownReport report = pool.shutdown(Instant.now().plusMillis(300), ShutdownPolicy.DRAIN);
     releaser.join();
