@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * bin/ration's class-data sharing archives: one per build and command, so a command run first
+ * bin/ration's per-user class-data sharing archives (when the archive shipped with the build does
+ * not apply, here because RATION_JAVA_OPTS is set): one per build and command, so a command run first
  * (`--version`, `cert ...`) does not decide which classes every later command finds archived,
  * and a new archive removes the archives of this checkout's other builds, not other checkouts'.
  */
@@ -62,7 +63,9 @@ class LauncherCdsIT {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().put("RATION_CDS_DIR", cache.toString());
     pb.environment().put("RATION_HELPER", "off");
-    pb.environment().remove("RATION_JAVA_OPTS");
+    // The launcher's default options spelled out: with RATION_JAVA_OPTS set, the archive shipped
+    // with the build does not apply and the per-user archives this test is about are recorded.
+    pb.environment().put("RATION_JAVA_OPTS", "-Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
     Process p = pb.start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "bin/ration " + command + " did not finish");
