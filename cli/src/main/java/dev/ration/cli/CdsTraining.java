@@ -60,6 +60,7 @@ final class CdsTraining {
   }
 
   private static int train(java.nio.file.Path certs) throws Exception {
+    StartWarmup.run();
     CliHelper.Result made = CliHelper.run(new String[] {"cert", "create-cluster", "--nodes", "n1",
         "--certs-dir", certs.toString()}, ClientGateway.FACTORY);
     if (made.exitCode() != Exit.OK) {

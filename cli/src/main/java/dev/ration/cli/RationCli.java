@@ -56,6 +56,7 @@ public final class RationCli implements Runnable {
       // A one-shot admin command: Netty would otherwise register its buffer allocator's JFR
       // events, loading the flight recorder's metadata (about a tenth of the command's start).
       System.setProperty("io.netty.jfr.enabled", "false");
+      StartWarmup.startFor(args);
     }
     System.exit(commandLine(ClientGateway.FACTORY, RationNodeLauncher::start,
         NamedCommandOnly.forArgs(args)).execute(args));

@@ -103,6 +103,15 @@ class ReleaseArchiveIT {
       assertTrue(shipped.out().startsWith("ration " + build.version()), shipped.out());
       assertFalse(Files.exists(host.operatorHome.resolve(".cache/ration")),
           "no per-user archive recorded when the shipped one applies");
+      // A direct call (no helper) with the shipped archive reaches the cluster and prints only
+      // its answer: the start-time warm-up thread must add nothing to stderr (StartWarmup).
+      for (int i = 0; i < 3; i++) {
+        Host.Result direct = host.shell("RATION_CDS=require RATION_HELPER=off "
+            + release.resolve("bin/ration") + " cluster status --timeout 30s");
+        assertEquals(0, direct.exit(), "direct cluster status: " + direct);
+        assertTrue(direct.out().contains("LEADER"), "direct cluster status: " + direct);
+        assertEquals("", direct.err(), "direct cluster status: " + direct);
+      }
       assertEquals(release, root.resolve("opt/ration").toRealPath(), "/opt/ration points at the release");
       assertEquals(host.releaseFiles, host.list(release), "nothing is written inside the release directory");
       for (String id : Host.IDS) {

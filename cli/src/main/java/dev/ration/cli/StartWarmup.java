@@ -1,0 +1,93 @@
+package dev.ration.cli;
+
+import dev.ration.protocol.Kind;
+import java.nio.ByteBuffer;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.Signature;
+import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * Readies, on a second thread, what a one-shot admin command needs after its options are parsed:
+ * the protocol's message tables, the TLS engine's classes (a client hello is built and thrown
+ * away) and the elliptic-curve code the handshake verifies with. Nothing that logs: two threads
+ * initialising the logging facade at once make it print warnings. A
+ * command spends its first tenth of a second building picocli's model of itself on the main
+ * thread; these run meanwhile on the other core, so the connection that follows finds them done
+ * (docs/CLI.md, "Start time"). Nothing here touches the network, a file or the cluster, and every
+ * failure is ignored: the command itself then does the same work, just later.
+ */
+final class StartWarmup {
+  /** Commands that never reach a cluster from this process: no warm-up. */
+  private static final List<String> LOCAL = List.of("server", "bench", "cert", "completion", "helper");
+
+  private StartWarmup() {}
+
+  /**
+   * Starts the warm-up for {@code args} and returns its thread, or null when the command works
+   * without a cluster (or only prints help or the version).
+   */
+  static Thread startFor(String[] args) {
+    for (String a : args) {
+      if (LOCAL.contains(a) || a.equals("--help") || a.equals("-h") || a.equals("--version")
+          || a.equals("-V")) {
+        return null;
+      }
+    }
+    Thread t = new Thread(StartWarmup::run, "ration-warmup");
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  static void run() {
+    try {
+      Kind.fromCode(Kind.HELLO.code());
+      KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
+      g.initialize(new ECGenParameterSpec("secp256r1"));
+      KeyPair pair = g.generateKeyPair();
+      Signature s = Signature.getInstance("SHA256withECDSA");
+      s.initSign(pair.getPrivate());
+      s.update((byte) 1);
+      byte[] sig = s.sign();
+      s.initVerify(pair.getPublic());
+      s.update((byte) 1);
+      s.verify(sig);
+      SSLContext ctx = SSLContext.getInstance("TLSv1.3");
+      // A trust manager of its own: the default one would read the JDK's whole CA store.
+      ctx.init(null, new TrustManager[] {new RefusingTrustManager()}, null);
+      SSLEngine engine = ctx.createSSLEngine("warmup.invalid", 1);
+      engine.setUseClientMode(true);
+      engine.beginHandshake();
+      engine.wrap(ByteBuffer.allocate(0), ByteBuffer.allocate(engine.getSession().getPacketBufferSize()));
+    } catch (Exception | LinkageError e) {
+      // Nothing to do: the command loads and initialises the same classes when it needs them.
+    }
+  }
+
+  /** Never used for a decision: the engine above never receives a certificate. */
+  private static final class RefusingTrustManager implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType)
+        throws java.security.cert.CertificateException {
+      throw new java.security.cert.CertificateException("warm-up trusts nothing");
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType)
+        throws java.security.cert.CertificateException {
+      throw new java.security.cert.CertificateException("warm-up trusts nothing");
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
+  }
+}
