@@ -2,7 +2,7 @@
 """Ratis settings measured A/B on one build: fresh local clusters, variants alternating.
 
     scripts/ratis-ab.py [--rounds N] [--cells acquire:1,renew:1,acquire:16] [--warmup S]
-                        [--duration S] [--prewarm S] VARIANT...
+                        [--duration S] [--prewarm S] [--config-dir DIR] VARIANT...
 
 A VARIANT is NAME or NAME=KEY=VALUE[;KEY=VALUE...]: the Ratis properties passed to every node
 as -Dration.ratis.KEY=VALUE (docs/CONFIGURATION.md, "Ratis overrides"); NAME alone runs the
@@ -16,8 +16,10 @@ three server processes' CPU time (/proc/PID/stat) around each bench run, and sto
 cluster by its pids. Prints per variant and cell the medians over rounds of successes/s and p50
 in the measured window, and the nodes' CPU per operation: all three nodes over the whole bench run (warm-up and window
 completions), less what the idle cluster used per second (measured for 3 s just before) over
-the run's length. Needs the
-build (mvn -B -q package -DskipTests) and the default ports 7101-7303 free.
+the run's length. --config-dir runs the nodes on DIR/n1..n3.yaml instead of config/cluster-3
+(e.g. a copy without its tls: and security: blocks: then the load runs in plaintext,
+--insecure). Needs the build (mvn -B -q package -DskipTests) and the
+configuration's ports (default 7101-7303) free.
 """
 import argparse
 import json
@@ -37,6 +39,7 @@ p.add_argument("--cells", default="acquire:1,renew:1,acquire:16")
 p.add_argument("--warmup", type=int, default=3)
 p.add_argument("--duration", type=int, default=10)
 p.add_argument("--prewarm", type=int, default=20, help="seconds of unmeasured load on each fresh cluster first")
+p.add_argument("--config-dir", default=os.path.join(root, "config/cluster-3"))
 p.add_argument("variants", nargs="+")
 a = p.parse_args()
 if not 1 <= a.rounds <= 20 or not 1 <= a.duration <= 120 or not 0 <= a.warmup <= 60:
@@ -64,6 +67,16 @@ for c in a.cells.split(","):
         extra += [f"--{k}", v]
     cells.append((c, parts[0], int(parts[1]), extra))
 env_base = dict(os.environ, RATION_HELPER="off")
+servers = []
+for i in (1, 2, 3):
+    text = open(os.path.join(a.config_dir, f"n{i}.yaml")).read()
+    line = next(l for l in text.splitlines() if f"id: n{i}," in l and "client:" in l)
+    servers.append(line.split("client:")[1].split(",")[0].split("}")[0].strip())
+server_opts = ["--servers", ",".join(servers)]
+if not any(l.strip() == "mode: secure" for l in open(os.path.join(a.config_dir, "n1.yaml"))):
+    # Plaintext: the load generator must not try the development certificates it would find.
+    server_opts.append("--insecure")
+    print(f"plaintext: no 'mode: secure' in {a.config_dir}/n1.yaml", flush=True)
 
 
 def cpu_seconds(pids):
@@ -82,23 +95,24 @@ for r in range(a.rounds):
         run_dir = tempfile.mkdtemp(prefix="ration-ab-")
         env = dict(env_base, RATION_JAVA_OPTS=" ".join(["-Xmx512m", "-XX:+UseSerialGC"] + opts))
         cluster = [os.path.join(root, "scripts/cluster.sh")]
+        config = ["--config-dir", a.config_dir]
         try:
-            subprocess.run(cluster + ["start", "--run-dir", run_dir], env=env, check=True,
+            subprocess.run(cluster + ["start", "--run-dir", run_dir] + config, env=env, check=True,
                            stdout=subprocess.DEVNULL)
             pids = [int(open(os.path.join(run_dir, f"n{i}.pid")).read().split()[0]) for i in (1, 2, 3)]
             # A fresh JVM's servers interpret and compile for their first seconds: load them
             # before any cell is measured.
             subprocess.run([ration, "bench", "--op", "mixed", "--in-flight", "16", "--warmup", "0s",
-                            "--duration", f"{a.prewarm}s", "--output", "json"], env=env_base, check=True,
+                            "--duration", f"{a.prewarm}s", "--output", "json"] + server_opts, env=env_base, check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for cell, op, n, extra in cells:
                 # The cell's own code paths compiled before it is measured (a path the pre-warm
                 # did not take was still being compiled in the first measured cell).
                 subprocess.run([ration, "bench", "--op", op, "--in-flight", str(n), "--warmup", "0s",
-                                "--duration", "4s", "--output", "json"] + extra, env=env_base, check=True,
+                                "--duration", "4s", "--output", "json"] + extra + server_opts, env=env_base, check=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 bench = [ration, "bench", "--op", op, "--in-flight", str(n), "--warmup", f"{a.warmup}s",
-                         "--duration", f"{a.duration}s", "--output", "json"] + extra
+                         "--duration", f"{a.duration}s", "--output", "json"] + extra + server_opts
                 # The idle cluster's own CPU (heartbeats, timers), to take out of the cell's.
                 idle_before, t0 = cpu_seconds(pids), time.monotonic()
                 time.sleep(3)
@@ -122,7 +136,7 @@ for r in range(a.rounds):
                 print(f"round {r + 1} {name:>12} {cell:<24} {rate:9.1f}/s p50 {j['latencyMicros']['p50'] / 1000:6.2f} ms"
                       f" nodes' CPU {cpu_per_op:7.0f} µs/op", flush=True)
         finally:
-            subprocess.run(cluster + ["stop", "--run-dir", run_dir], env=env_base,
+            subprocess.run(cluster + ["stop", "--run-dir", run_dir] + config, env=env_base,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             shutil.rmtree(run_dir, ignore_errors=True)
 

@@ -30,6 +30,9 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -86,6 +89,8 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   private final Membership membership = new Membership(this);
   private final LongSupplier nanoClock;
   private final GrpcTlsConfig raftTls;
+  /** Ratis's transport: gRPC, or Netty when measured against it in plaintext ({@link #rpcType}). */
+  private final String rpcType;
   private final AtomicLong forwardsSent = new AtomicLong();
   private final AtomicLong forwardsReceived = new AtomicLong();
 
@@ -127,11 +132,13 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       LOG.info("{}: starting ({}) with raft storage {} and peers {}", selfId, startup, raftDir,
           peers);
     }
+    RaftProperties properties = properties(options, raftDir);
+    this.rpcType = rpcType(properties, raftTls);
     this.server = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(join ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, peers))
         .setStateMachine(stateMachine)
-        .setProperties(properties(options, raftDir))
+        .setProperties(properties)
         .setParameters(parameters(raftTls))
         .setOption(startup)
         .build();
@@ -271,6 +278,9 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     HostPort raft = HostPort.parse(o.self().raftAddress());
     GrpcConfigKeys.Server.setHost(p, raft.host());
     GrpcConfigKeys.Server.setPort(p, raft.port());
+    // Used only when raft.rpc.type=NETTY is set (rpcType): the same port either way.
+    NettyConfigKeys.Server.setHost(p, raft.host());
+    NettyConfigKeys.Server.setPort(p, raft.port());
 
     TimeDuration min = millis(o.electionTimeoutMin());
     TimeDuration max = millis(o.electionTimeoutMax());
@@ -351,6 +361,22 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       LOG.warn("event=ratis_property_override key={} value=\"{}\" was=\"{}\"", key, value, p.get(key));
       p.set(key, value);
     }
+  }
+
+  /**
+   * The transport {@code p} names. Ratis's Netty transport can be selected with the override
+   * {@code raft.rpc.type=NETTY} to measure it against gRPC (docs/benchmarks.md), in plaintext
+   * only: TLS here is configured on gRPC, and a Netty transport under a TLS configuration would
+   * carry Raft traffic unencrypted and unauthenticated, so it is refused.
+   */
+  static String rpcType(RaftProperties p, GrpcTlsConfig raftTls) {
+    String type = RaftConfigKeys.Rpc.type(p, s -> { }).name();
+    if (raftTls != null && !type.equalsIgnoreCase("GRPC")) {
+      throw new IllegalArgumentException("raft.rpc.type " + type + " with TLS configured: only the "
+          + "gRPC transport carries Raft traffic under TLS; the Netty transport is for plaintext "
+          + "measurements only");
+    }
+    return type;
   }
 
   /** Twice the Raft request timeout, at least 10 s: longer than any one proposal can wait. */
@@ -479,6 +505,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
           .map(p -> RaftPeer.newBuilder().setId(p.getId()).setAddress(p.getAddress()).build())
           .toList();
       RaftProperties props = new RaftProperties();
+      RaftConfigKeys.Rpc.setType(props, SupportedRpcType.valueOfIgnoreCase(rpcType));
       RaftClientConfigKeys.Rpc.setRequestTimeout(props,
           TimeDuration.valueOf(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
       RaftClient client = RaftClient.newBuilder()

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Properties;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.Test;
@@ -33,5 +34,19 @@ class RatisOverrideTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> ConsensusNode.overrideFromSystemProperties(new RaftProperties(), system));
     assertTrue(e.getMessage().contains("raft.*"), e.getMessage());
+  }
+
+  @Test
+  void theNettyTransportRunsOnlyInPlaintext() {
+    RaftProperties p = new RaftProperties();
+    assertEquals("GRPC", ConsensusNode.rpcType(p, null), "gRPC by default");
+    p.set("raft.rpc.type", "NETTY");
+    assertEquals("NETTY", ConsensusNode.rpcType(p, null));
+    GrpcTlsConfig tls = new GrpcTlsConfig((java.io.File) null, null, null, false);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ConsensusNode.rpcType(p, tls));
+    assertTrue(e.getMessage().contains("plaintext"), e.getMessage());
+    p.set("raft.rpc.type", "GRPC");
+    assertEquals("GRPC", ConsensusNode.rpcType(p, tls), "gRPC under TLS is the shipped setting");
   }
 }
