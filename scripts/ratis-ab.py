@@ -6,7 +6,9 @@
 
 A VARIANT is NAME or NAME=KEY=VALUE[;KEY=VALUE...]: the Ratis properties passed to every node
 as -Dration.ratis.KEY=VALUE (docs/CONFIGURATION.md, "Ratis overrides"); NAME alone runs the
-build's own settings. Each round starts, for every variant in turn (the order reversed every
+build's own settings. NAME@DIR runs another build instead, DIR being its checkout (built with
+mvn package): its scripts/cluster.sh and bin/ration start the nodes and drive the load, e.g. an
+earlier commit in a git worktree, measured against this one in the same rounds. Each round starts, for every variant in turn (the order reversed every
 other round, so load drift hits all alike), a fresh three-node cluster on config/cluster-3 in
 a temporary run directory, loads it unmeasured for --prewarm seconds (its JIT warms up),
 runs `bin/ration bench` for each cell, first 4 s unmeasured (that cell's code paths compiled),
@@ -17,8 +19,8 @@ cluster by its pids. Prints per variant and cell the medians over rounds of succ
 in the measured window, and the nodes' CPU per operation: all three nodes over the whole bench run (warm-up and window
 completions), less what the idle cluster used per second (measured for 3 s just before) over
 the run's length. --config-dir runs the nodes on DIR/n1..n3.yaml instead of config/cluster-3
-(e.g. a copy without its tls: and security: blocks: then the load runs in plaintext,
---insecure). Needs the build (mvn -B -q package -DskipTests) and the
+(this build's variants only); --plaintext runs each build's config/cluster-3 without its tls:
+and security: blocks (the load then runs with --insecure), as etcd runs in the etcd comparison. Needs the build (mvn -B -q package -DskipTests) and the
 configuration's ports (default 7101-7303) free.
 """
 import argparse
@@ -39,7 +41,11 @@ p.add_argument("--cells", default="acquire:1,renew:1,acquire:16")
 p.add_argument("--warmup", type=int, default=3)
 p.add_argument("--duration", type=int, default=10)
 p.add_argument("--prewarm", type=int, default=20, help="seconds of unmeasured load on each fresh cluster first")
-p.add_argument("--config-dir", default=os.path.join(root, "config/cluster-3"))
+p.add_argument("--config-dir", default=None)
+p.add_argument("--plaintext", action="store_true",
+               help="run each build's config/cluster-3 without its tls: and security: blocks")
+p.add_argument("--threads", action="store_true",
+               help="also print the nodes' CPU per op by thread group (Ratis log, appenders, ...)")
 p.add_argument("variants", nargs="+")
 a = p.parse_args()
 if not 1 <= a.rounds <= 20 or not 1 <= a.duration <= 120 or not 0 <= a.warmup <= 60:
@@ -47,13 +53,17 @@ if not 1 <= a.rounds <= 20 or not 1 <= a.duration <= 120 or not 0 <= a.warmup <=
 variants = []
 for v in a.variants:
     name, _, props = v.partition("=")
+    name, _, build = name.partition("@")
+    build = os.path.abspath(build) if build else root
+    if not os.access(os.path.join(build, "bin/ration"), os.X_OK):
+        sys.exit(f"error: no bin/ration in {build}")
     opts = []
     for kv in filter(None, props.split(";")):
         key, eq, value = kv.partition("=")
         if not eq or not key.startswith("raft."):
             sys.exit(f"error: '{kv}' is not raft.KEY=VALUE")
         opts.append(f"-Dration.ratis.{key}={value}")
-    variants.append((name, opts))
+    variants.append((name, build, opts))
 cells = []
 for c in a.cells.split(","):
     parts = c.split(":")
@@ -67,16 +77,85 @@ for c in a.cells.split(","):
         extra += [f"--{k}", v]
     cells.append((c, parts[0], int(parts[1]), extra))
 env_base = dict(os.environ, RATION_HELPER="off")
-servers = []
-for i in (1, 2, 3):
-    text = open(os.path.join(a.config_dir, f"n{i}.yaml")).read()
-    line = next(l for l in text.splitlines() if f"id: n{i}," in l and "client:" in l)
-    servers.append(line.split("client:")[1].split(",")[0].split("}")[0].strip())
-server_opts = ["--servers", ",".join(servers)]
-if not any(l.strip() == "mode: secure" for l in open(os.path.join(a.config_dir, "n1.yaml"))):
-    # Plaintext: the load generator must not try the development certificates it would find.
-    server_opts.append("--insecure")
-    print(f"plaintext: no 'mode: secure' in {a.config_dir}/n1.yaml", flush=True)
+
+
+def config_of(build):
+    """The configuration directory a build's nodes run on, and the load generator's options."""
+    if a.config_dir and build == root:
+        config = os.path.abspath(a.config_dir)
+    else:
+        config = os.path.join(build, "config/cluster-3")
+    if a.plaintext:
+        plain = tempfile.mkdtemp(prefix="ration-ab-plain-")
+        for i in (1, 2, 3):
+            with open(os.path.join(config, f"n{i}.yaml")) as f:
+                text = f.read()
+            with open(os.path.join(plain, f"n{i}.yaml"), "w") as f:
+                f.write(text.split("# Transport security")[0])
+        config = plain
+    servers = []
+    for i in (1, 2, 3):
+        text = open(os.path.join(config, f"n{i}.yaml")).read()
+        line = next(l for l in text.splitlines() if f"id: n{i}," in l and "client:" in l)
+        servers.append(line.split("client:")[1].split(",")[0].split("}")[0].strip())
+    opts = ["--servers", ",".join(servers)]
+    if not any(l.strip() == "mode: secure" for l in open(os.path.join(config, "n1.yaml"))):
+        # Plaintext: the load generator must not try the development certificates it would find.
+        opts.append("--insecure")
+    return config, opts
+
+
+configs = {build: config_of(build) for build in {v[1] for v in variants}}
+for build, (config, opts) in configs.items():
+    print(f"{build}: nodes on {config}, load {' '.join(opts)}", flush=True)
+
+
+# Thread groups of a node, by the thread's Java name (from jstack): the stages an entry passes.
+THREAD_GROUPS = [
+    ("ratis log worker", ("RaftLogWorker",)),
+    ("ratis appenders", ("LogAppender", "->")),
+    ("ratis state machine", ("StateMachineUpdater",)),
+    ("ratis server threads", ("-server-thread", "-impl-thread", "groupManagement", "-client-thread")),
+    ("ratis other", ("@group-", "JvmPauseMonitor")),
+    ("grpc", ("grpc-", "Grpc")),
+    ("netty (ratis)", ("Netty", "nioEventLoop", "epollEventLoop")),
+    ("ration endpoint", ("ration-client-io", "ration-accept")),
+    ("ration proposer", ("ration-proposer",)),
+    ("ration other", ("ration-",)),
+    ("jit", ("CompilerThre",)),
+    ("gc + vm", ("GC ", "VM ", "Reference Handler", "Finalizer", "Service Thread", "Sweeper")),
+]
+
+
+def thread_cpu(pids):
+    """CPU seconds per (pid, tid) of the nodes' threads."""
+    out = {}
+    for pid in pids:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # the thread ended
+            out[(pid, int(tid))] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
+def thread_names(pids):
+    names = {}
+    for pid in pids:
+        dump = subprocess.run(["jstack", str(pid)], capture_output=True, text=True).stdout
+        for line in dump.splitlines():
+            if line.startswith('"') and " nid=0x" in line:
+                names[(pid, int(line.split(" nid=0x")[1].split()[0], 16))] = line[1:].split('"')[0]
+    return names
+
+
+def group_of(name):
+    for group, marks in THREAD_GROUPS:
+        if any(m in name for m in marks):
+            return group
+    return "other"
 
 
 def cpu_seconds(pids):
@@ -89,13 +168,16 @@ def cpu_seconds(pids):
 
 
 results = {}
+stages = {}
 for r in range(a.rounds):
     order = variants if r % 2 == 0 else list(reversed(variants))
-    for name, opts in order:
+    for name, build, opts in order:
         run_dir = tempfile.mkdtemp(prefix="ration-ab-")
         env = dict(env_base, RATION_JAVA_OPTS=" ".join(["-Xmx512m", "-XX:+UseSerialGC"] + opts))
-        cluster = [os.path.join(root, "scripts/cluster.sh")]
-        config = ["--config-dir", a.config_dir]
+        cluster = [os.path.join(build, "scripts/cluster.sh")]
+        ration = os.path.join(build, "bin/ration")
+        config_dir, server_opts = configs[build]
+        config = ["--config-dir", config_dir]
         try:
             subprocess.run(cluster + ["start", "--run-dir", run_dir] + config, env=env, check=True,
                            stdout=subprocess.DEVNULL)
@@ -117,9 +199,11 @@ for r in range(a.rounds):
                 idle_before, t0 = cpu_seconds(pids), time.monotonic()
                 time.sleep(3)
                 idle_rate = (cpu_seconds(pids) - idle_before) / (time.monotonic() - t0)
+                threads_before = thread_cpu(pids) if a.threads else {}
                 before, t1 = cpu_seconds(pids), time.monotonic()
                 out = subprocess.run(bench, env=env_base, check=True, capture_output=True, text=True).stdout
                 after, elapsed = cpu_seconds(pids), time.monotonic() - t1
+                threads_after = thread_cpu(pids) if a.threads else {}
                 j = json.loads(out)
                 if op in j.get("ops", {}):
                     ok = j["ops"][op]["succeeded"]
@@ -135,6 +219,17 @@ for r in range(a.rounds):
                 results.setdefault((name, cell), []).append((rate, j["latencyMicros"]["p50"], cpu_per_op))
                 print(f"round {r + 1} {name:>12} {cell:<24} {rate:9.1f}/s p50 {j['latencyMicros']['p50'] / 1000:6.2f} ms"
                       f" nodes' CPU {cpu_per_op:7.0f} µs/op", flush=True)
+                if a.threads and done:
+                    names = thread_names(pids)
+                    per_group = {}
+                    for key, spent in threads_after.items():
+                        g = group_of(names.get(key, ""))
+                        per_group[g] = per_group.get(g, 0.0) + spent - threads_before.get(key, 0.0)
+                    for g, spent in per_group.items():
+                        stages.setdefault((name, cell, g), []).append(spent / done * 1e6)
+                    print("      " + ", ".join(f"{g} {spent / done * 1e6:.0f}"
+                                              for g, spent in sorted(per_group.items(), key=lambda x: -x[1])),
+                          "µs/op", flush=True)
         finally:
             subprocess.run(cluster + ["stop", "--run-dir", run_dir] + config, env=env_base,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -145,3 +240,7 @@ print(f"{'variant':>12} {'cell':<24} {'ops/s':>9} {'p50 ms':>7} {'CPU µs/op':>1
 for (name, cell), rows in results.items():
     print(f"{name:>12} {cell:<24} {statistics.median(x[0] for x in rows):9.1f}"
           f" {statistics.median(x[1] for x in rows) / 1000:7.2f} {statistics.median(x[2] for x in rows):10.0f}")
+if stages:
+    print("\nnodes' CPU per op by thread group (medians over rounds, µs; not net of idle)")
+    for (name, cell, g), rows in sorted(stages.items()):
+        print(f"{name:>12} {cell:<24} {g:<22} {statistics.median(rows):8.0f}")
