@@ -7,9 +7,10 @@ public enum Workload {
   ACQUIRE,
   RENEW,
   MIXED,
-  // Run by TtlBench, not by LoadGenerator; given as --op ttl-put / ttl-get
+  // Run by KeyLoopBench, not by LoadGenerator; given as --op ttl-put / ttl-get / limit-get
   TTL_PUT,
   TTL_GET,
+  LIMIT_GET,
   // Run by ReserveBench; given as --op reserve
   RESERVE,
   // Run by RenewBatchBench; given as --op renew-batch
@@ -23,9 +24,14 @@ public enum Workload {
   // Run by RebalanceBench; given as --op rebalance
   REBALANCE;
 
-  /** Whether TtlBench runs this workload. */
-  public boolean isTtl() {
-    return this == TTL_PUT || this == TTL_GET;
+  /** Whether KeyLoopBench runs this workload. */
+  public boolean isKeyLoop() {
+    return this == TTL_PUT || this == TTL_GET || this == LIMIT_GET;
+  }
+
+  /** The workload's name as {@code --op} takes it: {@code ttl-get}, {@code limit-get}, ... */
+  public String option() {
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
   public String label() {

@@ -9,7 +9,7 @@ import dev.ration.bench.RebalanceBench;
 import dev.ration.bench.RenewBatchBench;
 import dev.ration.bench.ReserveBench;
 import dev.ration.bench.SaturationBench;
-import dev.ration.bench.TtlBench;
+import dev.ration.bench.KeyLoopBench;
 import dev.ration.bench.WarmStartBench;
 import dev.ration.bench.Workload;
 import dev.ration.client.SetLimitResult;
@@ -73,9 +73,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--insecure", description = "Plaintext, ignoring any certificates.")
   boolean insecure;
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|reserve|renew-batch|renew-slots|warm-start|saturation|rebalance",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|reserve|renew-batch|renew-slots|warm-start|saturation|rebalance",
       converter = WorkloadConverter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
+          + "limit-get reads --ttl-keys limits of tenant --ttl-namespace (set first), linearizably; "
           + "renew-batch / renew-slots renew many rate / slot leases per frame; "
           + "warm-start times rateLimiter(...) to the first admitted request, --runs times; "
           + "saturation measures capacity with TTL puts, then offers --steps multiples of it, open loop; "
@@ -132,7 +133,7 @@ public final class BenchCommand implements Callable<Integer> {
   String observeText;
 
   @Option(names = "--ttl-keys", defaultValue = "10000", paramLabel = "N",
-      description = "ttl-put/ttl-get: keys cycled through (default: ${DEFAULT-VALUE}).")
+      description = "ttl-put/ttl-get/limit-get: keys cycled through (default: ${DEFAULT-VALUE}).")
   int ttlKeys;
 
   @Option(names = "--ttl-value-bytes", defaultValue = "64", paramLabel = "N",
@@ -144,7 +145,7 @@ public final class BenchCommand implements Callable<Integer> {
           + "milliseconds; default: ${DEFAULT-VALUE}).")
   String ttlText;
 
-  @Option(names = "--ttl-namespace", defaultValue = "bench", description = "ttl-put/ttl-get namespace (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--ttl-namespace", defaultValue = "bench", description = "ttl-put/ttl-get namespace, limit-get tenant (default: ${DEFAULT-VALUE}).")
   String ttlNamespace;
 
   @Option(names = "--renew-ratio", defaultValue = "0.8", paramLabel = "P",
@@ -258,19 +259,22 @@ public final class BenchCommand implements Callable<Integer> {
         }
         opened.add(new RationClient(options));
       }
-      if (workload.isTtl()) {
+      if (workload.isKeyLoop()) {
         long ttlMillis = ttlMillis();
         if (ttlKeys < 1 || ttlKeys > 10_000_000 || ttlValueBytes < 0 || ttlValueBytes > 65_536) {
           throw usage("--ttl-keys 1..10000000, --ttl-value-bytes 0..65536");
         }
+        if (workload == Workload.LIMIT_GET && ttlKeys > 10_000) {
+          throw usage("limit-get: --ttl-keys 1..10000 (one limit per key)");
+        }
         err.printf(Locale.ROOT, "bench: %s, %d in flight over %d connection(s), %d keys, warm-up %s, window %s%n",
-            workload == Workload.TTL_PUT ? "ttl-put" : "ttl-get", inFlight, clients, ttlKeys,
+            workload.option(), inFlight, clients, ttlKeys,
             Quantities.formatDuration(warmup), Quantities.formatDuration(duration));
         err.flush();
-        TtlBench.Result r = new TtlBench(opened, workload == Workload.TTL_PUT, ttlNamespace, inFlight,
+        KeyLoopBench.Result r = new KeyLoopBench(opened, workload, ttlNamespace, inFlight,
             ttlKeys, ttlValueBytes, ttlMillis, System::nanoTime)
             .run(warmup.toNanos(), duration.toNanos(), timeout.plusSeconds(5).toNanos(), err);
-        out.print(output == Format.json ? TtlBench.json(r) + "\n" : TtlBench.table(r));
+        out.print(output == Format.json ? KeyLoopBench.json(r) + "\n" : KeyLoopBench.table(r));
         out.flush();
         return r.ok() == 0 ? Exit.FAILED : Exit.OK;
       }

@@ -7,8 +7,9 @@ import dev.ration.client.ttl.NamespaceResult;
 import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.client.RationClient;
+import dev.ration.client.SetLimitResult;
+import dev.ration.client.LimitSpec;
 import dev.ration.wire.Outcome;
-import dev.ration.protocol.TtlResponse;
 import dev.ration.client.ttl.TtlEntries;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -22,25 +23,29 @@ import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
- * `ration bench --op ttl-put|ttl-get`: a closed loop of TTL puts or linearizable gets
- * ({@code inFlight} slots, each with one request outstanding; a completion issues the next)
- * over {@code keys} keys of namespace {@code namespace}. ttl-get first puts every key (not
- * measured) with a TTL longer than the run, so every measured get is a hit.
+ * `ration bench --op ttl-put|ttl-get|limit-get`: a closed loop of one kind of single-request
+ * operation over {@code keys} keys ({@code inFlight} slots, each with one request outstanding; a
+ * completion issues the next): TTL puts or linearizable TTL gets in namespace {@code namespace},
+ * or linearizable reads of limits (tenant {@code namespace}, resources {@code r0}, {@code r1},
+ * ...). ttl-get first puts every key (not measured) with a TTL longer than the run, and
+ * limit-get first sets every limit, so every measured read finds its key.
  *
  * <p>Threads: slots complete on the clients' event-loop threads; latencies go to one
  * synchronized HdrHistogram (microseconds, 3 digits); the calling thread waits, bounded by
  * the window plus the request timeout. The lease workloads (LoadGenerator) are untouched.
  */
-public final class TtlBench {
+public final class KeyLoopBench {
   /** Result of a run, for the report. */
   public record Result(String op, int inFlight, int clients, int keys, int valueBytes, long ttlMillis,
-      double windowSeconds, long ok, long rejected, long errors, LatencySummary latency) {
+      double windowSeconds, long warmupCompletions, long ok, long rejected, long errors,
+      LatencySummary latency) {
     double perSecond() {
       return ok / windowSeconds;
     }
   }
 
   private final List<RationClient> clients;
+  private final Workload op;
   private final boolean put;
   private final String namespace;
   private final int inFlight;
@@ -52,14 +57,19 @@ public final class TtlBench {
   private final AtomicLong ok = new AtomicLong();
   private final AtomicLong rejected = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
+  private final AtomicLong warmupCompletions = new AtomicLong();
   private final AtomicLong cursor = new AtomicLong();
   private volatile long measureStart;
   private volatile long measureEnd;
 
-  public TtlBench(List<RationClient> clients, boolean put, String namespace, int inFlight, int keys,
+  public KeyLoopBench(List<RationClient> clients, Workload op, String namespace, int inFlight, int keys,
       int valueBytes, long ttlMillis, LongSupplier clock) {
+    if (!op.isKeyLoop()) {
+      throw new IllegalArgumentException(op + " is not a key loop");
+    }
     this.clients = List.copyOf(clients);
-    this.put = put;
+    this.op = op;
+    this.put = op == Workload.TTL_PUT;
     this.namespace = namespace;
     this.inFlight = inFlight;
     this.keys = keys;
@@ -71,9 +81,31 @@ public final class TtlBench {
     this.clock = clock;
   }
 
-  /** Sets the namespace's capacity, preloads keys for gets, runs warm-up then the window. */
+  /** Prepares the keys (see the class comment), runs warm-up then the window. */
   public Result run(long warmupNanos, long windowNanos, long drainNanos, PrintWriter progress)
       throws InterruptedException {
+    if (op == Workload.LIMIT_GET) {
+      setLimits(progress);
+    } else {
+      prepareNamespace(progress);
+    }
+    long start = clock.getAsLong();
+    measureStart = start + warmupNanos;
+    measureEnd = measureStart + windowNanos;
+    CountDownLatch stopped = new CountDownLatch(inFlight);
+    for (int i = 0; i < inFlight; i++) {
+      next(clients.get(i % clients.size()), stopped);
+    }
+    stopped.await(warmupNanos + windowNanos + drainNanos, TimeUnit.NANOSECONDS);
+    LatencySummary latency;
+    synchronized (histogram) {
+      latency = LatencySummary.of(histogram);
+    }
+    return new Result(op.option(), inFlight, clients.size(), keys, value.length, ttlMillis,
+        windowNanos / 1e9, warmupCompletions.get(), ok.get(), rejected.get(), errors.get(), latency);
+  }
+
+  private void prepareNamespace(PrintWriter progress) {
     TtlEntries setup = clients.get(0).ttl();
     NamespaceResult ns = setup.setNamespace(NamespaceSpec.builder(namespace).maxEntries(Math.max(keys, 1) * 2L)
         .maxBytes((long) Math.max(keys, 1) * (value.length + 64) * 2).whenFull(CapacityPolicy.REJECT).build());
@@ -93,39 +125,59 @@ public final class TtlBench {
       progress.printf(Locale.ROOT, "bench: %d keys preloaded in %s%n", keys, namespace);
       progress.flush();
     }
-    long start = clock.getAsLong();
-    measureStart = start + warmupNanos;
-    measureEnd = measureStart + windowNanos;
-    CountDownLatch stopped = new CountDownLatch(inFlight);
-    for (int i = 0; i < inFlight; i++) {
-      next(clients.get(i % clients.size()).ttl(), stopped);
+  }
+
+  /** One limit per key, set (or replaced) before the run: what limit-get reads. */
+  private void setLimits(PrintWriter progress) {
+    List<CompletableFuture<SetLimitResult>> sets = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      sets.add(clients.get(0).setLimitAsync(LimitSpec.builder(namespace, resource(k))
+          .ratePerSecond(1000).burst(100).build()));
+      if (sets.size() >= 256) {
+        sets.forEach(KeyLoopBench::requireSet);
+        sets.clear();
+      }
     }
-    stopped.await(warmupNanos + windowNanos + drainNanos, TimeUnit.NANOSECONDS);
-    LatencySummary latency;
-    synchronized (histogram) {
-      latency = LatencySummary.of(histogram);
+    sets.forEach(KeyLoopBench::requireSet);
+    progress.printf(Locale.ROOT, "bench: %d limits set for tenant %s%n", keys, namespace);
+    progress.flush();
+  }
+
+  private static void requireSet(CompletableFuture<SetLimitResult> set) {
+    SetLimitResult r = set.join();
+    if (r.outcome() != Outcome.SUCCESS) {
+      throw new IllegalStateException("bench: set limit: " + r.outcome() + " " + r.message());
     }
-    return new Result(put ? "ttl-put" : "ttl-get", inFlight, clients.size(), keys, value.length,
-        ttlMillis, windowNanos / 1e9, ok.get(), rejected.get(), errors.get(), latency);
+  }
+
+  private static String resource(long k) {
+    return "r" + k;
   }
 
   private String key(long k) {
     return "k" + k;
   }
 
-  private void next(TtlEntries ttl, CountDownLatch stopped) {
+  private void next(RationClient client, CountDownLatch stopped) {
     long sent = clock.getAsLong();
     if (sent - measureEnd >= 0) {
       stopped.countDown();
       return;
     }
-    String key = key(Math.floorMod(cursor.getAndIncrement(), (long) keys));
-    CompletableFuture<Boolean> reply = put
-        ? ttl.putAsync(namespace, key, value, ttlMillis < 0 ? TtlEntries.NO_EXPIRY : Duration.ofMillis(ttlMillis)).thenApply(r -> r.outcome() == Outcome.SUCCESS)
-        : ttl.getAsync(namespace, key).thenApply(java.util.Optional::isPresent);
+    long k = Math.floorMod(cursor.getAndIncrement(), (long) keys);
+    CompletableFuture<Boolean> reply = switch (op) {
+      case TTL_PUT -> client.ttl().putAsync(namespace, key(k), value,
+              ttlMillis < 0 ? TtlEntries.NO_EXPIRY : Duration.ofMillis(ttlMillis))
+          .thenApply(r -> r.outcome() == Outcome.SUCCESS);
+      case TTL_GET -> client.ttl().getAsync(namespace, key(k)).thenApply(java.util.Optional::isPresent);
+      case LIMIT_GET -> client.getLimitAsync(namespace, resource(k)).thenApply(java.util.Optional::isPresent);
+      default -> throw new IllegalStateException(op + " is not a key loop");
+    };
     reply.whenComplete((success, err) -> {
       long done = clock.getAsLong();
-      if (sent - measureStart >= 0 && done - measureEnd < 0) {
+      if (sent - measureStart < 0) {
+        warmupCompletions.incrementAndGet();
+      } else if (done - measureEnd < 0) {
         if (err != null) {
           errors.incrementAndGet();
         } else if (success) {
@@ -139,7 +191,7 @@ public final class TtlBench {
         }
       }
       // Re-issue off the completing thread's stack when the reply completed synchronously.
-      CompletableFuture.runAsync(() -> next(ttl, stopped));
+      CompletableFuture.runAsync(() -> next(client, stopped));
     });
   }
 
@@ -159,10 +211,10 @@ public final class TtlBench {
     LatencySummary l = r.latency();
     return String.format(Locale.ROOT,
         "{\"op\":\"%s\",\"inFlight\":%d,\"connections\":%d,\"keys\":%d,\"valueBytes\":%d,\"ttlMillis\":%d,"
-            + "\"windowSeconds\":%.3f,\"ok\":%d,\"okPerSecond\":%.1f,\"rejected\":%d,\"errors\":%d,"
+            + "\"windowSeconds\":%.3f,\"warmupCompletions\":%d,\"ok\":%d,\"okPerSecond\":%.1f,\"rejected\":%d,\"errors\":%d,"
             + "\"latencyMicros\":{\"p50\":%d,\"p90\":%d,\"p99\":%d,\"p999\":%d,\"max\":%d}}",
         r.op(), r.inFlight(), r.clients(), r.keys(), r.valueBytes(), r.ttlMillis(), r.windowSeconds(),
-        r.ok(), r.perSecond(), r.rejected(), r.errors(), l.p50Micros(), l.p90Micros(), l.p99Micros(),
+        r.warmupCompletions(), r.ok(), r.perSecond(), r.rejected(), r.errors(), l.p50Micros(), l.p90Micros(), l.p99Micros(),
         l.p999Micros(), l.maxMicros());
   }
 }
