@@ -15,14 +15,14 @@ package dev.ration.client.ttl.cache;
  * @param stored values handed to the cache by writes and loads, including those that left at once
  *     (written already expired, or heavier than the byte bound)
  * @param expired values that left because their expiry passed
- * @param evictedForSize values given up for room
+ * @param evictedForCapacity values given up for room
  * @param deleted values removed by {@code delete}
  * @param replaced values overwritten by a later write
  * @param entries entries held now, expired ones included until they are removed
  * @param bytes bytes held now, by the cache's weigher
  */
 public record CacheStats(long hits, long misses, long loads, long loadFailures, long stored,
-    long expired, long evictedForSize, long deleted, long replaced, long entries, long bytes) {
+    long expired, long evictedForCapacity, long deleted, long replaced, long entries, long bytes) {
 
   /**
    * The count of values that left for {@code reason}.
@@ -33,7 +33,7 @@ public record CacheStats(long hits, long misses, long loads, long loadFailures, 
   public long evictions(EvictionReason reason) {
     return switch (reason) {
       case EXPIRED -> expired;
-      case SIZE -> evictedForSize;
+      case CAPACITY -> evictedForCapacity;
       case DELETED -> deleted;
       case REPLACED -> replaced;
     };
@@ -45,6 +45,6 @@ public record CacheStats(long hits, long misses, long loads, long loadFailures, 
    * @return the sum of the four eviction counters
    */
   public long evictions() {
-    return expired + evictedForSize + deleted + replaced;
+    return expired + evictedForCapacity + deleted + replaced;
   }
 }

@@ -12,7 +12,7 @@ public enum EvictionReason {
    */
   EXPIRED,
   /** Given up for room: the entry or byte bound, or a value heavier than the byte bound alone. */
-  SIZE,
+  CAPACITY,
   /** Removed by {@link TtlCache#delete}. */
   DELETED,
   /**

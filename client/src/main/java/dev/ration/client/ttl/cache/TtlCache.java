@@ -102,7 +102,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
   private long sequence;
   private long stored;
   private long expired;
-  private long evictedForSize;
+  private long evictedForCapacity;
   private long deleted;
   private long replaced;
 
@@ -413,7 +413,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
     lock.lock();
     try {
       return new CacheStats(hits.sum(), misses.sum(), loads.sum(), loadFailures.sum(), stored,
-          expired, evictedForSize, deleted, replaced, entries, bytes);
+          expired, evictedForCapacity, deleted, replaced, entries, bytes);
     } finally {
       lock.unlock();
     }
@@ -457,11 +457,11 @@ public final class TtlCache<K, V> implements AutoCloseable {
             entries, counted, indexed, policy, ordered, bytes, sumBytes));
       }
       checkBounds();
-      long left = expired + evictedForSize + deleted + replaced;
+      long left = expired + evictedForCapacity + deleted + replaced;
       if (stored != entries + left) {
         throw new IllegalStateException(String.format(
             "stored %d != entries %d + evictions %d (expired %d, size %d, deleted %d, replaced %d)",
-            stored, entries, left, expired, evictedForSize, deleted, replaced));
+            stored, entries, left, expired, evictedForCapacity, deleted, replaced));
       }
     } finally {
       lock.unlock();
@@ -583,7 +583,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
       if (existing != null) {
         remove(existing, EvictionReason.REPLACED);
       }
-      count(expiresAt <= now ? EvictionReason.EXPIRED : EvictionReason.SIZE);
+      count(expiresAt <= now ? EvictionReason.EXPIRED : EvictionReason.CAPACITY);
       return;
     }
     if (existing == null) {
@@ -630,7 +630,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
             "no %s victim for %d more entries and %d more bytes: entries %d of %d, bytes %d of %d",
             policy, moreEntries, moreBytes, entries, maxEntries, bytes, maxBytes));
       }
-      remove(victim, EvictionReason.SIZE);
+      remove(victim, EvictionReason.CAPACITY);
     }
   }
 
@@ -650,7 +650,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
   private void count(EvictionReason reason) {
     switch (reason) {
       case EXPIRED -> expired++;
-      case SIZE -> evictedForSize++;
+      case CAPACITY -> evictedForCapacity++;
       case DELETED -> deleted++;
       case REPLACED -> replaced++;
     }

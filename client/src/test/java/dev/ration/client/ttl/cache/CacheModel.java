@@ -40,7 +40,7 @@ final class CacheModel {
   long misses;
   long stored;
   long expired;
-  long evictedForSize;
+  long evictedForCapacity;
   long deleted;
   long replaced;
   long bytes;
@@ -142,7 +142,7 @@ final class CacheModel {
       if (expiresAt <= now) {
         expired++;
       } else {
-        evictedForSize++;
+        evictedForCapacity++;
       }
       return;
     }
@@ -187,7 +187,7 @@ final class CacheModel {
       if (victim == null) {
         throw new AssertionError("model found no victim");
       }
-      remove(victim, "size");
+      remove(victim, "capacity");
     }
   }
 
@@ -231,7 +231,7 @@ final class CacheModel {
     bytes -= e.bytes;
     switch (reason) {
       case "expired" -> expired++;
-      case "size" -> evictedForSize++;
+      case "capacity" -> evictedForCapacity++;
       case "deleted" -> deleted++;
       case "replaced" -> replaced++;
       default -> throw new AssertionError(reason);

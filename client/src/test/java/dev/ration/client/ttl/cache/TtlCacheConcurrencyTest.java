@@ -148,7 +148,7 @@ class TtlCacheConcurrencyTest {
     CacheStats stats = cache.stats();
     assertEquals(reads, stats.hits() + stats.misses(), stats.toString());
     assertEquals(stats.stored(), stats.entries() + stats.evictions(), stats.toString());
-    assertTrue(stats.evictions(EvictionReason.SIZE) > 0 && stats.evictions(EvictionReason.EXPIRED) > 0,
+    assertTrue(stats.evictions(EvictionReason.CAPACITY) > 0 && stats.evictions(EvictionReason.EXPIRED) > 0,
         "the load should both overflow and expire: " + stats);
   }
 }

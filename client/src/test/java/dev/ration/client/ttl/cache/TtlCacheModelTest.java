@@ -219,7 +219,7 @@ class TtlCacheModelTest {
       assertEquals(model.keys(), cache.storedKeys(), step + ": entries held");
       CacheStats stats = cache.stats();
       CacheStats expected = new CacheStats(model.hits, model.misses, 0, 0, model.stored, model.expired,
-          model.evictedForSize, model.deleted, model.replaced, model.entries.size(), model.bytes);
+          model.evictedForCapacity, model.deleted, model.replaced, model.entries.size(), model.bytes);
       assertEquals(expected, stats, step + ": counters");
     }
   }

@@ -109,7 +109,7 @@ class TtlCacheTest {
     cache.put("k", "abcdef");
     assertEquals(Optional.empty(), cache.get("k"), "neither the new value nor the old one");
     assertEquals(Optional.of("ab"), cache.get("j"), "nothing else was evicted for it");
-    assertEquals(1, cache.stats().evictedForSize());
+    assertEquals(1, cache.stats().evictedForCapacity());
     assertEquals(1, cache.stats().replaced());
   }
 
@@ -123,7 +123,7 @@ class TtlCacheTest {
     cache.put("new", "v");
     assertEquals(Set.of("old", "new"), cache.storedKeys());
     assertEquals(1, cache.stats().expired());
-    assertEquals(0, cache.stats().evictedForSize());
+    assertEquals(0, cache.stats().evictedForCapacity());
   }
 
   @Test
