@@ -26,17 +26,17 @@ class TtlCacheModelTest {
 
   @Test
   void lruAgreesWithTheModel() {
-    Property.forAll(300, scenarios(EvictionPolicy.LRU), TtlCacheModelTest::run);
+    Property.forAll(500, scenarios(EvictionPolicy.LRU), TtlCacheModelTest::run);
   }
 
   @Test
   void lfuAgreesWithTheModel() {
-    Property.forAll(300, scenarios(EvictionPolicy.LFU), TtlCacheModelTest::run);
+    Property.forAll(500, scenarios(EvictionPolicy.LFU), TtlCacheModelTest::run);
   }
 
   @Test
   void soonestExpiringAgreesWithTheModel() {
-    Property.forAll(300, scenarios(EvictionPolicy.SOONEST_EXPIRING), TtlCacheModelTest::run);
+    Property.forAll(500, scenarios(EvictionPolicy.SOONEST_EXPIRING), TtlCacheModelTest::run);
   }
 
   /**
@@ -164,7 +164,7 @@ class TtlCacheModelTest {
   static Gen<Scenario> scenarios(EvictionPolicy policy) {
     return r -> new Scenario(policy, r.between(1L, 5L),
         r.bool() ? Long.MAX_VALUE : r.between(3L, 20L), r.between(1, 3),
-        r.between(-(1L << 40), 1L << 40), r.list(1, 200, TtlCacheModelTest::op));
+        r.between(-(1L << 40), 1L << 40), r.list(30, 300, TtlCacheModelTest::op));
   }
 
   static Op op(Rng r) {
