@@ -1,18 +1,20 @@
 package dev.ration.client.ttl.cache;
 
 /**
- * One key's entry in a {@link TtlCache}. The key's node stays the same while the key is in the
- * cache: a write swaps its {@link Held} in one volatile store, so a reader sees a value together
- * with the expiry written with it, never one write's value with another's expiry. Every other
- * field is read and written only under the cache's write lock.
+ * One key's entry in a {@link TtlCache}: its place in the expiry index and the eviction order.
+ * The node stays the same while the key is in the cache; each write makes a new immutable
+ * {@link Held}, which is what the cache's map holds and readers read. Readers never read or
+ * write a node's fields (they only pass it to the read buffer), so the write lock's updates of
+ * the links here never invalidate a line a reader needs. Every field is read and written only
+ * under the cache's write lock.
  */
 final class Node<K, V> {
   final K key;
-  /** The value and its expiry; replaced whole by each write. */
-  volatile Held<V> held;
+  /** What the map holds for this key now. */
+  Held<K, V> held;
 
   // Under the write lock.
-  /** A copy of {@code held.expiresAtNanos()} for the expiry index. */
+  /** A copy of {@code held.expiresAtNanos} for the expiry index. */
   long expiresAtNanos;
   /** The write sequence of the write that last set the expiry: the index's tie-break. */
   long expirySequence;
@@ -27,18 +29,29 @@ final class Node<K, V> {
   /** The LFU bucket holding this node. */
   FrequencyOrder.Bucket<K, V> bucket;
 
-  Node(K key, Held<V> held, long bytes, long expirySequence) {
+  Node(K key, long expiresAtNanos, long bytes, long expirySequence) {
     this.key = key;
-    this.held = held;
-    this.expiresAtNanos = held.expiresAtNanos();
+    this.expiresAtNanos = expiresAtNanos;
     this.bytes = bytes;
     this.expirySequence = expirySequence;
   }
 
   /**
-   * A value and the instant it expires on the cache's clock, {@link TtlCache#NEVER} for none.
+   * A value, the instant it expires on the cache's clock ({@link TtlCache#NEVER} for none), and
+   * its key's node. Immutable and compared by identity: a reader gets a value together with the
+   * expiry written with it, never one write's value with another's expiry.
    */
-  record Held<V>(V value, long expiresAtNanos) {
+  static final class Held<K, V> {
+    final V value;
+    final long expiresAtNanos;
+    final Node<K, V> node;
+
+    Held(V value, long expiresAtNanos, Node<K, V> node) {
+      this.value = value;
+      this.expiresAtNanos = expiresAtNanos;
+      this.node = node;
+    }
+
     boolean liveAt(long nowNanos) {
       return nowNanos < expiresAtNanos;
     }

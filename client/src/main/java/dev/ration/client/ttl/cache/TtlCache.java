@@ -53,9 +53,9 @@ import java.util.function.Consumer;
  * chooses the victim; the entry being written is never its own victim.
  *
  * <p><b>Threads.</b> Safe for any number of threads. Reads ({@code get}, {@code ttl}, the first
- * look of {@code getOrLoad}) take no lock: a hash lookup, one volatile read of the value and its
- * expiry, a clock read, and for LRU and LFU one CAS to record the read in a lossy striped buffer
- * that writes apply later. Writes take one lock per cache; every mutation of the map happens under
+ * look of {@code getOrLoad}) take no lock: a hash lookup that yields an immutable (value,
+ * expiry) holder, a clock read, and for LRU and LFU one CAS to record the read in a lossy
+ * striped buffer that writes apply later. Writes take one lock per cache; every mutation of the map happens under
  * it, so each key's reads and writes are linearizable. {@link #getOrLoad} runs at most one load
  * per key at a time.
  *
@@ -75,7 +75,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
   /** Expired entries each write removes at most: clean-up paid a little at a time. */
   static final int SWEEP_PER_WRITE = 4;
 
-  private final ConcurrentHashMap<K, Node<K, V>> map = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<K, Node.Held<K, V>> map = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<K, Load<V>> loading = new ConcurrentHashMap<>();
   private final ReentrantLock lock = new ReentrantLock();
   private final MonotonicClock clock;
@@ -147,14 +147,11 @@ public final class TtlCache<K, V> implements AutoCloseable {
    * @return its value, or empty if it is absent or expired
    */
   public Optional<V> get(K key) {
-    Node<K, V> node = map.get(key);
-    if (node != null) {
-      Node.Held<V> held = node.held;
-      if (held.liveAt(clock.nanoTime())) {
-        hits.increment();
-        recordRead(node);
-        return Optional.of(held.value());
-      }
+    Node.Held<K, V> held = map.get(key);
+    if (held != null && held.liveAt(clock.nanoTime())) {
+      hits.increment();
+      recordRead(held.node);
+      return Optional.of(held.value);
     }
     misses.increment();
     return Optional.empty();
@@ -169,19 +166,18 @@ public final class TtlCache<K, V> implements AutoCloseable {
    *     if it is absent or expired
    */
   public Optional<Duration> ttl(K key) {
-    Node<K, V> node = map.get(key);
-    if (node == null) {
+    Node.Held<K, V> held = map.get(key);
+    if (held == null) {
       return Optional.empty();
     }
-    Node.Held<V> held = node.held;
     long now = clock.nanoTime();
     if (!held.liveAt(now)) {
       return Optional.empty();
     }
-    if (held.expiresAtNanos() == NEVER) {
+    if (held.expiresAtNanos == NEVER) {
       return Optional.of(NO_EXPIRY);
     }
-    return Optional.of(Duration.ofNanos(held.expiresAtNanos()).minus(Duration.ofNanos(now)));
+    return Optional.of(Duration.ofNanos(held.expiresAtNanos).minus(Duration.ofNanos(now)));
   }
 
   /**
@@ -354,7 +350,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
         remove(node, EvictionReason.EXPIRED);
         return true;
       }
-      node.held = new Node.Held<>(node.held.value(), expiresAt);
+      publish(node, node.held.value, expiresAt);
       node.expiresAtNanos = expiresAt;
       node.expirySequence = ++sequence;
       index.moved(node);
@@ -439,12 +435,13 @@ public final class TtlCache<K, V> implements AutoCloseable {
     try {
       long counted = 0;
       long sumBytes = 0;
-      for (Map.Entry<K, Node<K, V>> e : map.entrySet()) {
-        Node<K, V> n = e.getValue();
-        if (!n.key.equals(e.getKey()) || n.removed || !index.holds(n)
-            || n.expiresAtNanos != n.held.expiresAtNanos() || n.bytes < 0) {
-          throw new IllegalStateException("entry " + n + " under key " + e.getKey() + ": removed "
-              + n.removed + ", indexed " + index.holds(n) + ", value expires at " + n.held.expiresAtNanos());
+      for (Map.Entry<K, Node.Held<K, V>> e : map.entrySet()) {
+        Node<K, V> n = e.getValue().node;
+        if (!n.key.equals(e.getKey()) || n.held != e.getValue() || n.removed || !index.holds(n)
+            || n.expiresAtNanos != n.held.expiresAtNanos || n.bytes < 0) {
+          throw new IllegalStateException("entry " + n + " under key " + e.getKey() + ": the map's "
+              + (n.held == e.getValue() ? "current" : "stale") + " value, removed " + n.removed
+              + ", indexed " + index.holds(n) + ", value expires at " + e.getValue().expiresAtNanos);
         }
         counted++;
         sumBytes += n.bytes;
@@ -491,12 +488,9 @@ public final class TtlCache<K, V> implements AutoCloseable {
 
   /** The live value without counting a hit or a miss or recording a use. */
   private Optional<V> peek(K key) {
-    Node<K, V> node = map.get(key);
-    if (node != null) {
-      Node.Held<V> held = node.held;
-      if (held.liveAt(clock.nanoTime())) {
-        return Optional.of(held.value());
-      }
+    Node.Held<K, V> held = map.get(key);
+    if (held != null && held.liveAt(clock.nanoTime())) {
+      return Optional.of(held.value);
     }
     return Optional.empty();
   }
@@ -509,7 +503,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
       maintain(now);
       Node<K, V> written = liveNode(key, now);
       if (written != null) {
-        return written.held.value();
+        return written.held.value;
       }
       store(key, value, valueBytes, expiryOf(now, ttl), now, null, false);
       return value;
@@ -528,7 +522,7 @@ public final class TtlCache<K, V> implements AutoCloseable {
     }
     if (reads.offer(node) == ReadBuffer.Offer.FULL && lock.tryLock()) {
       try {
-        drainReads();
+        reads.drainOwnStripe(applyRead);
         applyRead.accept(node);
       } finally {
         lock.unlock();
@@ -564,7 +558,8 @@ public final class TtlCache<K, V> implements AutoCloseable {
 
   /** Under the lock: the node of {@code key} if live; an expired one is removed on the way. */
   private Node<K, V> liveNode(K key, long now) {
-    Node<K, V> node = map.get(key);
+    Node.Held<K, V> held = map.get(key);
+    Node<K, V> node = held == null ? null : held.node;
     if (node != null && !(now < node.expiresAtNanos)) {
       remove(node, EvictionReason.EXPIRED);
       return null;
@@ -588,21 +583,23 @@ public final class TtlCache<K, V> implements AutoCloseable {
     }
     if (existing == null) {
       makeRoom(1, valueBytes, null, now);
-      Node<K, V> node = new Node<>(key, new Node.Held<>(value, expiresAt), valueBytes, ++sequence);
+      Node<K, V> node = new Node<>(key, expiresAt, valueBytes, ++sequence);
       index.add(node);
       order.added(node);
       entries++;
       bytes += valueBytes;
-      Node<K, V> before = map.put(key, node);
+      Node.Held<K, V> held = new Node.Held<>(value, expiresAt, node);
+      node.held = held;
+      Node.Held<K, V> before = map.put(key, held);
       if (before != null) {
-        throw new IllegalStateException("key " + key + " had node " + before + " while absent");
+        throw new IllegalStateException("key " + key + " had node " + before.node + " while absent");
       }
     } else {
       makeRoom(0, valueBytes - existing.bytes, existing, now);
       count(EvictionReason.REPLACED);
       bytes += valueBytes - existing.bytes;
       existing.bytes = valueBytes;
-      existing.held = new Node.Held<>(value, expiresAt);
+      publish(existing, value, expiresAt);
       if (!keepsExpiry) {
         existing.expiresAtNanos = expiresAt;
         existing.expirySequence = ++sequence;
@@ -634,9 +631,19 @@ public final class TtlCache<K, V> implements AutoCloseable {
     }
   }
 
+  /** Under the lock: the new value and expiry of a present key, visible to readers at once. */
+  private void publish(Node<K, V> node, V value, long expiresAt) {
+    Node.Held<K, V> held = new Node.Held<>(value, expiresAt, node);
+    if (map.replace(node.key, node.held, held)) {
+      node.held = held;
+    } else {
+      throw new IllegalStateException("replacing the value of " + node + ": the map holds another");
+    }
+  }
+
   /** Under the lock. */
   private void remove(Node<K, V> node, EvictionReason reason) {
-    if (!map.remove(node.key, node)) {
+    if (!map.remove(node.key, node.held)) {
       throw new IllegalStateException("removing " + node + " for " + reason + ": not in the map");
     }
     index.remove(node);
