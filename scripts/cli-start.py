@@ -14,7 +14,7 @@ starts, not the helper's own work (printed separately, from the helper's CPU tim
 after the rounds).
 
 --first adds the variant 'first': the very first call of a build (an empty per-user archive
-directory each time, no helper: the call maps the archive shipped with the build, or records
+directory and an empty cache directory each time, so no leader is remembered, no helper: the call maps the archive shipped with the build, or records
 one in that directory when the shipped one does not apply), what a fresh machine's first
 `ration` call costs.
 
@@ -75,6 +75,8 @@ def run(env_extra):
     command = env.pop("_cmd", cmd)
     if env.pop("_fresh", None):
         env["RATION_CDS_DIR"] = tempfile.mkdtemp(prefix="ration-cds-first-")
+        # Nothing remembered from earlier calls either (the leader hint in the cache directory).
+        env["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ration-cache-first-")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     r = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)

@@ -33,11 +33,16 @@ final class ClientGateway implements ClusterGateway {
   private final RationClient client;
   private final List<String> servers;
   private final Duration timeout;
+  /** The server that answered the previous command of this list, asked first; null: none kept. */
+  private final LeaderHint hint;
+  /** Whether a call was answered where the client now is: only then is that worth remembering. */
+  private volatile boolean answered;
 
-  private ClientGateway(RationClient client, List<String> servers, Duration timeout) {
+  private ClientGateway(RationClient client, List<String> servers, Duration timeout, LeaderHint hint) {
     this.client = client;
     this.servers = List.copyOf(servers);
     this.timeout = timeout;
+    this.hint = hint;
   }
 
   /** The CLI's factory: plaintext or TLS as the command's options say, with their token if any. */
@@ -60,9 +65,11 @@ final class ClientGateway implements ClusterGateway {
 
   static ClusterGateway open(List<String> servers, Duration timeout,
       Optional<ClientIdentity> clientId, Optional<ClientTls> tls, String token) {
+    LeaderHint hint = servers.size() < 2 ? null
+        : LeaderHint.userDir(System.getenv()).map(dir -> LeaderHint.of(dir, servers)).orElse(null);
     RationClientOptions.Builder b = RationClientOptions.builder()
         .token(token)
-        .addresses(servers)
+        .addresses(hint == null ? servers : hint.ordered())
         .requestDeadline(timeout)
         .connectTimeout(connectTimeout(timeout));
     clientId.ifPresent(id -> b.clientId(id.high(), id.low()));
@@ -74,7 +81,7 @@ final class ClientGateway implements ClusterGateway {
       // A missing or bad certificate file: the user's to fix, named in the message.
       throw new CliFailure(Exit.USAGE, e.getMessage(), e);
     }
-    return new ClientGateway(client, servers, timeout);
+    return new ClientGateway(client, servers, timeout, hint);
   }
 
   /**
@@ -94,7 +101,10 @@ final class ClientGateway implements ClusterGateway {
     CompletableFuture<Response> f = requestId.isPresent()
         ? RawClient.of(client).call(requestId.get(), request, timeout)
         : RawClient.of(client).call(request, timeout);
-    return await(f, "any server of " + String.join(",", servers));
+    Response r = await(f, "any server of " + String.join(",", servers));
+    // Answered by the server the client is on (a NOT_LEADER it could not follow is an error).
+    answered = !(r instanceof Response.Error e && e.code() == ErrorCode.NOT_LEADER);
+    return r;
   }
 
   @Override
@@ -120,6 +130,9 @@ final class ClientGateway implements ClusterGateway {
 
   @Override
   public void close() {
+    if (hint != null && answered) {
+      hint.remember(client.currentAddress());
+    }
     client.close();
   }
 

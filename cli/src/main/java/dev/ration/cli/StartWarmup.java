@@ -15,13 +15,15 @@ import javax.net.ssl.X509TrustManager;
 
 /**
  * Readies, on a second thread, what a one-shot admin command needs after its options are parsed:
- * the protocol's message tables, the TLS engine's classes (a client hello is built and thrown
- * away) and the elliptic-curve code the handshake verifies with. Nothing that logs: two threads
- * initialising the logging facade at once make it print warnings. A
+ * the TLS context of the default certificates (ClientCredentials), the protocol's message tables,
+ * the TLS engine's classes (a client hello is built and thrown away) and the elliptic-curve code
+ * the handshake verifies with. Nothing that logs: two threads initialising the logging facade at
+ * once make it print warnings. A
  * command spends its first tenth of a second building picocli's model of itself on the main
  * thread; these run meanwhile on the other core, so the connection that follows finds them done
- * (docs/CLI.md, "Start time"). Nothing here touches the network, a file or the cluster, and every
- * failure is ignored: the command itself then does the same work, just later.
+ * (docs/CLI.md, "Start time"). Nothing here touches the network or the cluster; the only files
+ * read are the certificates the command itself would read; every failure is ignored: the
+ * command then does the same work itself, just later.
  */
 final class StartWarmup {
   /** Commands that never reach a cluster from this process: no warm-up. */
@@ -34,20 +36,32 @@ final class StartWarmup {
    * without a cluster (or only prints help or the version).
    */
   static Thread startFor(String[] args) {
+    // On one core a second thread only takes turns with the main one. The property is for
+    // measuring the warm-up against its absence.
+    if (Runtime.getRuntime().availableProcessors() < 2
+        || "false".equals(System.getProperty("ration.cli.warmup"))) {
+      return null;
+    }
     for (String a : args) {
       if (LOCAL.contains(a) || a.equals("--help") || a.equals("-h") || a.equals("--version")
           || a.equals("-V")) {
         return null;
       }
     }
-    Thread t = new Thread(StartWarmup::run, "ration-warmup");
+    Thread t = new Thread(() -> run(args), "ration-warmup");
     t.setDaemon(true);
     t.start();
     return t;
   }
 
   static void run() {
+    run(new String[0]);
+  }
+
+  /** The warm-up for {@code args}: their default certificates, then the classes. */
+  static void run(String[] args) {
     try {
+      prepareDefaultTls(args);
       Kind.fromCode(Kind.HELLO.code());
       KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
       g.initialize(new ECGenParameterSpec("secp256r1"));
@@ -69,6 +83,23 @@ final class StartWarmup {
     } catch (Exception | LinkageError e) {
       // Nothing to do: the command loads and initialises the same classes when it needs them.
     }
+  }
+
+  /**
+   * Reads the certificates a command without TLS options uses (the certificates directory's,
+   * ClientCredentials) and builds their TLS context, which the command's client then takes
+   * instead of building its own (ClientTlsFiles.load). With --ca, --cert, --key or --insecure the
+   * command uses other settings: nothing is prepared.
+   */
+  private static void prepareDefaultTls(String[] args) {
+    for (String a : args) {
+      if (a.startsWith("--ca") || a.startsWith("--cert") || a.startsWith("--key") || a.equals("--insecure")
+          || a.startsWith("@")) {
+        return;
+      }
+    }
+    ClientCredentials.resolve(null, null, null, false).ifPresent(tls ->
+        dev.ration.protocol.tls.ClientTlsFiles.prepare(tls.caFile(), tls.certFile(), tls.keyFile()));
   }
 
   /** Never used for a decision: the engine above never receives a certificate. */

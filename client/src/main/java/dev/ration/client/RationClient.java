@@ -142,7 +142,7 @@ public final class RationClient implements AutoCloseable {
 
   private static ClientTlsFiles loadTls(ClientTls tls) {
     try {
-      return new ClientTlsFiles(tls.caFile(), tls.certFile(), tls.keyFile());
+      return ClientTlsFiles.load(tls.caFile(), tls.certFile(), tls.keyFile());
     } catch (PemException e) {
       throw new IllegalArgumentException("TLS: " + e.getMessage(), e);
     }

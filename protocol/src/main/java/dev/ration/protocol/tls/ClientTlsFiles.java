@@ -75,6 +75,56 @@ public final class ClientTlsFiles {
     this.loadedStamp = stamp;
   }
 
+  /** A context built ahead of need by {@link #prepare}, for the next {@link #load} of its files. */
+  private static final java.util.concurrent.atomic.AtomicReference<Prepared> PREPARED =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
+  private record Prepared(List<Path> files, java.util.concurrent.CompletableFuture<ClientTlsFiles> loading) {}
+
+  /**
+   * Builds, on the calling thread, the context for these files for the next {@link #load} of
+   * the same paths: a one-shot program (the CLI) reads its certificates and builds its TLS
+   * context on a second thread while its main thread still parses its arguments. Failures are
+   * kept for {@code load}, which then reads the files itself and reports the problem.
+   *
+   * @return the context prepared, or null if the files did not pass
+   */
+  public static ClientTlsFiles prepare(Path caFile, Path certFile, Path keyFile) {
+    Prepared p = new Prepared(Arrays.asList(caFile, certFile, keyFile),
+        new java.util.concurrent.CompletableFuture<>());
+    PREPARED.set(p);
+    try {
+      ClientTlsFiles files = new ClientTlsFiles(caFile, certFile, keyFile);
+      p.loading.complete(files);
+      return files;
+    } catch (PemException | RuntimeException e) {
+      p.loading.completeExceptionally(e);
+      return null;
+    }
+  }
+
+  /**
+   * The files' context: the one {@link #prepare} built for the same paths (waiting for it if it
+   * is still being built, and checked against the files as they are now), else a new one. A
+   * prepared context is handed out once.
+   *
+   * @throws PemException naming the file and the problem
+   */
+  public static ClientTlsFiles load(Path caFile, Path certFile, Path keyFile) throws PemException {
+    Prepared p = PREPARED.get();
+    if (p != null && p.files.equals(Arrays.asList(caFile, certFile, keyFile)) && PREPARED.compareAndSet(p, null)) {
+      try {
+        ClientTlsFiles files = p.loading.join();
+        // Changed since it was prepared: read again, exactly as a new context would.
+        files.reloadIfChanged();
+        return files;
+      } catch (PemException | RuntimeException e) {
+        // A new context below reads the files again and reports what is wrong with them.
+      }
+    }
+    return new ClientTlsFiles(caFile, certFile, keyFile);
+  }
+
   /** How long a constructor reads files that fail their checks again before it gives up. */
   public static final java.time.Duration SETTLE = java.time.Duration.ofMillis(500);
 
