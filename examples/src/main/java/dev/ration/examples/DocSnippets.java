@@ -2,6 +2,10 @@ package dev.ration.examples;
 
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
+import dev.ration.client.time.MonotonicInstant;
+import dev.ration.client.ttl.cache.CacheStats;
+import dev.ration.client.ttl.cache.EvictionPolicy;
+import dev.ration.client.ttl.cache.TtlCache;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
 import dev.ration.client.SetLimitResult;
@@ -175,6 +179,35 @@ public final class DocSnippets {
     ttl.update("sessions", "u-42", "token-3".getBytes(StandardCharsets.UTF_8), 0); // value only; expiry kept
     ttl.put("flags", "dark-mode", new byte[] {1}, TtlEntries.NO_EXPIRY);
     // end::ttl-entries[]
+  }
+
+  static void ttlCache(dev.ration.client.time.MonotonicClock clock,
+      java.util.concurrent.ScheduledExecutorService scheduler, byte[] token, byte[] newToken, byte[] bytes) {
+    // tag::ttl-cache[]
+    TtlCache<String, byte[]> cache = TtlCache.builder()
+        .maxEntries(100_000)
+        .maxBytes(64L << 20, (String k, byte[] v) -> k.length() + v.length)
+        .policy(EvictionPolicy.LRU)                 // or LFU, SOONEST_EXPIRING
+        .clock(clock)                               // a MonotonicClock; System.nanoTime by default
+        .sweepEvery(Duration.ofSeconds(1), scheduler) // optional background clean-up
+        .build();
+
+    cache.put("u-42", token, Duration.ofMinutes(30));
+    cache.putUntil("u-43", token, MonotonicInstant.now(clock).plus(Duration.ofMinutes(5)));
+    cache.put("config", bytes);                     // never expires
+    Optional<byte[]> live = cache.get("u-42");      // never an expired value
+    cache.putKeepTtl("u-42", newToken);             // new value, same expiry
+    cache.expire("u-42", Duration.ofMinutes(1));    // same value, new expiry
+    Optional<Duration> left = cache.ttl("u-42");    // TtlCache.NO_EXPIRY when it never expires
+    cache.delete("u-42");
+    byte[] v = cache.getOrLoad("u-44", Duration.ofMinutes(30), key -> fetch(key));
+    CacheStats stats = cache.stats();
+    // end::ttl-cache[]
+  }
+
+  /** What the cache snippet loads a missing key from. */
+  static byte[] fetch(String key) {
+    return key.getBytes(StandardCharsets.UTF_8);
   }
 
   static void ttlLock(RationClient client, FencedStorage storage, byte[] bytes) {
