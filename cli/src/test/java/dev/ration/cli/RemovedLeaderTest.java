@@ -128,6 +128,7 @@ class RemovedLeaderTest {
       assertTrue(write.getMessage().contains("removed from the cluster configuration"),
           write.getMessage());
       assertTrue(elapsedMillis < PROMPT.toMillis(), "answered after " + elapsedMillis + " ms");
+      assertEquals(Duration.ofSeconds(60), write.retryAfter(), "not again: " + write);
     }
     // A read, from a client of its own: the client above backs off after its refused write
     // before it tries that node again, which may outlast a one-second deadline.

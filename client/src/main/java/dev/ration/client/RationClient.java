@@ -672,6 +672,8 @@ public final class RationClient implements AutoCloseable {
     /** Resends after a NOT_LEADER: bounded by the deadline alone (see retryOrFail). */
     int electionRetries;
     boolean mayHaveApplied;
+    /** The NOT_LEADER message the pending resend answers, or null when it follows anything else. */
+    String lastNotLeader;
     /** The connection the latest attempt was written to, for a CANCEL if the caller gives up. */
     volatile Connection sentOn;
 
@@ -705,9 +707,18 @@ public final class RationClient implements AutoCloseable {
       }
       long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - clock.nanoTime());
       if (remainingMillis <= 0) {
-        fail(ErrorCode.DEADLINE_EXCEEDED, "deadline passed before attempt " + (retries + 1), 0, null);
+        if (lastNotLeader != null) {
+          // The resend waited out an election and its timer fired after the deadline: what the
+          // caller learned is the members' definite NOT_LEADER, not a lost request.
+          fail(ErrorCode.NOT_LEADER, lastNotLeader + " (no leader found within the deadline, after "
+              + (retries + electionRetries) + " attempts)", 0, null);
+        } else {
+          fail(ErrorCode.DEADLINE_EXCEEDED, "deadline passed before attempt "
+              + (retries + electionRetries + 1), 0, null);
+        }
         return;
       }
+      lastNotLeader = null;
       CompletableFuture<Connection> conn = connection();
       conn.whenComplete(
           (c, connectError) -> {
@@ -763,12 +774,18 @@ public final class RationClient implements AutoCloseable {
       switch (e.code()) {
         case NOT_LEADER -> {
           boolean named = e.leaderAddress() != null && !e.leaderAddress().isEmpty();
+          long retryAfterMillis = e.retryAfterMillis();
           if (named) {
             follow(conn, e.leaderAddress());
           } else {
             connectionFailed(conn);
+            // A node's retry-after speaks for that node only (a removed node says "not again");
+            // the next attempt goes to another configured address.
+            if (addresses.size() > 1) {
+              retryAfterMillis = 0;
+            }
           }
-          waitOutElection(e.message(), e.retryAfterMillis(), named);
+          waitOutElection(e.message(), retryAfterMillis, named);
         }
         case UNAVAILABLE -> {
           // A node that lost leadership after proposing names the new leader, if it knows it.
@@ -827,6 +844,7 @@ public final class RationClient implements AutoCloseable {
         return;
       }
       electionRetries++;
+      lastNotLeader = message;
       synchronized (RationClient.this) {
         if (closed) {
           fail(ErrorCode.UNAVAILABLE, "client closed", 0, null);

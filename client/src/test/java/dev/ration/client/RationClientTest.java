@@ -287,6 +287,66 @@ class RationClientTest {
   }
 
   /**
+   * Goal: a node removed from the configuration answers NOT_LEADER with a long retry-after. A
+   * client that knows only that address fails at once, definitely, instead of asking it again
+   * until its deadline; a client with another address goes there and succeeds.
+   */
+  @Test
+  void aRemovedNodesRetryAfterEndsASingleAddressCallAndSendsOthersElsewhere() throws Exception {
+    try (FakeServer removed = new FakeServer((s, r) -> s.reply(r,
+            new Response.Error(ErrorCode.NOT_LEADER, "node was removed", "", 60_000)));
+        FakeServer member = new FakeServer((s, r) -> s.reply(r, setOk()))) {
+      try (RationClient alone = new RationClient(options(removed.address())
+          .requestDeadline(Duration.ofSeconds(20)).build())) {
+        long start = System.nanoTime();
+        RationException e = assertThrows(RationException.class, () -> alone.getLimit("t", "r"));
+        assertEquals(ErrorCode.NOT_LEADER, e.code(), e.toString());
+        assertTrue(e.definite(), e.toString());
+        assertTrue(e.getMessage().contains("node was removed"), e.getMessage());
+        assertEquals(1, removed.received.size(), "asked once");
+        assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos(),
+            "did not wait out the 20 s deadline");
+      }
+      try (RationClient both = new RationClient(RationClientOptions.builder()
+          .addresses(List.of(removed.address(), member.address())).maxRetries(0)
+          .requestDeadline(Duration.ofSeconds(20)).build())) {
+        SetLimitResult set = both.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
+        assertEquals(Outcome.SUCCESS, set.outcome(), set.toString());
+        assertEquals(1, member.received.size());
+      }
+    }
+  }
+
+  /**
+   * Goal: when the deadline passes while a resend waits out an election, the call fails with
+   * what the members said, a definite NOT_LEADER, not DEADLINE_EXCEEDED. The client's clock runs
+   * a hundred times faster than real time from the second call on, so on a connection already
+   * open (the first call succeeds) the replies come back within the deadline and the third 50 ms pause between
+   * resends outlasts it.
+   */
+  @Test
+  void aDeadlineThatPassesDuringAnElectionWaitIsNotLeader() throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicLong warpFrom = new java.util.concurrent.atomic.AtomicLong();
+    try (FakeServer electing = new FakeServer((s, r) -> s.reply(r, asked.incrementAndGet() == 1
+            ? setOk() : new Response.Error(ErrorCode.NOT_LEADER, "no leader yet", "", 0)));
+        RationClient c = new RationClient(options(electing.address()).clock(() -> {
+          long now = System.nanoTime();
+          long from = warpFrom.get();
+          return from == 0 ? now : from + (now - from) * 100;
+        }).requestDeadline(Duration.ofSeconds(10)).build())) {
+      c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
+      warpFrom.set(System.nanoTime());
+      RationException e = assertThrows(RationException.class,
+          () -> c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build()));
+      assertEquals(ErrorCode.NOT_LEADER, e.code(), e.toString());
+      assertTrue(e.definite(), "nothing was proposed: " + e);
+      assertTrue(e.getMessage().contains("no leader yet"), e.getMessage());
+      assertTrue(e.getMessage().contains("no leader found within the deadline"), e.getMessage());
+    }
+  }
+
+  /**
    * Goal: right after a leader dies its followers still name it; each pointer to the dead
    * address is refused, and those refusals are part of waiting out the election (bounded by
    * the deadline), not connection failures that spend maxRetries.

@@ -725,13 +725,20 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     return leader;
   }
 
+  /**
+   * How long a removed node tells a client to stay away: it will not serve again until it is
+   * stopped and added back, and a client that knows only this address fails at once instead of
+   * polling it until its deadline.
+   */
+  static final int REMOVED_RETRY_AFTER_MILLIS = 60_000;
+
   /** The definite answer of a node that is no longer a member: go elsewhere, and stop it. */
   private CoordinatorException removedError() {
     Members m = members();
     return new CoordinatorException(Reason.NOT_LEADER, "node " + options.nodeId()
         + " was removed from the cluster configuration (now " + Membership.describe(m)
         + ") and serves no requests; ask a remaining member, and stop this node",
-        leaderClientAddress(), 0, false);
+        leaderClientAddress(), REMOVED_RETRY_AFTER_MILLIS, false);
   }
 
   /**

@@ -44,7 +44,7 @@ final class ErrorReplies {
   /**
    * Maps a failed coordinator future to the wire. Future wrappers are unwrapped; a {@link
    * CoordinatorException} keeps its reason, its leader address (NOT_LEADER, UNAVAILABLE) and its
-   * retry-after (OVERLOADED, UNAVAILABLE); anything else is a bug reported as INTERNAL.
+   * retry-after (NOT_LEADER from a removed node, OVERLOADED, UNAVAILABLE); anything else is a bug reported as INTERNAL.
    */
   static Response.Error forFailure(Throwable failure) {
     Throwable t = failure;
@@ -62,7 +62,7 @@ final class ErrorReplies {
         // the request id.
         case NOT_LEADER -> ce.proposed()
             ? error(ErrorCode.UNAVAILABLE, message, ce.leaderClientAddress(), 0)
-            : error(ErrorCode.NOT_LEADER, message, ce.leaderClientAddress(), 0);
+            : error(ErrorCode.NOT_LEADER, message, ce.leaderClientAddress(), ce.retryAfterMillis());
         case OVERLOADED -> error(ErrorCode.OVERLOADED, message, "", ce.retryAfterMillis());
         case DEADLINE_EXCEEDED -> error(ErrorCode.DEADLINE_EXCEEDED, message, "", 0);
         case UNAVAILABLE ->

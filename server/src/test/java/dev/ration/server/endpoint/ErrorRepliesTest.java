@@ -36,7 +36,7 @@ class ErrorRepliesTest {
   record Row(Reason reason, ErrorCode code, boolean carriesLeader, boolean carriesRetryAfter, boolean definite) {}
 
   static final List<Row> TABLE = List.of(
-      new Row(Reason.NOT_LEADER, ErrorCode.NOT_LEADER, true, false, true),
+      new Row(Reason.NOT_LEADER, ErrorCode.NOT_LEADER, true, true, true),
       new Row(Reason.OVERLOADED, ErrorCode.OVERLOADED, false, true, true),
       new Row(Reason.DEADLINE_EXCEEDED, ErrorCode.DEADLINE_EXCEEDED, false, false, false),
       new Row(Reason.UNAVAILABLE, ErrorCode.UNAVAILABLE, true, true, false),
@@ -69,7 +69,8 @@ class ErrorRepliesTest {
     assertEquals(lostAfterProposing ? ErrorCode.UNAVAILABLE : row.code(), e.code());
     assertEquals("why " + row.reason(), e.message());
     assertEquals(row.carriesLeader() ? LEADER : "", e.leaderAddress());
-    assertEquals(row.carriesRetryAfter() ? RETRY_AFTER : 0, e.retryAfterMillis());
+    // A removed node's "not again" is about that node; once proposed, the answer is a retry.
+    assertEquals(row.carriesRetryAfter() && !lostAfterProposing ? RETRY_AFTER : 0, e.retryAfterMillis());
     assertEquals(row.definite() && !lostAfterProposing, e.code().definite(), "definite on the wire");
   }
 
