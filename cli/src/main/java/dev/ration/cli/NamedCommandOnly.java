@@ -1,15 +1,12 @@
 package dev.ration.cli;
 
-import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * Which commands of `ration` get their full command-line model: only the one a command line
- * names; every other command is registered as a stub that carries its name and aliases and
- * nothing else.
+ * names; every other command is registered as a stub that carries its name and nothing else.
  *
  * <p>Why: picocli builds the model of a command and all its subcommands by reflection when it
  * is registered, which loads the command classes, the types their fields and methods name (the
@@ -46,9 +43,9 @@ final class NamedCommandOnly {
       } else if (ROOT_HELP.contains(a)) {
         return ALL;
       } else if (!a.startsWith("-")) {
-        for (Class<?> c : RationCli.COMMANDS) {
-          if (names(c).contains(a)) {
-            return c == CompletionCommand.class ? ALL : new NamedCommandOnly(c, false);
+        for (RationCli.Entry c : RationCli.COMMANDS) {
+          if (c.name().equals(a)) {
+            return c.type() == CompletionCommand.class ? ALL : new NamedCommandOnly(c.type(), false);
           }
         }
         // Not a command: the stubs are enough for picocli to refuse it.
@@ -65,22 +62,13 @@ final class NamedCommandOnly {
   }
 
   /** Registers {@code commands} under {@code root}: full models or stubs, in this order. */
-  void register(CommandLine root, List<Class<?>> commands) {
-    for (Class<?> c : commands) {
-      root.addSubcommand(all || c == named ? c : stub(c));
+  void register(CommandLine root, List<RationCli.Entry> commands) {
+    for (RationCli.Entry c : commands) {
+      root.addSubcommand(all || c.type() == named ? c.type() : stub(c.name()));
     }
   }
 
-  private static CommandLine stub(Class<?> command) {
-    List<String> names = names(command);
-    return new CommandLine(CommandSpec.create().name(names.get(0))
-        .aliases(names.subList(1, names.size()).toArray(new String[0])));
-  }
-
-  private static List<String> names(Class<?> command) {
-    Command c = command.getAnnotation(Command.class);
-    List<String> names = new ArrayList<>(List.of(c.aliases()));
-    names.add(0, c.name());
-    return names;
+  private static CommandLine stub(String name) {
+    return new CommandLine(CommandSpec.create().name(name));
   }
 }

@@ -17,9 +17,8 @@ import javax.net.ssl.X509TrustManager;
  * Readies, on a second thread, what a one-shot admin command needs after its options are parsed:
  * the TLS context of the default certificates (ClientCredentials), the protocol's message tables,
  * the TLS engine's classes (a client hello is built and thrown away) and the elliptic-curve code
- * the handshake verifies with. Nothing that logs: two threads initialising the logging facade at
- * once make it print warnings. A
- * command spends its first tenth of a second building picocli's model of itself on the main
+ * the handshake verifies with. The logging facade is initialised before this thread starts
+ * (RationCli.main): two threads initialising it at once make it print warnings. A command spends its first tenth of a second building picocli's model of itself on the main
  * thread; these run meanwhile on the other core, so the connection that follows finds them done
  * (docs/CLI.md, "Start time"). Nothing here touches the network or the cluster; the only files
  * read are the certificates the command itself would read; every failure is ignored: the
@@ -62,7 +61,13 @@ final class StartWarmup {
   static void run(String[] args) {
     try {
       prepareDefaultTls(args);
-      Kind.fromCode(Kind.HELLO.code());
+      // The message shapes of HELLO and of the command's family (each family's are built on
+      // first use).
+      Kind.HELLO.requestType();
+      Kind.HELLO.replyType();
+      Kind family = familyOf(args);
+      family.requestType();
+      family.replyType();
       KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
       g.initialize(new ECGenParameterSpec("secp256r1"));
       KeyPair pair = g.generateKeyPair();
@@ -83,6 +88,23 @@ final class StartWarmup {
     } catch (Exception | LinkageError e) {
       // Nothing to do: the command loads and initialises the same classes when it needs them.
     }
+  }
+
+  /** A kind of the message family the command named in {@code args} speaks. */
+  static Kind familyOf(String[] args) {
+    for (String a : args) {
+      switch (a) {
+        case "ttl", "lock":
+          return Kind.TTL_GET;
+        case "quota", "reserve", "reservation", "usage", "audit":
+          return Kind.QUOTA_GET;
+        case "token", "role", "security":
+          return Kind.WHOAMI;
+        default:
+          break;
+      }
+    }
+    return Kind.CLUSTER_STATUS;
   }
 
   /**

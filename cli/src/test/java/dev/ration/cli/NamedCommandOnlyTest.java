@@ -49,8 +49,12 @@ class NamedCommandOnlyTest {
   @Test
   void theNamedCommandIsTheFullModelsAndTheOthersAreStubs() {
     CommandLine full = full();
-    for (Class<?> command : RationCli.COMMANDS) {
+    for (RationCli.Entry entry : RationCli.COMMANDS) {
+      Class<?> command = entry.type();
       String name = command.getAnnotation(Command.class).name();
+      assertEquals(name, entry.name(), "the table names " + command.getSimpleName() + " as picocli does");
+      assertEquals(0, command.getAnnotation(Command.class).aliases().length,
+          name + ": a stub carries no aliases");
       if (command == CompletionCommand.class) {
         continue; // always the full model, below
       }

@@ -26,4 +26,16 @@ class StartWarmupTest {
     t.join(60_000);
     assertFalse(t.isAlive(), "the warm-up ends by itself");
   }
+
+  @Test
+  void theCommandsMessageFamilyIsWarmedUp() {
+    org.junit.jupiter.api.Assertions.assertEquals(dev.ration.protocol.Kind.TTL_GET,
+        StartWarmup.familyOf(new String[] {"--servers", "a:1", "ttl", "get", "k"}));
+    org.junit.jupiter.api.Assertions.assertEquals(dev.ration.protocol.Kind.QUOTA_GET,
+        StartWarmup.familyOf(new String[] {"reserve", "--scope", "o/t"}));
+    org.junit.jupiter.api.Assertions.assertEquals(dev.ration.protocol.Kind.WHOAMI,
+        StartWarmup.familyOf(new String[] {"token", "list"}));
+    org.junit.jupiter.api.Assertions.assertEquals(dev.ration.protocol.Kind.CLUSTER_STATUS,
+        StartWarmup.familyOf(new String[] {"limit", "get", "--tenant", "t"}));
+  }
 }

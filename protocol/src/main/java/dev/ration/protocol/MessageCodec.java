@@ -36,13 +36,17 @@ public final class MessageCodec {
   static final int LEASE_INFO_BYTES_MIN = LeaseMessages.LEASE_VIEW.minBytes();
   static final int PEER_INFO_BYTES_MIN = LeaseMessages.PEER.minBytes();
 
-  /** Reply shapes by reply type, from the kind table (several kinds share a reply). */
-  private static final Map<Class<?>, Shape<?>> REPLY_SHAPES = new HashMap<>();
+  /**
+   * Reply shapes by reply type, from the kind table (several kinds share a reply). Built when a
+   * reply is first encoded (a server), so a client, which only decodes replies, builds only the
+   * shapes of the kinds it uses.
+   */
+  private static final class ReplyShapes {
+    static final Map<Class<?>, Shape<?>> BY_TYPE = new HashMap<>();
 
-  static {
-    for (Kind k : Kind.values()) {
-      if (k.replyShape() != null) {
-        REPLY_SHAPES.put(k.replyShape().type(), k.replyShape());
+    static {
+      for (Kind k : Kind.values()) {
+        BY_TYPE.put(k.replyShape().type(), k.replyShape());
       }
     }
   }
@@ -112,7 +116,7 @@ public final class MessageCodec {
     }
     w.u16("code", 0);
     Object body = unwrap(response);
-    Shape<?> shape = REPLY_SHAPES.get(body.getClass());
+    Shape<?> shape = ReplyShapes.BY_TYPE.get(body.getClass());
     if (shape == null) {
       throw new IllegalArgumentException("unknown message " + response);
     }
