@@ -9,6 +9,10 @@ import dev.ration.wire.CapacityPolicy;
 import dev.ration.client.RationClient;
 import dev.ration.client.SetLimitResult;
 import dev.ration.client.LimitSpec;
+import dev.ration.client.quota.QuotaClient;
+import dev.ration.client.quota.QuotaDefinition;
+import dev.ration.client.quota.SetQuotaResult;
+import dev.ration.wire.Window;
 import dev.ration.wire.Outcome;
 import dev.ration.client.ttl.TtlEntries;
 import java.io.PrintWriter;
@@ -86,6 +90,8 @@ public final class KeyLoopBench {
       throws InterruptedException {
     if (op == Workload.LIMIT_GET) {
       setLimits(progress);
+    } else if (op == Workload.QUOTA_GET) {
+      setQuotas(progress);
     } else {
       prepareNamespace(progress);
     }
@@ -143,6 +149,29 @@ public final class KeyLoopBench {
     progress.flush();
   }
 
+  /** One rate quota per key under the scope {@code <namespace>}, set before the run: what quota-get reads. */
+  private void setQuotas(PrintWriter progress) {
+    QuotaClient q = clients.get(0).quotas();
+    List<CompletableFuture<SetQuotaResult>> sets = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      sets.add(q.setQuotaAsync(QuotaDefinition.rate(namespace, resource(k), 1_000_000, Window.MINUTE).build()));
+      if (sets.size() >= 256) {
+        sets.forEach(KeyLoopBench::requireQuota);
+        sets.clear();
+      }
+    }
+    sets.forEach(KeyLoopBench::requireQuota);
+    progress.printf(Locale.ROOT, "bench: %d quotas set under scope %s%n", keys, namespace);
+    progress.flush();
+  }
+
+  private static void requireQuota(CompletableFuture<SetQuotaResult> set) {
+    SetQuotaResult r = set.join();
+    if (r.outcome() != Outcome.SUCCESS) {
+      throw new IllegalStateException("bench: set quota: " + r.outcome() + " " + r.message());
+    }
+  }
+
   private static void requireSet(CompletableFuture<SetLimitResult> set) {
     SetLimitResult r = set.join();
     if (r.outcome() != Outcome.SUCCESS) {
@@ -171,6 +200,7 @@ public final class KeyLoopBench {
           .thenApply(r -> r.outcome() == Outcome.SUCCESS);
       case TTL_GET -> client.ttl().getAsync(namespace, key(k)).thenApply(java.util.Optional::isPresent);
       case LIMIT_GET -> client.getLimitAsync(namespace, resource(k)).thenApply(java.util.Optional::isPresent);
+      case QUOTA_GET -> client.quotas().getQuotaAsync(namespace, resource(k)).thenApply(java.util.Optional::isPresent);
       default -> throw new IllegalStateException(op + " is not a key loop");
     };
     reply.whenComplete((success, err) -> {

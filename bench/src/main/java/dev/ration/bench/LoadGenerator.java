@@ -225,7 +225,7 @@ public final class LoadGenerator {
         case MIXED -> !hasLease ? OpKind.REACQUIRE
             : ThreadLocalRandom.current().nextDouble() < plan.renewRatio() ? OpKind.RENEW : OpKind.ACQUIRE;
         // Their own benches run these; BenchCommand never hands them to this generator.
-        case TTL_PUT, TTL_GET, LIMIT_GET -> throw new IllegalStateException("key-loop workloads run in KeyLoopBench");
+        case TTL_PUT, TTL_GET, LIMIT_GET, QUOTA_GET -> throw new IllegalStateException("key-loop workloads run in KeyLoopBench");
         case RESERVE -> throw new IllegalStateException("the reserve workload runs in ReserveBench");
         case RENEW_BATCH, RENEW_SLOTS -> throw new IllegalStateException("renew-batch and renew-slots run in RenewBatchBench");
         case WARM_START -> throw new IllegalStateException("the warm-start workload runs in WarmStartBench");

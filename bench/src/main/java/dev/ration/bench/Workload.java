@@ -7,10 +7,12 @@ public enum Workload {
   ACQUIRE,
   RENEW,
   MIXED,
-  // Run by KeyLoopBench, not by LoadGenerator; given as --op ttl-put / ttl-get / limit-get
+  // Run by KeyLoopBench, not by LoadGenerator; given as --op ttl-put / ttl-get / limit-get /
+  // quota-get
   TTL_PUT,
   TTL_GET,
   LIMIT_GET,
+  QUOTA_GET,
   // Run by ReserveBench; given as --op reserve
   RESERVE,
   // Run by RenewBatchBench; given as --op renew-batch
@@ -26,7 +28,7 @@ public enum Workload {
 
   /** Whether KeyLoopBench runs this workload. */
   public boolean isKeyLoop() {
-    return this == TTL_PUT || this == TTL_GET || this == LIMIT_GET;
+    return this == TTL_PUT || this == TTL_GET || this == LIMIT_GET || this == QUOTA_GET;
   }
 
   /** The workload's name as {@code --op} takes it: {@code ttl-get}, {@code limit-get}, ... */

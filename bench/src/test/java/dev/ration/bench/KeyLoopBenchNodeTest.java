@@ -47,6 +47,17 @@ class KeyLoopBenchNodeTest {
       }
       String json = KeyLoopBench.json(r);
       assertTrue(json.startsWith("{\"op\":\"limit-get\",") && json.contains("\"warmupCompletions\":"), json);
+
+      KeyLoopBench.Result q = new KeyLoopBench(List.of(client), Workload.QUOTA_GET, "acme", 4, 8, 0, -1,
+          System::nanoTime).run(Duration.ofMillis(500).toNanos(), Duration.ofSeconds(2).toNanos(),
+          Duration.ofSeconds(20).toNanos(), new PrintWriter(new StringWriter()));
+      assertEquals("quota-get", q.op());
+      assertTrue(q.ok() > 0, q.toString());
+      assertEquals(0, q.rejected(), "every quota read is found: " + q);
+      assertEquals(0, q.errors(), q.toString());
+      for (int k = 0; k < 8; k++) {
+        assertTrue(client.quotas().getQuota("acme", "r" + k).isPresent(), "quota r" + k + " was set");
+      }
     } finally {
       node.shutdown();
       node.awaitTermination(Duration.ofSeconds(30));

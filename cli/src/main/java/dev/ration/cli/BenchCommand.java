@@ -73,10 +73,11 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--insecure", description = "Plaintext, ignoring any certificates.")
   boolean insecure;
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|reserve|renew-batch|renew-slots|warm-start|saturation|rebalance",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|quota-get|reserve|renew-batch|renew-slots|warm-start|saturation|rebalance",
       converter = WorkloadConverter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
           + "limit-get reads --ttl-keys limits of tenant --ttl-namespace (set first), linearizably; "
+          + "quota-get reads --ttl-keys rate quotas of scope --ttl-namespace (set first), linearizably; "
           + "renew-batch / renew-slots renew many rate / slot leases per frame; "
           + "warm-start times rateLimiter(...) to the first admitted request, --runs times; "
           + "saturation measures capacity with TTL puts, then offers --steps multiples of it, open loop; "
@@ -133,7 +134,7 @@ public final class BenchCommand implements Callable<Integer> {
   String observeText;
 
   @Option(names = "--ttl-keys", defaultValue = "10000", paramLabel = "N",
-      description = "ttl-put/ttl-get/limit-get: keys cycled through (default: ${DEFAULT-VALUE}).")
+      description = "ttl-put/ttl-get/limit-get/quota-get: keys cycled through (default: ${DEFAULT-VALUE}).")
   int ttlKeys;
 
   @Option(names = "--ttl-value-bytes", defaultValue = "64", paramLabel = "N",
@@ -145,7 +146,7 @@ public final class BenchCommand implements Callable<Integer> {
           + "milliseconds; default: ${DEFAULT-VALUE}).")
   String ttlText;
 
-  @Option(names = "--ttl-namespace", defaultValue = "bench", description = "ttl-put/ttl-get namespace, limit-get tenant (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--ttl-namespace", defaultValue = "bench", description = "ttl-put/ttl-get namespace, limit-get tenant, quota-get scope (default: ${DEFAULT-VALUE}).")
   String ttlNamespace;
 
   @Option(names = "--renew-ratio", defaultValue = "0.8", paramLabel = "P",
@@ -264,8 +265,8 @@ public final class BenchCommand implements Callable<Integer> {
         if (ttlKeys < 1 || ttlKeys > 10_000_000 || ttlValueBytes < 0 || ttlValueBytes > 65_536) {
           throw usage("--ttl-keys 1..10000000, --ttl-value-bytes 0..65536");
         }
-        if (workload == Workload.LIMIT_GET && ttlKeys > 10_000) {
-          throw usage("limit-get: --ttl-keys 1..10000 (one limit per key)");
+        if ((workload == Workload.LIMIT_GET || workload == Workload.QUOTA_GET) && ttlKeys > 10_000) {
+          throw usage(workload.option() + ": --ttl-keys 1..10000 (one limit or quota per key)");
         }
         err.printf(Locale.ROOT, "bench: %s, %d in flight over %d connection(s), %d keys, warm-up %s, window %s%n",
             workload.option(), inFlight, clients, ttlKeys,

@@ -290,8 +290,20 @@ public final class QuotaClient {
    * @return the entry, or empty
    */
   public Optional<QuotaStatus> getQuota(String scope, String resource) {
-    return join(call(QuotaOperation.GET_QUOTA, new QuotaRequest.GetQuota(scope, resource, false),
-        QuotaResponse.QuotaFound.class)).quota().map(QuotaClient::status);
+    return join(getQuotaAsync(scope, resource));
+  }
+
+  /**
+   * As {@link #getQuota(String, String)}, without waiting: a quota check on every request of a
+   * service reads this way.
+   *
+   * @param scope the scope
+   * @param resource the resource
+   * @return the entry, or empty
+   */
+  public CompletableFuture<Optional<QuotaStatus>> getQuotaAsync(String scope, String resource) {
+    return call(QuotaOperation.GET_QUOTA, new QuotaRequest.GetQuota(scope, resource, false),
+        QuotaResponse.QuotaFound.class).thenApply(f -> f.quota().map(QuotaClient::status));
   }
 
   /**
