@@ -212,7 +212,9 @@ for r in range(a.rounds):
                 rate = ok / j["windowSeconds"]
                 # Over the whole bench process: warm-up and window completions alike.
                 if "warmupCompletions" in j:
-                    done = j["warmupCompletions"] + j["replies"]
+                    # The key-loop bench counts its window's answers as ok + rejected + errors.
+                    replies = j["replies"] if "replies" in j else j["ok"] + j["rejected"] + j["errors"]
+                    done = j["warmupCompletions"] + replies
                 else:  # no warm-up count: the window's rate over the warm-up too
                     done = ok * (a.warmup + j["windowSeconds"]) / j["windowSeconds"]
                 cpu_per_op = (after - before - idle_rate * elapsed) / done * 1e6 if done else float("nan")
