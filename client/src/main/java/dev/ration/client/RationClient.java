@@ -707,9 +707,10 @@ public final class RationClient implements AutoCloseable {
       }
       long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - clock.nanoTime());
       if (remainingMillis <= 0) {
-        if (lastNotLeader != null) {
+        if (lastNotLeader != null && !(mutation && mayHaveApplied)) {
           // The resend waited out an election and its timer fired after the deadline: what the
-          // caller learned is the members' definite NOT_LEADER, not a lost request.
+          // caller learned is a member's definite NOT_LEADER, not a lost request. (A mutation an
+          // earlier attempt may have applied stays DEADLINE_EXCEEDED: its outcome is unknown.)
           fail(ErrorCode.NOT_LEADER, lastNotLeader + " (no leader found within the deadline, after "
               + (retries + electionRetries) + " attempts)", 0, null);
         } else {
@@ -733,7 +734,7 @@ public final class RationClient implements AutoCloseable {
                 // A member answered NOT_LEADER during this call: the cluster is up and electing,
                 // and the address that failed is the dead leader a follower still names. Part
                 // of the election wait, bounded by the deadline, not by maxRetries.
-                waitOutElection(f.getMessage(), 0, false);
+                waitOutElection(f.getMessage(), 0, false, false);
               } else {
                 retryOrFail(f.code, f.getMessage(), 0, f);
               }
@@ -774,18 +775,21 @@ public final class RationClient implements AutoCloseable {
       switch (e.code()) {
         case NOT_LEADER -> {
           boolean named = e.leaderAddress() != null && !e.leaderAddress().isEmpty();
-          long retryAfterMillis = e.retryAfterMillis();
+          // A node's retry-after speaks for that node only (a removed node says "not again"):
+          // it holds only when the next attempt goes back to the same address.
+          long retryAfterMillis = 0;
           if (named) {
             follow(conn, e.leaderAddress());
           } else {
+            String answered = addressOf(conn);
             connectionFailed(conn);
-            // A node's retry-after speaks for that node only (a removed node says "not again");
-            // the next attempt goes to another configured address.
-            if (addresses.size() > 1) {
-              retryAfterMillis = 0;
+            synchronized (RationClient.this) {
+              if (answered != null && answered.equals(currentAddress)) {
+                retryAfterMillis = e.retryAfterMillis();
+              }
             }
           }
-          waitOutElection(e.message(), retryAfterMillis, named);
+          waitOutElection(e.message(), retryAfterMillis, named, true);
         }
         case UNAVAILABLE -> {
           // A node that lost leadership after proposing names the new leader, if it knows it.
@@ -832,7 +836,8 @@ public final class RationClient implements AutoCloseable {
      * {@link #ELECTION_POLL_MILLIS} apart, so a search costs at most 20 requests per second. A
      * named leader is followed after the usual short backoff.
      */
-    private void waitOutElection(String message, long retryAfterMillis, boolean leaderNamed) {
+    private void waitOutElection(String message, long retryAfterMillis, boolean leaderNamed,
+        boolean answeredNotLeader) {
       long delayMillis = backoff.delayMillis(Math.min(electionRetries, 3), retryAfterMillis);
       if (!leaderNamed) {
         delayMillis = Math.max(ELECTION_POLL_MILLIS, delayMillis);
@@ -844,7 +849,7 @@ public final class RationClient implements AutoCloseable {
         return;
       }
       electionRetries++;
-      lastNotLeader = message;
+      lastNotLeader = answeredNotLeader ? message : null;
       synchronized (RationClient.this) {
         if (closed) {
           fail(ErrorCode.UNAVAILABLE, "client closed", 0, null);
@@ -933,6 +938,14 @@ public final class RationClient implements AutoCloseable {
   }
 
   /** The connection behind {@code failed} is unusable and no leader is known: try the next address. */
+  /** The address of the connection {@code conn} holds, or null if it never opened. */
+  private static String addressOf(CompletableFuture<Connection> conn) {
+    if (!conn.isDone() || conn.isCompletedExceptionally()) {
+      return null;
+    }
+    return conn.join().address();
+  }
+
   private synchronized void connectionFailed(CompletableFuture<Connection> failed) {
     if (current != failed) {
       return; // Someone already moved on; do not rotate twice for one failure.

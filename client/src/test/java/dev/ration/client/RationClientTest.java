@@ -318,6 +318,43 @@ class RationClientTest {
   }
 
   /**
+   * Goal: a removed node's retry-after never stops a client from reaching a leader. A removed
+   * follower that names the remaining leader is followed at once; and a client whose only
+   * configured address is a follower, which led it to the leader that was then removed, goes
+   * back to that follower (now leading) instead of giving up on the removed node's 60 s.
+   */
+  @Test
+  void aRemovedNodesRetryAfterNeverHoldsBackAnotherAddress() throws Exception {
+    try (FakeServer member = new FakeServer((s, r) -> s.reply(r, setOk()));
+        FakeServer removed = new FakeServer((s, r) -> s.reply(r,
+            new Response.Error(ErrorCode.NOT_LEADER, "node was removed", member.address(), 60_000)));
+        RationClient c = new RationClient(options(removed.address()).maxRetries(0)
+            .requestDeadline(Duration.ofSeconds(20)).build())) {
+      SetLimitResult set = c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
+      assertEquals(Outcome.SUCCESS, set.outcome(), set.toString());
+      assertEquals(1, member.received.size(), "followed the named leader");
+    }
+    try (FakeServer follower = new FakeServer((s, r) -> s.reply(r, setOk()))) {
+      try (FakeServer removedLeader = new FakeServer((s, r) -> {
+            follower.leader = true; // the remaining members elected it
+            s.reply(r, new Response.Error(ErrorCode.NOT_LEADER, "node was removed", "", 60_000));
+          })) {
+        follower.leader = false;
+        follower.leaderAddress = removedLeader.address();
+        try (RationClient c = new RationClient(options(follower.address()).maxRetries(0)
+            .requestDeadline(Duration.ofSeconds(20)).build())) {
+          long start = System.nanoTime();
+          SetLimitResult set = c.setLimit(LimitSpec.builder("t", "r").ratePerSecond(5).burst(1).build());
+          assertEquals(Outcome.SUCCESS, set.outcome(), set.toString());
+          assertEquals(1, removedLeader.received.size(), "the removed leader was asked once");
+          assertEquals(1, follower.received.size(), "then its former follower answered");
+          assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos(), "no 60 s wait");
+        }
+      }
+    }
+  }
+
+  /**
    * Goal: when the deadline passes while a resend waits out an election, the call fails with
    * what the members said, a definite NOT_LEADER, not DEADLINE_EXCEEDED. The client's clock runs
    * a hundred times faster than real time from the second call on, so on a connection already

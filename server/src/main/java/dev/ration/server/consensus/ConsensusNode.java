@@ -478,6 +478,13 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
                   "forwarded to leader " + leader + ": " + reply.getException(),
                   leaderClientAddress(), 50, true));
             }
+          } catch (CoordinatorException e) {
+            // The leader's own refusal. A removed leader's "do not ask again" is about that node,
+            // not this member: the client waits out the election here as usual.
+            result.completeExceptionally(e.reason() == Reason.NOT_LEADER && e.retryAfterMillis() > 0
+                ? new CoordinatorException(Reason.NOT_LEADER, e.getMessage(),
+                    leaderClientAddress(), 0, e.proposed())
+                : e);
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
           }
@@ -726,19 +733,21 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   }
 
   /**
-   * How long a removed node tells a client to stay away: it will not serve again until it is
-   * stopped and added back, and a client that knows only this address fails at once instead of
-   * polling it until its deadline.
+   * How long a removed node that knows no remaining leader tells a client to stay away: it will
+   * not serve again until it is stopped and added back, and a client that knows only this
+   * address fails at once instead of polling it until its deadline. One that names a remaining
+   * leader sends none: the client follows the name.
    */
   static final int REMOVED_RETRY_AFTER_MILLIS = 60_000;
 
   /** The definite answer of a node that is no longer a member: go elsewhere, and stop it. */
   private CoordinatorException removedError() {
     Members m = members();
+    String leader = leaderClientAddress();
     return new CoordinatorException(Reason.NOT_LEADER, "node " + options.nodeId()
         + " was removed from the cluster configuration (now " + Membership.describe(m)
         + ") and serves no requests; ask a remaining member, and stop this node",
-        leaderClientAddress(), REMOVED_RETRY_AFTER_MILLIS, false);
+        leader, leader == null || leader.isEmpty() ? REMOVED_RETRY_AFTER_MILLIS : 0, false);
   }
 
   /**
