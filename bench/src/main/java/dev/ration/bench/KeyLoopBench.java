@@ -7,11 +7,9 @@ import dev.ration.client.ttl.NamespaceResult;
 import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.client.RationClient;
-import dev.ration.client.SetLimitResult;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.quota.QuotaClient;
 import dev.ration.client.quota.QuotaDefinition;
-import dev.ration.client.quota.SetQuotaResult;
 import dev.ration.wire.Window;
 import dev.ration.wire.Outcome;
 import dev.ration.client.ttl.TtlEntries;
@@ -135,16 +133,9 @@ public final class KeyLoopBench {
 
   /** One limit per key, set (or replaced) before the run: what limit-get reads. */
   private void setLimits(PrintWriter progress) {
-    List<CompletableFuture<SetLimitResult>> sets = new ArrayList<>();
-    for (int k = 0; k < keys; k++) {
-      sets.add(clients.get(0).setLimitAsync(LimitSpec.builder(namespace, resource(k))
-          .ratePerSecond(1000).burst(100).build()));
-      if (sets.size() >= 256) {
-        sets.forEach(KeyLoopBench::requireSet);
-        sets.clear();
-      }
-    }
-    sets.forEach(KeyLoopBench::requireSet);
+    setEach("limit", k -> clients.get(0).setLimitAsync(LimitSpec.builder(namespace, resource(k))
+        .ratePerSecond(1000).burst(100).build())
+        .thenApply(r -> r.outcome() == Outcome.SUCCESS ? null : r.outcome() + " " + r.message()));
     progress.printf(Locale.ROOT, "bench: %d limits set for tenant %s%n", keys, namespace);
     progress.flush();
   }
@@ -152,30 +143,29 @@ public final class KeyLoopBench {
   /** One rate quota per key under the scope {@code <namespace>}, set before the run: what quota-get reads. */
   private void setQuotas(PrintWriter progress) {
     QuotaClient q = clients.get(0).quotas();
-    List<CompletableFuture<SetQuotaResult>> sets = new ArrayList<>();
-    for (int k = 0; k < keys; k++) {
-      sets.add(q.setQuotaAsync(QuotaDefinition.rate(namespace, resource(k), 1_000_000, Window.MINUTE).build()));
-      if (sets.size() >= 256) {
-        sets.forEach(KeyLoopBench::requireQuota);
-        sets.clear();
-      }
-    }
-    sets.forEach(KeyLoopBench::requireQuota);
+    setEach("quota", k -> q.setQuotaAsync(QuotaDefinition.rate(namespace, resource(k), 1_000_000, Window.MINUTE).build())
+        .thenApply(r -> r.outcome() == Outcome.SUCCESS ? null : r.outcome() + " " + r.message()));
     progress.printf(Locale.ROOT, "bench: %d quotas set under scope %s%n", keys, namespace);
     progress.flush();
   }
 
-  private static void requireQuota(CompletableFuture<SetQuotaResult> set) {
-    SetQuotaResult r = set.join();
-    if (r.outcome() != Outcome.SUCCESS) {
-      throw new IllegalStateException("bench: set quota: " + r.outcome() + " " + r.message());
-    }
-  }
-
-  private static void requireSet(CompletableFuture<SetLimitResult> set) {
-    SetLimitResult r = set.join();
-    if (r.outcome() != Outcome.SUCCESS) {
-      throw new IllegalStateException("bench: set limit: " + r.outcome() + " " + r.message());
+  /**
+   * Runs {@code set} for every key, 256 at a time; each answers null when it succeeded, else why
+   * not, which ends the run before it starts.
+   */
+  private void setEach(String what, java.util.function.IntFunction<CompletableFuture<String>> set) {
+    List<CompletableFuture<String>> sets = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      sets.add(set.apply(k));
+      if (sets.size() >= 256 || k == keys - 1) {
+        for (CompletableFuture<String> f : sets) {
+          String failure = f.join();
+          if (failure != null) {
+            throw new IllegalStateException("bench: set " + what + ": " + failure);
+          }
+        }
+        sets.clear();
+      }
     }
   }
 

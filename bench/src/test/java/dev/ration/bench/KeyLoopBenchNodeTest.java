@@ -34,9 +34,7 @@ class KeyLoopBenchNodeTest {
           .retrying("a leader accepting SetLimit", e -> e instanceof RuntimeException,
               () -> client.setLimit(LimitSpec.builder("warm", "up").ratePerSecond(1).burst(1).build())).outcome());
 
-      KeyLoopBench.Result r = new KeyLoopBench(List.of(client), Workload.LIMIT_GET, "reads", 4, 8, 0, -1,
-          System::nanoTime).run(Duration.ofMillis(500).toNanos(), Duration.ofSeconds(2).toNanos(),
-          Duration.ofSeconds(20).toNanos(), new PrintWriter(new StringWriter()));
+      KeyLoopBench.Result r = readLoop(client, Workload.LIMIT_GET, "reads");
       assertEquals("limit-get", r.op());
       assertTrue(r.ok() > 0, r.toString());
       assertEquals(0, r.rejected(), "every limit read is found: " + r);
@@ -48,9 +46,7 @@ class KeyLoopBenchNodeTest {
       String json = KeyLoopBench.json(r);
       assertTrue(json.startsWith("{\"op\":\"limit-get\",") && json.contains("\"warmupCompletions\":"), json);
 
-      KeyLoopBench.Result q = new KeyLoopBench(List.of(client), Workload.QUOTA_GET, "acme", 4, 8, 0, -1,
-          System::nanoTime).run(Duration.ofMillis(500).toNanos(), Duration.ofSeconds(2).toNanos(),
-          Duration.ofSeconds(20).toNanos(), new PrintWriter(new StringWriter()));
+      KeyLoopBench.Result q = readLoop(client, Workload.QUOTA_GET, "acme");
       assertEquals("quota-get", q.op());
       assertTrue(q.ok() > 0, q.toString());
       assertEquals(0, q.rejected(), "every quota read is found: " + q);
@@ -62,5 +58,13 @@ class KeyLoopBenchNodeTest {
       node.shutdown();
       node.awaitTermination(Duration.ofSeconds(30));
     }
+  }
+
+  /** {@code op} over 8 keys of {@code namespace}, 4 in flight: 0.5 s warm-up, a 2 s window. */
+  private static KeyLoopBench.Result readLoop(RationClient client, Workload op, String namespace)
+      throws InterruptedException {
+    return new KeyLoopBench(List.of(client), op, namespace, 4, 8, 0, -1, System::nanoTime)
+        .run(Duration.ofMillis(500).toNanos(), Duration.ofSeconds(2).toNanos(),
+            Duration.ofSeconds(20).toNanos(), new PrintWriter(new StringWriter()));
   }
 }
