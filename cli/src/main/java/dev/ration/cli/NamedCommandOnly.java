@@ -56,6 +56,21 @@ final class NamedCommandOnly {
     return args.length == 0 ? ALL : new NamedCommandOnly(null, false);
   }
 
+  /**
+   * The first word of {@code args} that is not an option or a global option's value: the
+   * command named, or empty.
+   */
+  static java.util.Optional<String> commandWord(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      if (OPTIONS_WITH_VALUE.contains(args[i])) {
+        i++;
+      } else if (!args[i].startsWith("-")) {
+        return java.util.Optional.of(args[i]);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
   /** Whether every command gets its full model. */
   boolean buildsAll() {
     return all;

@@ -92,19 +92,12 @@ final class StartWarmup {
 
   /** A kind of the message family the command named in {@code args} speaks. */
   static Kind familyOf(String[] args) {
-    for (String a : args) {
-      switch (a) {
-        case "ttl", "lock":
-          return Kind.TTL_GET;
-        case "quota", "reserve", "reservation", "usage", "audit":
-          return Kind.QUOTA_GET;
-        case "token", "role", "security":
-          return Kind.WHOAMI;
-        default:
-          break;
-      }
-    }
-    return Kind.CLUSTER_STATUS;
+    return switch (NamedCommandOnly.commandWord(args).orElse("")) {
+      case "ttl", "lock" -> Kind.TTL_GET;
+      case "quota", "reserve", "reservation", "usage", "audit" -> Kind.QUOTA_GET;
+      case "token", "role", "security" -> Kind.WHOAMI;
+      default -> Kind.CLUSTER_STATUS;
+    };
   }
 
   /**

@@ -37,5 +37,8 @@ class StartWarmupTest {
         StartWarmup.familyOf(new String[] {"token", "list"}));
     org.junit.jupiter.api.Assertions.assertEquals(dev.ration.protocol.Kind.CLUSTER_STATUS,
         StartWarmup.familyOf(new String[] {"limit", "get", "--tenant", "t"}));
+    org.junit.jupiter.api.Assertions.assertEquals(dev.ration.protocol.Kind.CLUSTER_STATUS,
+        StartWarmup.familyOf(new String[] {"limit", "get", "--tenant", "ttl"}),
+        "an option's value names no family");
   }
 }
