@@ -674,6 +674,8 @@ public final class RationClient implements AutoCloseable {
     boolean mayHaveApplied;
     /** The NOT_LEADER message the pending resend answers, or null when it follows anything else. */
     String lastNotLeader;
+    /** The failure the pending resend retries, when it has one (a lost or refused connection). */
+    Throwable lastRetried;
     /** The connection the latest attempt was written to, for a CANCEL if the caller gives up. */
     volatile Connection sentOn;
 
@@ -714,12 +716,16 @@ public final class RationClient implements AutoCloseable {
           fail(ErrorCode.NOT_LEADER, lastNotLeader + " (no leader found within the deadline, after "
               + (retries + electionRetries) + " attempts)", 0, null);
         } else {
+          // The resend's timer fired after the deadline: the failure it was to retry is the
+          // cause (a refused connection, say, which callers report as "cannot reach").
           fail(ErrorCode.DEADLINE_EXCEEDED, "deadline passed before attempt "
-              + (retries + electionRetries + 1), 0, null);
+              + (retries + electionRetries + 1)
+              + (lastRetried == null ? "" : ", after " + lastRetried.getMessage()), 0, lastRetried);
         }
         return;
       }
       lastNotLeader = null;
+      lastRetried = null;
       CompletableFuture<Connection> conn = connection();
       conn.whenComplete(
           (c, connectError) -> {
@@ -817,6 +823,7 @@ public final class RationClient implements AutoCloseable {
         return;
       }
       retries++;
+      lastRetried = cause;
       synchronized (RationClient.this) {
         if (closed) {
           fail(ErrorCode.UNAVAILABLE, "client closed", 0, cause);

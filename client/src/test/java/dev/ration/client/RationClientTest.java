@@ -355,6 +355,32 @@ class RationClientTest {
   }
 
   /**
+   * Goal: when the deadline passes while a resend after a refused connection waits its turn, the
+   * DEADLINE_EXCEEDED carries that refusal as its cause, so a caller can say "cannot reach". The
+   * client's clock runs a hundred times faster than real time, so the backoff outlasts the
+   * deadline.
+   */
+  @Test
+  void aDeadlineThatPassesDuringABackoffCarriesTheFailureItRetried() throws Exception {
+    FakeServer gone = new FakeServer((s, r) -> {});
+    String refused = gone.address();
+    gone.close();
+    long from = System.nanoTime();
+    try (RationClient c = new RationClient(options(refused).maxRetries(100)
+        .clock(() -> from + (System.nanoTime() - from) * 100)
+        .requestDeadline(Duration.ofSeconds(10)).build())) {
+      RationException e = assertThrows(RationException.class, () -> c.getLimit("t", "r"));
+      assertEquals(ErrorCode.DEADLINE_EXCEEDED, e.code(), e.toString());
+      Throwable t = e;
+      boolean connectRefused = false;
+      for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+        connectRefused |= t instanceof java.net.ConnectException;
+      }
+      assertTrue(connectRefused, "the refused connection is in the cause chain: " + e);
+    }
+  }
+
+  /**
    * Goal: when the deadline passes while a resend waits out an election, the call fails with
    * what the members said, a definite NOT_LEADER, not DEADLINE_EXCEEDED. The client's clock runs
    * a hundred times faster than real time from the second call on, so on a connection already
