@@ -117,8 +117,8 @@ class TtlEndToEndTest {
       ttl.put("strict", "a", new byte[1], Duration.ofMillis(60_000));
       assertEquals(Outcome.NAMESPACE_FULL, ttl.put("strict", "b", new byte[1], Duration.ofMillis(60_000)).outcome());
 
-      // The namespace figures are refreshed periodically and their meters registered one by one
-      // the first time a namespace is seen: wait for the state, not for the first figure.
+      // The namespace figures reach /metrics through a periodic refresh: wait until both show,
+      // not for the first of them (a scrape once showed the eviction without the entry gauges).
       String evicted = "ration_ttl_evictions_total{namespace=\"small\",reason=\"capacity\"} 1.0";
       String entries = "ration_ttl_entries{namespace=\"small\"} 1.0";
       Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(100))
