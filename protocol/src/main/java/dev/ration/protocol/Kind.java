@@ -56,6 +56,8 @@ public enum Kind {
   TTL_NAMESPACE_SET(0x26, true, TTL_ADMIN),
   TTL_NAMESPACE_GET(0x27, false, TTL_READ),
   TTL_UPDATE(0x28, true, TTL_WRITE),
+  /** A long poll for a namespace's changes (a watch); see {@link TtlRequest.Watch}. */
+  TTL_WATCH(0x29, false, TTL_READ),
   // Quotas, reservations and usage: 0x40-0x5F, shapes in QuotaMessages.
   QUOTA_SET(0x40, true, QUOTA_ADMIN),
   QUOTA_GET(0x41, false, QUOTA_USE),

@@ -37,6 +37,7 @@ final class KindShapes {
       case TTL_NAMESPACE_SET -> TtlRequest.SetNamespace.SHAPE;
       case TTL_NAMESPACE_GET -> TtlRequest.GetNamespaces.SHAPE;
       case TTL_UPDATE -> TtlRequest.Update.SHAPE;
+      case TTL_WATCH -> TtlRequest.Watch.SHAPE;
       case QUOTA_SET -> QuotaMessages.SET_QUOTA;
       case QUOTA_GET -> QuotaMessages.GET_QUOTA;
       case QUOTA_LIST -> QuotaMessages.LIST_QUOTAS;
@@ -89,6 +90,7 @@ final class KindShapes {
       case TTL_NAMESPACE_SET -> TtlMessages.NAMESPACE_REPLY;
       case TTL_NAMESPACE_GET -> TtlMessages.NAMESPACE_LIST;
       case TTL_UPDATE -> TtlMessages.WRITE_REPLY;
+      case TTL_WATCH -> TtlMessages.WATCH_REPLY;
       case QUOTA_SET -> QuotaMessages.QUOTA_SET_REPLY;
       case QUOTA_GET -> QuotaMessages.QUOTA_FOUND;
       case QUOTA_LIST -> QuotaMessages.QUOTA_LIST;

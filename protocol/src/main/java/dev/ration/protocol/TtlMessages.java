@@ -13,6 +13,7 @@ import static dev.ration.wire.shape.Fields.str;
 import dev.ration.wire.CapacityPolicy;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.shape.Shape;
+import dev.ration.wire.ttl.ChangeKind;
 import dev.ration.wire.ttl.NamespaceView;
 
 /**
@@ -82,4 +83,24 @@ final class TtlMessages {
       Shape.of(
           TtlResponse.NamespaceList.class,
           list("namespaces", TtlResponse.NamespaceList::namespaces, NAMESPACE));
+
+  static final Shape<TtlResponse.ChangeInfo> CHANGE =
+      Shape.of(
+          TtlResponse.ChangeInfo.class,
+          i64("index", TtlResponse.ChangeInfo::index),
+          code("kind", TtlResponse.ChangeInfo::kind, ChangeKind::fromCode, ChangeKind::code),
+          str("key", TtlResponse.ChangeInfo::key),
+          i64("version", TtlResponse.ChangeInfo::version),
+          i64("expiresAtMillis", TtlResponse.ChangeInfo::expiresAtMillis),
+          bytes("value", TtlResponse.ChangeInfo::value, VALUE_BYTES_MAX));
+
+  static final Shape<TtlResponse.WatchReply> WATCH_REPLY =
+      Shape.of(
+          TtlResponse.WatchReply.class,
+          list("changes", TtlResponse.WatchReply::changes, CHANGE),
+          i64("throughIndex", TtlResponse.WatchReply::throughIndex),
+          bool("compacted", TtlResponse.WatchReply::compacted),
+          bool("truncated", TtlResponse.WatchReply::truncated),
+          list("entries", TtlResponse.WatchReply::entries, ENTRY),
+          i64("readAtMillis", TtlResponse.WatchReply::readAtMillis));
 }

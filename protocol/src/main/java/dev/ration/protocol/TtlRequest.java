@@ -5,6 +5,7 @@ import static dev.ration.wire.shape.Fields.bytes;
 import static dev.ration.wire.shape.Fields.code;
 import static dev.ration.wire.shape.Fields.i32;
 import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list;
 import static dev.ration.wire.shape.Fields.str;
 
 import dev.ration.wire.CapacityPolicy;
@@ -167,6 +168,42 @@ public sealed interface TtlRequest {
 
     public Kind kind() {
       return Kind.TTL_NAMESPACE_GET;
+    }
+  }
+
+  /** One key whose current entry a {@link Watch} asks for. */
+  record WatchKey(String key) {
+    static final Shape<WatchKey> SHAPE = Shape.of(WatchKey.class, str("key", WatchKey::key));
+  }
+
+  /**
+   * A long poll for the namespace's changes after log index {@code fromIndex} (−1: from now,
+   * no changes). Answered as soon as there are changes, at once when {@code waitMillis} is 0
+   * or {@code keys} is not empty, else when {@code waitMillis} passes with none; always by the
+   * leader after a ReadIndex, so an answer's {@code throughIndex} covers every change committed
+   * before the request was sent. {@code keys}: entries to return as of that index, for a cache
+   * that fills on a miss (at most {@link #MAX_KEYS}).
+   */
+  record Watch(String namespace, long fromIndex, long waitMillis, java.util.List<WatchKey> keys)
+      implements TtlRequest {
+    /** Keys one poll may ask for. */
+    public static final int MAX_KEYS = 256;
+
+    /** Its fields on the wire, in this order. */
+    static final Shape<Watch> SHAPE =
+        Shape.of(
+            Watch.class,
+            str("namespace", Watch::namespace),
+            i64("fromIndex", Watch::fromIndex),
+            i64("waitMillis", Watch::waitMillis),
+            list("keys", Watch::keys, WatchKey.SHAPE));
+
+    public Watch {
+      keys = java.util.List.copyOf(keys);
+    }
+
+    public Kind kind() {
+      return Kind.TTL_WATCH;
     }
   }
 }

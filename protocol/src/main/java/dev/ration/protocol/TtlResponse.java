@@ -1,5 +1,6 @@
 package dev.ration.protocol;
 
+import dev.ration.wire.ttl.ChangeKind;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.ttl.NamespaceView;
 
@@ -38,4 +39,23 @@ public sealed interface TtlResponse {
 
   /** Answer to TTL_NAMESPACE_GET. */
   record NamespaceList(java.util.List<NamespaceView> namespaces) implements TtlResponse {}
+
+  /**
+   * One change a watch reports: the log index of the entry that made it, what happened, and the
+   * entry after it (a removal names the version removed and carries no value).
+   */
+  record ChangeInfo(long index, ChangeKind kind, String key, long version, long expiresAtMillis,
+      byte[] value) {}
+
+  /**
+   * Answer to TTL_WATCH: the namespace's changes with index in (fromIndex, throughIndex], in
+   * order, and the asked-for keys' live entries as of {@code throughIndex} (absent ones are not
+   * listed; none when {@code truncated}, i.e. more changes wait and {@code throughIndex} is below
+   * the applied index). {@code compacted}: the changes after fromIndex are no longer held; the
+   * watcher drops what it cached and continues from {@code throughIndex}. {@code readAtMillis}
+   * is the ledger time the entries were judged at.
+   */
+  record WatchReply(java.util.List<ChangeInfo> changes, long throughIndex, boolean compacted,
+      boolean truncated, java.util.List<EntryInfo> entries, long readAtMillis)
+      implements TtlResponse {}
 }

@@ -81,4 +81,12 @@ public interface CoordinatorState extends AutoCloseable {
   default dev.ration.statemachine.security.SecurityTable securityTable() {
     return dev.ration.statemachine.security.SecurityTable.EMPTY;
   }
+
+  /**
+   * The changes the last applied entry made to TTL entries, in order, handed over once (a second
+   * call returns nothing until another entry is applied): what watches are told. Not state.
+   */
+  default java.util.List<dev.ration.statemachine.ttl.TtlChange> takeTtlChanges() {
+    return java.util.List.of();
+  }
 }

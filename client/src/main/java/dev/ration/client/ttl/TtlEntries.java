@@ -50,8 +50,10 @@ public final class TtlEntries {
 
   private final List<TtlListener> listeners = new CopyOnWriteArrayList<>();
   private final WrappedCalls<TtlRequest, TtlResponse, TtlOperation, TtlListener> calls;
+  private final MonotonicClock clock;
 
   private TtlEntries(Transport client, MonotonicClock clock) {
+    this.clock = clock;
     this.calls = new WrappedCalls<>(client, clock, Request.Ttl::new,
         r -> r instanceof Response.Ttl t ? t.response() : null, listeners, TtlListener::onCall);
   }
@@ -412,6 +414,86 @@ public final class TtlEntries {
   private static Entry entry(TtlResponse.EntryInfo e) {
     return new Entry(e.namespace(), e.key(), e.value(), e.version(),
         LedgerTime.ofMillis(e.expiresAtMillis()));
+  }
+
+  // ---------------------------------------------------------------- watches
+
+  /** How long a watch poll waits at the node for a change before it is answered empty. */
+  public static final Duration DEFAULT_WATCH_WAIT = Duration.ofSeconds(1);
+
+  /**
+   * Watches {@code namespace}: {@code listener} is told every put, refresh, delete, expiry and
+   * eviction after log index {@code fromIndex}, in log order, on a thread of the watch's own,
+   * until the watch is closed. {@code fromIndex} −1 starts from now; a position a listener was
+   * told ({@link TtlWatch#position()}) resumes after it, even across clients, leader changes and
+   * reconnections, while the cluster still holds the changes after it (else
+   * {@link TtlWatchListener#onCompacted}).
+   *
+   * <p>The watch is a sequence of long polls answered by the leader after a ReadIndex, so an
+   * answer covers every change committed before the poll was sent; a poll waits at most
+   * {@link #DEFAULT_WATCH_WAIT} for a change.
+   *
+   * @param namespace the namespace
+   * @param fromIndex the log index to start after, or −1 for now
+   * @param listener what to tell
+   * @return the running watch; close it to stop
+   */
+  public TtlWatch watch(String namespace, long fromIndex, TtlWatchListener listener) {
+    return watch(namespace, fromIndex, DEFAULT_WATCH_WAIT, listener);
+  }
+
+  /**
+   * As {@link #watch(String, long, TtlWatchListener)}, each poll waiting at most {@code wait}.
+   *
+   * @param namespace the namespace
+   * @param fromIndex the log index to start after, or −1 for now
+   * @param wait how long a poll waits for a change (1 ms to 60 s; it must leave a second of the
+   *     client's request deadline)
+   * @param listener what to tell
+   * @return the running watch; close it to stop
+   */
+  public TtlWatch watch(String namespace, long fromIndex, Duration wait, TtlWatchListener listener) {
+    if (fromIndex < -1) {
+      throw new IllegalArgumentException("fromIndex " + fromIndex + " < -1 (-1: from now)");
+    }
+    return TtlWatch.start(this, namespace, fromIndex, waitMillis(wait), listener);
+  }
+
+  /**
+   * A near cache of {@code namespace}: {@code get} answered from this process's memory while a
+   * watch keeps it current (docs/TTL.md, "Near cache"), from the cluster otherwise.
+   *
+   * @param namespace the namespace
+   * @param options its bounds and staleness
+   * @return the running cache; close it to stop its watch
+   */
+  public NearCache cached(String namespace, NearCache.Options options) {
+    return NearCache.start(this, namespace, options);
+  }
+
+  static long waitMillis(Duration wait) {
+    if (wait.isNegative() || wait.isZero() || wait.compareTo(Duration.ofSeconds(60)) > 0) {
+      throw new IllegalArgumentException("watch wait " + wait + " outside (0, 60s]");
+    }
+    return Math.max(1, wait.toMillis());
+  }
+
+  /** One watch poll; {@code waitMillis} 0 answers at once. */
+  CompletableFuture<WatchPoll> pollAsync(String namespace, long fromIndex, long waitMillis,
+      List<String> keys) {
+    long sent = clock.nanoTime();
+    List<TtlRequest.WatchKey> asked = keys.stream().map(TtlRequest.WatchKey::new).toList();
+    return call(TtlOperation.WATCH, new TtlRequest.Watch(namespace, fromIndex, waitMillis, asked),
+        TtlResponse.WatchReply.class).thenApply(r -> new WatchPoll(fromIndex,
+            r.changes().stream().map(c -> new Change(c.index(), c.kind(), namespace, c.key(),
+                c.version(), LedgerTime.ofMillis(c.expiresAtMillis()), c.value())).toList(),
+            r.throughIndex(), r.compacted(), r.truncated(),
+            r.entries().stream().map(TtlEntries::entry).toList(), r.readAtMillis(), sent));
+  }
+
+  /** The clock this client's deadlines are judged by. */
+  MonotonicClock clock() {
+    return clock;
   }
 
   /** A holder's refresh or release found its lock gone. */

@@ -19,5 +19,7 @@ public enum TtlOperation {
   /** {@link TtlEntries#namespaces}. */
   NAMESPACES,
   /** {@link TtlEntries#update}. */
-  UPDATE
+  UPDATE,
+  /** A poll of {@link TtlEntries#watch} or of a {@link NearCache}. */
+  WATCH
 }

@@ -4,6 +4,7 @@ import dev.ration.server.consensus.CoordinatorException.Reason;
 import dev.ration.statemachine.CoordinatorState;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.query.EntryView;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
@@ -12,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -80,6 +82,9 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   private final RationStateMachine stateMachine;
   private final RaftServer server;
   private final ScheduledExecutorService scheduler;
+  /** Wakes and times out TTL watches: never the applying thread, never the ticker. */
+  private final ScheduledExecutorService watchTimers;
+  private final TtlChangeLog ttlChanges;
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong(1L << 40);
   private volatile Proposer proposer;
@@ -106,8 +111,14 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     this.clock = new LogClock(nanoClock);
     Path dataDir = options.dataDir().toAbsolutePath();
     Path raftDir = dataDir.resolve("raft");
-    this.stateMachine = new RationStateMachine(
-        dataDir.resolve("state"), options.stateOptions(), terminator, reads, new Leadership());
+    this.watchTimers = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "ration-ttl-watch-" + options.nodeId());
+      t.setDaemon(true);
+      return t;
+    });
+    this.ttlChanges = new TtlChangeLog(TTL_CHANGES_HELD, TTL_CHANGE_BYTES_HELD, watchTimers);
+    this.stateMachine = new RationStateMachine(dataDir.resolve("state"), options.stateOptions(),
+        terminator, reads, ttlChanges, new Leadership());
     List<RaftPeer> peers = options.peers().stream().map(ConsensusNode::raftPeer).toList();
     boolean fresh = isAbsentOrEmpty(raftDir);
     RaftStorage.StartupOption startup = fresh
@@ -614,6 +625,75 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     return result;
   }
 
+  /** TTL changes each node holds for watches to resume from (see {@link TtlChangeLog}). */
+  static final int TTL_CHANGES_HELD = 100_000;
+  /** ... and their bytes, values included. */
+  static final long TTL_CHANGE_BYTES_HELD = 32L << 20;
+  /** Changes one watch answer carries at most (whole entries: one entry's may exceed it). */
+  static final int TTL_WATCH_CHANGES_PER_ANSWER = 1000;
+  /** What a poll leaves of its deadline for the ReadIndex and the answer after its wait. */
+  static final long TTL_WATCH_ANSWER_RESERVE_MILLIS = 1000;
+
+  @Override
+  public CompletableFuture<TtlWatchAnswer> watchTtl(String namespace, long fromIndex,
+      long waitMillis, List<String> keys, long deadlineNanos) {
+    RaftServer.Division d = division;
+    if (d != null && removed(d)) {
+      return CompletableFuture.failedFuture(removedError());
+    }
+    if (!isLeader()) {
+      // Followers hold the same changes, but only the leader can confirm that an answer with
+      // nothing new is current: the watch goes where linearizable reads go.
+      return CompletableFuture.failedFuture(new CoordinatorException(Reason.NOT_LEADER,
+          "node " + options.nodeId() + " is not the leader", leaderClientAddress(), 0, false));
+    }
+    long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    long waitFor = Math.min(waitMillis,
+        leftMillis - Math.min(TTL_WATCH_ANSWER_RESERVE_MILLIS, leftMillis / 2));
+    CompletableFuture<Void> ready;
+    if (fromIndex < 0 || waitFor <= 0 || !keys.isEmpty()) {
+      ready = CompletableFuture.completedFuture(null);
+    } else {
+      ready = ttlChanges.awaitChange(namespace, fromIndex);
+      if (!ready.isDone()) {
+        CompletableFuture<Void> waiting = ready;
+        try {
+          watchTimers.schedule(() -> {
+            ttlChanges.cancel(waiting);
+            waiting.complete(null);
+          }, waitFor, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          ttlChanges.cancel(waiting);
+          return CompletableFuture.failedFuture(new CoordinatorException(Reason.UNAVAILABLE,
+              "node " + options.nodeId() + " is shutting down", "", 100, false));
+        }
+      }
+    }
+    return ready
+        .thenCompose(woken -> query(new Query.GetNamespace(namespace), false, deadlineNanos))
+        .thenApply(confirmed -> stateMachine.withState(s -> {
+          long applied = s.appliedIndex();
+          TtlChangeLog.Slice slice = ttlChanges.read(namespace, fromIndex < 0 ? applied : fromIndex,
+              applied, TTL_WATCH_CHANGES_PER_ANSWER);
+          long readNow = clock.running() ? Math.max(clock.now(), s.nowMillis()) : s.nowMillis();
+          boolean truncated = slice.throughIndex() < applied && !slice.compacted();
+          List<EntryView> entries = new ArrayList<>();
+          if (!truncated) {
+            for (String key : keys) {
+              QueryResult r = s.query(new Query.GetEntry(namespace, key), readNow);
+              ((QueryResult.EntryAnswer) r).entry().ifPresent(entries::add);
+            }
+          }
+          return new TtlWatchAnswer(slice.changes(), slice.throughIndex(), slice.compacted(),
+              truncated, entries, readNow);
+        }));
+  }
+
+  /** Changes held for TTL watches, and the watches waiting for one (monitoring). */
+  public TtlChangeLog ttlChanges() {
+    return ttlChanges;
+  }
+
   private void completeRead(
       long id, CompletableFuture<QueryResult> result, RaftClientReply reply, Throwable error) {
     Optional<PendingReads.Read> read = reads.remove(id);
@@ -1114,6 +1194,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   @Override
   public void close() {
     scheduler.shutdownNow();
+    watchTimers.shutdownNow();
     Forwarder f = forwarder;
     if (f != null) {
       closeQuietly(f.client);

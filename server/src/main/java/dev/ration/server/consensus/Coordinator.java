@@ -5,6 +5,7 @@ import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -29,4 +30,13 @@ public interface Coordinator {
 
   /** This node's view: role, term, indexes, leader. Never blocks. */
   NodeStatus status();
+
+  /**
+   * A TTL watch poll: the namespace's changes after log index {@code fromIndex} (−1: from now),
+   * waiting up to {@code waitMillis} for one when there is none (not when {@code keys} is not
+   * empty), then confirmed by a ReadIndex as {@link #query} is, with the live entries of
+   * {@code keys} as of the answer's index. Fails NOT_LEADER on a follower.
+   */
+  CompletableFuture<TtlWatchAnswer> watchTtl(String namespace, long fromIndex, long waitMillis,
+      List<String> keys, long deadlineNanos);
 }

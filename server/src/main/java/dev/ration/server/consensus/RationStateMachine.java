@@ -82,6 +82,7 @@ public final class RationStateMachine extends BaseStateMachine {
   private final StateOptions stateOptions;
   private final Terminator terminator;
   private final PendingReads reads;
+  private final TtlChangeLog ttlChanges;
   private final SnapshotDirs snapshots = new SnapshotDirs();
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private volatile Leadership leadership;
@@ -99,8 +100,9 @@ public final class RationStateMachine extends BaseStateMachine {
 
   RationStateMachine(
       Path stateDir, StateOptions stateOptions, Terminator terminator, PendingReads reads,
-      Leadership leadership) {
+      TtlChangeLog ttlChanges, Leadership leadership) {
     this.stateDir = stateDir;
+    this.ttlChanges = ttlChanges;
     this.stateOptions = stateOptions;
     this.terminator = terminator;
     this.reads = reads;
@@ -178,6 +180,7 @@ public final class RationStateMachine extends BaseStateMachine {
               + " kept)", getId(), stateDir, kept));
       state = Optional.of(opened);
       publish(opened);
+      ttlChanges.reset(opened.appliedIndex());
       TermIndex applied = TermIndex.valueOf(opened.appliedTerm(), opened.appliedIndex());
       setLastAppliedTermIndex(applied);
       LOG.info("{}: state open at {} applied={} latestSnapshot={}",
@@ -225,6 +228,7 @@ public final class RationStateMachine extends BaseStateMachine {
       }
       updateLastAppliedTermIndex(term, index);
       publish(s);
+      ttlChanges.appended(index, s.takeTtlChanges());
     } catch (BatchFormatException e) {
       terminator.terminate(undecodable(term, index, getId(), e.getMessage(), BuildInfo.current()), e);
       return CompletableFuture.failedFuture(e);

@@ -12,6 +12,7 @@ import dev.ration.protocol.MessageCodec;
 import dev.ration.protocol.Request;
 import dev.ration.protocol.Response;
 import dev.ration.server.consensus.Coordinator;
+import dev.ration.server.consensus.TtlWatchAnswer;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.config.EndpointOptions;
 import dev.ration.server.security.CertificateNames;
@@ -545,6 +546,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     try {
       if (action instanceof Translation.Mutation m) {
         answer = coordinator.submit(new RequestKey(clientHigh, clientLow, requestId), m.command(), deadlineNanos);
+      } else if (action instanceof Translation.WatchTtl w) {
+        answer = coordinator.watchTtl(w.namespace(), w.fromIndex(), w.waitMillis(), w.keys(),
+            deadlineNanos);
       } else {
         Translation.Read r = (Translation.Read) action;
         answer = coordinator.query(r.query(), r.stale(), deadlineNanos);
@@ -602,6 +606,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       }
       if (value instanceof QueryResult q) {
         return translation.toResponse(request.kind(), q);
+      }
+      if (value instanceof TtlWatchAnswer w) {
+        return TtlTranslation.toResponse(w);
       }
       return ErrorReplies.noAnswer(request.kind());
     } catch (RuntimeException e) {

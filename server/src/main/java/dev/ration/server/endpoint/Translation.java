@@ -60,6 +60,10 @@ public final class Translation {
   /** Answered by the connection: who it is authenticated as. */
   public record WhoAmI() implements Action {}
 
+  /** A TTL watch poll (a long poll the coordinator answers, not a query of the state). */
+  public record WatchTtl(String namespace, long fromIndex, long waitMillis, List<String> keys)
+      implements Action {}
+
   private final int maxNameBytes;
   private final Operations operations;
 

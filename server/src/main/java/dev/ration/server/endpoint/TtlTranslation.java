@@ -3,7 +3,11 @@ package dev.ration.server.endpoint;
 import dev.ration.wire.Outcome;
 import dev.ration.protocol.Kind;
 import dev.ration.protocol.TtlRequest;
+import dev.ration.protocol.Response;
 import dev.ration.protocol.TtlResponse;
+import dev.ration.server.consensus.TtlChangeLog;
+import dev.ration.server.consensus.TtlWatchAnswer;
+import dev.ration.statemachine.ttl.TtlChange;
 import dev.ration.server.endpoint.Translation.Action;
 import dev.ration.server.endpoint.Translation.Invalid;
 import dev.ration.server.endpoint.Translation.Mutation;
@@ -65,7 +69,51 @@ final class TtlTranslation {
             : new Mutation(SameFields.copy(r, SetNamespace.class)))
         .on(Kind.TTL_NAMESPACE_GET, TtlRequest.GetNamespaces.class, r -> new Read(
             r.namespace().isEmpty() ? new Query.ListNamespaces()
-                : new Query.GetNamespace(r.namespace()), r.stale()));
+                : new Query.GetNamespace(r.namespace()), r.stale()))
+        .on(Kind.TTL_WATCH, TtlRequest.Watch.class, TtlTranslation::watch);
+  }
+
+  /** Most a watch poll may wait: a poll is a request, and requests have a maximum deadline. */
+  static final long WATCH_WAIT_MAX_MILLIS = 60_000;
+
+  private static Action watch(TtlRequest.Watch r) {
+    if (r.namespace().isEmpty()) {
+      return new Invalid("namespace is empty");
+    }
+    if (r.fromIndex() < -1) {
+      return new Invalid("fromIndex " + r.fromIndex() + " < -1 (-1: from now)");
+    }
+    if (r.waitMillis() < 0 || r.waitMillis() > WATCH_WAIT_MAX_MILLIS) {
+      return new Invalid("waitMillis " + r.waitMillis() + " outside [0, " + WATCH_WAIT_MAX_MILLIS + "]");
+    }
+    if (r.keys().size() > TtlRequest.Watch.MAX_KEYS) {
+      return new Invalid(r.keys().size() + " keys, at most " + TtlRequest.Watch.MAX_KEYS);
+    }
+    List<String> keys = new ArrayList<>(r.keys().size());
+    for (TtlRequest.WatchKey k : r.keys()) {
+      String p = problem(r.namespace(), k.key(), 0, 0);
+      if (p != null) {
+        return new Invalid(p);
+      }
+      keys.add(k.key());
+    }
+    return new Translation.WatchTtl(r.namespace(), r.fromIndex(), r.waitMillis(), keys);
+  }
+
+  /** The reply to TTL_WATCH. */
+  static Response toResponse(TtlWatchAnswer a) {
+    List<TtlResponse.ChangeInfo> changes = new ArrayList<>(a.changes().size());
+    for (TtlChangeLog.Indexed i : a.changes()) {
+      TtlChange c = i.change();
+      changes.add(new TtlResponse.ChangeInfo(i.index(), c.kind(), c.key(), c.version(),
+          c.expiresAtMillis(), c.value().unsafeArray()));
+    }
+    List<TtlResponse.EntryInfo> entries = new ArrayList<>(a.entries().size());
+    for (EntryView e : a.entries()) {
+      entries.add(entryInfo(e));
+    }
+    return new Response.Ttl(new TtlResponse.WatchReply(changes, a.throughIndex(), a.compacted(),
+        a.truncated(), entries, a.readAtMillis()));
   }
 
   private static Action checked(String problem, Supplier<Command> command) {

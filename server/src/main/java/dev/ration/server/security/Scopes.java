@@ -51,6 +51,7 @@ public final class Scopes {
     on(Kind.TTL_DELETE, TtlRequest.Delete.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_GET, TtlRequest.Get.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_LIST, TtlRequest.List.class, "namespace's first segment", r -> path(r.namespace()));
+    on(Kind.TTL_WATCH, TtlRequest.Watch.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_NAMESPACE_SET, TtlRequest.SetNamespace.class, "namespace's first segment", r -> path(r.namespace()));
     on(Kind.TTL_NAMESPACE_GET, TtlRequest.GetNamespaces.class, "namespace's first segment (empty: *)",
         r -> r.namespace() == null || r.namespace().isEmpty() ? Scope.ALL : path(r.namespace()));

@@ -1,5 +1,6 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.server.consensus.TtlWatchAnswer;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.NodeStatus;
 import dev.ration.server.consensus.Peer;
@@ -76,5 +77,16 @@ public final class FakeCoordinator implements Coordinator {
   @Override
   public NodeStatus status() {
     return status;
+  }
+
+  /** Watches are answered by {@link #watchAnswer}, failed UNAVAILABLE if it is not set. */
+  public volatile java.util.function.Supplier<CompletableFuture<TtlWatchAnswer>> watchAnswer;
+
+  @Override
+  public CompletableFuture<TtlWatchAnswer> watchTtl(String namespace, long fromIndex,
+      long waitMillis, java.util.List<String> keys, long deadlineNanos) {
+    java.util.function.Supplier<CompletableFuture<TtlWatchAnswer>> a = watchAnswer;
+    return a != null ? a.get() : CompletableFuture.failedFuture(new CoordinatorException(
+        CoordinatorException.Reason.UNAVAILABLE, "no watch answer set", "", 0, false));
   }
 }

@@ -288,6 +288,11 @@ public final class RocksCoordinatorState implements CoordinatorState {
   }
 
   @Override
+  public List<dev.ration.statemachine.ttl.TtlChange> takeTtlChanges() {
+    return replica.ledger(dev.ration.statemachine.ttl.TtlLedger.class).takeChanges();
+  }
+
+  @Override
   public void applyEmpty(long term, long index) {
     usable();
     replica.checkNext(term, index);

@@ -3,6 +3,7 @@ package dev.ration.statemachine.ttl;
 import dev.ration.statemachine.query.EntryView;
 
 import dev.ration.wire.Bytes;
+import dev.ration.wire.ttl.ChangeKind;
 
 import dev.ration.wire.ttl.NamespaceView;
 
@@ -100,6 +101,11 @@ public final class TtlLedger implements Ledger {
   private final Map<Long, Namespace> byId = new HashMap<>();
   /** Namespaces the current command changed; their records are written at its end. */
   private final TreeSet<String> touched = new TreeSet<>();
+  /**
+   * The changes of the log entry being applied, in the order made: not state, only what a
+   * watch is told. Cleared when the next entry begins, so nobody has to drain it.
+   */
+  private final ArrayList<TtlChange> entryChanges = new ArrayList<>();
 
   public TtlLedger(StateOptions options, ApplyContext context) {
     this.context = context;
@@ -176,6 +182,24 @@ public final class TtlLedger implements Ledger {
   @Override
   public boolean ownsExpiryKind(int kind) {
     return kind == ExpiryKey.TTL_END;
+  }
+
+  @Override
+  public void beginEntry(long nowMillis) {
+    entryChanges.clear();
+  }
+
+  /**
+   * The changes the last applied log entry made to TTL entries, in order (puts, refreshes,
+   * deletes, expiries, evictions); the list is handed over and the ledger starts a new one.
+   */
+  public List<TtlChange> takeChanges() {
+    if (entryChanges.isEmpty()) {
+      return List.of();
+    }
+    List<TtlChange> out = List.copyOf(entryChanges);
+    entryChanges.clear();
+    return out;
   }
 
   @Override
@@ -259,6 +283,7 @@ public final class TtlLedger implements Ledger {
     long version = context.mintVersion();
     long expiresAt = keepExpiry ? stored.get().expiresAtMillis() : expiresAt(now, ttlMillis);
     putEntry(ns, keyUtf8, version, expiresAt, value.unsafeArray());
+    entryChanges.add(new TtlChange(namespace, key, ChangeKind.PUT, version, expiresAt, value));
     ns.entries += addEntries;
     ns.bytes += newSize - oldSize;
     touched.add(ns.name);
@@ -296,6 +321,8 @@ public final class TtlLedger implements Ledger {
       // is deleted here, so Tick finds nothing under it.
       context.changes().deleteRecord(ORDER, TtlFormat.orderKey(ns.id, s.expiresAtMillis(), s.version()));
       putEntry(ns, keyUtf8, s.version(), expiresAt, s.value());
+      entryChanges.add(new TtlChange(c.namespace(), c.key(), ChangeKind.REFRESH, s.version(),
+          expiresAt, new Bytes(s.value())));
     }
     return new Result.EntryWritten(c.namespace(), c.key(), s.version(), expiresAt);
   }
@@ -319,6 +346,8 @@ public final class TtlLedger implements Ledger {
     }
     if (stored.isPresent()) {
       removeEntry(ns, keyUtf8, stored.get());
+      entryChanges.add(new TtlChange(c.namespace(), c.key(), ChangeKind.DELETE,
+          stored.get().version(), stored.get().expiresAtMillis(), Bytes.EMPTY));
     }
     return new Result.EntryDeleted(c.namespace(), c.key(), current, live);
   }
@@ -449,6 +478,8 @@ public final class TtlLedger implements Ledger {
               .orElse("absent"));
     }
     removeEntry(ns, keyUtf8, stored.get());
+    entryChanges.add(new TtlChange(ns.name, new String(keyUtf8, StandardCharsets.UTF_8),
+        expired ? ChangeKind.EXPIRE : ChangeKind.EVICT, order[2], order[1], Bytes.EMPTY));
     if (expired) {
       ns.evictedExpired++;
     } else {

@@ -486,8 +486,14 @@ public final class TtlCache<K, V> implements AutoCloseable {
 
   // ---------------------------------------------------------------- internals
 
-  /** The live value without counting a hit or a miss or recording a use. */
-  private Optional<V> peek(K key) {
+  /**
+   * The live value of {@code key} without counting a hit or a miss or recording a use (an
+   * eviction policy does not see it). Takes no lock.
+   *
+   * @param key the key
+   * @return its value, or empty if it is absent or expired
+   */
+  public Optional<V> peek(K key) {
     Node.Held<K, V> held = map.get(key);
     if (held != null && held.liveAt(clock.nanoTime())) {
       return Optional.of(held.value);
