@@ -41,7 +41,8 @@ final class CdsTraining {
   /** Options a command needs beyond its required ones. */
   private static final Map<String, List<String>> EXTRA = Map.of(
       "lease acquire", List.of("--rate", "1", "--burst", "1"),
-      "cluster caught-up", List.of("--wait", "1s"));
+      "cluster caught-up", List.of("--wait", "1s"),
+      "ttl watch", List.of("--count", "1", "--for", "1s"));
   /** Commands that contact no server and take no root options. */
   private static final List<String> OFFLINE = List.of("token bootstrap");
 

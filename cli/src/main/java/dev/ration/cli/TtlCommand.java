@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "ttl", description = "Put, get, compare-and-set, refresh, delete and list TTL entries.",
     subcommands = {TtlCommand.Put.class, TtlCommand.Get.class, TtlCommand.Cas.class,
         TtlCommand.Refresh.class, TtlCommand.Update.class, TtlCommand.Delete.class,
-        TtlCommand.ListEntries.class,
+        TtlCommand.ListEntries.class, TtlCommand.Watch.class,
         TtlCommand.NamespaceSet.class, TtlCommand.NamespaceGet.class})
 final class TtlCommand {
   @Mixin HelpOption help;
@@ -160,6 +160,72 @@ final class TtlCommand {
     }
   }
 
+  @Command(name = "watch", description = "Print a namespace's changes (puts, refreshes, deletes, expiries, evictions) as they are committed.")
+  static final class Watch extends TtlRead {
+    @Option(names = "--from-index", defaultValue = "-1", paramLabel = "INDEX",
+        description = "Start after this log index (-1, the default: from now).")
+    long fromIndex;
+    @Option(names = "--count", defaultValue = "0", paramLabel = "N",
+        description = "Stop after N changes (0, the default: no limit).")
+    long count;
+    @Option(names = "--for", paramLabel = "DURATION",
+        description = "Stop after this long, e.g. 30s (default: until interrupted).")
+    String forText;
+
+    /** How long one poll waits at the node: well inside the command's --timeout. */
+    static final long POLL_WAIT_MILLIS = 1000;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      if (fromIndex < -1) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "--from-index: " + fromIndex + " < -1 (-1: from now)");
+      }
+      if (count < 0) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--count: " + count + " < 0");
+      }
+      long stopAt = forText == null ? Long.MAX_VALUE
+          : System.nanoTime() + durationMillis("--for", forText) * 1_000_000L;
+      RationCli root = (RationCli) spec.root().userObject();
+      java.io.PrintWriter out = spec.commandLine().getOut();
+      java.io.PrintWriter err = spec.commandLine().getErr();
+      long position = fromIndex;
+      long printed = 0;
+      boolean json = admin.output == AdminOptions.Format.json;
+      while ((count == 0 || printed < count) && System.nanoTime() < stopAt) {
+        long leftMillis = Math.max(0, (stopAt - System.nanoTime()) / 1_000_000L);
+        long wait = position < 0 ? 0 : Math.min(POLL_WAIT_MILLIS, Math.max(1, leftMillis));
+        TtlResponse.WatchReply r = send(g, new TtlRequest.Watch(ns.namespace, position, wait,
+            List.of()), TtlResponse.WatchReply.class);
+        LedgerClock clock = new LedgerClock(r.readAtMillis(), root.wallClock().instant());
+        if (r.compacted()) {
+          String why = "changes after index " + position + " are no longer held (a node restarted,"
+              + " installed a snapshot, or this watch fell behind): some were missed; continuing"
+              + " from index " + r.throughIndex();
+          if (json) {
+            out.println(new Fields().put("compacted", true).put("throughIndex", r.throughIndex())
+                .put("message", why).toJson());
+          } else {
+            err.println("warning: " + why);
+          }
+        }
+        for (TtlResponse.ChangeInfo c : r.changes()) {
+          if (c.index() <= position || (count != 0 && printed >= count)) {
+            continue;
+          }
+          Fields f = TtlViews.change(ns.namespace, c);
+          out.println(json ? Instants.add(f, java.util.Optional.of(clock)).toJson()
+              : TtlViews.changeLine(c, clock));
+          printed++;
+        }
+        out.flush();
+        err.flush();
+        position = Math.max(position, r.throughIndex());
+      }
+      return Exit.OK;
+    }
+  }
+
   @Command(name = "namespace-set", description = "Set a namespace's capacity and policy when full.")
   static final class NamespaceSet extends TtlMutation {
     @Option(names = "--max-entries", required = true) long maxEntries;
@@ -227,6 +293,24 @@ final class TtlCommand {
       return f.put("namespace", e.namespace()).put("key", e.key())
           .put("value", new String(e.value(), StandardCharsets.UTF_8)).put("version", e.version())
           .put("expiresAtMillis", e.expiresAtMillis());
+    }
+
+    static Fields change(String namespace, TtlResponse.ChangeInfo c) {
+      return new Fields().put("index", c.index()).put("kind", c.kind().name())
+          .put("namespace", namespace).put("key", c.key()).put("version", c.version())
+          .put("expiresAtMillis", c.expiresAtMillis())
+          .put("value", new String(c.value(), StandardCharsets.UTF_8));
+    }
+
+    /** One change as one line: index, kind, key, version, expiry, and the value of a write. */
+    static String changeLine(TtlResponse.ChangeInfo c, LedgerClock clock) {
+      StringBuilder b = new StringBuilder().append(c.index()).append(' ').append(c.kind().name())
+          .append(' ').append(c.key()).append(" version ").append(c.version());
+      if (!c.kind().removes()) {
+        b.append(" expires ").append(clock.iso(c.expiresAtMillis())).append(" value ")
+            .append(new String(c.value(), StandardCharsets.UTF_8));
+      }
+      return b.toString();
     }
 
     static Fields namespace(NamespaceView n) {
