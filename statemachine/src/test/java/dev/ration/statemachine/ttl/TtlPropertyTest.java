@@ -379,6 +379,8 @@ class TtlPropertyTest {
     try {
       long time = 1_000;
       long index = 0;
+      // What a watcher told every change knows: it must equal the state, entry for entry.
+      Map<String, EntryView> told = new HashMap<>();
       for (Step step : steps) {
         time += step.timeDeltaMillis();
         model.now = Math.max(model.now, time);
@@ -391,6 +393,18 @@ class TtlPropertyTest {
         Batch batch = BatchCodec.decode(BatchCodec.encode(Batch.of(time, proposals)));
         List<Result> actual = state.apply(1, index++, batch);
         state.verify();
+        for (TtlChange c : state.takeTtlChanges()) {
+          String id = c.namespace() + "/" + c.key();
+          if (c.kind().removes()) {
+            EntryView gone = told.remove(id);
+            assertEquals(gone == null ? null : gone.version(), c.version(),
+                "a removal names the version told before: " + c);
+          } else {
+            told.put(id, new EntryView(c.namespace(), c.key(), c.value(), c.version(),
+                c.expiresAtMillis()));
+          }
+        }
+        assertEquals(List.of(), state.takeTtlChanges(), "changes are handed over once");
         for (int i = 0; i < actual.size(); i++) {
           assertEquals(comparable(expected.get(i)), comparable(actual.get(i)),
               proposals.get(i).command() + " at now " + model.now);
@@ -407,6 +421,10 @@ class TtlPropertyTest {
             assertEquals(model.get(ns, "k" + k, readNow),
                 ((QueryResult.EntryAnswer) state.query(new Query.GetEntry(ns, "k" + k), readNow)).entry(),
                 ns + "/k" + k + " read at " + readNow + ", now " + model.now);
+            long at = Math.max(model.now, readNow);
+            assertEquals(model.get(ns, "k" + k, readNow),
+                Optional.ofNullable(told.get(ns + "/k" + k)).filter(e -> e.expiresAtMillis() > at),
+                ns + "/k" + k + " as the changes told it, read at " + readNow);
           }
           MNamespace mns = model.namespaces.get(ns);
           assertEquals(Optional.ofNullable(mns).map(MNamespace::view),
