@@ -1,5 +1,6 @@
 package dev.ration.server.endpoint;
 
+import dev.ration.server.consensus.CoordinatorException;
 import dev.ration.server.consensus.TtlWatchAnswer;
 import dev.ration.server.consensus.Coordinator;
 import dev.ration.server.consensus.NodeStatus;

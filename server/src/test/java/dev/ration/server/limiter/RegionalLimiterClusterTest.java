@@ -56,26 +56,7 @@ class RegionalLimiterClusterTest {
   static final long KILL_AT_MILLIS = 11_000;
 
   static List<ServerConfig> configs(Path dir) {
-    List<Peer> peers = new ArrayList<>();
-    for (int i = 1; i <= 3; i++) {
-      peers.add(new Peer("n" + i, "127.0.0.1:" + FreePorts.next(), "127.0.0.1:" + FreePorts.next(),
-          "127.0.0.1:" + FreePorts.next()));
-    }
-    String group = UUID.nameUUIDFromBytes(("regional-limiter-" + dir).getBytes()).toString();
-    List<ServerConfig> out = new ArrayList<>();
-    for (Peer p : peers) {
-      ConsensusOptions consensus = new ConsensusOptions(
-          p.id(), group, peers, dir.resolve(p.id()),
-          Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(3),
-          10_000, 0, 1 << 20,
-          256, 64 << 10, Duration.ofMillis(2), 4, 1_000,
-          Duration.ofMillis(100), 100, StateOptions.defaults());
-      EndpointOptions endpoint =
-          new EndpointOptions(1 << 20, 64, 16, Duration.ofSeconds(5), Duration.ofSeconds(30), 1, 256);
-      out.add(new ServerConfig(consensus, p.clientAddress(), p.adminAddress(), endpoint,
-          Duration.ofSeconds(2)));
-    }
-    return out;
+    return ThreeNodes.configs(dir, "regional-limiter-");
   }
 
   /** Offered permits per second of region {@code region} at {@code t} ms into the run. */
