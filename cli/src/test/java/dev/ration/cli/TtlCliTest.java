@@ -1,5 +1,6 @@
 package dev.ration.cli;
 
+import dev.ration.wire.ttl.ChangeKind;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -135,5 +136,65 @@ class TtlCliTest {
     assertEquals(Exit.USAGE, h.run("lock", "release", "jobs", "--token", "0").exitCode());
     assertEquals(Exit.USAGE, h.run("ttl", "namespace-set", "--max-entries", "1", "--max-bytes", "1",
         "--policy", "lru").exitCode());
+  }
+
+  private static TtlResponse.WatchReply watchAnswer(TtlRequest.Watch w) {
+    byte[] v1 = "v1".getBytes(StandardCharsets.UTF_8);
+    if (w.fromIndex() == -1) {
+      return new TtlResponse.WatchReply(List.of(), 10, false, false, List.of(), 1_000);
+    }
+    if (w.fromIndex() == 10) {
+      return new TtlResponse.WatchReply(List.of(
+          new TtlResponse.ChangeInfo(11, ChangeKind.PUT, "k", 5, 61_000, v1),
+          new TtlResponse.ChangeInfo(12, ChangeKind.DELETE, "k", 5, 61_000, new byte[0])),
+          12, false, false, List.of(), 2_000);
+    }
+    if (w.fromIndex() == 12) {
+      return new TtlResponse.WatchReply(List.of(), 20, true, false, List.of(), 3_000);
+    }
+    return new TtlResponse.WatchReply(List.of(
+        new TtlResponse.ChangeInfo(w.fromIndex() + 1, ChangeKind.EXPIRE, "j", 9, 3_000, new byte[0]),
+        new TtlResponse.ChangeInfo(w.fromIndex() + 2, ChangeKind.PUT, "j", 10, Long.MAX_VALUE, v1)),
+        w.fromIndex() + 2, false, false, List.of(), 4_000);
+  }
+
+  @Test
+  void watchPrintsEachChangeOnceResumesFromEachAnswerAndStopsAtCount() {
+    h.gateway.script = r -> new Response.Ttl(watchAnswer((TtlRequest.Watch) sent(r)));
+    CliHarness.Run r = h.run("ttl", "watch", "-n", "flags", "--count", "3", "--output", "json");
+    assertEquals(0, r.exitCode(), r.toString());
+    String[] lines = r.out().split("\n");
+    assertEquals(4, lines.length, r.out());
+    assertTrue(lines[0].startsWith("{\"index\":11,\"kind\":\"PUT\",\"namespace\":\"flags\","
+        + "\"key\":\"k\",\"version\":5,\"expiresAtMillis\":61000,\"expiresAt\":\""), lines[0]);
+    assertTrue(lines[1].contains("\"kind\":\"DELETE\""), lines[1]);
+    assertTrue(lines[2].startsWith("{\"compacted\":true,\"throughIndex\":20,"), lines[2]);
+    assertTrue(lines[3].startsWith("{\"index\":21,\"kind\":\"EXPIRE\""), lines[3]);
+    List<Long> from = h.gateway.requests.stream()
+        .map(q -> ((TtlRequest.Watch) sent(q)).fromIndex()).toList();
+    assertEquals(List.of(-1L, 10L, 12L, 20L), from);
+    assertEquals(0, ((TtlRequest.Watch) sent(h.gateway.requests.get(0))).waitMillis(),
+        "the first poll only finds the position");
+  }
+
+  @Test
+  void watchPrintsOneLinePerChangeWithInstantsAndWarnsOfMissedChanges() {
+    h.gateway.script = r -> new Response.Ttl(watchAnswer((TtlRequest.Watch) sent(r)));
+    CliHarness.Run r = h.run("ttl", "watch", "--count", "4");
+    assertEquals(0, r.exitCode(), r.toString());
+    String[] lines = r.out().split("\n");
+    assertTrue(lines[0].matches("11 PUT k version 5 expires \\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z value v1"),
+        lines[0]);
+    assertEquals("12 DELETE k version 5", lines[1]);
+    assertEquals("21 EXPIRE j version 9", lines[2]);
+    assertEquals("22 PUT j version 10 expires never value v1", lines[3]);
+    assertTrue(r.err().contains("warning: changes after index 12 are no longer held"), r.err());
+  }
+
+  @Test
+  void watchRefusesABadStartIndex() {
+    CliHarness.Run r = h.run("ttl", "watch", "--from-index", "-2");
+    assertEquals(Exit.USAGE, r.exitCode(), r.toString());
+    assertTrue(r.err().contains("--from-index: -2 < -1"), r.err());
   }
 }
