@@ -4,6 +4,7 @@ import dev.ration.server.security.Security;
 
 import dev.ration.server.config.ServerConfig;
 import dev.ration.server.consensus.ConsensusNode;
+import dev.ration.server.consensus.TtlChangeLog;
 import dev.ration.server.endpoint.ClientEndpoint;
 import dev.ration.server.endpoint.Translation;
 import dev.ration.server.observability.AdminServer;
@@ -107,6 +108,8 @@ public final class RationNode {
       metrics.bindRatis(nodeId);
       metrics.bindSnapshotInstalls(consensus::snapshotInstalls);
       metrics.bindForwarding(consensus::forwardsSent, consensus::forwardsReceived);
+      TtlChangeLog watched = consensus.ttlChanges();
+      metrics.bindTtlWatches(watched::size, watched::dropped, watched::waiting);
       ConsensusNode c = consensus;
       if (!config.security().secure()) {
         log.warn("event=security_off node={} message=\"SECURITY MODE INSECURE: no client is"

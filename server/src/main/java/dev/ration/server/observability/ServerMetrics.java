@@ -336,6 +336,26 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   }
 
   /**
+   * The TTL change buffer watches are answered from: {@code ration_ttl_watch_changes_held},
+   * {@code ration_ttl_watch_changes_dropped_total} (dropped at the buffer's bound: a watch that
+   * far behind is told "compacted") and {@code ration_ttl_watch_polls_waiting}.
+   */
+  public void bindTtlWatches(LongSupplier held, LongSupplier dropped, LongSupplier waiting) {
+    strongReferences.add(held);
+    strongReferences.add(dropped);
+    strongReferences.add(waiting);
+    Gauge.builder("ration.ttl.watch.changes.held", held, LongSupplier::getAsLong)
+        .description("TTL changes this node holds for watches to resume from")
+        .register(registry);
+    FunctionCounter.builder("ration.ttl.watch.changes.dropped", dropped, LongSupplier::getAsLong)
+        .description("TTL changes dropped at the buffer's bound since start")
+        .register(registry);
+    Gauge.builder("ration.ttl.watch.polls.waiting", waiting, LongSupplier::getAsLong)
+        .description("TTL watch polls waiting at this node for a change")
+        .register(registry);
+  }
+
+  /**
    * Client commands a follower handed to the leader, and those this node took from followers:
    * {@code ration_forwarded_commands_total{direction="sent"|"received"}}.
    */

@@ -112,7 +112,8 @@ class NearCacheNodeTest {
    */
   @Test
   void aWatchTellsEveryChangeInLogOrderAndResumesFromItsPosition(@TempDir Path dir) throws Exception {
-    List<String> addresses = start(ThreeNodes.configs(dir, "near-cache-"));
+    List<ServerConfig> configs = ThreeNodes.configs(dir, "near-cache-");
+    List<String> addresses = start(configs);
     RationClient writer = client(addresses, Duration.ofSeconds(15));
     RationClient watcher = client(addresses, Duration.ofSeconds(15));
     ok(Waits.upTo(WAIT).every(Duration.ofMillis(100)).until("a first write",
@@ -164,6 +165,29 @@ class NearCacheNodeTest {
         () -> resumed.changes.size(), n -> n >= all.changes.size() - 2);
     assertEquals(all.changes.subList(2, all.changes.size()), resumed.changes);
     assertTrue(all.compacted.isEmpty() && resumed.compacted.isEmpty(), "nothing was missed");
+    // The leader shows the polls waiting at it and every node the changes it holds.
+    Waits.upTo(WAIT).every(Duration.ofMillis(100)).until("polls waiting on /metrics",
+        () -> metricSum(configs, "ration_ttl_watch_polls_waiting"), n -> n >= 1);
+    for (ServerConfig c : configs) {
+      assertTrue(metricSum(List.of(c), "ration_ttl_watch_changes_held") >= all.changes.size(),
+          c.adminAddress());
+    }
+  }
+
+  private static double metricSum(List<ServerConfig> configs, String name) throws Exception {
+    double sum = 0;
+    for (ServerConfig c : configs) {
+      String body = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+              "http://" + c.adminAddress() + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+      for (String line : body.split("\n")) {
+        if (line.startsWith(name + " ")) {
+          sum += Double.parseDouble(line.substring(name.length() + 1).trim());
+        }
+      }
+    }
+    return sum;
   }
 
   /**
