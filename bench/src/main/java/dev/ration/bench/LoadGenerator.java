@@ -231,6 +231,7 @@ public final class LoadGenerator {
         case WARM_START -> throw new IllegalStateException("the warm-start workload runs in WarmStartBench");
         case SATURATION -> throw new IllegalStateException("the saturation workload runs in SaturationBench");
         case REBALANCE -> throw new IllegalStateException("the rebalance workload runs in RebalanceBench");
+        case NEAR_CACHE -> throw new IllegalStateException("the near-cache workload runs in NearCacheBench");
       };
     }
 

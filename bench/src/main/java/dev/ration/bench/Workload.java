@@ -24,7 +24,9 @@ public enum Workload {
   // Run by SaturationBench; given as --op saturation
   SATURATION,
   // Run by RebalanceBench; given as --op rebalance
-  REBALANCE;
+  REBALANCE,
+  // Run by NearCacheBench; given as --op near-cache
+  NEAR_CACHE;
 
   /** Whether KeyLoopBench runs this workload. */
   public boolean isKeyLoop() {

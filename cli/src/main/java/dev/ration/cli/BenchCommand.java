@@ -4,6 +4,7 @@ import dev.ration.bench.BenchReport;
 import dev.ration.bench.ClientTarget;
 import dev.ration.bench.LeaseTarget;
 import dev.ration.bench.LoadGenerator;
+import dev.ration.bench.NearCacheBench;
 import dev.ration.bench.LoadPlan;
 import dev.ration.bench.RebalanceBench;
 import dev.ration.bench.RenewBatchBench;
@@ -73,7 +74,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--insecure", description = "Plaintext, ignoring any certificates.")
   boolean insecure;
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|quota-get|reserve|renew-batch|renew-slots|warm-start|saturation|rebalance",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|quota-get|reserve|renew-batch|renew-slots|warm-start|saturation|rebalance|near-cache",
       converter = WorkloadConverter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
           + "limit-get reads --ttl-keys limits of tenant --ttl-namespace (set first), linearizably; "
@@ -81,7 +82,8 @@ public final class BenchCommand implements Callable<Integer> {
           + "renew-batch / renew-slots renew many rate / slot leases per frame; "
           + "warm-start times rateLimiter(...) to the first admitted request, --runs times; "
           + "saturation measures capacity with TTL puts, then offers --steps multiples of it, open loop; "
-          + "rebalance moves all demand from one region to another and times how fast capacity follows.")
+          + "rebalance moves all demand from one region to another and times how fast capacity follows; "
+          + "near-cache times a near cache's gets from memory and, --runs times, a put to its notification.")
   Workload workload;
 
   @Option(names = "--steps", defaultValue = "0.5,1,1.5,2", split = ",", paramLabel = "M[,M...]",
@@ -393,6 +395,27 @@ public final class BenchCommand implements Callable<Integer> {
         out.print(output == Format.json ? WarmStartBench.json(r) + "\n" : WarmStartBench.table(r));
         out.flush();
         return r.admitted() == 0 ? Exit.FAILED : Exit.OK;
+      }
+      if (workload == Workload.NEAR_CACHE) {
+        int runs = runsGiven != null ? runsGiven : 200;
+        if (runs < 1 || runs > 100_000) {
+          throw usage("--runs " + runs + " not in [1, 100000]");
+        }
+        err.printf(Locale.ROOT, "bench: near-cache, %d put(s) timed to their notification, each"
+            + " wait bounded by %s%n", runs, Quantities.formatDuration(timeout));
+        err.flush();
+        NearCacheBench.Result r;
+        try {
+          r = new NearCacheBench(opened.get(0), opened.get(opened.size() - 1), System::nanoTime)
+              .run(runs, timeout, err);
+        } catch (RationException | IllegalStateException e) {
+          err.println("error: " + e.getMessage());
+          err.flush();
+          return Exit.FAILED;
+        }
+        out.print(output == Format.json ? NearCacheBench.json(r) + "\n" : NearCacheBench.table(r));
+        out.flush();
+        return Exit.OK;
       }
       if (workload == Workload.RESERVE) {
         if (reserveProjects < 1 || reserveProjects > 1024) {
