@@ -196,7 +196,7 @@ final class TtlCommand {
         long leftMillis = Math.max(0, (stopAt - System.nanoTime()) / 1_000_000L);
         long wait = position < 0 ? 0 : Math.min(POLL_WAIT_MILLIS, Math.max(1, leftMillis));
         TtlResponse.WatchReply r = send(g, new TtlRequest.Watch(ns.namespace, position, wait,
-            List.of()), TtlResponse.WatchReply.class);
+            List.of(), false), TtlResponse.WatchReply.class);
         LedgerClock clock = new LedgerClock(r.readAtMillis(), root.wallClock().instant());
         if (r.compacted()) {
           String why = "changes after index " + position + " are no longer held (a node restarted,"

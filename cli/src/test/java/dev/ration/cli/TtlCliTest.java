@@ -141,21 +141,21 @@ class TtlCliTest {
   private static TtlResponse.WatchReply watchAnswer(TtlRequest.Watch w) {
     byte[] v1 = "v1".getBytes(StandardCharsets.UTF_8);
     if (w.fromIndex() == -1) {
-      return new TtlResponse.WatchReply(List.of(), 10, false, false, List.of(), 1_000);
+      return new TtlResponse.WatchReply(List.of(), 10, false, false, List.of(), 1_000, true);
     }
     if (w.fromIndex() == 10) {
       return new TtlResponse.WatchReply(List.of(
           new TtlResponse.ChangeInfo(11, ChangeKind.PUT, "k", 5, 61_000, v1),
           new TtlResponse.ChangeInfo(12, ChangeKind.DELETE, "k", 5, 61_000, new byte[0])),
-          12, false, false, List.of(), 2_000);
+          12, false, false, List.of(), 2_000, true);
     }
     if (w.fromIndex() == 12) {
-      return new TtlResponse.WatchReply(List.of(), 20, true, false, List.of(), 3_000);
+      return new TtlResponse.WatchReply(List.of(), 20, true, false, List.of(), 3_000, true);
     }
     return new TtlResponse.WatchReply(List.of(
         new TtlResponse.ChangeInfo(w.fromIndex() + 1, ChangeKind.EXPIRE, "j", 9, 3_000, new byte[0]),
         new TtlResponse.ChangeInfo(w.fromIndex() + 2, ChangeKind.PUT, "j", 10, Long.MAX_VALUE, v1)),
-        w.fromIndex() + 2, false, false, List.of(), 4_000);
+        w.fromIndex() + 2, false, false, List.of(), 4_000, true);
   }
 
   @Test

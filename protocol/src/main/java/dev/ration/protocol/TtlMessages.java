@@ -102,5 +102,6 @@ final class TtlMessages {
           bool("compacted", TtlResponse.WatchReply::compacted),
           bool("truncated", TtlResponse.WatchReply::truncated),
           list("entries", TtlResponse.WatchReply::entries, ENTRY),
-          i64("readAtMillis", TtlResponse.WatchReply::readAtMillis));
+          i64("readAtMillis", TtlResponse.WatchReply::readAtMillis),
+          bool("confirmed", TtlResponse.WatchReply::confirmed));
 }

@@ -178,14 +178,17 @@ public sealed interface TtlRequest {
 
   /**
    * A long poll for the namespace's changes after log index {@code fromIndex} (−1: from now,
-   * no changes). Answered as soon as there are changes, at once when {@code waitMillis} is 0
-   * or {@code keys} is not empty, else when {@code waitMillis} passes with none; always by the
-   * leader after a ReadIndex, so an answer's {@code throughIndex} covers every change committed
-   * before the request was sent. {@code keys}: entries to return as of that index, for a cache
-   * that fills on a miss (at most {@link #MAX_KEYS}).
+   * no changes). Answered by the leader as soon as there are changes, at once when
+   * {@code waitMillis} is 0 or {@code keys} is not empty, else when {@code waitMillis} passes
+   * with none. An answer is <em>confirmed</em> by a ReadIndex (its {@code throughIndex} then
+   * covers every change committed before the request was sent) when it has no changes, when
+   * {@code keys} is not empty, or when {@code confirm} asks for it; an answer with changes is
+   * otherwise sent as soon as they are applied, without the heartbeat round. {@code keys}:
+   * entries to return as of that index, for a cache that fills on a miss (at most
+   * {@link #MAX_KEYS}).
    */
-  record Watch(String namespace, long fromIndex, long waitMillis, java.util.List<WatchKey> keys)
-      implements TtlRequest {
+  record Watch(String namespace, long fromIndex, long waitMillis, java.util.List<WatchKey> keys,
+      boolean confirm) implements TtlRequest {
     /** Keys one poll may ask for. */
     public static final int MAX_KEYS = 256;
 
@@ -196,7 +199,8 @@ public sealed interface TtlRequest {
             str("namespace", Watch::namespace),
             i64("fromIndex", Watch::fromIndex),
             i64("waitMillis", Watch::waitMillis),
-            list("keys", Watch::keys, WatchKey.SHAPE));
+            list("keys", Watch::keys, WatchKey.SHAPE),
+            bool("confirm", Watch::confirm));
 
     public Watch {
       keys = java.util.List.copyOf(keys);

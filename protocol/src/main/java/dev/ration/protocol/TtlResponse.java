@@ -53,9 +53,10 @@ public sealed interface TtlResponse {
    * listed; none when {@code truncated}, i.e. more changes wait and {@code throughIndex} is below
    * the applied index). {@code compacted}: the changes after fromIndex are no longer held; the
    * watcher drops what it cached and continues from {@code throughIndex}. {@code readAtMillis}
-   * is the ledger time the entries were judged at.
+   * is the ledger time the entries were judged at. {@code confirmed}: a ReadIndex preceded the
+   * answer, so it covers every change committed before the request was sent.
    */
   record WatchReply(java.util.List<ChangeInfo> changes, long throughIndex, boolean compacted,
-      boolean truncated, java.util.List<EntryInfo> entries, long readAtMillis)
+      boolean truncated, java.util.List<EntryInfo> entries, long readAtMillis, boolean confirmed)
       implements TtlResponse {}
 }

@@ -277,7 +277,7 @@ public final class NearCache implements AutoCloseable {
     if (from < 0) {
       return TtlEntries.join(entries.getAsync(namespace, key));
     }
-    WatchPoll answer = TtlEntries.join(entries.pollAsync(namespace, from, 0, List.of(key)));
+    WatchPoll answer = TtlEntries.join(entries.pollAsync(namespace, from, 0, List.of(key), true));
     apply(answer, List.of(key));
     if (answer.truncated()) {
       // Too many changes since the position to carry the entry too: the poller catches up.
@@ -296,8 +296,12 @@ public final class NearCache implements AutoCloseable {
         from = position;
       }
       try {
+        // Changes come without a heartbeat round unless the cache's confirmation is half-way to
+        // its staleness bound: then the answer is confirmed by a ReadIndex too.
+        boolean confirm = !confirmed || clock.nanoTime() - confirmedSentNanos
+            > options.maxStaleness().toNanos() / 2;
         WatchPoll answer = entries.pollAsync(namespace, from,
-            from < 0 ? 0 : options.pollWait().toMillis(), List.of()).get();
+            from < 0 ? 0 : options.pollWait().toMillis(), List.of(), confirm).get();
         apply(answer, List.of());
         failures = 0;
         current.complete(position());
@@ -355,7 +359,7 @@ public final class NearCache implements AutoCloseable {
         Optional<Entry> e = answer.entries().stream().filter(x -> x.key().equals(key)).findFirst();
         hold(key, e.orElse(null), answer);
       }
-      if (!answer.truncated()) {
+      if (answer.confirmed() && !answer.truncated()) {
         confirmedSentNanos = Math.max(confirmed ? confirmedSentNanos : Long.MIN_VALUE,
             answer.sentNanos());
         confirmed = true;

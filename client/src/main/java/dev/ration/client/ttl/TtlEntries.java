@@ -429,9 +429,9 @@ public final class TtlEntries {
    * reconnections, while the cluster still holds the changes after it (else
    * {@link TtlWatchListener#onCompacted}).
    *
-   * <p>The watch is a sequence of long polls answered by the leader after a ReadIndex, so an
-   * answer covers every change committed before the poll was sent; a poll waits at most
-   * {@link #DEFAULT_WATCH_WAIT} for a change.
+   * <p>The watch is a sequence of long polls answered by the leader: at once when it has
+   * changes, else after at most {@link #DEFAULT_WATCH_WAIT} and a ReadIndex (so an empty answer
+   * means nothing was committed before the poll was sent).
    *
    * @param namespace the namespace
    * @param fromIndex the log index to start after, or −1 for now
@@ -478,17 +478,19 @@ public final class TtlEntries {
     return Math.max(1, wait.toMillis());
   }
 
-  /** One watch poll; {@code waitMillis} 0 answers at once. */
+  /** One watch poll; {@code waitMillis} 0 answers at once; {@code confirm} asks for a ReadIndex. */
   CompletableFuture<WatchPoll> pollAsync(String namespace, long fromIndex, long waitMillis,
-      List<String> keys) {
+      List<String> keys, boolean confirm) {
     long sent = clock.nanoTime();
     List<TtlRequest.WatchKey> asked = keys.stream().map(TtlRequest.WatchKey::new).toList();
-    return call(TtlOperation.WATCH, new TtlRequest.Watch(namespace, fromIndex, waitMillis, asked),
+    return call(TtlOperation.WATCH,
+        new TtlRequest.Watch(namespace, fromIndex, waitMillis, asked, confirm),
         TtlResponse.WatchReply.class).thenApply(r -> new WatchPoll(fromIndex,
             r.changes().stream().map(c -> new Change(c.index(), c.kind(), namespace, c.key(),
                 c.version(), LedgerTime.ofMillis(c.expiresAtMillis()), c.value())).toList(),
             r.throughIndex(), r.compacted(), r.truncated(),
-            r.entries().stream().map(TtlEntries::entry).toList(), r.readAtMillis(), sent));
+            r.entries().stream().map(TtlEntries::entry).toList(), r.readAtMillis(), sent,
+            r.confirmed()));
   }
 
   /** The clock this client's deadlines are judged by. */

@@ -52,7 +52,7 @@ public final class TtlWatch implements AutoCloseable {
       WatchPoll poll;
       try {
         CompletableFuture<WatchPoll> f =
-            entries.pollAsync(namespace, position, position < 0 ? 0 : waitMillis, List.of());
+            entries.pollAsync(namespace, position, position < 0 ? 0 : waitMillis, List.of(), false);
         inFlight = f;
         poll = f.get();
         failures = 0;

@@ -636,7 +636,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
 
   @Override
   public CompletableFuture<TtlWatchAnswer> watchTtl(String namespace, long fromIndex,
-      long waitMillis, List<String> keys, long deadlineNanos) {
+      long waitMillis, List<String> keys, boolean confirm, long deadlineNanos) {
     RaftServer.Division d = division;
     if (d != null && removed(d)) {
       return CompletableFuture.failedFuture(removedError());
@@ -669,24 +669,39 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         }
       }
     }
-    return ready
-        .thenCompose(woken -> query(new Query.GetNamespace(namespace), false, deadlineNanos))
-        .thenApply(confirmed -> stateMachine.withState(s -> {
-          long applied = s.appliedIndex();
-          TtlChangeLog.Slice slice = ttlChanges.read(namespace, fromIndex < 0 ? applied : fromIndex,
-              applied, TTL_WATCH_CHANGES_PER_ANSWER);
-          long readNow = clock.running() ? Math.max(clock.now(), s.nowMillis()) : s.nowMillis();
-          boolean truncated = slice.throughIndex() < applied && !slice.compacted();
-          List<EntryView> entries = new ArrayList<>();
-          if (!truncated) {
-            for (String key : keys) {
-              QueryResult r = s.query(new Query.GetEntry(namespace, key), readNow);
-              ((QueryResult.EntryAnswer) r).entry().ifPresent(entries::add);
-            }
-          }
-          return new TtlWatchAnswer(slice.changes(), slice.throughIndex(), slice.compacted(),
-              truncated, entries, readNow);
-        }));
+    boolean mustConfirm = confirm || !keys.isEmpty() || fromIndex < 0;
+    return ready.thenCompose(woken -> {
+      if (!mustConfirm) {
+        // Changes applied here were committed: facts, sent without a heartbeat round. Only an
+        // answer that claims "nothing more before you asked" needs the ReadIndex.
+        Optional<TtlWatchAnswer> facts = stateMachine.tryWithState(s ->
+            watchAnswer(s, namespace, fromIndex, keys, false));
+        if (facts.isPresent() && !facts.get().changes().isEmpty()) {
+          return CompletableFuture.completedFuture(facts.get());
+        }
+      }
+      return query(new Query.GetNamespace(namespace), false, deadlineNanos).thenApply(read ->
+          stateMachine.withState(s -> watchAnswer(s, namespace, fromIndex, keys, true)));
+    });
+  }
+
+  /** Under the state's read lock: the watch answer as of the applied index. */
+  private TtlWatchAnswer watchAnswer(CoordinatorState s, String namespace, long fromIndex,
+      List<String> keys, boolean confirmed) {
+    long applied = s.appliedIndex();
+    TtlChangeLog.Slice slice = ttlChanges.read(namespace, fromIndex < 0 ? applied : fromIndex,
+        applied, TTL_WATCH_CHANGES_PER_ANSWER);
+    long readNow = clock.running() ? Math.max(clock.now(), s.nowMillis()) : s.nowMillis();
+    boolean truncated = slice.throughIndex() < applied && !slice.compacted();
+    List<EntryView> entries = new ArrayList<>();
+    if (!truncated) {
+      for (String key : keys) {
+        QueryResult r = s.query(new Query.GetEntry(namespace, key), readNow);
+        ((QueryResult.EntryAnswer) r).entry().ifPresent(entries::add);
+      }
+    }
+    return new TtlWatchAnswer(slice.changes(), slice.throughIndex(), slice.compacted(),
+        truncated, entries, readNow, confirmed);
   }
 
   /** Changes held for TTL watches, and the watches waiting for one (monitoring). */

@@ -34,9 +34,11 @@ public interface Coordinator {
   /**
    * A TTL watch poll: the namespace's changes after log index {@code fromIndex} (−1: from now),
    * waiting up to {@code waitMillis} for one when there is none (not when {@code keys} is not
-   * empty), then confirmed by a ReadIndex as {@link #query} is, with the live entries of
-   * {@code keys} as of the answer's index. Fails NOT_LEADER on a follower.
+   * empty), with the live entries of {@code keys} as of the answer's index. Confirmed by a
+   * ReadIndex as {@link #query} is when {@code confirm}, when {@code keys} is not empty or when
+   * there are no changes; otherwise answered as soon as the changes are applied. Fails
+   * NOT_LEADER on a follower.
    */
   CompletableFuture<TtlWatchAnswer> watchTtl(String namespace, long fromIndex, long waitMillis,
-      List<String> keys, long deadlineNanos);
+      List<String> keys, boolean confirm, long deadlineNanos);
 }

@@ -548,7 +548,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         answer = coordinator.submit(new RequestKey(clientHigh, clientLow, requestId), m.command(), deadlineNanos);
       } else if (action instanceof Translation.WatchTtl w) {
         answer = coordinator.watchTtl(w.namespace(), w.fromIndex(), w.waitMillis(), w.keys(),
-            deadlineNanos);
+            w.confirm(), deadlineNanos);
       } else {
         Translation.Read r = (Translation.Read) action;
         answer = coordinator.query(r.query(), r.stale(), deadlineNanos);

@@ -61,8 +61,8 @@ public final class Translation {
   public record WhoAmI() implements Action {}
 
   /** A TTL watch poll (a long poll the coordinator answers, not a query of the state). */
-  public record WatchTtl(String namespace, long fromIndex, long waitMillis, List<String> keys)
-      implements Action {}
+  public record WatchTtl(String namespace, long fromIndex, long waitMillis, List<String> keys,
+      boolean confirm) implements Action {}
 
   private final int maxNameBytes;
   private final Operations operations;

@@ -97,7 +97,7 @@ final class TtlTranslation {
       }
       keys.add(k.key());
     }
-    return new Translation.WatchTtl(r.namespace(), r.fromIndex(), r.waitMillis(), keys);
+    return new Translation.WatchTtl(r.namespace(), r.fromIndex(), r.waitMillis(), keys, r.confirm());
   }
 
   /** The reply to TTL_WATCH. */
@@ -113,7 +113,7 @@ final class TtlTranslation {
       entries.add(entryInfo(e));
     }
     return new Response.Ttl(new TtlResponse.WatchReply(changes, a.throughIndex(), a.compacted(),
-        a.truncated(), entries, a.readAtMillis()));
+        a.truncated(), entries, a.readAtMillis(), a.confirmed()));
   }
 
   private static Action checked(String problem, Supplier<Command> command) {

@@ -85,7 +85,7 @@ public final class FakeCoordinator implements Coordinator {
 
   @Override
   public CompletableFuture<TtlWatchAnswer> watchTtl(String namespace, long fromIndex,
-      long waitMillis, java.util.List<String> keys, long deadlineNanos) {
+      long waitMillis, java.util.List<String> keys, boolean confirm, long deadlineNanos) {
     java.util.function.Supplier<CompletableFuture<TtlWatchAnswer>> a = watchAnswer;
     return a != null ? a.get() : CompletableFuture.failedFuture(new CoordinatorException(
         CoordinatorException.Reason.UNAVAILABLE, "no watch answer set", "", 0, false));

@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NearCacheNodeTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration SHORT_TTL = Duration.ofMillis(300);
   private final List<RationNode> nodes = new ArrayList<>();
   private final List<AutoCloseable> closing = new ArrayList<>();
 
@@ -192,11 +194,13 @@ class NearCacheNodeTest {
 
   /**
    * Goal: the coherence rule through writes and a leader kill. A writer puts versions of one key
-   * (and a short-lived key); a reader's near cache is read in a loop. Every get returns a version
-   * at least the newest the cache told its listener of before the get began, at least the newest
-   * acknowledged more than maxStaleness before it began, and never the short key after its TTL
-   * has passed since it was acknowledged. After the leader dies, reads go to the cluster until
-   * the cache is current again, then are answered from memory again.
+   * (and, every 25 puts, a key with a TTL of 300 ms); a reader's near cache is read in a loop.
+   * Every get returns a version at least the newest the cache told its listener of before the
+   * get began, at least the newest acknowledged more than maxStaleness before it began, and never
+   * a version of the short key once its TTL has passed since that put was acknowledged (unless
+   * the leader died in between: ledger time pauses for the election, and the entry lives on for
+   * it). After the leader dies, reads go to the cluster until the cache is current again, then
+   * are answered from memory again.
    */
   @Test
   void theCoherenceRuleHoldsThroughWritesAndALeaderKill(@TempDir Path dir) throws Exception {
@@ -218,8 +222,9 @@ class NearCacheNodeTest {
 
     // Acknowledged writes of k: (ack nanos, version), appended by the writer thread.
     List<long[]> acked = new CopyOnWriteArrayList<>();
-    AtomicLong shortAckNanos = new AtomicLong(Long.MAX_VALUE);
-    AtomicLong shortVersion = new AtomicLong();
+    // Versions of the short-lived key and when each put of it was acknowledged.
+    Map<Long, Long> shortAcks = new ConcurrentHashMap<>();
+    AtomicLong killNanos = new AtomicLong(Long.MAX_VALUE);
     long runNanos = TimeUnit.SECONDS.toNanos(14);
     long start = System.nanoTime();
     Thread writing = new Thread(() -> {
@@ -230,11 +235,10 @@ class NearCacheNodeTest {
           if (w.outcome() == Outcome.SUCCESS) {
             acked.add(new long[] {System.nanoTime(), w.version()});
           }
-          if (i == 20) {
-            WriteResult sw = writer.ttl().put("c", "short", utf8("s"), Duration.ofMillis(800));
+          if (i % 25 == 0) {
+            WriteResult sw = writer.ttl().put("c", "short", utf8("s"), SHORT_TTL);
             if (sw.outcome() == Outcome.SUCCESS) {
-              shortVersion.set(sw.version());
-              shortAckNanos.set(System.nanoTime());
+              shortAcks.put(sw.version(), System.nanoTime());
             }
           }
           Thread.sleep(20);
@@ -254,6 +258,7 @@ class NearCacheNodeTest {
     boolean shortSeenLive = false;
     while (System.nanoTime() - start < runNanos) {
       if (killed == null && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(5)) {
+        killNanos.set(System.nanoTime());
         killed = killLeader(writer, configs);
         hitsAfterKill = cache.stats().memoryHits();
       }
@@ -273,10 +278,16 @@ class NearCacheNodeTest {
         assertTrue(e.version() >= ackedBefore, "get returned version " + e.version()
             + " though " + ackedBefore + " was acknowledged more than " + staleness + " before");
         Optional<Entry> s = cache.get("short");
-        if (s.isPresent()) {
+        Long ack = s.map(x -> shortAcks.get(x.version())).orElse(null);
+        if (ack != null) {
           shortSeenLive = true;
-          assertTrue(began < shortAckNanos.get() + TimeUnit.MILLISECONDS.toNanos(800),
-              "the short entry was served after its TTL had passed since its acknowledgement");
+          // Ledger time runs with real time except across a leader change (it pauses for the
+          // election, so an entry then lives longer than its TTL): judged only without one.
+          boolean leaderChanged = ack < killNanos.get() && killNanos.get() < began;
+          assertTrue(leaderChanged || began - ack < SHORT_TTL.toNanos(),
+              "the short entry " + s.get() + " was served " + (began - ack) / 1_000_000
+                  + " ms after its put was acknowledged, past its TTL of " + SHORT_TTL + "; "
+                  + cache.stats());
         }
       } catch (RationException e) {
         failed++; // the cluster had to be asked during the election and could not answer
@@ -287,8 +298,7 @@ class NearCacheNodeTest {
     NearCache.Stats st = cache.stats();
     assertTrue(killed != null);
     assertTrue(gets > 100, "reads were served: " + gets + " ok, " + failed + " failed, " + st);
-    assertTrue(shortSeenLive || shortAckNanos.get() == Long.MAX_VALUE,
-        "the short entry was read while live at least once: " + st);
+    assertTrue(shortSeenLive, "the short entry was read while live at least once: " + st);
     assertTrue(st.memoryHits() > hitsAfterKill, "memory answered again after the kill: " + st);
     assertTrue(st.changesApplied() > 10, "changes were applied: " + st);
     Waits.upTo(WAIT).every(Duration.ofMillis(50)).until("the cache is current",

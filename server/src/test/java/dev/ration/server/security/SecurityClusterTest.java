@@ -179,7 +179,7 @@ class SecurityClusterTest {
           10, 1000, CapacityPolicy.REJECT));
       case TTL_NAMESPACE_GET -> new Request.Ttl(new TtlRequest.GetNamespaces(tenant + "/locks", false));
       case TTL_WATCH -> new Request.Ttl(new TtlRequest.Watch(tenant + "/locks", -1, 0,
-          List.of(new TtlRequest.WatchKey("k"))));
+          List.of(new TtlRequest.WatchKey("k")), true));
       case QUOTA_SET -> new Request.Quota(new QuotaRequest.SetQuota(new QuotaSpec(tenant, "jobs",
           QuotaKind.CONCURRENT, Window.NONE, 10, "jobs", 0, Overage.REJECT, 0, 0, 0, "x", 0, "r")));
       case QUOTA_GET -> new Request.Quota(new QuotaRequest.GetQuota(tenant, "jobs", false));
