@@ -540,7 +540,11 @@
   (same clock, so exact: expired iff now ≥ expiresAt); its value was written by some put/cas
   invocation of that key (any outcome: :info writes may have happened); its (version, value)
   matches any :ok write that reported that version; and its version is not older than an :ok
-  put/cas of the key that completed before the get was invoked (a stale read)."
+  put/cas of the key that completed before the get was invoked (a stale read). A get through a
+  near cache (:near? true) has no readAtMillis (memory knows no ledger time: its expiry is the
+  cache's own bound, tested on real nodes) and is held to the cache's staleness rule instead:
+  not older than an :ok put/cas that completed more than its :staleness-ms before it was
+  invoked."
   []
   (reify Checker
     (check [_ _ history _]
@@ -555,25 +559,28 @@
             writes-by-key (group-by #(get-in % [:value :key]) ok-writes)
             gets (filter #(and (h/ok? %) (= :get (:f %)) (get-in % [:value :found?])) cs)
             errs (vec (for [g gets
-                            :let [{:keys [key value version expires-at-ms read-at-ms]} (:value g)
+                            :let [{:keys [key value version expires-at-ms read-at-ms near? staleness-ms]} (:value g)
                                   w (get by-version [key version])
+                                  bound-ns (if near? (* 1000000 (long staleness-ms)) 0)
                                   newer (->> (writes-by-key key)
-                                             (filter #(and (precedes? % g) (> (get-in % [:value :version]) version)))
+                                             (filter #(and (< (:time %) (- (:invoke-time g) bound-ns))
+                                                           (> (get-in % [:value :version]) version)))
                                              (sort-by #(get-in % [:value :version]))
                                              last)]
-                            e [(when (<= expires-at-ms read-at-ms)
+                            e [(when (and read-at-ms (<= expires-at-ms read-at-ms))
                                  {:kind :expired-read :expires-at-ms expires-at-ms :read-at-ms read-at-ms})
                                (when-not (contains? written [key value])
                                  {:kind :never-written})
                                (when (and w (not= w value))
                                  {:kind :version-value-mismatch :written-value w})
                                (when newer
-                                 {:kind :stale-read :newer-write-index (:index newer)
+                                 {:kind (if near? :stale-near-read :stale-read) :newer-write-index (:index newer)
                                   :newer-version (get-in newer [:value :version])})]
                             :when e]
                         (merge {:index (:index g) :key key :value value :version version} e)))]
         {:valid? (empty? errs)
          :found-reads (count gets)
+         :near-reads (count (filter #(get-in % [:value :near?]) gets))
          :error-count (count errs)
          :errors (vec (take 10 errs))}))))
 

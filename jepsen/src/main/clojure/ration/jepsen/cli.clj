@@ -31,6 +31,9 @@
                          :checker checker/lease-checker}
    :reservation {:workload reservation/workload :checker reservation-checker/reservation-checker}
    :ttl {:workload ttl/workload :checker checker/ttl-checker}
+   ;; Gets through each client's near cache (a watch keeps it current): the freshness checker
+   ;; with the cache's staleness bound.
+   :ttl-near-cache {:workload #(ttl/workload (assoc % :near-cache? true)) :checker checker/ttl-checker}
    :pool {:workload pool/workload :checker pool-checker/pool-checker}
    ;; Pool 0 ignores its slot lease: expected :valid? false (the checker must bite).
    :pool-rogue {:workload #(pool/workload (assoc % :rogue-pools #{0})) :checker pool-checker/pool-checker}})
@@ -41,7 +44,7 @@
 
 (def variant-workloads
   "Variants of a workload that run in the CI matrix, not as rows of the full one."
-  #{:lease-stale-returns})
+  #{:lease-stale-returns :ttl-near-cache})
 
 (def pool-ci-cells
   "The pool workload under partitions between nodes, between the pools and the cluster, kills
@@ -51,7 +54,8 @@
 (def ci-matrix
   ;; membership-kill: a voter removed and wiped, then added back empty, inside kill windows.
   (into [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]
-         [:lease :membership-kill] [:lease-stale-returns :pause-leader]]
+         [:lease :membership-kill] [:lease-stale-returns :pause-leader]
+         [:ttl-near-cache :partition-leader]]
         pool-ci-cells))
 
 (def full-nemeses

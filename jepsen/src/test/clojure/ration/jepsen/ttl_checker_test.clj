@@ -28,6 +28,12 @@
                {:found? true :value value :version version :expires-at-ms expires :read-at-ms read-at}
                {:found? false :read-at-ms read-at})))
 
+(defn near-get [p k value version t0 t1]
+  (op p :get {:key k} t0 t1
+      :extra (if value
+               {:found? true :near? true :staleness-ms 1000 :value value :version version :expires-at-ms 3000}
+               {:found? false :near? true :staleness-ms 1000})))
+
 (defn lock [p l token t0 t1 & {:keys [type] :or {type :ok}}]
   (op p :lock {:lock l :owner (str "p" p) :ttl-ms 2000} t0 t1 :type type
       :extra (when (= :ok type) {:token token :expires-at-ms 99999})))
@@ -122,3 +128,18 @@
     (is (= :lock (:f un)) "no lock held: an unlock intent becomes a lock")
     (is (= {:lock "L1" :token 9} (:value un2)))
     (is (= {} (:held s3)))))
+
+(deftest near-cache-reads-are-held-to-their-staleness-bound
+  (testing "an older version within the bound after a newer write: allowed, and no readAt to judge expiry by"
+    (let [r (check (c/ttl-freshness) (put 0 "k0" "0-0" 5 3000 0 10) (put 0 "k0" "0-1" 6 3000 20 30)
+                   (near-get 1 "k0" "0-0" 5 500 510))]
+      (is (true? (:valid? r)) (pr-str r))
+      (is (= 1 (:near-reads r)))))
+  (testing "an older version more than the bound after a newer write completed: a stale near read"
+    (let [r (check (c/ttl-freshness) (put 0 "k0" "0-0" 5 3000 0 10) (put 0 "k0" "0-1" 6 3000 20 30)
+                   (near-get 1 "k0" "0-0" 5 1031 1040))]
+      (is (false? (:valid? r)))
+      (is (= [:stale-near-read] (map :kind (:errors r))))))
+  (testing "a value nobody wrote is caught through the cache too"
+    (let [r (check (c/ttl-freshness) (put 0 "k0" "0-0" 5 3000 0 10) (near-get 1 "k0" "7-7" 9 20 30))]
+      (is (= [:never-written] (map :kind (:errors r)))))))

@@ -14,6 +14,10 @@
                                                     :fail [:outcome :version_mismatch] + :current-version
     :refresh {:key :ttl-ms}                         ok + {:version :expires-at-ms}; :fail [:outcome :entry_unknown]
     :get     {:key}                                 ok + {:found? :read-at-ms [:value :version :expires-at-ms]}
+                                                    (:near-cache? opts: read through the thread's
+                                                    near cache, ok + {:found? :near? true
+                                                    :staleness-ms [:value :version :expires-at-ms]},
+                                                    no :read-at-ms: memory knows no ledger time)
     :lock    {:lock :owner :ttl-ms}                 ok + {:token :expires-at-ms}; :fail [:outcome :held]
     :unlock  {:lock :token}                         ok + {:released?}"
   (:require [ration.jepsen.client :as client]
@@ -24,7 +28,7 @@
            (dev.ration.wire Outcome)
            (dev.ration.protocol Request$Ttl Response$Ttl TtlRequest$Get
                                        TtlResponse$GetReply TtlResponse$EntryInfo)
-           (dev.ration.client.ttl Lock TtlEntries WriteResult DeleteResult)
+           (dev.ration.client.ttl Entry Lock NearCache NearCache$Options TtlEntries WriteResult DeleteResult)
            (java.nio.charset StandardCharsets)
            (java.time Duration)
            (java.util Optional)))
@@ -37,7 +41,11 @@
    :min-ttl-ms 1000
    :max-ttl-ms 3000
    :op-timeout-ms 3000
-   :request-deadline-ms 2000})
+   :request-deadline-ms 2000
+   ;; The near-cache variant: polls of 400 ms, memory answers while confirmed within 1 s.
+   :near-cache? false
+   :poll-wait-ms 400
+   :max-staleness-ms 1000})
 
 (defn- rand-ttl [opts]
   (+ (:min-ttl-ms opts) (gen/rand-int* (inc (- (:max-ttl-ms opts) (:min-ttl-ms opts))))))
@@ -83,13 +91,29 @@
 
 (defn- bytes-of [^String s] (.getBytes s StandardCharsets/UTF_8))
 
-(defrecord TtlClient [opts state ^RationClient conn]
+(defn near-entry->map
+  "A near cache's answer: what the freshness checker reads, with the staleness bound it promised."
+  [^Optional o staleness-ms]
+  (if (.isPresent o)
+    (let [^Entry e (.get o)]
+      {:found? true :near? true :staleness-ms staleness-ms
+       :value (String. (.value e) StandardCharsets/UTF_8) :version (.version e)
+       :expires-at-ms (.millis (.expiresAt e))})
+    {:found? false :near? true :staleness-ms staleness-ms}))
+
+(defn- open-near-cache ^NearCache [^RationClient c opts]
+  (.cached (.ttl c) namespace-name
+           (NearCache$Options. 10000 (Duration/ofMillis (:poll-wait-ms opts))
+                               (Duration/ofMillis (:max-staleness-ms opts)) (Duration/ofMillis 100) nil)))
+
+(defrecord TtlClient [opts state ^RationClient conn ^NearCache near]
   client/Client
   (open! [this test _node]
     (let [t (:thread this)
           addrs (db/client-addresses (:db test) test)
           c (client/open-ration-client addrs t opts (:seed test 0) (+ 1000 t))]
       (assoc this :conn c
+             :near (when (:near-cache? opts) (open-near-cache c opts))
              :state (atom {:cid t :next 0 :opts opts :versions {} :held {}}))))
 
   (setup! [_ _])
@@ -104,8 +128,11 @@
                 :cas (write-completion op (client/await! (.compareAndSetAsync ttl namespace-name (:key v) (long (:expected-version v))
                                                                               (bytes-of (:value v)) (Duration/ofMillis (long (:ttl-ms v)))) to))
                 :refresh (write-completion op (client/await! (.refreshAsync ttl namespace-name (:key v) (Duration/ofMillis (long (:ttl-ms v))) 0) to))
-                :get (let [^Response$Ttl r (client/await! (.call (RawClient/of conn) (Request$Ttl. (TtlRequest$Get. namespace-name (:key v) false))) to)]
-                       (assoc op :type :ok :value (merge v (get-reply->map (.response r)))))
+                :get (if near
+                       (assoc op :type :ok :value (merge v (near-entry->map (.get near ^String (:key v))
+                                                                            (:max-staleness-ms opts))))
+                       (let [^Response$Ttl r (client/await! (.call (RawClient/of conn) (Request$Ttl. (TtlRequest$Get. namespace-name (:key v) false))) to)]
+                         (assoc op :type :ok :value (merge v (get-reply->map (.response r))))))
                 :lock (let [^Optional ol (client/await! (.tryLockAsync ttl (:lock v) (:owner v) (Duration/ofMillis (long (:ttl-ms v)))) to)]
                         (if (.isPresent ol)
                           (let [^Lock l (.get ol)]
@@ -123,7 +150,9 @@
         c)))
 
   (teardown! [_ _])
-  (close! [_ _] (when conn (.close conn)))
+  (close! [_ _]
+    (when near (.close near))
+    (when conn (.close conn)))
 
   client/Reusable
   (reusable? [_ _] true)
@@ -146,7 +175,7 @@
   "{:name :opts :client :generator :final-generator}."
   [opts]
   (let [opts (merge defaults opts)]
-    {:name "ttl"
+    {:name (if (:near-cache? opts) "ttl-near-cache" "ttl")
      :opts opts
      :client (client opts)
      :generator (generator)
