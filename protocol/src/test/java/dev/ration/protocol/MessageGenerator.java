@@ -71,6 +71,7 @@ final class MessageGenerator {
     REPLY_CLASS.put(Kind.TTL_LIST, TtlResponse.ListReply.class);
     REPLY_CLASS.put(Kind.TTL_NAMESPACE_SET, TtlResponse.NamespaceReply.class);
     REPLY_CLASS.put(Kind.TTL_NAMESPACE_GET, TtlResponse.NamespaceList.class);
+    REPLY_CLASS.put(Kind.TTL_WATCH, TtlResponse.WatchReply.class);
     REPLY_CLASS.put(Kind.QUOTA_SET, QuotaResponse.QuotaSetReply.class);
     REPLY_CLASS.put(Kind.QUOTA_GET, QuotaResponse.QuotaFound.class);
     REPLY_CLASS.put(Kind.QUOTA_LIST, QuotaResponse.QuotaList.class);

@@ -1,5 +1,6 @@
 package dev.ration.protocol;
 
+import dev.ration.wire.ttl.ChangeKind;
 import dev.ration.wire.CapacityPolicy;
 
 import dev.ration.wire.ttl.NamespaceView;
@@ -50,6 +51,7 @@ class TtlMessagesGoldenTest {
     assertEquals(0x26, Kind.TTL_NAMESPACE_SET.code());
     assertEquals(0x27, Kind.TTL_NAMESPACE_GET.code());
     assertEquals(0x28, Kind.TTL_UPDATE.code());
+    assertEquals(0x29, Kind.TTL_WATCH.code());
     assertEquals(20, Outcome.ENTRY_UNKNOWN.code());
     assertEquals(21, Outcome.NAMESPACE_FULL.code());
   }
@@ -149,5 +151,33 @@ class TtlMessagesGoldenTest {
     // a list declaring 2^32-1 entries
     assertThrows(MalformedMessageException.class, () -> MessageCodec.decodeResponse(Kind.TTL_LIST,
         HEX.parseHex("0000" + "ffffffff")));
+  }
+
+  @Test
+  void watchRequestAndReply() throws Exception {
+    TtlRequest.Watch w = new TtlRequest.Watch("n", 41, 1000, List.of(new TtlRequest.WatchKey("k")), true);
+    assertEquals(new Request.Ttl(w), request(w, 9,
+        "00000009" + "00016e" + "0000000000000029" + "00000000000003e8" + "00000001" + "00016b"
+            + "01"));
+    request(new TtlRequest.Watch("n", -1, 0, List.of(), false), 1,
+        "00000001" + "00016e" + "ffffffffffffffff" + "0000000000000000" + "00000000" + "00");
+    Response r = response(Kind.TTL_WATCH, new TtlResponse.WatchReply(List.of(
+            new TtlResponse.ChangeInfo(42, ChangeKind.PUT, "k", 9, 2000, new byte[] {'a'}),
+            new TtlResponse.ChangeInfo(43, ChangeKind.EXPIRE, "k", 9, 2000, new byte[0])),
+            43, false, false, List.of(), 1500, false),
+        "0000" + "00000002"
+            + "000000000000002a" + "01" + "00016b" + "0000000000000009" + "00000000000007d0"
+            + "00000001" + "61"
+            + "000000000000002b" + "04" + "00016b" + "0000000000000009" + "00000000000007d0"
+            + "00000000"
+            + "000000000000002b" + "00" + "00" + "00000000" + "00000000000005dc" + "00");
+    TtlResponse.WatchReply reply = (TtlResponse.WatchReply) ((Response.Ttl) r).response();
+    assertEquals(ChangeKind.EXPIRE, reply.changes().get(1).kind());
+    assertArrayEquals(new byte[] {'a'}, reply.changes().get(0).value());
+    String entry = "00016e" + "00016b" + "00000001" + "61" + "0000000000000009" + "7fffffffffffffff";
+    response(Kind.TTL_WATCH, new TtlResponse.WatchReply(List.of(), 50, true, false, List.of(
+            new TtlResponse.EntryInfo("n", "k", new byte[] {'a'}, 9, Long.MAX_VALUE)), 7, true),
+        "0000" + "00000000" + "0000000000000032" + "01" + "00" + "00000001" + entry
+            + "0000000000000007" + "01");
   }
 }

@@ -206,6 +206,9 @@ public final class NearCache implements AutoCloseable {
    */
   public Optional<Entry> get(String key) {
     Objects.requireNonNull(key, "key");
+    if (closed) {
+      return TtlEntries.join(entries.getAsync(namespace, key));
+    }
     if (isCurrent()) {
       Optional<Slot> held = cache.get(key);
       if (held.isPresent()) {
@@ -406,12 +409,13 @@ public final class NearCache implements AutoCloseable {
     }
   }
 
-  /** Stops the watch; later gets ask the cluster. */
+  /** Stops the watch; later gets are plain reads through the cluster, and nothing is held. */
   @Override
   public void close() {
     closed = true;
     confirmed = false;
     poller.interrupt();
+    cache = newCache();
     try {
       poller.join(options.pollWait().toMillis() + 5000);
     } catch (InterruptedException e) {

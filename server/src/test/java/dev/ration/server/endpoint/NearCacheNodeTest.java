@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Ratis, RocksDB, the Netty endpoint on loopback), a writer on one client and the watcher or
  * cache on another: every change told in log order and resumable; the coherence rule (never
  * older than a change told, never expired, never staler than its bound) through writes and a
- * leader kill; a cache that missed changes across a restart of every node resyncs.
+ * leader kill; a cache that missed changes across a restart of every node resyncs, and a
+ * restarted reader starts empty and serves from memory again.
  */
 class NearCacheNodeTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -381,6 +382,17 @@ class NearCacheNodeTest {
     Set<Long> versions = new HashSet<>();
     seen.changes.forEach(c -> versions.add(c.version()));
     assertTrue(!versions.contains(v3.version()), "v3 was never told as a change: it was missed");
+
+    // The reader restarts: a new client and cache start empty, load, and answer from memory.
+    cache.close();
+    RationClient restarted = client(addresses, Duration.ofSeconds(5));
+    NearCache again = restarted.ttl().cached("r", NearCache.Options.defaults());
+    closing.add(again);
+    again.awaitCurrent(30, TimeUnit.SECONDS);
+    assertEquals(v3.version(), again.get("k").orElseThrow().version());
+    assertEquals(v3.version(), again.get("k").orElseThrow().version());
+    assertEquals(1, again.stats().loads(), again.stats().toString());
+    assertEquals(1, again.stats().memoryHits(), again.stats().toString());
   }
 
   private String killLeader(RationClient admin, List<ServerConfig> configs) {
