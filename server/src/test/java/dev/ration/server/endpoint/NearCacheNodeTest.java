@@ -82,6 +82,18 @@ class NearCacheNodeTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /** A put retried until the cluster has a leader that takes it. */
+  private static WriteResult firstWrite(RationClient writer, String ns, String key, String value) {
+    return ok(Waits.upTo(WAIT).every(Duration.ofMillis(100)).until("a write to " + ns + "/" + key,
+        () -> {
+          try {
+            return writer.ttl().put(ns, key, utf8(value), Duration.ofMinutes(5));
+          } catch (RationException e) {
+            return null; // no leader yet
+          }
+        }, w -> w != null));
+  }
+
   private static WriteResult ok(WriteResult w) {
     assertEquals(Outcome.SUCCESS, w.outcome(), w.message());
     return w;
@@ -119,9 +131,7 @@ class NearCacheNodeTest {
     List<String> addresses = start(configs);
     RationClient writer = client(addresses, Duration.ofSeconds(15));
     RationClient watcher = client(addresses, Duration.ofSeconds(15));
-    ok(Waits.upTo(WAIT).every(Duration.ofMillis(100)).until("a first write",
-        () -> { try { return writer.ttl().put("w", "warm", utf8("x"), Duration.ofMinutes(1)); }
-                catch (RationException e) { return null; } }, w -> w != null));
+    firstWrite(writer, "w", "warm", "x");
     Collected all = new Collected();
     TtlWatch watch = watcher.ttl().watch("w", -1, all);
     closing.add(watch);
@@ -209,9 +219,7 @@ class NearCacheNodeTest {
     List<String> addresses = start(configs);
     RationClient writer = client(addresses, Duration.ofSeconds(15));
     RationClient reader = client(addresses, Duration.ofSeconds(3));
-    ok(Waits.upTo(WAIT).every(Duration.ofMillis(100)).until("a first write",
-        () -> { try { return writer.ttl().put("c", "k", utf8("0"), Duration.ofMinutes(5)); }
-                catch (RationException e) { return null; } }, w -> w != null));
+    firstWrite(writer, "c", "k", "0");
     AtomicLong told = new AtomicLong();
     Duration staleness = Duration.ofMillis(1_500);
     NearCache cache = reader.ttl().cached("c", NearCache.Options.defaults()
@@ -319,9 +327,7 @@ class NearCacheNodeTest {
     List<String> addresses = start(configs);
     RationClient writer = client(addresses, Duration.ofSeconds(15));
     RationClient reader = client(addresses, Duration.ofSeconds(5));
-    ok(Waits.upTo(WAIT).every(Duration.ofMillis(100)).until("a first write",
-        () -> { try { return writer.ttl().put("r", "k", utf8("v1"), Duration.ofMinutes(5)); }
-                catch (RationException e) { return null; } }, w -> w != null));
+    firstWrite(writer, "r", "k", "v1");
     CountDownLatch blocked = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     Set<String> armed = ConcurrentHashMap.newKeySet();
@@ -366,9 +372,7 @@ class NearCacheNodeTest {
     }
     nodes.clear();
     start(configs);
-    ok(Waits.upTo(WAIT).every(Duration.ofMillis(100)).until("the restarted cluster writes",
-        () -> { try { return writer.ttl().put("r", "other", utf8("x"), Duration.ofMinutes(5)); }
-                catch (RationException e) { return null; } }, w -> w != null));
+    firstWrite(writer, "r", "other", "x");
     release.countDown();
 
     Waits.upTo(WAIT).every(Duration.ofMillis(50)).until("the cache resynced",
