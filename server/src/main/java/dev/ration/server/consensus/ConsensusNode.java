@@ -689,8 +689,13 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   private TtlWatchAnswer watchAnswer(CoordinatorState s, String namespace, long fromIndex,
       List<String> keys, boolean confirmed) {
     long applied = s.appliedIndex();
-    TtlChangeLog.Slice slice = ttlChanges.read(namespace, fromIndex < 0 ? applied : fromIndex,
-        applied, TTL_WATCH_CHANGES_PER_ANSWER);
+    // After a ReadIndex the applied index covers every committed entry, so a position beyond it
+    // was never this cluster's (another cluster's, or one before a restore to an older backup):
+    // the watcher cannot know what it missed, and is told so.
+    TtlChangeLog.Slice slice = confirmed && fromIndex > applied
+        ? new TtlChangeLog.Slice(List.of(), applied, true)
+        : ttlChanges.read(namespace, fromIndex < 0 ? applied : fromIndex, applied,
+            TTL_WATCH_CHANGES_PER_ANSWER);
     long readNow = clock.running() ? Math.max(clock.now(), s.nowMillis()) : s.nowMillis();
     boolean truncated = slice.throughIndex() < applied && !slice.compacted();
     List<EntryView> entries = new ArrayList<>();

@@ -178,6 +178,15 @@ class NearCacheNodeTest {
         () -> resumed.changes.size(), n -> n >= all.changes.size() - 2);
     assertEquals(all.changes.subList(2, all.changes.size()), resumed.changes);
     assertTrue(all.compacted.isEmpty() && resumed.compacted.isEmpty(), "nothing was missed");
+    // A position this cluster never reached (another cluster's, or from before a restore):
+    // told "compacted" after one poll's wait, and continued from the cluster's own index.
+    Collected foreign = new Collected();
+    TtlWatch fromElsewhere = watcher.ttl().watch("w", 1_000_000_000L, foreign);
+    closing.add(fromElsewhere);
+    Waits.upTo(WAIT).every(Duration.ofMillis(50)).until("the foreign position told compacted",
+        () -> foreign.compacted, c -> !c.isEmpty());
+    assertTrue(foreign.compacted.get(0) < 1_000_000_000L, foreign.compacted.toString());
+    assertEquals(foreign.compacted.get(0), fromElsewhere.position());
     // The leader shows the polls waiting at it and every node the changes it holds.
     Waits.upTo(WAIT).every(Duration.ofMillis(100)).until("polls waiting on /metrics",
         () -> metricSum(configs, "ration_ttl_watch_polls_waiting"), n -> n >= 1);
