@@ -1,6 +1,6 @@
 package dev.ration.cli;
 
-import dev.ration.wire.ttl.ChangeKind;
+import dev.ration.wire.ChangeKind;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

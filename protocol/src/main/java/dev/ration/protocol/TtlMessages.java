@@ -13,7 +13,7 @@ import static dev.ration.wire.shape.Fields.str;
 import dev.ration.wire.CapacityPolicy;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.shape.Shape;
-import dev.ration.wire.ttl.ChangeKind;
+import dev.ration.wire.ChangeKind;
 import dev.ration.wire.ttl.NamespaceView;
 
 /**

@@ -1,6 +1,6 @@
 package dev.ration.protocol;
 
-import dev.ration.wire.ttl.ChangeKind;
+import dev.ration.wire.ChangeKind;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.ttl.NamespaceView;
 

@@ -1,7 +1,7 @@
 package dev.ration.client.ttl;
 
 import dev.ration.client.time.LedgerTime;
-import dev.ration.wire.ttl.ChangeKind;
+import dev.ration.wire.ChangeKind;
 import java.util.Arrays;
 
 /**

@@ -1,6 +1,5 @@
 package dev.ration.client.ttl;
 
-import dev.ration.client.RationException;
 import dev.ration.client.time.MonotonicClock;
 import dev.ration.client.time.MonotonicInstant;
 import dev.ration.client.ttl.cache.EvictionPolicy;
@@ -202,7 +201,8 @@ public final class NearCache implements AutoCloseable {
    *
    * @param key the key
    * @return the live entry, or empty
-   * @throws RationException when the cluster had to be asked and could not answer
+   * @throws RuntimeException the client's {@code RationException}, when the cluster had to be
+   *     asked and could not answer
    */
   public Optional<Entry> get(String key) {
     Objects.requireNonNull(key, "key");
@@ -316,7 +316,7 @@ public final class NearCache implements AutoCloseable {
         }
         pollFailures.increment();
         failures++;
-        if (e.getCause() instanceof RationException re && options.listener() != null) {
+        if (e.getCause() instanceof RuntimeException re && options.listener() != null) {
           tell(() -> options.listener().onError(re));
         }
         try {

@@ -1,6 +1,5 @@
 package dev.ration.client.ttl;
 
-import dev.ration.client.RationException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -63,12 +62,8 @@ public final class TtlWatch implements AutoCloseable {
           break;
         }
         failures++;
-        if (e.getCause() instanceof RationException re) {
+        if (e.getCause() instanceof RuntimeException re) {
           tell(() -> listener.onError(re));
-        } else if (e.getCause() instanceof RuntimeException re) {
-          // Not a call failure (a reply of the wrong type): a bug, and the next poll would repeat it.
-          started.completeExceptionally(re);
-          throw re;
         }
         if (!pause(Math.min(MAX_PAUSE_MILLIS, 25L << Math.min(failures, 6)))) {
           break;

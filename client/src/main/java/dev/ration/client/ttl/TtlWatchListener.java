@@ -1,6 +1,5 @@
 package dev.ration.client.ttl;
 
-import dev.ration.client.RationException;
 import java.util.List;
 
 /**
@@ -28,10 +27,10 @@ public interface TtlWatchListener {
   default void onCompacted(long throughIndex) {}
 
   /**
-   * A poll failed after the client's own retries; the watch tries again from the same
-   * position after a pause.
+   * A poll failed after the client's own retries (the client's {@code RationException}); the
+   * watch tries again from the same position after a pause.
    *
    * @param failure why
    */
-  default void onError(RationException failure) {}
+  default void onError(RuntimeException failure) {}
 }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.ttl.TtlChange;
 import dev.ration.wire.Bytes;
-import dev.ration.wire.ttl.ChangeKind;
+import dev.ration.wire.ChangeKind;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;

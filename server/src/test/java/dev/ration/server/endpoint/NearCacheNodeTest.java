@@ -19,7 +19,7 @@ import dev.ration.server.limiter.ThreeNodes;
 import dev.ration.testkit.Waits;
 import dev.ration.wire.CapacityPolicy;
 import dev.ration.wire.Outcome;
-import dev.ration.wire.ttl.ChangeKind;
+import dev.ration.wire.ChangeKind;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

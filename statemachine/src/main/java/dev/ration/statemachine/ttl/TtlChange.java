@@ -1,7 +1,7 @@
 package dev.ration.statemachine.ttl;
 
 import dev.ration.wire.Bytes;
-import dev.ration.wire.ttl.ChangeKind;
+import dev.ration.wire.ChangeKind;
 
 /**
  * One change the TTL ledger made to an entry while applying a log entry: what a watch reports.

@@ -3,7 +3,7 @@ package dev.ration.statemachine.ttl;
 import dev.ration.statemachine.query.EntryView;
 
 import dev.ration.wire.Bytes;
-import dev.ration.wire.ttl.ChangeKind;
+import dev.ration.wire.ChangeKind;
 
 import dev.ration.wire.ttl.NamespaceView;
 

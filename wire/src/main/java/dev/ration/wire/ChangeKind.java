@@ -1,4 +1,4 @@
-package dev.ration.wire.ttl;
+package dev.ration.wire;
 
 /**
  * What happened to a TTL entry, as a watch reports it. Codes are append-only (they are on the
