@@ -164,7 +164,7 @@ public final class NearCache implements AutoCloseable {
   private volatile TtlCache<String, Slot> cache;
   /** Guarded by applyLock; −1 until the first answer. */
   private long position = -1;
-  /** The send time of the newest complete answer applied; memory answers while it is recent. */
+  /** The send time of the newest confirmed answer applied; memory answers while it is recent. */
   private volatile long confirmedSentNanos;
   private volatile boolean confirmed;
   private volatile boolean closed;
@@ -223,8 +223,8 @@ public final class NearCache implements AutoCloseable {
   }
 
   /**
-   * Whether {@link #get} answers from memory now: the last complete answer was sent within
-   * {@link Options#maxStaleness}.
+   * Whether {@link #get} answers from memory now: the last confirmed, complete answer was sent
+   * within {@link Options#maxStaleness}.
    *
    * @return whether the cache is current
    */
@@ -281,9 +281,9 @@ public final class NearCache implements AutoCloseable {
       return TtlEntries.join(entries.getAsync(namespace, key));
     }
     WatchPoll answer = TtlEntries.join(entries.pollAsync(namespace, from, 0, List.of(key), true));
-    apply(answer, List.of(key));
-    if (answer.truncated()) {
-      // Too many changes since the position to carry the entry too: the poller catches up.
+    if (!apply(answer, List.of(key))) {
+      // The answer carried no entry (too many changes since the position), or the watch had
+      // applied (and told) newer changes while it travelled: a read started now sees them.
       return TtlEntries.join(entries.getAsync(namespace, key));
     }
     return answer.entries().stream().filter(e -> e.key().equals(key)).findFirst();
@@ -331,12 +331,16 @@ public final class NearCache implements AutoCloseable {
 
   /**
    * Applies an answer read at one index: its changes past the position, then (when the answer
-   * is at or past the position and complete) the asked keys' entries as of its index.
+   * is at or past the position and complete) the asked keys' entries as of its index. Returns
+   * whether those entries were taken: false when they are older than what was applied.
    */
-  private void apply(WatchPoll answer, List<String> asked) {
+  private boolean apply(WatchPoll answer, List<String> asked) {
     TtlWatchListener l = options.listener();
     synchronized (applyLock) {
       if (answer.compacted()) {
+        if (answer.throughIndex() < position) {
+          return false; // a newer answer already moved the cache on
+        }
         cache = newCache();
         position = answer.throughIndex();
         resyncs.increment();
@@ -355,7 +359,7 @@ public final class NearCache implements AutoCloseable {
           tell(() -> l.onChanges(news, through));
         }
         if (behind || answer.truncated()) {
-          return; // its entries are older than what is applied, or missing
+          return false; // its entries are older than what is applied, or missing
         }
       }
       for (String key : asked) {
@@ -367,6 +371,7 @@ public final class NearCache implements AutoCloseable {
             answer.sentNanos());
         confirmed = true;
       }
+      return true;
     }
   }
 
