@@ -659,11 +659,11 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         CompletableFuture<Void> waiting = ready;
         try {
           watchTimers.schedule(() -> {
-            ttlChanges.cancel(waiting);
+            ttlChanges.cancel(namespace, waiting);
             waiting.complete(null);
           }, waitFor, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-          ttlChanges.cancel(waiting);
+          ttlChanges.cancel(namespace, waiting);
           return CompletableFuture.failedFuture(new CoordinatorException(Reason.UNAVAILABLE,
               "node " + options.nodeId() + " is shutting down", "", 100, false));
         }

@@ -36,7 +36,10 @@ public final class TtlChangeLog {
   private final long maxBytes;
   private final Executor wakeups;
   private final ArrayDeque<Indexed> held = new ArrayDeque<>();
-  private final List<Waiter> waiters = new ArrayList<>();
+  /** Waiting polls by namespace: an entry wakes only its namespaces' polls. */
+  private final java.util.HashMap<String, List<Waiter>> waiters = new java.util.HashMap<>();
+  /** The index of each namespace's newest change held or dropped since the last reset. */
+  private final java.util.HashMap<String, Long> newestByNamespace = new java.util.HashMap<>();
   private long bytes;
   private long floorIndex;
   private long dropped;
@@ -59,9 +62,11 @@ public final class TtlChangeLog {
     List<Waiter> wake;
     synchronized (this) {
       held.clear();
+      newestByNamespace.clear();
       bytes = 0;
       floorIndex = appliedIndex;
-      wake = new ArrayList<>(waiters);
+      wake = new ArrayList<>();
+      waiters.values().forEach(wake::addAll);
       waiters.clear();
     }
     wakeAll(wake);
@@ -77,31 +82,39 @@ public final class TtlChangeLog {
       for (TtlChange c : changes) {
         held.addLast(new Indexed(index, c));
         bytes += c.weight();
+        newestByNamespace.put(c.namespace(), index);
       }
+      long floorBefore = floorIndex;
       while (held.size() > maxChanges || (bytes > maxBytes && held.size() > 1)) {
         Indexed gone = held.removeFirst();
         bytes -= gone.change().weight();
         floorIndex = Math.max(floorIndex, gone.index());
         dropped++;
       }
-      for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
-        Waiter w = it.next();
-        if (w.afterIndex() < floorIndex || touches(changes, w.namespace())) {
-          wake.add(w);
-          it.remove();
+      for (TtlChange c : changes) {
+        List<Waiter> ofNamespace = waiters.remove(c.namespace());
+        if (ofNamespace != null) {
+          wake.addAll(ofNamespace);
+        }
+      }
+      if (floorIndex > floorBefore) {
+        // Polls whose index fell below the floor are answered "compacted" now, not at their wait.
+        for (Iterator<List<Waiter>> lists = waiters.values().iterator(); lists.hasNext(); ) {
+          List<Waiter> list = lists.next();
+          for (Iterator<Waiter> it = list.iterator(); it.hasNext(); ) {
+            Waiter w = it.next();
+            if (w.afterIndex() < floorIndex) {
+              wake.add(w);
+              it.remove();
+            }
+          }
+          if (list.isEmpty()) {
+            lists.remove();
+          }
         }
       }
     }
     wakeAll(wake);
-  }
-
-  private static boolean touches(List<TtlChange> changes, String namespace) {
-    for (TtlChange c : changes) {
-      if (c.namespace().equals(namespace)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private void wakeAll(List<Waiter> wake) {
@@ -119,23 +132,24 @@ public final class TtlChangeLog {
       return CompletableFuture.completedFuture(null);
     }
     CompletableFuture<Void> woken = new CompletableFuture<>();
-    waiters.add(new Waiter(namespace, afterIndex, woken));
+    waiters.computeIfAbsent(namespace, n -> new ArrayList<>()).add(new Waiter(namespace, afterIndex, woken));
     return woken;
   }
 
   /** Withdraws a wait that is no longer wanted (its watch answered on a timer). */
-  public synchronized void cancel(CompletableFuture<Void> woken) {
-    waiters.removeIf(w -> w.woken() == woken);
-  }
-
-  private long newestIndexOf(String namespace) {
-    for (Iterator<Indexed> it = held.descendingIterator(); it.hasNext(); ) {
-      Indexed i = it.next();
-      if (i.change().namespace().equals(namespace)) {
-        return i.index();
+  public synchronized void cancel(String namespace, CompletableFuture<Void> woken) {
+    List<Waiter> list = waiters.get(namespace);
+    if (list != null) {
+      list.removeIf(w -> w.woken() == woken);
+      if (list.isEmpty()) {
+        waiters.remove(namespace);
       }
     }
-    return Long.MIN_VALUE;
+  }
+
+  /** O(1): a poll of a quiet namespace must not walk a buffer other namespaces filled. */
+  private long newestIndexOf(String namespace) {
+    return newestByNamespace.getOrDefault(namespace, Long.MIN_VALUE);
   }
 
   /**
@@ -187,6 +201,6 @@ public final class TtlChangeLog {
 
   /** Watches waiting for a change now. */
   public synchronized int waiting() {
-    return waiters.size();
+    return waiters.values().stream().mapToInt(List::size).sum();
   }
 }

@@ -96,7 +96,7 @@ class TtlChangeLogTest {
     log.reset(0);
     CompletableFuture<Void> a = log.awaitChange("a", 0);
     CompletableFuture<Void> cancelled = log.awaitChange("a", 0);
-    log.cancel(cancelled);
+    log.cancel("a", cancelled);
     assertEquals(1, log.waiting());
     log.appended(1, List.of(put("b", "k", 1)));
     assertFalse(a.isDone(), "another namespace's change");
@@ -107,6 +107,20 @@ class TtlChangeLogTest {
     assertFalse(log.awaitChange("a", 2).isDone());
     log.reset(5);
     assertEquals(0, log.waiting(), "a reset wakes every waiter: they read 'compacted'");
+  }
+
+  @Test
+  void aWaiterBelowARisingFloorIsWokenToBeToldCompacted() {
+    TtlChangeLog log = new TtlChangeLog(2, 1 << 20, Runnable::run);
+    log.reset(0);
+    CompletableFuture<Void> quiet = log.awaitChange("quiet", 0);
+    log.appended(1, List.of(put("busy", "x", 1)));
+    log.appended(2, List.of(put("busy", "y", 2)));
+    assertFalse(quiet.isDone(), "nothing dropped yet");
+    log.appended(3, List.of(put("busy", "z", 3)));
+    assertTrue(quiet.isDone(), "change 1 dropped: the quiet namespace's poll at 0 is below the floor");
+    assertTrue(log.read("quiet", 0, 3, 10).compacted());
+    assertEquals(0, log.waiting());
   }
 
   @Test
