@@ -3,6 +3,10 @@ package dev.ration.examples;
 import dev.ration.client.LimitSpec;
 import dev.ration.client.RationClient;
 import dev.ration.client.time.MonotonicInstant;
+import dev.ration.client.ttl.Change;
+import dev.ration.client.ttl.NearCache;
+import dev.ration.client.ttl.TtlWatch;
+import dev.ration.client.ttl.TtlWatchListener;
 import dev.ration.client.ttl.cache.CacheStats;
 import dev.ration.client.ttl.cache.EvictionPolicy;
 import dev.ration.client.ttl.cache.TtlCache;
@@ -203,6 +207,26 @@ public final class DocSnippets {
     byte[] v = cache.getOrLoad("u-44", Duration.ofMinutes(30), key -> fetch(key));
     CacheStats stats = cache.stats();
     // end::ttl-cache[]
+  }
+
+  static void ttlWatch(RationClient client) {
+    // tag::ttl-watch[]
+    TtlWatch w = client.ttl().watch("flags", -1, new TtlWatchListener() {   // -1: from now
+      public void onChanges(List<Change> changes, long throughIndex) { /* in log order */ }
+      public void onCompacted(long throughIndex) { /* missed changes: read again */ }
+    });
+    long resumeFrom = w.position();   // later: client.ttl().watch("flags", resumeFrom, listener)
+    w.close();
+    // end::ttl-watch[]
+  }
+
+  static void ttlNearCache(RationClient client) {
+    // tag::ttl-near-cache[]
+    NearCache flags = client.ttl().cached("flags", NearCache.Options.defaults()
+        .withMaxEntries(50_000).withStaleness(Duration.ofSeconds(1), Duration.ofSeconds(2)));
+    Optional<Entry> f = flags.get("checkout-v2");   // memory after the first read of the key
+    // end::ttl-near-cache[]
+    flags.close();
   }
 
   /** What the cache snippet loads a missing key from. */
