@@ -166,7 +166,7 @@ final class TtlCommand {
         description = "Start after this log index (-1, the default: from now).")
     long fromIndex;
     @Option(names = "--count", defaultValue = "0", paramLabel = "N",
-        description = "Stop after N changes (0, the default: no limit).")
+        description = "Stop after N changes and the rest of the last one's log entry (0, the default: no limit).")
     long count;
     @Option(names = "--for", paramLabel = "DURATION",
         description = "Stop after this long, e.g. 30s (default: until interrupted).")
@@ -209,10 +209,14 @@ final class TtlCommand {
             err.println("warning: " + why);
           }
         }
+        long lastIndex = Long.MIN_VALUE;
         for (TtlResponse.ChangeInfo c : r.changes()) {
-          if (c.index() <= position || (count != 0 && printed >= count)) {
+          // A log entry's changes are printed together, so --from-index resumes exactly.
+          if (c.index() <= position
+              || (count != 0 && printed >= count && c.index() != lastIndex)) {
             continue;
           }
+          lastIndex = c.index();
           Fields f = TtlViews.change(ns.namespace, c);
           out.println(json ? Instants.add(f, java.util.Optional.of(clock)).toJson()
               : TtlViews.changeLine(c, clock));
@@ -220,7 +224,8 @@ final class TtlCommand {
         }
         out.flush();
         err.flush();
-        position = Math.max(position, r.throughIndex());
+        // "compacted" may name an index below the position (one this cluster never reached).
+        position = r.compacted() ? r.throughIndex() : Math.max(position, r.throughIndex());
       }
       return Exit.OK;
     }

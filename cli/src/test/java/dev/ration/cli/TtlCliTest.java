@@ -197,4 +197,24 @@ class TtlCliTest {
     assertEquals(Exit.USAGE, r.exitCode(), r.toString());
     assertTrue(r.err().contains("--from-index: -2 < -1"), r.err());
   }
+
+  @Test
+  void watchPrintsTheRestOfTheLastChangesLogEntrySoAResumeMissesNothing() {
+    h.gateway.script = r -> {
+      TtlRequest.Watch w = (TtlRequest.Watch) sent(r);
+      return new Response.Ttl(w.fromIndex() == -1
+          ? new TtlResponse.WatchReply(List.of(), 49, false, false, List.of(), 1_000, true)
+          : new TtlResponse.WatchReply(List.of(
+              new TtlResponse.ChangeInfo(50, ChangeKind.EVICT, "old", 3, 9_000, new byte[0]),
+              new TtlResponse.ChangeInfo(50, ChangeKind.PUT, "new", 4, 9_500, new byte[] {'v'}),
+              new TtlResponse.ChangeInfo(51, ChangeKind.DELETE, "new", 4, 9_500, new byte[0])),
+              51, false, false, List.of(), 2_000, false));
+    };
+    CliHarness.Run r = h.run("ttl", "watch", "--count", "1");
+    assertEquals(0, r.exitCode(), r.toString());
+    String[] lines = r.out().split("\\n");
+    assertEquals(2, lines.length, r.out());
+    assertEquals("50 EVICT old version 3", lines[0]);
+    assertTrue(lines[1].startsWith("50 PUT new version 4"), lines[1]);
+  }
 }

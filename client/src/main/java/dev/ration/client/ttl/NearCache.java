@@ -49,7 +49,10 @@ public final class NearCache implements AutoCloseable {
    * @param maxStaleness how old the last complete answer may be for memory to answer
    * @param expiryMargin how long before its ledger expiry an entry is no longer served from
    *     memory: covers clock skew between the nodes that judge expiry
-   * @param listener told of every change the cache applies, after it applied it (may be null)
+   * @param listener told of every change the cache applies, after it applied it, in log order
+   *     (may be null); called with the cache's apply lock held, on the thread that applied the
+   *     change (the cache's watch thread, or a reader whose miss brought it): it must return
+   *     quickly and must not call the cache
    */
   public record Options(long maxEntries, Duration pollWait, Duration maxStaleness,
       Duration expiryMargin, TtlWatchListener listener) {
@@ -67,9 +70,12 @@ public final class NearCache implements AutoCloseable {
         throw new IllegalArgumentException("maxEntries " + maxEntries + " < 1");
       }
       TtlEntries.waitMillis(pollWait);
-      if (maxStaleness.compareTo(pollWait) <= 0) {
+      if (maxStaleness.compareTo(pollWait.multipliedBy(2)) <= 0) {
+        // An idle poll is answered after its wait, and its confirmation dates from when it was
+        // sent: just before the next answer arrives it is two waits (and two round trips) old.
         throw new IllegalArgumentException("maxStaleness " + maxStaleness
-            + " must exceed pollWait " + pollWait + " (an idle poll is answered after its wait)");
+            + " must exceed twice pollWait " + pollWait + " (and the round trips), or an idle"
+            + " cache stops answering from memory before each poll's answer");
       }
       if (expiryMargin.isNegative()) {
         throw new IllegalArgumentException("expiryMargin " + expiryMargin + " < 0");
@@ -77,13 +83,13 @@ public final class NearCache implements AutoCloseable {
     }
 
     /**
-     * 10,000 keys, polls of 1 s, answers from memory while the last answer is under 2 s old,
-     * entries served until 100 ms before they expire, no listener.
+     * 10,000 keys, polls of 500 ms, answers from memory while the last confirmed answer was sent
+     * under 2 s ago, entries served until 100 ms before they expire, no listener.
      *
      * @return the defaults
      */
     public static Options defaults() {
-      return new Options(10_000, Duration.ofSeconds(1), Duration.ofSeconds(2),
+      return new Options(10_000, Duration.ofMillis(500), Duration.ofSeconds(2),
           Duration.ofMillis(100), null);
     }
 
@@ -308,7 +314,7 @@ public final class NearCache implements AutoCloseable {
         apply(answer, List.of());
         failures = 0;
         current.complete(position());
-      } catch (InterruptedException e) {
+      } catch (InterruptedException | java.util.concurrent.CancellationException e) {
         break;
       } catch (ExecutionException e) {
         if (closed) {
@@ -338,9 +344,11 @@ public final class NearCache implements AutoCloseable {
     TtlWatchListener l = options.listener();
     synchronized (applyLock) {
       if (answer.compacted()) {
-        if (answer.throughIndex() < position) {
-          return false; // a newer answer already moved the cache on
+        if (answer.fromIndex() != position) {
+          return false; // sent from an older position: a newer answer already moved the cache on
         }
+        // The cluster cannot say what came after the position (even below it: a position the
+        // cluster never reached, as after a restore to an older backup): start again, empty.
         cache = newCache();
         position = answer.throughIndex();
         resyncs.increment();

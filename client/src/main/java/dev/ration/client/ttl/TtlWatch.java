@@ -55,8 +55,8 @@ public final class TtlWatch implements AutoCloseable {
         inFlight = f;
         poll = f.get();
         failures = 0;
-      } catch (InterruptedException e) {
-        break;
+      } catch (InterruptedException | java.util.concurrent.CancellationException e) {
+        break; // close(): it interrupts this thread and cancels the poll in flight
       } catch (ExecutionException e) {
         if (closed) {
           break;

@@ -227,7 +227,13 @@ class NearCacheTest {
     assertEquals("v1", value(load("k", 12, List.of(), List.of(entry("k", "v1", 5, Long.MAX_VALUE)), 1_000)));
     CompletableFuture<Optional<Entry>> got = CompletableFuture.supplyAsync(() -> cache.get("m"));
     Sent load = transport.nextLoad();
+    // The watch's poll was sent from 10, before the load moved the position to 12: its
+    // "compacted" says nothing about 12, so it is ignored and the watch asks again from 12.
     watch.answer(new TtlResponse.WatchReply(List.of(), 40, true, false, List.of(), 1_300, true));
+    Sent again = transport.next();
+    assertEquals(12, again.watch().fromIndex());
+    assertEquals(0, cache.stats().resyncs());
+    again.answer(new TtlResponse.WatchReply(List.of(), 40, true, false, List.of(), 1_300, true));
     Sent next = transport.next();
     assertEquals(40, next.watch().fromIndex());
     assertEquals(1, cache.stats().resyncs());
@@ -242,5 +248,20 @@ class NearCacheTest {
     assertEquals(40, cache.position());
     // k must be loaded again after the resync.
     assertEquals("v2", value(load("k", 41, List.of(), List.of(entry("k", "v2", 11, Long.MAX_VALUE)), 1_400)));
+  }
+
+  @Test
+  void aCompactedAnswerBelowThePositionStartsAgainThere() throws Exception {
+    Sent watch = started();
+    assertEquals("v1", value(load("k", 12, List.of(), List.of(entry("k", "v1", 5, Long.MAX_VALUE)), 1_000)));
+    watch.answer(reply(12, List.of(), List.of(), 1_050, true)); // the watch's poll from 10
+    Sent fromTwelve = transport.next();
+    assertEquals(12, fromTwelve.watch().fromIndex());
+    // The cluster was restored to an older backup: it never reached 12.
+    fromTwelve.answer(new TtlResponse.WatchReply(List.of(), 7, true, false, List.of(), 1_100, true));
+    Sent next = transport.next();
+    assertEquals(7, next.watch().fromIndex());
+    assertEquals(1, cache.stats().resyncs());
+    assertEquals(0, cache.stats().entries(), "v1 of the lost history is not served");
   }
 }

@@ -111,11 +111,16 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     this.clock = new LogClock(nanoClock);
     Path dataDir = options.dataDir().toAbsolutePath();
     Path raftDir = dataDir.resolve("raft");
-    this.watchTimers = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "ration-ttl-watch-" + options.nodeId());
-      t.setDaemon(true);
-      return t;
-    });
+    java.util.concurrent.ScheduledThreadPoolExecutor timers =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(2, r -> {
+          Thread t = new Thread(r, "ration-ttl-watch-" + options.nodeId());
+          t.setDaemon(true);
+          return t;
+        });
+    // A poll woken by a change cancels its timer: without this, each would stay queued for
+    // the poll's whole wait.
+    timers.setRemoveOnCancelPolicy(true);
+    this.watchTimers = timers;
     this.ttlChanges = new TtlChangeLog(TTL_CHANGES_HELD, TTL_CHANGE_BYTES_HELD, watchTimers);
     this.stateMachine = new RationStateMachine(dataDir.resolve("state"), options.stateOptions(),
         terminator, reads, ttlChanges, new Leadership());
@@ -658,10 +663,11 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       if (!ready.isDone()) {
         CompletableFuture<Void> waiting = ready;
         try {
-          watchTimers.schedule(() -> {
+          java.util.concurrent.ScheduledFuture<?> timer = watchTimers.schedule(() -> {
             ttlChanges.cancel(namespace, waiting);
             waiting.complete(null);
           }, waitFor, TimeUnit.MILLISECONDS);
+          waiting.whenComplete((v, e) -> timer.cancel(false));
         } catch (java.util.concurrent.RejectedExecutionException e) {
           ttlChanges.cancel(namespace, waiting);
           return CompletableFuture.failedFuture(new CoordinatorException(Reason.UNAVAILABLE,
@@ -670,7 +676,8 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       }
     }
     boolean mustConfirm = confirm || !keys.isEmpty() || fromIndex < 0;
-    return ready.thenCompose(woken -> {
+    // Never on the caller's thread (a Netty event loop): the answer may wait for the state lock.
+    return ready.thenComposeAsync(woken -> {
       if (!mustConfirm) {
         // Changes applied here were committed: facts, sent without a heartbeat round. Only an
         // answer that claims "nothing more before you asked" needs the ReadIndex.
@@ -682,7 +689,7 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       }
       return query(new Query.GetNamespace(namespace), false, deadlineNanos).thenApply(read ->
           stateMachine.withState(s -> watchAnswer(s, namespace, fromIndex, keys, true)));
-    });
+    }, watchTimers);
   }
 
   /** Under the state's read lock: the watch answer as of the applied index. */
@@ -1214,7 +1221,6 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
   @Override
   public void close() {
     scheduler.shutdownNow();
-    watchTimers.shutdownNow();
     Forwarder f = forwarder;
     if (f != null) {
       closeQuietly(f.client);
@@ -1228,6 +1234,9 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       server.close();
     } catch (IOException e) {
       throw new UncheckedIOException("closing raft server " + selfId, e);
+    } finally {
+      // After the server: until it closed, this node still applied entries and woke watches.
+      watchTimers.shutdownNow();
     }
   }
 }

@@ -118,8 +118,15 @@ public final class TtlChangeLog {
   }
 
   private void wakeAll(List<Waiter> wake) {
-    if (!wake.isEmpty()) {
+    if (wake.isEmpty()) {
+      return;
+    }
+    try {
       wakeups.execute(() -> wake.forEach(w -> w.woken().complete(null)));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // The node is shutting down: its clients' requests were already answered. This runs on
+      // the applying thread, which must never fail for a watch's sake.
+      wake.forEach(w -> w.woken().cancel(false));
     }
   }
 
