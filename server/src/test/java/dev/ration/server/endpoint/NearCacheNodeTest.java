@@ -259,6 +259,8 @@ class NearCacheNodeTest {
               shortAcks.put(sw.version(), System.nanoTime());
             }
           }
+          // Pacing, not a wait for a condition: about 50 writes a second leave the reader's
+          // gets room on two cores, so what is measured is the cache, not a starved machine.
           Thread.sleep(20);
         } catch (RationException e) {
           // during the election: the next write goes on
@@ -310,7 +312,7 @@ class NearCacheNodeTest {
       } catch (RationException e) {
         failed++; // the cluster had to be asked during the election and could not answer
       }
-      Thread.sleep(2);
+      Thread.sleep(2); // pacing of the bounded read loop (runNanos), as the writer's
     }
     writing.join(TimeUnit.SECONDS.toMillis(20));
     NearCache.Stats st = cache.stats();
