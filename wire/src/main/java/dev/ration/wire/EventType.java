@@ -3,7 +3,8 @@ package dev.ration.wire;
 /**
  * Why a record is in the usage log. Codes are explicit and append-only. {@code ALERT} records
  * (a soft threshold crossed) travel in the same log so consumers see them in order, but are
- * not usage: aggregates and reconciliation skip them.
+ * not usage: aggregates and reconciliation skip them. {@code BUDGET_SPENT} records carry what a
+ * budget's holder admitted locally, reported on renewal or return.
  */
 public enum EventType {
   COMPLETED(1),
@@ -11,7 +12,9 @@ public enum EventType {
   EXPIRED(3),
   INGESTED(4),
   COMPENSATION(5),
-  ALERT(6);
+  ALERT(6),
+  /** What a budget's holder reported it admitted since its previous report. */
+  BUDGET_SPENT(7);
 
   private final int code;
 

@@ -19,7 +19,9 @@ public enum Outcome {
   /** The namespace has no room and its policy is REJECT (or the write can never fit). */
   NAMESPACE_FULL(21),
   /** complete/cancel of a reservation that never existed or whose settlement is forgotten. */
-  RESERVATION_UNKNOWN(40);
+  RESERVATION_UNKNOWN(40),
+  /** A report or return for a budget that is not held (never granted, returned, or dropped). */
+  BUDGET_UNKNOWN(41);
 
   private final int code;
 

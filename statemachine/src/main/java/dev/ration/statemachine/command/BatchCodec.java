@@ -66,6 +66,10 @@ import java.util.Set;
  *                            str reason
  *   Reserve, keyed (47)      Reserve's fields, then str idempotencyKey (not empty)
  *   IngestUsage, per tenant (48) IngestUsage's fields (event ids kept per tenant)
+ *   GrantBudget (49)         str holder, str scope, str resource, i64 amount, i64 leaseMillis
+ *   ReportBudget (50)        i64 budgetId, i64 spent, i64 sequence, i64 wantAmount,
+ *                            i64 leaseMillis
+ *   ReturnBudget (51)        i64 budgetId, i64 spent, i64 sequence
  *   CreateToken (60)  i64 tokenId, str identity, bytes salt, bytes hash, i64 ttlMillis, str actor
  *   RevokeToken (61)  i64 tokenId, str actor
  *   GrantRole (62)    str identity, str role, str tenant, str actor

@@ -16,7 +16,7 @@ import java.util.List;
 
 /**
  * The quota ledger's commands: catalog changes, check-and-reserve, reservation
- * settlement, usage ingestion, consumer acknowledgements, reconciliation repairs. Codes 40–59
+ * settlement, budgets (grant, report and renew, return), usage ingestion, consumer acknowledgements, reconciliation repairs. Codes 40–59
  * of the log format are theirs; see {@link BatchCodec}. All come from clients and are
  * idempotent by their request key (the replica's shared idempotency).
  */
@@ -398,6 +398,120 @@ public sealed interface QuotaCommand extends Command {
     }
   }
 
+  /**
+   * Lease {@code holder} a budget of up to {@code amount} of the windowed quotas (RATE,
+   * CUMULATIVE) of {@code resource} at every level of {@code scope} that has an entry: the
+   * amount granted is what every level can still admit in its current window, at most
+   * {@code amount}, counted at all of them at once (all or nothing per level set). The budget
+   * is held for {@code leaseMillis} (ledger time), never past the earliest end of its windows.
+   */
+  record GrantBudget(String holder, String scope, String resource, long amount, long leaseMillis)
+      implements QuotaCommand {
+    public static final int CODE = 49;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "BUDGET_GRANT";
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<GrantBudget> SHAPE =
+        Shape.of(
+            GrantBudget.class,
+            str("holder", GrantBudget::holder),
+            str("scope", GrantBudget::scope),
+            str("resource", GrantBudget::resource),
+            i64("amount", GrantBudget::amount),
+            i64("leaseMillis", GrantBudget::leaseMillis));
+
+    @Override
+    public Touches touches() {
+      return Touches.pathOf(scope);
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.grantBudget(this);
+    }
+  }
+
+  /**
+   * A budget's holder reports its cumulative {@code spent} under report {@code sequence} (a
+   * sequence not above the last one counted is a resent report and counts nothing), and, while
+   * the budget still admits, renews it for {@code leaseMillis} and asks for {@code wantAmount}
+   * in all (grown from what every level has free, or shrunk, never below what was spent).
+   */
+  record ReportBudget(long budgetId, long spent, long sequence, long wantAmount, long leaseMillis)
+      implements QuotaCommand {
+    public static final int CODE = 50;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "BUDGET_REPORT";
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<ReportBudget> SHAPE =
+        Shape.of(
+            ReportBudget.class,
+            i64("budgetId", ReportBudget::budgetId),
+            i64("spent", ReportBudget::spent),
+            i64("sequence", ReportBudget::sequence),
+            i64("wantAmount", ReportBudget::wantAmount),
+            i64("leaseMillis", ReportBudget::leaseMillis));
+
+    @Override
+    public Touches touches() {
+      return Touches.id(budgetId);
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.reportBudget(this);
+    }
+  }
+
+  /**
+   * The holder stops spending from a budget and reports its final cumulative {@code spent}:
+   * the unspent part is given back at every level whose window is still the one it was charged
+   * in, and the budget is gone.
+   */
+  record ReturnBudget(long budgetId, long spent, long sequence) implements QuotaCommand {
+    public static final int CODE = 51;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "BUDGET_RETURN";
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<ReturnBudget> SHAPE =
+        Shape.of(
+            ReturnBudget.class,
+            i64("budgetId", ReturnBudget::budgetId),
+            i64("spent", ReturnBudget::spent),
+            i64("sequence", ReturnBudget::sequence));
+
+    @Override
+    public Touches touches() {
+      return Touches.id(budgetId);
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.returnBudget(this);
+    }
+  }
+
   /** One method per quota command: whoever applies them must handle every one. */
   interface Handler<R> {
     R setQuota(SetQuota command);
@@ -413,5 +527,11 @@ public sealed interface QuotaCommand extends Command {
     R ack(AckUsage command);
 
     R reconcile(Reconcile command);
+
+    R grantBudget(GrantBudget command);
+
+    R reportBudget(ReportBudget command);
+
+    R returnBudget(ReturnBudget command);
   }
 }

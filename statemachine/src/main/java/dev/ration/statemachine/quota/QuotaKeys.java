@@ -28,12 +28,14 @@ import java.util.Arrays;
  *                'E' i64 reservationId, i64 sequence         usage events of a reservation
  *                'I' str scope, str idempotencyKey           a keyed reservation's decision
  *                'J' i64 reservationId                       its key (forgotten with the settlement)
+ *                'B' i64 budgetId                            a held or lapsed budget
  *                'M'                                         counters
  *                'F'                                         retention: first kept log and
  *                                                            audit sequences
  * usage family   i64 sequence                                usage log record
  * expiry index   kinds 5 (reservation end), 6 (settlement forgotten), 7 (event id forgotten),
- *                with the reservation id or the event's log sequence as {@code a}
+ *                8 (budget lapses or is dropped), with the reservation or budget id or the
+ *                event's log sequence as {@code a}
  * </pre>
  *
  * <p>Thread: none of its own; stateless, called on the single applying thread and by queries.
@@ -46,6 +48,7 @@ final class QuotaKeys {
   static final int EXPIRY_RESERVATION = ExpiryKey.QUOTA_RESERVATION_END;
   static final int EXPIRY_SETTLEMENT = ExpiryKey.QUOTA_SETTLEMENT_END;
   static final int EXPIRY_EVENT_ID = ExpiryKey.QUOTA_EVENT_ID_END;
+  static final int EXPIRY_BUDGET = ExpiryKey.QUOTA_BUDGET_END;
 
   static final byte CATALOG = 'C';
   static final byte HISTORY = 'H';
@@ -60,6 +63,7 @@ final class QuotaKeys {
   static final byte BY_RESERVATION = 'E';
   static final byte RESERVATION_KEY = 'I';
   static final byte KEY_OF_RESERVATION = 'J';
+  static final byte BUDGET = 'B';
   static final byte[] META = {'M'};
   static final byte[] RETENTION = {'F'};
 
@@ -94,6 +98,10 @@ final class QuotaKeys {
 
   static byte[] reservation(long id) {
     return key(RESERVATION).i64(id).toByteArray();
+  }
+
+  static byte[] budget(long id) {
+    return key(BUDGET).i64(id).toByteArray();
   }
 
   static byte[] settlement(long reservationId) {
@@ -183,6 +191,10 @@ final class QuotaKeys {
 
   static ExpiryKey settlementEnd(long forgetAtMillis, long reservationId) {
     return new ExpiryKey(forgetAtMillis, EXPIRY_SETTLEMENT, reservationId, 0, 0);
+  }
+
+  static ExpiryKey budgetEnd(long dueAtMillis, long budgetId) {
+    return new ExpiryKey(dueAtMillis, EXPIRY_BUDGET, budgetId, 0, 0);
   }
 
   static ExpiryKey eventIdEnd(long forgetAtMillis, long sequence) {

@@ -6,6 +6,9 @@ import dev.ration.statemachine.command.QuotaCommand.AckUsage;
 import dev.ration.statemachine.command.QuotaCommand.CancelReservation;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
+import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
 import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
 import dev.ration.statemachine.command.QuotaCommand;
 import dev.ration.statemachine.command.QuotaCommand.Reconcile;
@@ -68,6 +71,7 @@ public final class QuotaLedger implements Ledger {
   private final QuotaCatalog catalog;
   private final UsageLog usageLog;
   private final Reservations reservations;
+  private final Budgets budgets;
   private final Reconciliation reconciliation;
   private final QuotaVerifier verifier;
   private final Retention retention;
@@ -83,6 +87,7 @@ public final class QuotaLedger implements Ledger {
     this.retention = new Retention(options, records, counters);
     this.usageLog = new UsageLog(options, names, records, counters, catalog, retention);
     this.reservations = new Reservations(options, names, records, counters, catalog, usageLog);
+    this.budgets = new Budgets(names, records, counters, catalog, usageLog);
     this.reconciliation =
         new Reconciliation(options, names, records, catalog, usageLog, reservations, audit);
     this.verifier = new QuotaVerifier(options, records, counters, catalog, retention);
@@ -137,6 +142,9 @@ public final class QuotaLedger implements Ledger {
   @Override
   public Optional<String> tenantOfId(long id, boolean orSettled) {
     Optional<String> scope = reservations.reservation(id).map(r -> r.scope());
+    if (scope.isEmpty()) {
+      scope = budgets.budget(id).map(b -> b.scope());
+    }
     if (scope.isEmpty() && orSettled) {
       scope = reservations.settlement(id).map(Settlement::scope);
     }
@@ -146,7 +154,7 @@ public final class QuotaLedger implements Ledger {
   @Override
   public boolean ownsExpiryKind(int kind) {
     return kind == QuotaKeys.EXPIRY_RESERVATION || kind == QuotaKeys.EXPIRY_SETTLEMENT
-        || kind == QuotaKeys.EXPIRY_EVENT_ID;
+        || kind == QuotaKeys.EXPIRY_EVENT_ID || kind == QuotaKeys.EXPIRY_BUDGET;
   }
 
   @Override
@@ -198,6 +206,21 @@ public final class QuotaLedger implements Ledger {
       public QuotaResult reconcile(Reconcile c) {
         return reconciliation.reconcile(c, nowMillis);
       }
+
+      @Override
+      public QuotaResult grantBudget(GrantBudget c) {
+        return budgets.grant(c, nowMillis);
+      }
+
+      @Override
+      public QuotaResult reportBudget(ReportBudget c) {
+        return budgets.report(c, nowMillis);
+      }
+
+      @Override
+      public QuotaResult returnBudget(ReturnBudget c) {
+        return budgets.giveBack(c, nowMillis);
+      }
     });
     writeMeta();
     return result;
@@ -222,6 +245,8 @@ public final class QuotaLedger implements Ledger {
       freed = reservations.forgetSettlement(id);
     } else if (due.kind() == QuotaKeys.EXPIRY_EVENT_ID) {
       freed = usageLog.forgetEventId(id);
+    } else if (due.kind() == QuotaKeys.EXPIRY_BUDGET) {
+      freed = budgets.expire(id, due.dueAtMillis(), now);
     } else {
       throw new InvariantViolation("I6 quota ledger handed expiry kind " + due.kind() + " " + due);
     }

@@ -80,6 +80,20 @@ final class QuotaVerifier {
     }
   }
 
+  /**
+   * Q9: a held budget (not past its earliest window's end) finds every level it is charged at
+   * still in the window it was charged in.
+   */
+  static void requireBudgetWindow(dev.ration.statemachine.query.Budget b, LevelCharge charge,
+      LevelUsage usage) {
+    if (usage.windowStartMillis() != charge.windowStartMillis()) {
+      throw new InvariantViolation("Q9 held budget " + b.budgetId() + " charged "
+          + charge.levelScope() + " " + b.resource() + " in the window from "
+          + charge.windowStartMillis() + ", the level is in the window from "
+          + usage.windowStartMillis());
+    }
+  }
+
   /** Q4: the usage log only grows by the next sequence. */
   static void requireNextSequence(long sequence, long lastSequence) {
     if (sequence != lastSequence + 1) {
@@ -178,6 +192,7 @@ final class QuotaVerifier {
     if (!held.isEmpty()) {
       throw new InvariantViolation("Q2 reservations hold " + held + " at levels with no usage record");
     }
+    verifyBudgets();
     long lastSequence = counters.lastSequence();
     long firstSequence = retention.firstSequence();
     verifyRetention(firstSequence, lastSequence);
@@ -309,6 +324,46 @@ final class QuotaVerifier {
    * Q3: every outstanding reservation, every kept settlement and every remembered event id has
    * its record in the shared expiry index at its due time (so nothing outlives its lifetime).
    */
+  /**
+   * Q9: every budget has 0 ≤ spent ≤ granted, a report sequence ≥ 0, a lease end no later than
+   * its earliest window's end and that no later than its latest, an id the counter minted, and
+   * charges only at levels with a windowed catalog entry; at every level, the budgets charged in
+   * the level's current window count no more than its window usage.
+   */
+  private void verifyBudgets() {
+    Map<String, Long> counted = new HashMap<>();
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, Integer.MAX_VALUE)) {
+      dev.ration.statemachine.query.Budget b =
+          QuotaFormat.read(e.getValue(), "budget", dev.ration.statemachine.query.Budget.SHAPE::read);
+      if (b.spent() < 0 || b.spent() > b.granted() || b.reportSequence() < 0
+          || b.expiresAtMillis() > b.windowEndMillis() || b.windowEndMillis() > b.keepUntilMillis()
+          || b.budgetId() < 1 || b.budgetId() >= counters.nextReservationId()
+          || b.charges().isEmpty()) {
+        throw new InvariantViolation("Q9 budget " + b);
+      }
+      for (LevelCharge c : b.charges()) {
+        QuotaSpec spec = requireChargedEntry(catalog.spec(c.levelScope(), b.resource()),
+            b.budgetId(), c.levelScope(), b.resource());
+        if (!spec.kind().windowed()) {
+          throw new InvariantViolation("Q9 budget " + b.budgetId() + " charged " + spec.kind()
+              + " quota " + c.levelScope() + " " + b.resource());
+        }
+        counted.merge(c.levelScope() + "\n" + b.resource() + "\n" + c.windowStartMillis(),
+            b.granted(), Long::sum);
+      }
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.LEVEL, Integer.MAX_VALUE)) {
+      LevelUsage u = QuotaFormat.read(e.getValue(), "level usage", QuotaFormat::readUsage);
+      long inWindow = counted.getOrDefault(
+          u.scope() + "\n" + u.resource() + "\n" + u.windowStartMillis(), 0L);
+      if (inWindow > u.windowUsed()) {
+        throw new InvariantViolation("Q9 level " + u.scope() + " " + u.resource()
+            + " window from " + u.windowStartMillis() + " used " + u.windowUsed()
+            + " but budgets charged in it count " + inWindow);
+      }
+    }
+  }
+
   void verifyStoredExpiries(Consumer<Consumer<ExpiryKey>> walk) {
     Set<ExpiryKey> stored = new HashSet<>();
     Map<Long, Long> settlementDue = new HashMap<>();
@@ -330,6 +385,16 @@ final class QuotaVerifier {
         throw new InvariantViolation("Q3 settlement of reservation " + st.reservationId()
             + " settled at " + st.settledAtMillis() + " has expiry record due " + due);
       }
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, Integer.MAX_VALUE)) {
+      dev.ration.statemachine.query.Budget b =
+          QuotaFormat.read(e.getValue(), "budget", dev.ration.statemachine.query.Budget.SHAPE::read);
+      requireExpiry(stored, QuotaKeys.budgetEnd(b.dueAtMillis(), b.budgetId()));
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, Integer.MAX_VALUE)) {
+      dev.ration.statemachine.query.Budget b =
+          QuotaFormat.read(e.getValue(), "budget", dev.ration.statemachine.query.Budget.SHAPE::read);
+      requireExpiry(stored, QuotaKeys.budgetEnd(b.dueAtMillis(), b.budgetId()));
     }
     for (byte tag : new byte[] {QuotaKeys.EVENT_ID, QuotaKeys.TENANT_EVENT_ID}) {
       for (Map.Entry<byte[], byte[]> e : records.scanTag(tag, Integer.MAX_VALUE)) {

@@ -32,6 +32,12 @@ public record ExpiryKey(long dueAtMillis, int kind, long a, long b, long c)
   /** A usage event id is forgotten by deduplication (a = usage-log sequence). */
   public static final int QUOTA_EVENT_ID_END = 7;
 
+  /**
+   * A quota budget's lease lapses, or a lapsed budget is dropped at its window's end
+   * (a = budget id; quota.Budgets).
+   */
+  public static final int QUOTA_BUDGET_END = 8;
+
   /** A bearer token expires (a = token id; security.SecurityLedger). */
   public static final int TOKEN_END = 60;
 

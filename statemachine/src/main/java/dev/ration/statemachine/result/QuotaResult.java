@@ -176,4 +176,82 @@ public sealed interface QuotaResult {
       return CODE;
     }
   }
+
+  /**
+   * A budget granted: {@code granted} (at most what was asked) is counted at every level until
+   * {@code expiresAtMillis}; {@code windowEndMillis} is when its earliest window ends.
+   */
+  record BudgetGranted(long budgetId, String scope, String resource, long granted,
+      long expiresAtMillis, long windowEndMillis, long configVersion) implements QuotaResult {
+    public static final int CODE = 47;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<BudgetGranted> SHAPE =
+        Shape.of(
+            BudgetGranted.class,
+            i64("budgetId", BudgetGranted::budgetId),
+            str("scope", BudgetGranted::scope),
+            str("resource", BudgetGranted::resource),
+            i64("granted", BudgetGranted::granted),
+            i64("expiresAtMillis", BudgetGranted::expiresAtMillis),
+            i64("windowEndMillis", BudgetGranted::windowEndMillis),
+            i64("configVersion", BudgetGranted::configVersion));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * A report counted (or found resent: {@code resent}, nothing changed) and the budget as it
+   * stands: {@code granted} after any resize, {@code spent} as counted, {@code expiresAtMillis}
+   * after any renewal. {@code ended}: it admits nothing more (its lease lapsed or its window
+   * ended); the holder stops and returns it. {@code eventSequence}: the usage event of this
+   * report's spend, 0 when it spent nothing new.
+   */
+  record BudgetReported(long budgetId, long granted, long spent, long expiresAtMillis,
+      long windowEndMillis, boolean ended, boolean resent, long eventSequence)
+      implements QuotaResult {
+    public static final int CODE = 48;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<BudgetReported> SHAPE =
+        Shape.of(
+            BudgetReported.class,
+            i64("budgetId", BudgetReported::budgetId),
+            i64("granted", BudgetReported::granted),
+            i64("spent", BudgetReported::spent),
+            i64("expiresAtMillis", BudgetReported::expiresAtMillis),
+            i64("windowEndMillis", BudgetReported::windowEndMillis),
+            bool("ended", BudgetReported::ended),
+            bool("resent", BudgetReported::resent),
+            i64("eventSequence", BudgetReported::eventSequence));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * A budget returned: {@code spent} was its final spend, {@code released} the unspent amount
+   * given back to levels still in the window it was charged in. {@code eventSequence}: the usage
+   * event of the spend not reported before, 0 when there was none.
+   */
+  record BudgetReturned(long budgetId, long spent, long released, long eventSequence)
+      implements QuotaResult {
+    public static final int CODE = 49;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<BudgetReturned> SHAPE =
+        Shape.of(
+            BudgetReturned.class,
+            i64("budgetId", BudgetReturned::budgetId),
+            i64("spent", BudgetReturned::spent),
+            i64("released", BudgetReturned::released),
+            i64("eventSequence", BudgetReturned::eventSequence));
+
+    public int code() {
+      return CODE;
+    }
+  }
 }

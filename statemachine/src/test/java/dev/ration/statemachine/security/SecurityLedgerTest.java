@@ -80,6 +80,32 @@ class SecurityLedgerTest {
   }
 
   /**
+   * Goal: a budget's id resolves to its tenant, so an identity limited to tenant a can neither
+   * report on nor return tenant b's budget, while b's own holder can.
+   */
+  @Test
+  void budgetIdsResolveToTheirTenant() {
+    for (String t : List.of("a", "b")) {
+      d.at(1_000, new QuotaCommand.SetQuota(new QuotaSpec(t, "api", QuotaKind.RATE,
+          Window.MINUTE, 100, "calls", 0, Overage.REJECT, 0, 0, 0, "ops", 0, "seed")));
+    }
+    Result grant = d.at(1_000, SecurityCommand.Authorized.of("svc-b", List.of("b"),
+        new QuotaCommand.GrantBudget("eu-1", "b", "api", 10, 10_000)));
+    long id = assertInstanceOf(QuotaResult.BudgetGranted.class, ((Result.Quota) grant).result())
+        .budgetId();
+    Result foreign = d.at(1_100, SecurityCommand.Authorized.of("svc-a", List.of("a"),
+        new QuotaCommand.ReturnBudget(id, 0, 1)));
+    assertEquals("identity svc-a may not BUDGET_RETURN on quota id " + id
+        + ": it names no live object of the granted tenants (granted tenants: a)",
+        assertInstanceOf(Result.Denied.class, foreign, foreign.toString()).message());
+    assertInstanceOf(Result.Denied.class, d.at(1_100, SecurityCommand.Authorized.of("svc-a",
+        List.of("a"), new QuotaCommand.GrantBudget("eu-1", "b", "api", 1, 10_000))));
+    Result own = d.at(1_200, SecurityCommand.Authorized.of("svc-b", List.of("b"),
+        new QuotaCommand.ReportBudget(id, 2, 1, 10, 10_000)));
+    assertInstanceOf(QuotaResult.BudgetReported.class, ((Result.Quota) own).result(), own.toString());
+  }
+
+  /**
    * Goal: for an identity limited to tenant a, every id a command names must resolve to a live
    * (or still answered) object of a: another tenant's settled reservation is refused, its owner's
    * retried complete still gets its answer, an event cannot name another tenant's reservation,

@@ -1,0 +1,94 @@
+package dev.ration.statemachine.query;
+
+import static dev.ration.wire.shape.Fields.bool;
+import static dev.ration.wire.shape.Fields.i64;
+import static dev.ration.wire.shape.Fields.list16;
+import static dev.ration.wire.shape.Fields.str;
+
+import dev.ration.wire.shape.Shape;
+import java.util.List;
+
+/**
+ * A budget: an amount of a windowed quota (RATE or CUMULATIVE) leased to one holder at every
+ * level of a scope path at once, which the holder spends locally and reports. While it is held
+ * the whole {@code granted} amount is counted at each level it was charged at, in the window it
+ * was charged in; reports move the part spent into the usage log; a return gives back the unspent
+ * part. Ids come from the ledger's reservation counter (one id space for reservations and
+ * budgets).
+ *
+ * @param holder who holds it (a service instance or region; free text, bounded)
+ * @param granted the amount counted at every level; {@code spent} never exceeds it
+ * @param spent the holder's cumulative spend, as of its newest report
+ * @param reportSequence the newest report's sequence (0: none yet); an older or equal sequence
+ *     is a resent report and counts nothing
+ * @param expiresAtMillis ledger time the holder must stop admitting from it: the earlier of its
+ *     lease's end and {@code windowEndMillis}
+ * @param windowEndMillis the earliest end of the windows it was charged in
+ * @param keepUntilMillis the latest end of the windows it was charged in: a lapsed budget is
+ *     kept until then, so a late report is still billed and a late return still gives back
+ *     what it did not spend to the windows still running
+ * @param lapsed it reached {@code expiresAtMillis} without being returned: it admits nothing
+ *     more, its whole grant stays counted (the holder may have spent it unreported) until it is
+ *     returned or its window ends, and late reports are still billed
+ * @param charges the levels it is counted at, each with the window it was charged in
+ */
+public record Budget(
+    long budgetId,
+    String holder,
+    String scope,
+    String resource,
+    long granted,
+    long spent,
+    long reportSequence,
+    long configVersion,
+    long grantedAtMillis,
+    long expiresAtMillis,
+    long windowEndMillis,
+    long keepUntilMillis,
+    boolean lapsed,
+    List<LevelCharge> charges) {
+  /** Its stored encoding (quota store format 1). */
+  public static final Shape<Budget> SHAPE =
+      Shape.of(
+          Budget.class,
+          i64("budgetId", Budget::budgetId),
+          str("holder", Budget::holder),
+          str("scope", Budget::scope),
+          str("resource", Budget::resource),
+          i64("granted", Budget::granted),
+          i64("spent", Budget::spent),
+          i64("reportSequence", Budget::reportSequence),
+          i64("configVersion", Budget::configVersion),
+          i64("grantedAtMillis", Budget::grantedAtMillis),
+          i64("expiresAtMillis", Budget::expiresAtMillis),
+          i64("windowEndMillis", Budget::windowEndMillis),
+          i64("keepUntilMillis", Budget::keepUntilMillis),
+          bool("lapsed", Budget::lapsed),
+          list16("charges", Budget::charges, LevelCharge.SHAPE));
+
+  public Budget {
+    charges = List.copyOf(charges);
+  }
+
+  /** When Tick next visits it: its lease's end while it is held, the drop once it lapsed. */
+  public long dueAtMillis() {
+    return lapsed ? keepUntilMillis : expiresAtMillis;
+  }
+
+  /** The event time of its spend: the latest start among its windows, inside every one of them. */
+  public long eventTimeMillis() {
+    long t = Long.MIN_VALUE;
+    for (LevelCharge c : charges) {
+      t = Math.max(t, c.windowStartMillis());
+    }
+    return charges.isEmpty() ? grantedAtMillis : t;
+  }
+
+  /** This budget after a report, a resize or a renewal. */
+  public Budget with(long granted, long spent, long reportSequence, long expiresAtMillis,
+      boolean lapsed) {
+    return new Budget(budgetId, holder, scope, resource, granted, spent, reportSequence,
+        configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntilMillis, lapsed,
+        charges);
+  }
+}

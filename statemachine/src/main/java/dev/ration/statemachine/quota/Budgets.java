@@ -1,0 +1,378 @@
+package dev.ration.statemachine.quota;
+
+import static dev.ration.statemachine.quota.Arguments.amount;
+import static dev.ration.statemachine.quota.Arguments.firstProblem;
+import static dev.ration.statemachine.quota.Arguments.invalid;
+
+import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
+import dev.ration.statemachine.query.Budget;
+import dev.ration.statemachine.query.LevelCharge;
+import dev.ration.statemachine.query.LevelUsage;
+import dev.ration.statemachine.result.QuotaResult;
+import dev.ration.wire.EventType;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.quota.UsageEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Budgets: shares of the windowed quotas (RATE, CUMULATIVE) of one resource, leased to a holder
+ * at every level of a scope path at once, spent by the holder without asking the ledger and
+ * reported on renewal and return.
+ *
+ * <p>Counting: a grant adds its whole amount to the window usage of every level, as a
+ * reservation does, and only what every level still admits is granted (at most what was
+ * asked); growing a budget on renewal takes the same path. The grant stays counted while the
+ * budget is held and after its lease lapses (the holder may have spent it without reporting),
+ * so admissions through budgets never take a level past its capacity however the holders'
+ * reports arrive. A return gives back the unspent part at every level still in the window it
+ * was charged in. A window that rolls over starts empty, so an old window's budgets never
+ * count in a new one.
+ *
+ * <p>Reports: the holder's cumulative spend under a report sequence that only grows; a report
+ * whose sequence is not above the last one counted is resent or reordered and counts nothing
+ * (nor renews). Each report's new spend becomes one BUDGET_SPENT usage event, with the event
+ * time inside every window the budget was charged in ({@link Budget#eventTimeMillis()}), so the
+ * usage log's aggregates hold budget spend beside settled reservations.
+ *
+ * <p>Lifetime: held until {@code expiresAtMillis} (its lease, never past its earliest window's
+ * end), renewable until then; at that time (Tick, or the first report or return that finds it
+ * past due) it lapses and admits nothing, and is kept until its latest window ends so a late
+ * report is billed and a late return gives back what it did not spend; then it is dropped.
+ *
+ * <p>Thread: the single applying thread.
+ *
+ * <p>Invariants (Q9, checked by {@link QuotaVerifier}): 0 ≤ spent ≤ granted; at every level the
+ * budgets charged in its current window count no more than its window usage; every budget is
+ * charged only at levels with a windowed catalog entry and has its expiry record at
+ * {@link Budget#dueAtMillis()}.
+ */
+final class Budgets {
+  /** Shortest and longest lease a grant or renewal may ask for. */
+  static final long MIN_LEASE_MILLIS = QuotaOptions.MIN_RESERVATION_TTL_MILLIS;
+  static final long MAX_LEASE_MILLIS = 600_000;
+
+  private final Arguments.NameBound names;
+  private final QuotaRecords records;
+  private final QuotaCounters counters;
+  private final QuotaCatalog catalog;
+  private final UsageLog usageLog;
+
+  Budgets(Arguments.NameBound names, QuotaRecords records, QuotaCounters counters,
+      QuotaCatalog catalog, UsageLog usageLog) {
+    this.names = names;
+    this.records = records;
+    this.counters = counters;
+    this.catalog = catalog;
+    this.usageLog = usageLog;
+  }
+
+  /** One level a budget counts at: its entry and its usage rolled to now. */
+  private record Level(QuotaSpec spec, LevelUsage usage) {}
+
+  QuotaResult grant(GrantBudget c, long now) {
+    Optional<String> bad = firstProblem(
+        names.check("holder", c.holder()),
+        Scope.problem(c.scope()),
+        names.check("resource", c.resource()),
+        amount("amount", c.amount(), 1),
+        leaseProblem(c.leaseMillis()));
+    if (bad.isPresent()) {
+      return invalid(bad.get());
+    }
+    List<Level> levels = new ArrayList<>();
+    long configVersion = 0;
+    for (String level : Scope.levels(c.scope())) {
+      Optional<QuotaSpec> spec = catalog.spec(level, c.resource());
+      if (spec.isPresent()) {
+        if (!spec.get().kind().windowed()) {
+          return invalid("quota " + level + " " + c.resource() + " is " + spec.get().kind()
+              + ": budgets count RATE and CUMULATIVE quotas only (reserve "
+              + spec.get().kind() + " amounts)");
+        }
+        levels.add(new Level(spec.get(), catalog.usage(level, c.resource()).rolled(spec.get(), now)));
+        configVersion = Math.max(configVersion, spec.get().version());
+      }
+    }
+    if (levels.isEmpty()) {
+      return new QuotaResult.QuotaRejected(Outcome.LIMIT_UNKNOWN,
+          "no quota for resource " + c.resource() + " at any level of " + c.scope(), "",
+          c.resource(), 0, 0);
+    }
+    long granted = c.amount();
+    Level tightest = levels.get(0);
+    for (Level level : levels) {
+      long free = Math.max(0, level.spec().capacity() - level.usage().used(level.spec().kind()));
+      if (free < granted) {
+        granted = free;
+        tightest = level;
+      }
+    }
+    if (granted == 0) {
+      QuotaSpec spec = tightest.spec();
+      long retryAfter = Math.max(1, spec.window().endOf(tightest.usage().windowStartMillis()) - now);
+      return new QuotaResult.QuotaRejected(Outcome.LIMIT_EXHAUSTED,
+          "quota " + spec.scope() + " " + spec.resource() + " (" + spec.kind() + ") has nothing "
+              + "left to grant: used " + tightest.usage().used(spec.kind()) + " of capacity "
+              + spec.capacity() + "; the " + (spec.kind() == QuotaKind.RATE ? "window" : "billing period")
+              + " rolls over in " + retryAfter + " ms",
+          spec.scope(), spec.resource(), retryAfter, 0);
+    }
+    long id = counters.takeReservationId();
+    long windowEnd = Long.MAX_VALUE;
+    long keepUntil = Long.MIN_VALUE;
+    List<LevelCharge> charges = new ArrayList<>(levels.size());
+    for (Level level : levels) {
+      long end = level.spec().window().endOf(level.usage().windowStartMillis());
+      windowEnd = Math.min(windowEnd, end);
+      keepUntil = Math.max(keepUntil, end);
+      charge(id, level.spec(), level.usage(), granted);
+      charges.add(new LevelCharge(level.spec().scope(), level.usage().windowStartMillis()));
+    }
+    long expiresAt = Math.min(now + c.leaseMillis(), windowEnd);
+    Budget b = new Budget(id, c.holder(), c.scope(), c.resource(), granted, 0, 0, configVersion,
+        now, expiresAt, windowEnd, keepUntil, false, charges);
+    put(b);
+    records.putExpiry(QuotaKeys.budgetEnd(b.dueAtMillis(), id));
+    return new QuotaResult.BudgetGranted(id, c.scope(), c.resource(), granted, expiresAt,
+        windowEnd, configVersion);
+  }
+
+  QuotaResult report(ReportBudget c, long now) {
+    Optional<String> bad = firstProblem(
+        amount("spent", c.spent(), 0),
+        c.sequence() < 1 ? Optional.of("sequence " + c.sequence() + " < 1") : Optional.empty(),
+        amount("wantAmount", c.wantAmount(), 0),
+        leaseProblem(c.leaseMillis()));
+    if (bad.isPresent()) {
+      return invalid(bad.get());
+    }
+    Optional<Budget> found = budget(c.budgetId());
+    if (found.isEmpty()) {
+      return unknown(c.budgetId());
+    }
+    Budget b = lapseIfDue(found.get(), now);
+    if (c.sequence() <= b.reportSequence()) {
+      return reported(b, now, true, 0);
+    }
+    Optional<String> spend = spendProblem(b, c.spent());
+    if (spend.isPresent()) {
+      return invalid(spend.get());
+    }
+    long event = bill(b, c.spent(), c.sequence(), now);
+    Budget after = b.with(b.granted(), c.spent(), c.sequence(), b.expiresAtMillis(), b.lapsed());
+    if (!b.lapsed()) {
+      long granted = resize(after, Math.max(c.wantAmount(), c.spent()), now);
+      long expiresAt = Math.min(now + c.leaseMillis(), b.windowEndMillis());
+      after = after.with(granted, c.spent(), c.sequence(), expiresAt, false);
+      if (expiresAt != b.expiresAtMillis()) {
+        records.putExpiry(QuotaKeys.budgetEnd(expiresAt, b.budgetId()));
+      }
+    }
+    if (now >= b.keepUntilMillis()) {
+      // Its last window ended too: billed above, and now forgotten.
+      records.delete(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()));
+    } else {
+      put(after);
+    }
+    return reported(after, now, false, event);
+  }
+
+  QuotaResult giveBack(ReturnBudget c, long now) {
+    Optional<String> bad = firstProblem(
+        amount("spent", c.spent(), 0),
+        c.sequence() < 1 ? Optional.of("sequence " + c.sequence() + " < 1") : Optional.empty());
+    if (bad.isPresent()) {
+      return invalid(bad.get());
+    }
+    Optional<Budget> found = budget(c.budgetId());
+    if (found.isEmpty()) {
+      return unknown(c.budgetId());
+    }
+    Budget b = found.get();
+    // A return carrying an older report than one already counted: the newer one stands.
+    boolean fresh = c.sequence() > b.reportSequence();
+    long finalSpent = fresh ? c.spent() : b.spent();
+    if (fresh) {
+      Optional<String> spend = spendProblem(b, c.spent());
+      if (spend.isPresent()) {
+        return invalid(spend.get());
+      }
+    }
+    long event = fresh ? bill(b, finalSpent, c.sequence(), now) : 0;
+    long released = 0;
+    long unspent = b.granted() - finalSpent;
+    for (LevelCharge charge : b.charges()) {
+      if (release(b, charge, unspent, now)) {
+        released = unspent;
+      }
+    }
+    records.delete(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()));
+    // Its expiry record stays (the shared index is a queue); expire() will find no budget.
+    return new QuotaResult.BudgetReturned(b.budgetId(), finalSpent, released, event);
+  }
+
+  /**
+   * Tick reached a budget's due time: a held budget lapses (kept, whole grant counted, until its
+   * latest window ends), a lapsed one is dropped; a stale record (renewed since, or returned)
+   * changes nothing.
+   */
+  boolean expire(long budgetId, long dueAtMillis, long now) {
+    Optional<Budget> found = budget(budgetId);
+    if (found.isEmpty() || found.get().dueAtMillis() != dueAtMillis) {
+      return false;
+    }
+    Budget b = found.get();
+    if (b.lapsed() || now >= b.keepUntilMillis()) {
+      records.delete(QuotaRecords.Q, QuotaKeys.budget(budgetId));
+    } else {
+      lapseIfDue(b, now);
+    }
+    return true;
+  }
+
+  /**
+   * The budget as of {@code now}: one past its lease's end lapses here (stored, and indexed
+   * for its drop, unless its last window ended too: then the caller drops it).
+   */
+  private Budget lapseIfDue(Budget b, long now) {
+    if (b.lapsed() || now < b.expiresAtMillis()) {
+      return b;
+    }
+    Budget lapsed = b.with(b.granted(), b.spent(), b.reportSequence(), b.expiresAtMillis(), true);
+    if (now < lapsed.keepUntilMillis()) {
+      put(lapsed);
+      records.putExpiry(QuotaKeys.budgetEnd(lapsed.dueAtMillis(), b.budgetId()));
+    }
+    return lapsed;
+  }
+
+  /**
+   * Grows or shrinks a held budget toward {@code target} at every level (its windows are all
+   * current: it is not past its earliest window's end); growth takes only what every level
+   * still admits. Returns the new grant.
+   */
+  private long resize(Budget b, long target, long now) {
+    if (target == b.granted()) {
+      return target;
+    }
+    List<Level> levels = new ArrayList<>(b.charges().size());
+    for (LevelCharge charge : b.charges()) {
+      QuotaSpec spec = QuotaVerifier.requireChargedEntry(catalog.spec(charge.levelScope(),
+          b.resource()), b.budgetId(), charge.levelScope(), b.resource());
+      LevelUsage usage = catalog.usage(charge.levelScope(), b.resource()).rolled(spec, now);
+      QuotaVerifier.requireBudgetWindow(b, charge, usage);
+      levels.add(new Level(spec, usage));
+    }
+    long delta = target - b.granted();
+    if (delta > 0) {
+      for (Level level : levels) {
+        delta = Math.min(delta,
+            Math.max(0, level.spec().capacity() - level.usage().used(level.spec().kind())));
+      }
+    }
+    for (Level level : levels) {
+      charge(b.budgetId(), level.spec(), level.usage(), delta);
+    }
+    return b.granted() + delta;
+  }
+
+  /** Adds {@code amount} (negative: gives back) to one level's window usage. */
+  private void charge(long budgetId, QuotaSpec spec, LevelUsage usage, long amount) {
+    if (amount == 0) {
+      return;
+    }
+    LevelUsage after = usage.with(usage.windowUsed() + amount, usage.held(), usage.allocated(),
+        usage.alerted());
+    if (amount > 0) {
+      // A level above its capacity after a limit decrease still takes give-backs.
+      QuotaVerifier.requireWithinCapacity(budgetId, spec, after.used(spec.kind()));
+    }
+    QuotaVerifier.requireReleasable(budgetId, spec.scope(), spec.resource(), after.held(),
+        after.windowUsed());
+    catalog.putUsage(after);
+  }
+
+  /** Gives back {@code unspent} at one level if it is still in the window charged; whether it was. */
+  private boolean release(Budget b, LevelCharge charge, long unspent, long now) {
+    QuotaSpec spec = QuotaVerifier.requireChargedEntry(catalog.spec(charge.levelScope(),
+        b.resource()), b.budgetId(), charge.levelScope(), b.resource());
+    LevelUsage usage = catalog.usage(charge.levelScope(), b.resource()).rolled(spec, now);
+    if (usage.windowStartMillis() != charge.windowStartMillis()) {
+      return false;
+    }
+    charge(b.budgetId(), spec, usage, -unspent);
+    return unspent > 0;
+  }
+
+  /** Appends the spend new since the last report as one usage event; its sequence, or 0. */
+  private long bill(Budget b, long spent, long sequence, long now) {
+    long delta = spent - b.spent();
+    if (delta == 0) {
+      return 0;
+    }
+    String unit = catalog.spec(b.charges().get(0).levelScope(), b.resource())
+        .map(QuotaSpec::unit).orElse("");
+    long seq = usageLog.nextSequence();
+    usageLog.append(new UsageEvent(seq, "budget:" + b.budgetId() + ":" + sequence,
+        EventType.BUDGET_SPENT, b.eventTimeMillis(), now, b.scope(), b.resource(), delta, unit,
+        0, 0));
+    return seq;
+  }
+
+  private static Optional<String> spendProblem(Budget b, long spent) {
+    if (spent < b.spent()) {
+      return Optional.of("budget " + b.budgetId() + ": spent is cumulative and was "
+          + b.spent() + ", this report says " + spent);
+    }
+    if (spent > b.granted()) {
+      return Optional.of("budget " + b.budgetId() + ": spent " + spent + " exceeds granted "
+          + b.granted());
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<String> leaseProblem(long leaseMillis) {
+    return leaseMillis < MIN_LEASE_MILLIS || leaseMillis > MAX_LEASE_MILLIS
+        ? Optional.of("leaseMillis " + leaseMillis + " outside [" + MIN_LEASE_MILLIS + ", "
+            + MAX_LEASE_MILLIS + "]")
+        : Optional.empty();
+  }
+
+  private static QuotaResult.BudgetReported reported(Budget b, long now, boolean resent, long event) {
+    return new QuotaResult.BudgetReported(b.budgetId(), b.granted(), b.spent(),
+        b.expiresAtMillis(), b.windowEndMillis(), b.lapsed() || now >= b.expiresAtMillis(),
+        resent, event);
+  }
+
+  private static QuotaResult unknown(long budgetId) {
+    return new QuotaResult.QuotaRejected(Outcome.BUDGET_UNKNOWN,
+        "budget " + budgetId + " is not held (never granted, returned, or dropped after its "
+            + "windows ended)", "", "", 0, 0);
+  }
+
+  private void put(Budget b) {
+    records.put(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()),
+        QuotaFormat.stored(out -> Budget.SHAPE.write(out, b)));
+  }
+
+  Optional<Budget> budget(long id) {
+    return records.get(QuotaRecords.Q, QuotaKeys.budget(id))
+        .map(v -> QuotaFormat.read(v, "budget " + id, Budget.SHAPE::read));
+  }
+
+  /** Every stored budget (held or lapsed), in id order, at most {@code max}. */
+  List<Budget> all(int max) {
+    List<Budget> out = new ArrayList<>();
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, max)) {
+      out.add(QuotaFormat.read(e.getValue(), "budget", Budget.SHAPE::read));
+    }
+    return out;
+  }
+}

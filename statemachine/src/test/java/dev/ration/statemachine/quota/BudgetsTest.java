@@ -1,0 +1,209 @@
+package dev.ration.statemachine.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
+import dev.ration.statemachine.command.QuotaCommand.SetQuota;
+import dev.ration.statemachine.result.QuotaResult;
+import dev.ration.wire.EventType;
+import dev.ration.wire.Outcome;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+import dev.ration.wire.quota.QuotaSpec;
+import dev.ration.wire.quota.UsageEvent;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Budgets on a real replica (RocksDB, Tick, the expiry index; every invariant verified after each
+ * entry), one rule per test: what a grant gets at three levels, what a report bills, when a
+ * budget stops admitting, and what a return gives back.
+ */
+class BudgetsTest {
+  @TempDir Path dir;
+  private QuotaHarness h;
+
+  @BeforeEach
+  void open() {
+    h = new QuotaHarness(dir);
+    h.nowMillis = 3_600_000; // an hour boundary: minute windows start here
+    h.apply(rate("org", Window.HOUR, 10));
+    h.apply(rate("org/t", Window.MINUTE, 6));
+    h.apply(rate("org/t/p", Window.MINUTE, 4));
+  }
+
+  @AfterEach
+  void close() {
+    h.close();
+  }
+
+  /** Goal: a grant gets what every level still admits, counted at all of them at once. */
+  @Test
+  void aGrantGetsWhatEveryLevelAdmitsAndCountsAtEach() {
+    QuotaResult.BudgetGranted first = granted(h.apply(
+        new GrantBudget("eu-1", "org/t/p", "api", 9, 10_000)));
+    assertEquals(4, first.granted(), "the project's 4 is the tightest");
+    assertEquals(3_610_000, first.expiresAtMillis());
+    assertEquals(3_660_000, first.windowEndMillis(), "the minute ends first");
+    assertEquals(4, h.usage("org", "api").windowUsed());
+    assertEquals(4, h.usage("org/t", "api").windowUsed());
+    assertEquals(4, h.usage("org/t/p", "api").windowUsed());
+    QuotaResult.BudgetGranted second = granted(h.apply(
+        new GrantBudget("eu-2", "org/t/q", "api", 9, 10_000)));
+    assertEquals(2, second.granted(), "the tenant has 2 left; org/t/q has no entry of its own");
+    QuotaResult.QuotaRejected none = QuotaHarness.rejected(h.apply(
+        new GrantBudget("eu-3", "org/t/p", "api", 1, 10_000)));
+    assertEquals(Outcome.LIMIT_EXHAUSTED, none.outcome());
+    assertEquals("org/t", none.levelScope(), "the first level, from the top, with nothing left");
+    assertEquals(60_000, none.retryAfterMillis(), "until the minute rolls over");
+    h.nowMillis += 60_000;
+    assertEquals(4, granted(h.apply(new GrantBudget("eu-3", "org/t/p", "api", 9, 10_000))).granted(),
+        "a new minute starts with fresh budgets; the hour still has 4 of 10 left");
+  }
+
+  /** Goal: bad arguments and quotas budgets cannot count are refused definitely, changing nothing. */
+  @Test
+  void badGrantsAreRefusedAndChangeNothing() {
+    h.apply(new SetQuota(new QuotaSpec("org/jobs", "slots", QuotaKind.CONCURRENT, Window.NONE, 5,
+        "jobs", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup")));
+    assertEquals("quota org/jobs slots is CONCURRENT: budgets count RATE and CUMULATIVE quotas only"
+            + " (reserve CONCURRENT amounts)",
+        invalid(h.apply(new GrantBudget("eu-1", "org/jobs", "slots", 1, 10_000))));
+    assertEquals("leaseMillis 50 outside [100, 600000]",
+        invalid(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 1, 50))));
+    assertTrue(invalid(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 0, 10_000)))
+        .startsWith("amount"));
+    assertEquals(Outcome.LIMIT_UNKNOWN, QuotaHarness.rejected(
+        h.apply(new GrantBudget("eu-1", "org/t/p", "storage", 1, 10_000))).outcome());
+    assertEquals(0, h.usage("org/t/p", "api").windowUsed());
+    assertEquals(Outcome.BUDGET_UNKNOWN, QuotaHarness.rejected(
+        h.apply(new ReportBudget(77, 0, 1, 1, 10_000))).outcome());
+  }
+
+  /**
+   * Goal: each report bills the spend new since the last one counted, once; a resent report
+   * counts nothing; spend never goes down nor beyond the grant.
+   */
+  @Test
+  void reportsBillNewSpendOnceAndResentReportsCountNothing() {
+    long id = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 4, 10_000))).budgetId();
+    h.nowMillis += 1_000;
+    QuotaResult.BudgetReported r1 = reported(h.apply(new ReportBudget(id, 3, 1, 4, 10_000)));
+    assertEquals(3, r1.spent());
+    assertFalse(r1.ended());
+    assertEquals(3_611_000, r1.expiresAtMillis(), "renewed from now");
+    QuotaResult.BudgetReported again = reported(h.apply(new ReportBudget(id, 3, 1, 4, 10_000)));
+    assertTrue(again.resent());
+    assertEquals(0, again.eventSequence());
+    reported(h.apply(new ReportBudget(id, 4, 2, 4, 10_000)));
+    List<UsageEvent> spent = h.log().stream().filter(e -> e.type() == EventType.BUDGET_SPENT).toList();
+    assertEquals(List.of(3L, 1L), spent.stream().map(UsageEvent::quantity).toList());
+    assertEquals(3_600_000, spent.get(0).eventTimeMillis(), "inside every window it was charged in");
+    assertEquals("budget " + id + ": spent is cumulative and was 4, this report says 2",
+        invalid(h.apply(new ReportBudget(id, 2, 3, 4, 10_000))));
+    assertEquals("budget " + id + ": spent 5 exceeds granted 4",
+        invalid(h.apply(new ReportBudget(id, 5, 3, 4, 10_000))));
+  }
+
+  /** Goal: a renewal grows a budget from what every level has free, and shrinks it to what was spent at least. */
+  @Test
+  void aRenewalGrowsFromFreeCapacityAndShrinksNoLowerThanTheSpend() {
+    long id = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 1, 10_000))).budgetId();
+    assertEquals(4, reported(h.apply(new ReportBudget(id, 1, 1, 8, 10_000))).granted(),
+        "grown to the project's capacity");
+    assertEquals(2, reported(h.apply(new ReportBudget(id, 2, 2, 0, 10_000))).granted(),
+        "shrunk to the spend");
+    assertEquals(2, h.usage("org/t/p", "api").windowUsed());
+    assertEquals(2, h.usage("org", "api").windowUsed());
+  }
+
+  /**
+   * Goal: a budget whose lease lapsed admits nothing, keeps its whole grant counted (the holder
+   * may have spent it unreported), still bills a late report, and a late return gives back
+   * what it did not spend while the window lasts.
+   */
+  @Test
+  void aLapsedBudgetStaysCountedBillsLateReportsAndGivesBackOnReturn() {
+    long id = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 4, 1_000))).budgetId();
+    h.nowMillis += 5_000;
+    h.tick();
+    assertEquals(4, h.usage("org/t/p", "api").windowUsed(), "lapsed, still counted");
+    QuotaResult.BudgetReported late = reported(h.apply(new ReportBudget(id, 1, 1, 4, 10_000)));
+    assertTrue(late.ended());
+    assertEquals(3_601_000, late.expiresAtMillis(), "not renewed");
+    QuotaResult.BudgetReturned back = assertInstanceOf(QuotaResult.BudgetReturned.class,
+        h.apply(new ReturnBudget(id, 2, 2)));
+    assertEquals(2, back.spent());
+    assertEquals(2, back.released());
+    assertEquals(2, h.usage("org/t/p", "api").windowUsed());
+    assertEquals(2, h.usage("org", "api").windowUsed());
+    assertEquals(2L, h.log().stream().filter(e -> e.type() == EventType.BUDGET_SPENT)
+        .mapToLong(UsageEvent::quantity).sum());
+    assertEquals(Outcome.BUDGET_UNKNOWN, QuotaHarness.rejected(
+        h.apply(new ReturnBudget(id, 2, 3))).outcome(), "returned once");
+  }
+
+  /**
+   * Goal: a budget ends with its earliest window; a return after that gives back only to the
+   * windows still running, and a lapsed budget is dropped once its latest window ended.
+   */
+  @Test
+  void windowsEndBudgetsAndDropThemWhenTheLastEnds() {
+    long id = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 4, 600_000))).budgetId();
+    h.nowMillis += 61_000;
+    h.tick();
+    assertEquals(4, h.usage("org", "api").windowUsed(), "the hour still counts it");
+    QuotaResult.BudgetReturned back = assertInstanceOf(QuotaResult.BudgetReturned.class,
+        h.apply(new ReturnBudget(id, 1, 1)));
+    assertEquals(3, back.released());
+    assertEquals(1, h.usage("org", "api").windowUsed(), "the hour got the unspent 3 back");
+    long other = granted(h.apply(new GrantBudget("eu-2", "org/t/p", "api", 2, 600_000))).budgetId();
+    h.nowMillis += 3_600_000;
+    h.tick(); // lapses at its minute's end
+    h.tick(); // dropped: its hour ended too
+    assertEquals(Outcome.BUDGET_UNKNOWN, QuotaHarness.rejected(
+        h.apply(new ReportBudget(other, 1, 1, 2, 10_000))).outcome());
+  }
+
+  /** Goal: the budget state survives a restart byte for byte, expiry records included. */
+  @Test
+  void budgetsSurviveAReopen() {
+    long id = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 3, 10_000))).budgetId();
+    reported(h.apply(new ReportBudget(id, 1, 1, 3, 10_000)));
+    byte[] before = h.canonical();
+    h.reopen();
+    assertEquals(java.util.HexFormat.of().formatHex(before), java.util.HexFormat.of().formatHex(h.canonical()));
+    h.nowMillis += 20_000;
+    h.tick();
+    assertTrue(reported(h.apply(new ReportBudget(id, 1, 2, 3, 10_000))).ended());
+  }
+
+  private static SetQuota rate(String scope, Window window, long limit) {
+    return new SetQuota(new QuotaSpec(scope, "api", QuotaKind.RATE, window, limit, "requests", 0,
+        Overage.REJECT, 0, 0, 0, "test", 0, "setup"));
+  }
+
+  private static QuotaResult.BudgetGranted granted(QuotaResult r) {
+    return assertInstanceOf(QuotaResult.BudgetGranted.class, r, r.toString());
+  }
+
+  private static QuotaResult.BudgetReported reported(QuotaResult r) {
+    return assertInstanceOf(QuotaResult.BudgetReported.class, r, r.toString());
+  }
+
+  private static String invalid(QuotaResult r) {
+    QuotaResult.QuotaRejected no = QuotaHarness.rejected(r);
+    assertEquals(Outcome.INVALID_ARGUMENT, no.outcome(), no.message());
+    return no.message();
+  }
+}
