@@ -86,7 +86,7 @@ public final class CliHelper {
    */
   static final List<String> SERVED = List.of("cluster status", "limit get", "limit list", "limit slots",
       "lease list", "ttl get", "ttl list", "ttl namespace-get", "quota get", "quota list",
-      "quota history", "reservation list", "role list", "token list", "security whoami",
+      "quota history", "quota budgets", "reservation list", "role list", "token list", "security whoami",
       "security audit", "audit");
   /**
    * The mutations the helper runs, each only with its request key given ({@code --client-id}

@@ -16,7 +16,7 @@ import picocli.CommandLine.ParameterException;
 /** `ration quota ...`: the versioned quota catalog (scope path, resource) -> kind, limit, policy. */
 @Command(name = "quota", description = "Create, change and inspect quota catalog entries.",
     subcommands = {QuotaCommand.Set.class, QuotaCommand.Get.class, QuotaCommand.ListQuotas.class,
-        QuotaCommand.History.class})
+        QuotaCommand.History.class, QuotaCommand.Budgets.class})
 final class QuotaCommand {
   @Mixin HelpOption help;
 
@@ -111,6 +111,19 @@ final class QuotaCommand {
       QuotaResponse.QuotaList reply = send(g, new QuotaRequest.QuotaHistory(scope, resource),
           QuotaResponse.QuotaList.class);
       return printList("versions", reply.quotas(), QuotaViews::quota, QuotaViews.HISTORY_COLUMNS);
+    }
+  }
+
+  @Command(name = "budgets", description = "Budgets held (and lapsed, still counted) at a scope "
+      + "and below: holder, grant, spend, lease end.")
+  static final class Budgets extends AdminCommand {
+    @Option(names = "--scope", defaultValue = "", description = "Scope prefix (default: all).") String scope;
+
+    @Override
+    int run(ClusterGateway g) throws GatewayException {
+      QuotaResponse.BudgetList reply = send(g, new QuotaRequest.ListBudgets(scope),
+          QuotaResponse.BudgetList.class);
+      return printList("budgets", reply.budgets(), QuotaViews::budget, QuotaViews.BUDGET_COLUMNS);
     }
   }
 }

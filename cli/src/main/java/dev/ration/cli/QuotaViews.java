@@ -17,7 +17,7 @@ final class QuotaViews {
   static final String[] WINDOWS = {"none", "second", "minute", "hour", "day", "week", "month"};
   static final String[] OVERAGES = {"", "reject", "allow"};
   static final String[] EVENTS = {"", "completed", "cancelled", "expired", "ingested",
-      "compensation", "alert"};
+      "compensation", "alert", "budget-spent"};
 
   static String name(String[] names, int code) {
     return code >= 0 && code < names.length && !names[code].isEmpty() ? names[code] : "code-" + code;
@@ -93,6 +93,25 @@ final class QuotaViews {
         .put("createdAtMillis", r.createdAtMillis())
         .put("expiresAtMillis", r.expiresAtMillis());
   }
+
+  static Fields budget(QuotaResponse.BudgetInfo b) {
+    return new Fields()
+        .put("budgetId", b.budgetId())
+        .put("holder", b.holder())
+        .put("scope", b.scope())
+        .put("resource", b.resource())
+        .put("granted", b.granted())
+        .put("spent", b.spent())
+        .put("reportSequence", b.reportSequence())
+        .put("grantedAtMillis", b.grantedAtMillis())
+        .put("expiresAtMillis", b.expiresAtMillis())
+        .put("windowEndsAtMillis", b.windowEndMillis())
+        .put("keepUntilMillis", b.keepUntilMillis())
+        .put("lapsed", b.lapsed());
+  }
+
+  static final List<String> BUDGET_COLUMNS = List.of("budgetId", "holder", "scope", "resource",
+      "granted", "spent", "expiresAt", "windowEndsAt", "lapsed");
 
   static final List<String> RESERVATION_COLUMNS = List.of("reservationId", "scope", "items",
       "configVersion", "createdAt", "expiresAt");

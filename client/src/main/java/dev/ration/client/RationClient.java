@@ -582,6 +582,34 @@ public final class RationClient implements AutoCloseable {
   }
 
   /**
+   * A quota limiter for {@code holder}: quota checks for any scope path and resource decided
+   * locally from budgets this process holds, which it takes, renews in one request per round
+   * and returns itself (docs/QUOTAS.md, "Budgets and the quota limiter"). Nothing is sent until
+   * a pair is first checked.
+   *
+   * @param holder who holds the budgets (this process or region)
+   * @return the limiter; close it to return its budgets
+   */
+  public dev.ration.client.quota.QuotaLimiter quotaLimiter(String holder) {
+    return quotaLimiter(holder, dev.ration.client.quota.QuotaLimiterOptions.defaults());
+  }
+
+  /**
+   * As {@link #quotaLimiter(String)} with explicit options.
+   *
+   * @param holder who holds the budgets
+   * @param limiterOptions the limiter's options
+   * @return the limiter; close it to return its budgets
+   */
+  public dev.ration.client.quota.QuotaLimiter quotaLimiter(String holder,
+      dev.ration.client.quota.QuotaLimiterOptions limiterOptions) {
+    dev.ration.client.limiter.LimiterScheduler scheduler =
+        limiterOptions.scheduler().orElseGet(() -> dev.ration.client.limiter.LimiterScheduler.of(group));
+    return dev.ration.client.quota.internal.QuotaAccess.limiter(quotas, scheduler, clock::nanoTime,
+        holder, limiterOptions);
+  }
+
+  /**
    * TTL entries and locks (docs/TTL.md), through this client's connection and retries; the
    * same object on every call.
    *

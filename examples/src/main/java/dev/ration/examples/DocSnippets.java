@@ -27,6 +27,7 @@ import dev.ration.client.quota.IngestResult;
 import dev.ration.client.quota.Item;
 import dev.ration.client.quota.QuotaClient;
 import dev.ration.client.quota.QuotaDefinition;
+import dev.ration.client.quota.QuotaLimiter;
 import dev.ration.client.quota.QuotaRefusedException;
 import dev.ration.client.quota.QuotaStatus;
 import dev.ration.client.quota.ReconcileResult;
@@ -163,6 +164,20 @@ public final class DocSnippets {
     }
     // end::quota-try-reserve[]
     return r.reservationId();
+  }
+
+  static boolean quotaLimiter(RationClient client, String project) {
+    // tag::quota-limiter[]
+    QuotaLimiter quota = client.quotaLimiter("api-eu-1");      // one per process, every scope
+    quota.awaitReady("acme/shop/" + project, "api-calls", Duration.ofSeconds(2));  // optional
+    QuotaLimiter.Decision d = quota.decide("acme/shop/" + project, "api-calls", 1);
+    if (!d.admitted()) {
+      // answer 429 with Retry-After: d.retryAfter(); d.reason() says why
+    }
+    // end::quota-limiter[]
+    boolean admitted = d.admitted() || quota.tryAcquire("acme/shop/" + project, "api-calls", 1);
+    quota.close();
+    return admitted;
   }
 
   static void ttlEntries(RationClient client) {

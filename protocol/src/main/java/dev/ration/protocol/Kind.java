@@ -75,6 +75,12 @@ public enum Kind {
   AUDIT_READ(0x4D, false, QUOTA_ADMIN),
   /** RESERVE with the application's idempotency key; a new kind so RESERVE's bytes stay. */
   RESERVE_KEYED(0x4E, true, QUOTA_USE),
+  // Budgets: shares of windowed quotas a holder spends locally (docs/QUOTAS.md, "Budgets and the quota limiter").
+  BUDGET_GRANT(0x4F, true, QUOTA_USE),
+  /** Reports (and renewals) of many budgets in one frame, each answered alone. */
+  BUDGET_REPORT(0x50, true, QUOTA_USE),
+  BUDGET_RETURN(0x51, true, QUOTA_USE),
+  BUDGET_LIST(0x52, false, QUOTA_USE),
   // Identities, roles and the security audit: 0x60-0x6F, shapes in SecurityMessages.
   TOKEN_CREATE(0x60, true, SECURITY_ADMIN),
   TOKEN_REVOKE(0x61, true, SECURITY_ADMIN),

@@ -53,6 +53,10 @@ final class KindShapes {
       case USAGE_RECONCILE -> QuotaMessages.RECONCILE;
       case AUDIT_READ -> QuotaMessages.READ_AUDIT;
       case RESERVE_KEYED -> QuotaMessages.RESERVE_KEYED;
+      case BUDGET_GRANT -> QuotaMessages.GRANT_BUDGET;
+      case BUDGET_REPORT -> QuotaMessages.REPORT_BUDGETS;
+      case BUDGET_RETURN -> QuotaMessages.RETURN_BUDGET;
+      case BUDGET_LIST -> QuotaMessages.LIST_BUDGETS;
       case TOKEN_CREATE -> SecurityMessages.CREATE_TOKEN;
       case TOKEN_REVOKE -> SecurityMessages.REVOKE_TOKEN;
       case TOKEN_LIST -> SecurityMessages.LIST_TOKENS;
@@ -106,6 +110,10 @@ final class KindShapes {
       case USAGE_RECONCILE -> QuotaMessages.RECONCILE_REPLY;
       case AUDIT_READ -> QuotaMessages.AUDIT_LIST;
       case RESERVE_KEYED -> QuotaMessages.RESERVE_REPLY;
+      case BUDGET_GRANT -> QuotaMessages.BUDGET_GRANT_REPLY;
+      case BUDGET_REPORT -> QuotaMessages.BUDGET_REPORTS_REPLY;
+      case BUDGET_RETURN -> QuotaMessages.BUDGET_RETURN_REPLY;
+      case BUDGET_LIST -> QuotaMessages.BUDGET_LIST;
       case TOKEN_CREATE -> SecurityMessages.CHANGE_REPLY;
       case TOKEN_REVOKE -> SecurityMessages.CHANGE_REPLY;
       case TOKEN_LIST -> SecurityMessages.TOKEN_LIST;

@@ -292,4 +292,105 @@ final class QuotaMessages {
       Shape.of(
           QuotaResponse.AuditList.class,
           list("records", QuotaResponse.AuditList::records, AUDIT));
+
+  static final Shape<QuotaRequest.GrantBudget> GRANT_BUDGET =
+      Shape.of(
+          QuotaRequest.GrantBudget.class,
+          str("holder", QuotaRequest.GrantBudget::holder),
+          str("scope", QuotaRequest.GrantBudget::scope),
+          str("resource", QuotaRequest.GrantBudget::resource),
+          i64("amount", QuotaRequest.GrantBudget::amount),
+          i64("leaseMillis", QuotaRequest.GrantBudget::leaseMillis));
+
+  static final Shape<QuotaRequest.BudgetReport> BUDGET_REPORT =
+      Shape.of(
+          QuotaRequest.BudgetReport.class,
+          i64("budgetId", QuotaRequest.BudgetReport::budgetId),
+          i64("spent", QuotaRequest.BudgetReport::spent),
+          i64("sequence", QuotaRequest.BudgetReport::sequence),
+          i64("wantAmount", QuotaRequest.BudgetReport::wantAmount),
+          i64("leaseMillis", QuotaRequest.BudgetReport::leaseMillis));
+
+  static final Shape<QuotaRequest.ReportBudgets> REPORT_BUDGETS =
+      Shape.of(
+          QuotaRequest.ReportBudgets.class,
+          list("reports", QuotaRequest.ReportBudgets::reports, BUDGET_REPORT));
+
+  static final Shape<QuotaRequest.ReturnBudget> RETURN_BUDGET =
+      Shape.of(
+          QuotaRequest.ReturnBudget.class,
+          i64("budgetId", QuotaRequest.ReturnBudget::budgetId),
+          i64("spent", QuotaRequest.ReturnBudget::spent),
+          i64("sequence", QuotaRequest.ReturnBudget::sequence));
+
+  static final Shape<QuotaRequest.ListBudgets> LIST_BUDGETS =
+      Shape.of(
+          QuotaRequest.ListBudgets.class,
+          str("scopePrefix", QuotaRequest.ListBudgets::scopePrefix));
+
+  static final Shape<QuotaResponse.BudgetGrantReply> BUDGET_GRANT_REPLY =
+      Shape.of(
+          QuotaResponse.BudgetGrantReply.class,
+          code("outcome", QuotaResponse.BudgetGrantReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.BudgetGrantReply::message),
+          str("levelScope", QuotaResponse.BudgetGrantReply::levelScope),
+          str("resource", QuotaResponse.BudgetGrantReply::resource),
+          i64("retryAfterMillis", QuotaResponse.BudgetGrantReply::retryAfterMillis),
+          i64("budgetId", QuotaResponse.BudgetGrantReply::budgetId),
+          i64("granted", QuotaResponse.BudgetGrantReply::granted),
+          i64("expiresAtMillis", QuotaResponse.BudgetGrantReply::expiresAtMillis),
+          i64("windowEndMillis", QuotaResponse.BudgetGrantReply::windowEndMillis),
+          i64("configVersion", QuotaResponse.BudgetGrantReply::configVersion),
+          i64("atMillis", QuotaResponse.BudgetGrantReply::atMillis));
+
+  static final Shape<QuotaResponse.BudgetReportInfo> BUDGET_REPORT_INFO =
+      Shape.of(
+          QuotaResponse.BudgetReportInfo.class,
+          code("outcome", QuotaResponse.BudgetReportInfo::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.BudgetReportInfo::message),
+          i64("budgetId", QuotaResponse.BudgetReportInfo::budgetId),
+          i64("granted", QuotaResponse.BudgetReportInfo::granted),
+          i64("spent", QuotaResponse.BudgetReportInfo::spent),
+          i64("expiresAtMillis", QuotaResponse.BudgetReportInfo::expiresAtMillis),
+          i64("windowEndMillis", QuotaResponse.BudgetReportInfo::windowEndMillis),
+          bool("ended", QuotaResponse.BudgetReportInfo::ended),
+          bool("resent", QuotaResponse.BudgetReportInfo::resent),
+          i64("atMillis", QuotaResponse.BudgetReportInfo::atMillis));
+
+  static final Shape<QuotaResponse.BudgetReportsReply> BUDGET_REPORTS_REPLY =
+      Shape.of(
+          QuotaResponse.BudgetReportsReply.class,
+          code("outcome", QuotaResponse.BudgetReportsReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.BudgetReportsReply::message),
+          list("reports", QuotaResponse.BudgetReportsReply::reports, BUDGET_REPORT_INFO));
+
+  static final Shape<QuotaResponse.BudgetReturnReply> BUDGET_RETURN_REPLY =
+      Shape.of(
+          QuotaResponse.BudgetReturnReply.class,
+          code("outcome", QuotaResponse.BudgetReturnReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.BudgetReturnReply::message),
+          i64("budgetId", QuotaResponse.BudgetReturnReply::budgetId),
+          i64("spent", QuotaResponse.BudgetReturnReply::spent),
+          i64("released", QuotaResponse.BudgetReturnReply::released));
+
+  static final Shape<QuotaResponse.BudgetInfo> BUDGET_INFO =
+      Shape.of(
+          QuotaResponse.BudgetInfo.class,
+          i64("budgetId", QuotaResponse.BudgetInfo::budgetId),
+          str("holder", QuotaResponse.BudgetInfo::holder),
+          str("scope", QuotaResponse.BudgetInfo::scope),
+          str("resource", QuotaResponse.BudgetInfo::resource),
+          i64("granted", QuotaResponse.BudgetInfo::granted),
+          i64("spent", QuotaResponse.BudgetInfo::spent),
+          i64("reportSequence", QuotaResponse.BudgetInfo::reportSequence),
+          i64("grantedAtMillis", QuotaResponse.BudgetInfo::grantedAtMillis),
+          i64("expiresAtMillis", QuotaResponse.BudgetInfo::expiresAtMillis),
+          i64("windowEndMillis", QuotaResponse.BudgetInfo::windowEndMillis),
+          i64("keepUntilMillis", QuotaResponse.BudgetInfo::keepUntilMillis),
+          bool("lapsed", QuotaResponse.BudgetInfo::lapsed));
+
+  static final Shape<QuotaResponse.BudgetList> BUDGET_LIST =
+      Shape.of(
+          QuotaResponse.BudgetList.class,
+          list("budgets", QuotaResponse.BudgetList::budgets, BUDGET_INFO));
 }

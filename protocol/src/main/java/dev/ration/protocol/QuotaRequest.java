@@ -140,4 +140,47 @@ public sealed interface QuotaRequest {
       return Kind.AUDIT_READ;
     }
   }
+
+  /**
+   * Lease {@code holder} a budget of up to {@code amount} of {@code resource}'s windowed quotas
+   * at every level of {@code scope}, for {@code leaseMillis} (docs/QUOTAS.md, "Budgets and the quota limiter").
+   */
+  record GrantBudget(String holder, String scope, String resource, long amount, long leaseMillis)
+      implements QuotaRequest {
+    public Kind kind() {
+      return Kind.BUDGET_GRANT;
+    }
+  }
+
+  /**
+   * One budget's report: its cumulative {@code spent} under report {@code sequence}, the total
+   * it wants ({@code wantAmount}; a holder asking for less stops spending above it first) and
+   * the lease to renew for.
+   */
+  record BudgetReport(long budgetId, long spent, long sequence, long wantAmount, long leaseMillis) {}
+
+  /** Reports of up to 1,000 budgets, each judged and answered alone, in order. */
+  record ReportBudgets(List<BudgetReport> reports) implements QuotaRequest {
+    public ReportBudgets {
+      reports = List.copyOf(reports);
+    }
+
+    public Kind kind() {
+      return Kind.BUDGET_REPORT;
+    }
+  }
+
+  /** The holder stopped spending from the budget; {@code spent} is its final cumulative spend. */
+  record ReturnBudget(long budgetId, long spent, long sequence) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.BUDGET_RETURN;
+    }
+  }
+
+  /** Budgets (held, and lapsed ones still counted) at {@code scopePrefix} and below ("" = all). */
+  record ListBudgets(String scopePrefix) implements QuotaRequest {
+    public Kind kind() {
+      return Kind.BUDGET_LIST;
+    }
+  }
 }

@@ -110,4 +110,45 @@ public sealed interface QuotaResponse {
       records = List.copyOf(records);
     }
   }
+
+  /**
+   * BUDGET_GRANT. On SUCCESS the budget: {@code granted} (at most what was asked) until
+   * {@code expiresAtMillis}, its earliest window's end, and {@code atMillis}, the ledger time of
+   * the grant; otherwise the refusing level, {@code retryAfterMillis} (its window's end).
+   */
+  record BudgetGrantReply(Outcome outcome, String message, String levelScope, String resource,
+      long retryAfterMillis, long budgetId, long granted, long expiresAtMillis,
+      long windowEndMillis, long configVersion, long atMillis)
+      implements QuotaResponse, OutcomeReply {}
+
+  /**
+   * One report's answer: SUCCESS with the budget as it stands ({@code ended}: it admits nothing
+   * more; {@code resent}: the report was counted before), or a refusal with zeros.
+   */
+  record BudgetReportInfo(Outcome outcome, String message, long budgetId, long granted,
+      long spent, long expiresAtMillis, long windowEndMillis, boolean ended, boolean resent,
+      long atMillis) {}
+
+  /** BUDGET_REPORT: the frame's outcome, then one answer per report, in order. */
+  record BudgetReportsReply(Outcome outcome, String message, List<BudgetReportInfo> reports)
+      implements QuotaResponse, OutcomeReply {
+    public BudgetReportsReply {
+      reports = List.copyOf(reports);
+    }
+  }
+
+  /** BUDGET_RETURN: the final spend and the amount given back. */
+  record BudgetReturnReply(Outcome outcome, String message, long budgetId, long spent,
+      long released) implements QuotaResponse, OutcomeReply {}
+
+  /** One budget as BUDGET_LIST shows it. */
+  record BudgetInfo(long budgetId, String holder, String scope, String resource, long granted,
+      long spent, long reportSequence, long grantedAtMillis, long expiresAtMillis,
+      long windowEndMillis, long keepUntilMillis, boolean lapsed) {}
+
+  record BudgetList(List<BudgetInfo> budgets) implements QuotaResponse {
+    public BudgetList {
+      budgets = List.copyOf(budgets);
+    }
+  }
 }

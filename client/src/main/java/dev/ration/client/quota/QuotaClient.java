@@ -511,6 +511,134 @@ public final class QuotaClient {
         a.resource(), a.version(), a.reason(), a.detail())).toList();
   }
 
+  // ---------------------------------------------------------------- budgets
+
+  /**
+   * Leases {@code holder} a budget of up to {@code amount} of {@code resource}'s windowed quotas
+   * (RATE, CUMULATIVE) at every level of {@code scope} at once: what every level still admits
+   * in its current window, at most {@code amount} (docs/QUOTAS.md, "Budgets and the quota limiter"). Most services
+   * use a {@link QuotaLimiter}, which takes, renews and returns budgets itself.
+   *
+   * @param holder who holds it (a service instance or region)
+   * @param scope the scope path; every level up to the root with an entry counts it
+   * @param resource the resource
+   * @param amount the most wanted, positive
+   * @param lease how long it is held unless renewed (100 ms to 10 min)
+   * @return the budget or the refusal
+   */
+  public CompletableFuture<BudgetGrant> grantBudgetAsync(String holder, String scope,
+      String resource, long amount, Duration lease) {
+    return call(QuotaOperation.GRANT_BUDGET, new QuotaRequest.GrantBudget(holder, scope, resource,
+        amount, lease.toMillis()), QuotaResponse.BudgetGrantReply.class)
+        .thenApply(QuotaClient::grant);
+  }
+
+  /**
+   * As {@link #grantBudgetAsync}, waiting for the answer.
+   *
+   * @param holder who holds it
+   * @param scope the scope path
+   * @param resource the resource
+   * @param amount the most wanted, positive
+   * @param lease how long it is held unless renewed
+   * @return the budget or the refusal
+   */
+  public BudgetGrant grantBudget(String holder, String scope, String resource, long amount,
+      Duration lease) {
+    return join(grantBudgetAsync(holder, scope, resource, amount, lease));
+  }
+
+  /**
+   * Reports on (and renews) up to 1,000 budgets in one request; each is judged and answered
+   * alone, in order.
+   *
+   * @param reports the reports
+   * @return one answer per report, in order
+   */
+  public CompletableFuture<List<BudgetReportResult>> reportBudgetsAsync(List<BudgetReport> reports) {
+    List<QuotaRequest.BudgetReport> wire = reports.stream().map(r -> new QuotaRequest.BudgetReport(
+        r.budgetId(), r.spent(), r.sequence(), r.wantAmount(), r.lease().toMillis())).toList();
+    return call(QuotaOperation.REPORT_BUDGETS, new QuotaRequest.ReportBudgets(wire),
+        QuotaResponse.BudgetReportsReply.class).thenApply(reply -> {
+          if (reply.outcome() != dev.ration.wire.Outcome.SUCCESS) {
+            return reports.stream().map(r -> new BudgetReportResult(reply.outcome(),
+                reply.message(), r.budgetId(), 0, 0, LedgerTime.ofMillis(0),
+                LedgerTime.ofMillis(0), false, false, LedgerTime.ofMillis(0))).toList();
+          }
+          return reply.reports().stream().map(QuotaClient::report).toList();
+        });
+  }
+
+  /**
+   * As {@link #reportBudgetsAsync}, waiting for the answer.
+   *
+   * @param reports the reports
+   * @return one answer per report, in order
+   */
+  public List<BudgetReportResult> reportBudgets(List<BudgetReport> reports) {
+    return join(reportBudgetsAsync(reports));
+  }
+
+  /**
+   * Returns a budget: the holder has stopped spending from it; the unspent part goes back to
+   * the windows still running.
+   *
+   * @param budgetId the budget
+   * @param spent the final cumulative spend
+   * @param sequence a report sequence above every earlier one (an older one: the last report
+   *     counted stands as the final spend)
+   * @return the final spend and what was given back, or the refusal
+   */
+  public CompletableFuture<BudgetReturn> returnBudgetAsync(long budgetId, long spent, long sequence) {
+    return call(QuotaOperation.RETURN_BUDGET, new QuotaRequest.ReturnBudget(budgetId, spent,
+        sequence), QuotaResponse.BudgetReturnReply.class)
+        .thenApply(r -> new BudgetReturn(r.outcome(), r.message(), r.budgetId(), r.spent(),
+            r.released()));
+  }
+
+  /**
+   * As {@link #returnBudgetAsync}, waiting for the answer.
+   *
+   * @param budgetId the budget
+   * @param spent the final cumulative spend
+   * @param sequence a report sequence above every earlier one
+   * @return the final spend and what was given back, or the refusal
+   */
+  public BudgetReturn returnBudget(long budgetId, long spent, long sequence) {
+    return join(returnBudgetAsync(budgetId, spent, sequence));
+  }
+
+  /**
+   * The budgets at {@code scopePrefix} and below, held and lapsed, at most 1,000.
+   *
+   * @param scopePrefix a scope path prefix ("" = all the caller may read)
+   * @return the budgets in id order
+   */
+  public List<BudgetInfo> listBudgets(String scopePrefix) {
+    return join(call(QuotaOperation.LIST_BUDGETS, new QuotaRequest.ListBudgets(scopePrefix),
+        QuotaResponse.BudgetList.class)).budgets().stream().map(b -> new BudgetInfo(b.budgetId(),
+            b.holder(), b.scope(), b.resource(), b.granted(), b.spent(), b.reportSequence(),
+            ledger(b.grantedAtMillis()), ledger(b.expiresAtMillis()), ledger(b.windowEndMillis()),
+            ledger(b.keepUntilMillis()), b.lapsed())).toList();
+  }
+
+  private static BudgetGrant grant(QuotaResponse.BudgetGrantReply r) {
+    return new BudgetGrant(r.outcome(), r.message(), r.levelScope(), r.resource(),
+        Duration.ofMillis(Math.max(0, r.retryAfterMillis())), r.budgetId(), r.granted(),
+        ledger(r.expiresAtMillis()), ledger(r.windowEndMillis()), r.configVersion(),
+        ledger(r.atMillis()));
+  }
+
+  private static BudgetReportResult report(QuotaResponse.BudgetReportInfo r) {
+    return new BudgetReportResult(r.outcome(), r.message(), r.budgetId(), r.granted(), r.spent(),
+        ledger(r.expiresAtMillis()), ledger(r.windowEndMillis()), r.ended(), r.resent(),
+        ledger(r.atMillis()));
+  }
+
+  private static LedgerTime ledger(long millis) {
+    return LedgerTime.ofMillis(Math.max(0, millis));
+  }
+
   private static UsageRecord record(dev.ration.wire.quota.UsageEvent e) {
     return new UsageRecord(e.sequence(), e.eventId(), e.type(),
         LedgerTime.ofMillis(Math.max(0, e.eventTimeMillis())),

@@ -27,5 +27,13 @@ public enum QuotaOperation {
   /** {@link QuotaClient#reconcile} and {@link QuotaClient#repair}. */
   RECONCILE,
   /** {@link QuotaClient#readAudit}. */
-  READ_AUDIT
+  READ_AUDIT,
+  /** {@link QuotaClient#grantBudget}, and a {@link QuotaLimiter} taking a budget. */
+  GRANT_BUDGET,
+  /** {@link QuotaClient#reportBudgets}, and a {@link QuotaLimiter}'s renewals. */
+  REPORT_BUDGETS,
+  /** {@link QuotaClient#returnBudget}, and a {@link QuotaLimiter} giving a budget back. */
+  RETURN_BUDGET,
+  /** {@link QuotaClient#listBudgets}. */
+  LIST_BUDGETS
 }

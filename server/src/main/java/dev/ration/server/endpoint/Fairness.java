@@ -25,11 +25,12 @@ final class Fairness {
   /** Kinds that never take a share: they free capacity, or the connection answers them. */
   private static final Set<Kind> UNGATED = EnumSet.of(
       Kind.HELLO, Kind.CANCEL, Kind.CLUSTER_STATUS, Kind.RETURN_LEASE,
-      Kind.RESERVATION_COMPLETE, Kind.RESERVATION_CANCEL, Kind.USAGE_ACK);
+      Kind.RESERVATION_COMPLETE, Kind.RESERVATION_CANCEL, Kind.USAGE_ACK, Kind.BUDGET_RETURN);
 
   /** Kinds gated even in {@link TenantFairness#QUOTA} mode: the quota work a tenant can flood. */
   private static final Set<Kind> QUOTA_WORK =
-      EnumSet.of(Kind.RESERVE, Kind.RESERVE_KEYED, Kind.USAGE_INGEST);
+      EnumSet.of(Kind.RESERVE, Kind.RESERVE_KEYED, Kind.USAGE_INGEST, Kind.BUDGET_GRANT,
+          Kind.BUDGET_REPORT);
 
   private Fairness() {}
 

@@ -5,7 +5,11 @@ import dev.ration.wire.Outcome;
 import dev.ration.protocol.Kind;
 import dev.ration.protocol.QuotaRequest;
 import dev.ration.protocol.QuotaResponse;
+import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
 import dev.ration.statemachine.command.QuotaCommand.Reconcile;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudgets;
+import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
 import dev.ration.statemachine.command.QuotaCommand.Reserve;
 import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
 import dev.ration.statemachine.command.QuotaCommand.SetQuota;
@@ -79,6 +83,22 @@ final class QuotaTranslation {
             r -> read(new QuotaQuery.AggregateUsage(r.scope(), r.resource(), r.fromMillis(),
                 r.toMillis()), false))
         .on(Kind.USAGE_RECONCILE, QuotaRequest.Reconcile.class, QuotaTranslation::reconcile)
+        .on(Kind.BUDGET_GRANT, QuotaRequest.GrantBudget.class, r -> Scope.problem(r.scope())
+            .<Translation.Action>map(Translation.Invalid::new)
+            .orElseGet(() -> new Translation.Mutation(new GrantBudget(r.holder(), r.scope(),
+                r.resource(), r.amount(), r.leaseMillis()))))
+        .on(Kind.BUDGET_REPORT, QuotaRequest.ReportBudgets.class, r ->
+            r.reports().isEmpty() || r.reports().size() > ReportBudgets.MAX_REPORTS
+                ? new Translation.Invalid(r.reports().size() + " reports; a frame carries 1.."
+                    + ReportBudgets.MAX_REPORTS)
+                : new Translation.Mutation(new ReportBudgets(r.reports().stream()
+                    .map(b -> new ReportBudget(b.budgetId(), b.spent(), b.sequence(),
+                        b.wantAmount(), b.leaseMillis()))
+                    .toList())))
+        .on(Kind.BUDGET_RETURN, QuotaRequest.ReturnBudget.class, r -> new Translation.Mutation(
+            new ReturnBudget(r.budgetId(), r.spent(), r.sequence())))
+        .on(Kind.BUDGET_LIST, QuotaRequest.ListBudgets.class,
+            r -> read(new QuotaQuery.ListBudgets(r.scopePrefix()), false))
         .on(Kind.AUDIT_READ, QuotaRequest.ReadAudit.class,
             r -> read(new QuotaQuery.ReadAudit(r.fromSequence(),
                 Math.max(0, Math.min(r.max(), READ_MAX))), false));
@@ -148,6 +168,18 @@ final class QuotaTranslation {
       return new QuotaResponse.ReconcileReply(Outcome.SUCCESS, "",
           r.drifts());
     }
+    if (result instanceof QuotaResult.BudgetGranted g) {
+      return new QuotaResponse.BudgetGrantReply(Outcome.SUCCESS, "", "", "", 0, g.budgetId(),
+          g.granted(), g.expiresAtMillis(), g.windowEndMillis(), g.configVersion(), g.atMillis());
+    }
+    if (result instanceof QuotaResult.BudgetsReported all) {
+      return new QuotaResponse.BudgetReportsReply(Outcome.SUCCESS, "", all.reports().stream()
+          .map(QuotaTranslation::reportInfo).toList());
+    }
+    if (result instanceof QuotaResult.BudgetReturned r) {
+      return new QuotaResponse.BudgetReturnReply(Outcome.SUCCESS, "", r.budgetId(), r.spent(),
+          r.released());
+    }
     throw new IllegalStateException("quota result " + result + " does not answer " + request.kind());
   }
 
@@ -165,6 +197,11 @@ final class QuotaTranslation {
       case USAGE_INGEST -> new QuotaResponse.IngestReply(outcome, message, 0, false);
       case USAGE_ACK -> new QuotaResponse.AckReply(outcome, message, 0);
       case USAGE_RECONCILE -> new QuotaResponse.ReconcileReply(outcome, message, List.of());
+      case BUDGET_GRANT -> new QuotaResponse.BudgetGrantReply(outcome, message, levelScope,
+          resource, retryAfterMillis, 0, 0, 0, 0, currentVersion, 0);
+      case BUDGET_REPORT -> new QuotaResponse.BudgetReportsReply(outcome, message, List.of());
+      case BUDGET_RETURN -> new QuotaResponse.BudgetReturnReply(outcome, message,
+          ((QuotaRequest.ReturnBudget) request).budgetId(), 0, 0);
       default -> throw new IllegalStateException("no refusal shape for " + request.kind());
     };
   }
@@ -194,6 +231,12 @@ final class QuotaTranslation {
           r.drifts());
     } else if (answer instanceof QuotaAnswer.AuditList a) {
       return new QuotaResponse.AuditList(a.records());
+    } else if (answer instanceof QuotaAnswer.BudgetList l) {
+      return new QuotaResponse.BudgetList(l.budgets().stream()
+          .map(b -> new QuotaResponse.BudgetInfo(b.budgetId(), b.holder(), b.scope(),
+              b.resource(), b.granted(), b.spent(), b.reportSequence(), b.grantedAtMillis(),
+              b.expiresAtMillis(), b.windowEndMillis(), b.keepUntilMillis(), b.lapsed()))
+          .toList());
     }
     throw new IllegalStateException("quota answer " + answer + " has no wire reply");
   }
@@ -211,5 +254,15 @@ final class QuotaTranslation {
             .map((ReservationItem i) -> new QuotaResponse.ReservedItem(i.resource(), i.amount(),
                 i.overage(), i.unit()))
             .toList());
+  }
+
+  private static QuotaResponse.BudgetReportInfo reportInfo(QuotaResult.BudgetReport r) {
+    QuotaResult.BudgetReported b = r.budget();
+    if (b == null) {
+      return new QuotaResponse.BudgetReportInfo(Translation.wireOutcome(r.outcome()), r.message(),
+          0, 0, 0, 0, 0, false, false, 0);
+    }
+    return new QuotaResponse.BudgetReportInfo(Outcome.SUCCESS, "", b.budgetId(), b.granted(),
+        b.spent(), b.expiresAtMillis(), b.windowEndMillis(), b.ended(), b.resent(), b.atMillis());
   }
 }

@@ -175,14 +175,15 @@ final class Replies {
       case TTL_NAMESPACE_SET ->
           new Response.Ttl(new TtlResponse.NamespaceReply(outcome, message, null));
       case QUOTA_SET, RESERVE, RESERVE_KEYED, RESERVATION_COMPLETE, RESERVATION_CANCEL,
-          USAGE_INGEST, USAGE_ACK, USAGE_RECONCILE -> new Response.Quota(
+          USAGE_INGEST, USAGE_ACK, USAGE_RECONCILE, BUDGET_GRANT, BUDGET_REPORT, BUDGET_RETURN ->
+          new Response.Quota(
               QuotaTranslation.rejected(((Request.Quota) request).request(), outcome, message,
                   "", "", rej.retryAfterMillis(), rej.currentVersion()));
       case TOKEN_CREATE, TOKEN_REVOKE, ROLE_GRANT, ROLE_REVOKE ->
           new Response.SecurityChangeReply(outcome, message, false, 0);
       case HELLO, GET_LIMIT, LIST_LIMITS, LIST_LEASES, CLUSTER_STATUS, CANCEL, GET_SLOTS,
           TTL_GET, TTL_LIST, TTL_NAMESPACE_GET, TTL_WATCH, QUOTA_GET, QUOTA_LIST, QUOTA_HISTORY,
-          RESERVATION_LIST, USAGE_READ, USAGE_AGGREGATE, AUDIT_READ, TOKEN_LIST, ROLE_LIST,
+          RESERVATION_LIST, USAGE_READ, USAGE_AGGREGATE, AUDIT_READ, BUDGET_LIST, TOKEN_LIST, ROLE_LIST,
           SECURITY_AUDIT_READ, WHOAMI -> unexpected(kind, rej);
     };
   }

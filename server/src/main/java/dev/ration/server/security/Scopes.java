@@ -63,6 +63,10 @@ public final class Scopes {
     on(Kind.RESERVE_KEYED, QuotaRequest.ReserveKeyed.class, "scope path's first segment", r -> path(r.scope()));
     byId(Kind.RESERVATION_COMPLETE);
     byId(Kind.RESERVATION_CANCEL);
+    on(Kind.BUDGET_GRANT, QuotaRequest.GrantBudget.class, "scope path's first segment", r -> path(r.scope()));
+    byId(Kind.BUDGET_REPORT);
+    byId(Kind.BUDGET_RETURN);
+    on(Kind.BUDGET_LIST, QuotaRequest.ListBudgets.class, "scope prefix's first segment (no '/': *)", r -> prefix(r.scopePrefix()));
     on(Kind.RESERVATION_LIST, QuotaRequest.ListReservations.class, "scope prefix's first segment (no '/': *)", r -> prefix(r.scopePrefix()));
     on(Kind.USAGE_INGEST, QuotaRequest.IngestUsage.class, "scope path's first segment", r -> path(r.scope()));
     // A usage consumer's cursor reads every tenant's events.

@@ -201,6 +201,14 @@ class SecurityClusterTest {
       case AUDIT_READ -> new Request.Quota(new QuotaRequest.ReadAudit(0, 10));
       case RESERVE_KEYED -> new Request.Quota(new QuotaRequest.ReserveKeyed("k1", tenant + "/shop",
           List.of(new QuotaRequest.Item("jobs", 1)), 0, 60_000));
+      // A budget report or return names the tenant's reservation id: the id resolves to the
+      // tenant (one id space), so the check is the same; the ledger then answers BUDGET_UNKNOWN.
+      case BUDGET_GRANT -> new Request.Quota(new QuotaRequest.GrantBudget("h", tenant + "/shop",
+          "jobs", 1, 60_000));
+      case BUDGET_REPORT -> new Request.Quota(new QuotaRequest.ReportBudgets(
+          List.of(new QuotaRequest.BudgetReport(reservationId, 0, 1, 1, 60_000))));
+      case BUDGET_RETURN -> new Request.Quota(new QuotaRequest.ReturnBudget(reservationId, 0, 1));
+      case BUDGET_LIST -> new Request.Quota(new QuotaRequest.ListBudgets(tenant + "/"));
       case TOKEN_CREATE -> new Request.CreateToken(7, tenant + "-svc", new byte[16], new byte[32], 0);
       case TOKEN_REVOKE -> new Request.RevokeToken(7);
       case TOKEN_LIST -> new Request.ListTokens();

@@ -512,6 +512,45 @@ public sealed interface QuotaCommand extends Command {
     }
   }
 
+  /**
+   * Reports of several budgets, applied in order as if each were proposed alone: each is judged
+   * on its own (an unknown budget or a bad report fails only that one) and answered in
+   * {@code QuotaResult.BudgetsReported}, in the same order. One request key covers the batch,
+   * so a resent batch gets every answer of the first. At most {@link #MAX_REPORTS}.
+   */
+  record ReportBudgets(List<ReportBudget> reports) implements QuotaCommand {
+    public static final int CODE = 52;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "BUDGET_REPORT";
+
+    /** Most reports in one batch: the protocol and the log share the bound. */
+    public static final int MAX_REPORTS = 1_000;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<ReportBudgets> SHAPE =
+        Shape.of(ReportBudgets.class, list16("reports", ReportBudgets::reports, ReportBudget.SHAPE));
+
+    public ReportBudgets {
+      reports = List.copyOf(reports);
+    }
+
+    @Override
+    public Touches touches() {
+      return Touches.ids(reports.stream().map(ReportBudget::budgetId).toList());
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.reportBudgets(this);
+    }
+  }
+
   /** One method per quota command: whoever applies them must handle every one. */
   interface Handler<R> {
     R setQuota(SetQuota command);
@@ -533,5 +572,7 @@ public sealed interface QuotaCommand extends Command {
     R reportBudget(ReportBudget command);
 
     R returnBudget(ReturnBudget command);
+
+    R reportBudgets(ReportBudgets command);
   }
 }

@@ -23,6 +23,8 @@ public sealed interface QuotaAnswer {
 
   record ReservationList(List<Reservation> reservations) implements QuotaAnswer {}
 
+  record BudgetList(List<Budget> budgets) implements QuotaAnswer {}
+
   /** {@code cursor}: the consumer's acknowledged sequence; {@code lastSequence}: the log's end. */
   record UsageBatch(List<UsageEvent> events, long cursor, long lastSequence)
       implements QuotaAnswer {}

@@ -17,6 +17,9 @@ public sealed interface QuotaQuery {
   /** Outstanding reservations of {@code scopePrefix} and below ("" = all), by id. */
   record ListReservations(String scopePrefix) implements QuotaQuery {}
 
+  /** Budgets (held and lapsed) at or under {@code scopePrefix}, at most LIST_MAX. */
+  record ListBudgets(String scopePrefix) implements QuotaQuery {}
+
   /**
    * Usage-log records from {@code fromSequence} (0 = just after {@code consumer}'s acknowledged
    * cursor), at most {@code max}.

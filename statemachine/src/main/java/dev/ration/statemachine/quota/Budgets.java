@@ -6,6 +6,7 @@ import static dev.ration.statemachine.quota.Arguments.invalid;
 
 import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
 import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudgets;
 import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
 import dev.ration.statemachine.query.Budget;
 import dev.ration.statemachine.query.LevelCharge;
@@ -141,7 +142,7 @@ final class Budgets {
     put(b);
     records.putExpiry(QuotaKeys.budgetEnd(b.dueAtMillis(), id));
     return new QuotaResult.BudgetGranted(id, c.scope(), c.resource(), granted, expiresAt,
-        windowEnd, configVersion);
+        windowEnd, configVersion, now);
   }
 
   QuotaResult report(ReportBudget c, long now) {
@@ -182,6 +183,24 @@ final class Budgets {
       put(after);
     }
     return reported(after, now, false, event);
+  }
+
+  /** Each report judged alone, in order; a refusal fails only its own report. */
+  QuotaResult reportAll(ReportBudgets c, long now) {
+    if (c.reports().isEmpty() || c.reports().size() > ReportBudgets.MAX_REPORTS) {
+      return invalid(c.reports().size() + " reports; a batch carries 1.." + ReportBudgets.MAX_REPORTS);
+    }
+    List<QuotaResult.BudgetReport> out = new ArrayList<>(c.reports().size());
+    for (ReportBudget r : c.reports()) {
+      QuotaResult one = report(r, now);
+      if (one instanceof QuotaResult.BudgetReported ok) {
+        out.add(new QuotaResult.BudgetReport(dev.ration.wire.Outcome.SUCCESS, "", ok));
+      } else {
+        QuotaResult.QuotaRejected no = (QuotaResult.QuotaRejected) one;
+        out.add(new QuotaResult.BudgetReport(no.outcome(), no.message(), null));
+      }
+    }
+    return new QuotaResult.BudgetsReported(out);
   }
 
   QuotaResult giveBack(ReturnBudget c, long now) {
@@ -348,7 +367,7 @@ final class Budgets {
   private static QuotaResult.BudgetReported reported(Budget b, long now, boolean resent, long event) {
     return new QuotaResult.BudgetReported(b.budgetId(), b.granted(), b.spent(),
         b.expiresAtMillis(), b.windowEndMillis(), b.lapsed() || now >= b.expiresAtMillis(),
-        resent, event);
+        resent, event, now);
   }
 
   private static QuotaResult unknown(long budgetId) {
@@ -367,12 +386,18 @@ final class Budgets {
         .map(v -> QuotaFormat.read(v, "budget " + id, Budget.SHAPE::read));
   }
 
-  /** Every stored budget (held or lapsed), in id order, at most {@code max}. */
-  List<Budget> all(int max) {
+  /**
+   * Budgets at or under {@code scopePrefix} (held, and lapsed ones still counted), in id order,
+   * at most LIST_MAX, reading at most {@code maxScan} records.
+   */
+  dev.ration.statemachine.query.QuotaAnswer.BudgetList list(String scopePrefix, int maxScan) {
     List<Budget> out = new ArrayList<>();
-    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, max)) {
-      out.add(QuotaFormat.read(e.getValue(), "budget", Budget.SHAPE::read));
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, maxScan)) {
+      Budget b = QuotaFormat.read(e.getValue(), "budget", Budget.SHAPE::read);
+      if (Scope.under(b.scope(), scopePrefix) && out.size() < QuotaLedger.LIST_MAX) {
+        out.add(b);
+      }
     }
-    return out;
+    return new dev.ration.statemachine.query.QuotaAnswer.BudgetList(out);
   }
 }

@@ -8,6 +8,7 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
 import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
 import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudgets;
 import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
 import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
 import dev.ration.statemachine.command.QuotaCommand;
@@ -72,6 +73,7 @@ public final class QuotaLedger implements Ledger {
   private final UsageLog usageLog;
   private final Reservations reservations;
   private final Budgets budgets;
+  private final int maxScanRecords;
   private final Reconciliation reconciliation;
   private final QuotaVerifier verifier;
   private final Retention retention;
@@ -88,6 +90,7 @@ public final class QuotaLedger implements Ledger {
     this.usageLog = new UsageLog(options, names, records, counters, catalog, retention);
     this.reservations = new Reservations(options, names, records, counters, catalog, usageLog);
     this.budgets = new Budgets(names, records, counters, catalog, usageLog);
+    this.maxScanRecords = options.maxScanRecords();
     this.reconciliation =
         new Reconciliation(options, names, records, catalog, usageLog, reservations, audit);
     this.verifier = new QuotaVerifier(options, records, counters, catalog, retention);
@@ -221,6 +224,11 @@ public final class QuotaLedger implements Ledger {
       public QuotaResult returnBudget(ReturnBudget c) {
         return budgets.giveBack(c, nowMillis);
       }
+
+      @Override
+      public QuotaResult reportBudgets(ReportBudgets c) {
+        return budgets.reportAll(c, nowMillis);
+      }
     });
     writeMeta();
     return result;
@@ -267,6 +275,8 @@ public final class QuotaLedger implements Ledger {
       return audit.read(q.fromSequence(), q.max());
     } else if (query instanceof QuotaQuery.ListReservations q) {
       return reservations.list(q.scopePrefix(), readNowMillis);
+    } else if (query instanceof QuotaQuery.ListBudgets q) {
+      return budgets.list(q.scopePrefix(), maxScanRecords);
     } else if (query instanceof QuotaQuery.ReadUsage q) {
       return usageLog.read(q.consumer(), q.fromSequence(), q.max());
     } else if (query instanceof QuotaQuery.AggregateUsage q) {

@@ -179,10 +179,12 @@ public sealed interface QuotaResult {
 
   /**
    * A budget granted: {@code granted} (at most what was asked) is counted at every level until
-   * {@code expiresAtMillis}; {@code windowEndMillis} is when its earliest window ends.
+   * {@code expiresAtMillis}; {@code windowEndMillis} is when its earliest window ends;
+   * {@code atMillis} the ledger time of the grant (the holder measures its lease from it).
    */
   record BudgetGranted(long budgetId, String scope, String resource, long granted,
-      long expiresAtMillis, long windowEndMillis, long configVersion) implements QuotaResult {
+      long expiresAtMillis, long windowEndMillis, long configVersion, long atMillis)
+      implements QuotaResult {
     public static final int CODE = 47;
 
     /** Its stored fields, in this order after the result code. */
@@ -195,7 +197,8 @@ public sealed interface QuotaResult {
             i64("granted", BudgetGranted::granted),
             i64("expiresAtMillis", BudgetGranted::expiresAtMillis),
             i64("windowEndMillis", BudgetGranted::windowEndMillis),
-            i64("configVersion", BudgetGranted::configVersion));
+            i64("configVersion", BudgetGranted::configVersion),
+            i64("atMillis", BudgetGranted::atMillis));
 
     public int code() {
       return CODE;
@@ -207,10 +210,11 @@ public sealed interface QuotaResult {
    * stands: {@code granted} after any resize, {@code spent} as counted, {@code expiresAtMillis}
    * after any renewal. {@code ended}: it admits nothing more (its lease lapsed or its window
    * ended); the holder stops and returns it. {@code eventSequence}: the usage event of this
-   * report's spend, 0 when it spent nothing new.
+   * report's spend, 0 when it spent nothing new. {@code atMillis}: the ledger time of the
+   * answer.
    */
   record BudgetReported(long budgetId, long granted, long spent, long expiresAtMillis,
-      long windowEndMillis, boolean ended, boolean resent, long eventSequence)
+      long windowEndMillis, boolean ended, boolean resent, long eventSequence, long atMillis)
       implements QuotaResult {
     public static final int CODE = 48;
 
@@ -225,7 +229,8 @@ public sealed interface QuotaResult {
             i64("windowEndMillis", BudgetReported::windowEndMillis),
             bool("ended", BudgetReported::ended),
             bool("resent", BudgetReported::resent),
-            i64("eventSequence", BudgetReported::eventSequence));
+            i64("eventSequence", BudgetReported::eventSequence),
+            i64("atMillis", BudgetReported::atMillis));
 
     public int code() {
       return CODE;
@@ -252,6 +257,44 @@ public sealed interface QuotaResult {
 
     public int code() {
       return CODE;
+    }
+  }
+
+  /** The answers to {@code ReportBudgets}, one per report, in its order. */
+  record BudgetsReported(List<BudgetReport> reports) implements QuotaResult {
+    public static final int CODE = 50;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<BudgetsReported> SHAPE =
+        Shape.of(BudgetsReported.class,
+            list16("reports", BudgetsReported::reports, BudgetReport.SHAPE));
+
+    public BudgetsReported {
+      reports = List.copyOf(reports);
+    }
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * One report's answer inside {@link BudgetsReported}: SUCCESS with the budget as it stands, or
+   * a refusal's outcome and message with none.
+   */
+  record BudgetReport(Outcome outcome, String message, BudgetReported budget) {
+    public static final Shape<BudgetReport> SHAPE =
+        Shape.of(
+            BudgetReport.class,
+            Fields.code("outcome", BudgetReport::outcome, Outcome::fromCode, Outcome::code),
+            str("message", BudgetReport::message),
+            Fields.optional("budget", BudgetReport::budget, BudgetReported.SHAPE));
+
+    public BudgetReport {
+      if ((outcome == Outcome.SUCCESS) != (budget != null)) {
+        throw new IllegalArgumentException(
+            "a report's answer carries the budget exactly when it succeeded: " + outcome);
+      }
     }
   }
 }

@@ -53,4 +53,59 @@ public final class QuotaAccess {
     }
     return factory.apply(transport, clock);
   }
+
+  /** How a {@link dev.ration.client.quota.QuotaLimiter} is made over a quota client. */
+  @FunctionalInterface
+  public interface LimiterFactory {
+    /**
+     * A limiter.
+     *
+     * @param client the quota client its calls go through
+     * @param scheduler where its control steps run
+     * @param clock its monotonic clock, in nanoseconds
+     * @param holder who holds its budgets
+     * @param options its options
+     * @return the limiter
+     */
+    dev.ration.client.quota.QuotaLimiter create(QuotaClient client,
+        dev.ration.client.limiter.LimiterScheduler scheduler,
+        java.util.function.LongSupplier clock, String holder,
+        dev.ration.client.quota.QuotaLimiterOptions options);
+  }
+
+  private static volatile LimiterFactory limiters;
+
+  /**
+   * Installs the limiter factory; only {@code QuotaLimiter}'s initializer calls it, once.
+   *
+   * @param f the factory
+   */
+  public static synchronized void installLimiter(LimiterFactory f) {
+    if (limiters != null) {
+      throw new IllegalStateException("QuotaLimiter factory already installed");
+    }
+    limiters = f;
+  }
+
+  /**
+   * A quota limiter whose budget calls go through {@code client}.
+   *
+   * @param client the quota client
+   * @param scheduler where its control steps run
+   * @param clock its monotonic clock, in nanoseconds
+   * @param holder who holds its budgets
+   * @param options its options
+   * @return the limiter
+   */
+  public static dev.ration.client.quota.QuotaLimiter limiter(QuotaClient client,
+      dev.ration.client.limiter.LimiterScheduler scheduler, java.util.function.LongSupplier clock,
+      String holder, dev.ration.client.quota.QuotaLimiterOptions options) {
+    try {
+      Class.forName(dev.ration.client.quota.QuotaLimiter.class.getName(), true,
+          QuotaClient.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException(e);
+    }
+    return limiters.create(client, scheduler, clock, holder, options);
+  }
 }

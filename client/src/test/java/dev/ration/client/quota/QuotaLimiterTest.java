@@ -1,0 +1,211 @@
+package dev.ration.client.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.client.limiter.ManualScheduler;
+import dev.ration.client.time.LedgerTime;
+import dev.ration.wire.Outcome;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The quota limiter's rules step by step, over a fake coordinator answered by hand and a manual
+ * clock: what a first check does, what a budget admits and until when, what one renewal round
+ * reports for every budget, that a smaller budget is capped locally before the ledger is told,
+ * that an ended budget is returned with its final spend and replaced, and what close returns.
+ */
+class QuotaLimiterTest {
+  private static final Duration LEASE = Duration.ofSeconds(3);
+
+  /** The fake coordinator: every call is kept with its future, answered by the test. */
+  static final class Fake implements QuotaLimiter.Calls {
+    final List<Object[]> grants = new ArrayList<>(); // {scope, resource, amount, future}
+    final List<Object[]> reports = new ArrayList<>(); // {reports, future}
+    final List<long[]> returns = new ArrayList<>(); // {id, spent, sequence}
+
+    @Override
+    public CompletableFuture<BudgetGrant> grant(String holder, String scope, String resource,
+        long amount, Duration lease) {
+      CompletableFuture<BudgetGrant> f = new CompletableFuture<>();
+      grants.add(new Object[] {scope, resource, amount, f});
+      return f;
+    }
+
+    @Override
+    public CompletableFuture<List<BudgetReportResult>> report(List<BudgetReport> r) {
+      CompletableFuture<List<BudgetReportResult>> f = new CompletableFuture<>();
+      reports.add(new Object[] {r, f});
+      return f;
+    }
+
+    @Override
+    public CompletableFuture<BudgetReturn> giveBack(long budgetId, long spent, long sequence) {
+      returns.add(new long[] {budgetId, spent, sequence});
+      return CompletableFuture.completedFuture(
+          new BudgetReturn(Outcome.SUCCESS, "", budgetId, spent, 0));
+    }
+
+    @SuppressWarnings("unchecked")
+    void answerGrant(int i, long id, long granted, long atMillis, long leaseMillis, long windowEnd) {
+      ((CompletableFuture<BudgetGrant>) grants.get(i)[3]).complete(new BudgetGrant(Outcome.SUCCESS,
+          "", "", "", Duration.ZERO, id, granted, LedgerTime.ofMillis(atMillis + leaseMillis),
+          LedgerTime.ofMillis(windowEnd), 1, LedgerTime.ofMillis(atMillis)));
+    }
+
+    @SuppressWarnings("unchecked")
+    List<BudgetReport> reportsOf(int i) {
+      return (List<BudgetReport>) reports.get(i)[0];
+    }
+
+    @SuppressWarnings("unchecked")
+    void answerReports(int i, List<BudgetReportResult> answers) {
+      ((CompletableFuture<List<BudgetReportResult>>) reports.get(i)[1]).complete(answers);
+    }
+  }
+
+  private static BudgetReportResult renewed(long id, long granted, long spent, long at,
+      long leaseMillis, long windowEnd, boolean ended) {
+    return new BudgetReportResult(Outcome.SUCCESS, "", id, granted, spent,
+        LedgerTime.ofMillis(Math.min(at + leaseMillis, windowEnd)), LedgerTime.ofMillis(windowEnd),
+        ended, false, LedgerTime.ofMillis(at));
+  }
+
+  private final ManualScheduler clock = new ManualScheduler();
+  private final Fake fake = new Fake();
+  private final QuotaLimiter limiter = new QuotaLimiter(fake, clock, () -> 0, "eu-1",
+      QuotaLimiterOptions.defaults().withLease(LEASE).withAmounts(10, 5).withScheduler(clock));
+
+  /** Goal: the first check asks for a budget and refuses; then the budget admits what it holds. */
+  @Test
+  void theFirstCheckAsksForABudgetThenItAdmitsWhatItHolds() {
+    assertFalse(limiter.tryAcquire("o/t/p", "api", 1));
+    assertEquals(QuotaLimiter.Reason.NO_BUDGET, limiter.decide("o/t/p", "api", 1).reason());
+    clock.runDue();
+    assertEquals(1, fake.grants.size(), "one grant, however many checks");
+    assertEquals(10L, fake.grants.get(0)[2]);
+    fake.answerGrant(0, 7, 4, 1_000, 3_000, 60_000);
+    clock.runDue();
+    assertEquals(1, limiter.budgetsHeld());
+    assertTrue(limiter.tryAcquire("o/t/p", "api", 3));
+    assertTrue(limiter.tryAcquire("o/t/p", "api", 1));
+    QuotaLimiter.Decision no = limiter.decide("o/t/p", "api", 1);
+    assertEquals(QuotaLimiter.Reason.EXHAUSTED, no.reason());
+    assertTrue(no.retryAfter().compareTo(Duration.ZERO) > 0);
+    assertEquals(4, limiter.admittedTotal());
+  }
+
+  /**
+   * Goal: a budget admits until send time + (expiry − answer time)·(1 − ε) − margin on the local
+   * clock, and not after, when no renewal was answered.
+   */
+  @Test
+  void aBudgetStopsAtItsLocalExpiryWithoutARenewal() {
+    limiter.tryAcquire("o", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 7, 100, 1_000, 3_000, 60_000);
+    clock.runDue();
+    long localExpiryMillis = (long) (3_000 * (1 - 0.02)) - 5; // 2,935 ms after the send at 0
+    clock.advance(Duration.ofMillis(localExpiryMillis - 1));
+    assertTrue(limiter.tryAcquire("o", "api", 1));
+    clock.advance(Duration.ofMillis(1));
+    assertFalse(limiter.tryAcquire("o", "api", 1));
+    assertEquals(QuotaLimiter.Reason.EXPIRED, limiter.decide("o", "api", 1).reason());
+  }
+
+  /**
+   * Goal: one renewal round reports every held budget in one request, with its cumulative spend
+   * and a new sequence, asking for the spend plus a cushion; a growth answered adds to what is
+   * admitted, and the lease is measured again from the round's send.
+   */
+  @Test
+  void oneRoundReportsEveryBudgetAndGrowthIsAdmitted() {
+    limiter.tryAcquire("o/a", "api", 1);
+    limiter.tryAcquire("o/b", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 1, 10, 0, 3_000, 60_000);
+    fake.answerGrant(1, 2, 10, 0, 3_000, 60_000);
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o/a", "api", 8));
+    clock.advance(Duration.ofMillis(1_000)); // lease/3
+    assertEquals(1, fake.reports.size(), "one request for both budgets");
+    List<BudgetReport> sent = fake.reportsOf(0);
+    assertEquals(2, sent.size());
+    BudgetReport a = sent.stream().filter(r -> r.budgetId() == 1).findFirst().orElseThrow();
+    assertEquals(8, a.spent());
+    assertEquals(1, a.sequence());
+    assertEquals(8 + 16, a.wantAmount(), "spend plus twice the period's spend");
+    BudgetReport b = sent.stream().filter(r -> r.budgetId() == 2).findFirst().orElseThrow();
+    assertEquals(5, b.wantAmount(), "an idle budget asks for its cushion only");
+    assertEquals(5, limiter.available("o/b", "api"), "capped to the cushion before the report");
+    fake.answerReports(0, List.of(
+        renewed(sent.get(0).budgetId(), sent.get(0).budgetId() == 1 ? 24 : 5,
+            sent.get(0).spent(), 1_000, 3_000, 60_000, false),
+        renewed(sent.get(1).budgetId(), sent.get(1).budgetId() == 1 ? 24 : 5,
+            sent.get(1).spent(), 1_000, 3_000, 60_000, false)));
+    clock.runDue();
+    assertEquals(16, limiter.available("o/a", "api"), "24 granted, 8 spent");
+    clock.advance(Duration.ofMillis(2_934));
+    assertTrue(limiter.tryAcquire("o/a", "api", 1), "renewed from the round's send at 1 s");
+    clock.advance(Duration.ofMillis(1));
+    assertFalse(limiter.tryAcquire("o/a", "api", 1), "until 1 s + 2,935 ms, later rounds unanswered");
+  }
+
+  /** Goal: a budget the ledger says ended is returned with its final spend and replaced. */
+  @Test
+  void anEndedBudgetIsReturnedWithItsFinalSpendAndReplaced() {
+    limiter.tryAcquire("o", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 7, 10, 0, 3_000, 60_000);
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o", "api", 6));
+    clock.advance(Duration.ofMillis(1_000));
+    BudgetReport r = fake.reportsOf(0).get(0);
+    fake.answerReports(0, List.of(renewed(7, 10, r.spent(), 1_000, 3_000, 60_000, true)));
+    clock.runDue();
+    assertEquals(1, fake.returns.size());
+    assertEquals(7, fake.returns.get(0)[0]);
+    assertEquals(6, fake.returns.get(0)[1]);
+    assertEquals(2, fake.returns.get(0)[2], "a sequence above the report's");
+    assertEquals(2, fake.grants.size(), "a new budget asked for");
+    assertEquals(10L, fake.grants.get(1)[2]);
+    assertFalse(limiter.tryAcquire("o", "api", 1), "nothing admitted from the ended one");
+  }
+
+  /** Goal: a budget whose lease ends with its window is replaced when the window ends. */
+  @Test
+  void aBudgetEndingWithItsWindowIsReplacedThen() {
+    limiter.tryAcquire("o", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 7, 10, 59_000, 1_000, 60_000); // the lease runs to the window's end
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o", "api", 2));
+    clock.advance(Duration.ofMillis(1_000));
+    assertEquals(1, fake.returns.size(), "returned at its local end");
+    assertEquals(2, fake.returns.get(0)[1]);
+    assertEquals(2, fake.grants.size(), "the next window's budget asked for");
+  }
+
+  /** Goal: close stops admitting and returns every budget with its final spend. */
+  @Test
+  void closeReturnsEveryBudgetWithItsFinalSpend() {
+    limiter.tryAcquire("o/a", "api", 1);
+    limiter.tryAcquire("o/b", "jobs", 1);
+    clock.runDue();
+    fake.answerGrant(0, 1, 10, 0, 3_000, 60_000);
+    fake.answerGrant(1, 2, 10, 0, 3_000, 60_000);
+    clock.runDue();
+    limiter.tryAcquire("o/a", "api", 3);
+    limiter.close();
+    assertFalse(limiter.tryAcquire("o/a", "api", 1));
+    assertEquals(2, fake.returns.size());
+    long spentA = fake.returns.stream().filter(x -> x[0] == 1).findFirst().orElseThrow()[1];
+    long spentB = fake.returns.stream().filter(x -> x[0] == 2).findFirst().orElseThrow()[1];
+    assertEquals(3, spentA);
+    assertEquals(0, spentB);
+  }
+}
