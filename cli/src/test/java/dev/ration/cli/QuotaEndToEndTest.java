@@ -13,6 +13,7 @@ import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -153,6 +154,22 @@ class QuotaEndToEndTest {
       assertTrue(refused[2].contains("LIMIT_EXHAUSTED"), refused[2]);
       String[] reservations = cli(server, "reservation", "list", "--output", "json");
       assertTrue(reservations[1].contains("acme/shop/web"), reservations[1]);
+      // Budgets: one held by a holder shows in `quota budgets`, with its times as instants.
+      assertEquals(Outcome.SUCCESS, quotas.setQuota(QuotaDefinition.rate("acme", "calls", 100,
+          dev.ration.wire.Window.HOUR).build()).outcome());
+      var budget = quotas.grantBudget("eu-1", "acme/shop/web", "calls", 30, Duration.ofMinutes(1));
+      assertEquals(30, budget.granted(), budget.message());
+      String[] budgets = cli(server, "quota", "budgets", "--scope", "acme", "--output", "json");
+      assertEquals("0", budgets[0], budgets[2]);
+      assertTrue(budgets[1].contains("\"holder\":\"eu-1\"") && budgets[1].contains("\"granted\":30")
+          && budgets[1].contains("\"expiresAt\":\"20"), budgets[1]);
+      String[] table = cli(server, "quota", "budgets");
+      assertEquals("0", table[0], table[2]);
+      assertTrue(table[1].lines().findFirst().orElse("").matches("BUDGET-ID\\s+HOLDER\\s+SCOPE"
+          + "\\s+RESOURCE\\s+GRANTED\\s+SPENT\\s+EXPIRES-AT\\s+WINDOW-ENDS-AT\\s+LAPSED\\s*"), table[1]);
+      assertTrue(table[1].contains("eu-1") && table[1].contains("acme/shop/web"), table[1]);
+      assertEquals(Outcome.SUCCESS, quotas.returnBudget(budget.budgetId(), 0, 1).outcome());
+      assertFalse(cli(server, "quota", "budgets", "--output", "json")[1].contains("eu-1"));
       String[] history = cli(server, "quota", "history", "--scope", "acme", "--resource", "jobs");
       assertEquals("0", history[0], history[2]);
       String[] audit = cli(server, "audit", "--output", "json");

@@ -87,6 +87,10 @@ final class MessageGenerator {
     REPLY_CLASS.put(Kind.USAGE_AGGREGATE, QuotaResponse.AggregateReply.class);
     REPLY_CLASS.put(Kind.USAGE_RECONCILE, QuotaResponse.ReconcileReply.class);
     REPLY_CLASS.put(Kind.AUDIT_READ, QuotaResponse.AuditList.class);
+    REPLY_CLASS.put(Kind.BUDGET_GRANT, QuotaResponse.BudgetGrantReply.class);
+    REPLY_CLASS.put(Kind.BUDGET_REPORT, QuotaResponse.BudgetReportsReply.class);
+    REPLY_CLASS.put(Kind.BUDGET_RETURN, QuotaResponse.BudgetReturnReply.class);
+    REPLY_CLASS.put(Kind.BUDGET_LIST, QuotaResponse.BudgetList.class);
     REPLY_CLASS.put(Kind.TOKEN_CREATE, Response.SecurityChangeReply.class);
     REPLY_CLASS.put(Kind.TOKEN_REVOKE, Response.SecurityChangeReply.class);
     REPLY_CLASS.put(Kind.TOKEN_LIST, Response.TokenList.class);

@@ -73,6 +73,38 @@ class QuotaMessagesGoldenTest {
   }
 
   @Test
+  void budgetGolden() throws Exception {
+    assertEquals(0x4F, Kind.BUDGET_GRANT.code());
+    assertEquals(0x50, Kind.BUDGET_REPORT.code());
+    assertEquals(0x51, Kind.BUDGET_RETURN.code());
+    assertEquals(0x52, Kind.BUDGET_LIST.code());
+    assertEquals(41, Outcome.BUDGET_UNKNOWN.code());
+    request(new QuotaRequest.GrantBudget("h", "a/b", "j", 5, 60_000),
+        "000003e8" + "000168" + "0003612f62" + "00016a" + "0000000000000005" + "000000000000ea60");
+    response(Kind.BUDGET_GRANT, new QuotaResponse.BudgetGrantReply(Outcome.SUCCESS, "", "", "", 0,
+            42, 5, 61_000, 120_000, 7, 1_000),
+        "0000" + "00" + "0000" + "0000" + "0000" + "0000000000000000" + "000000000000002a"
+            + "0000000000000005" + "000000000000ee48" + "000000000001d4c0" + "0000000000000007"
+            + "00000000000003e8");
+    request(new QuotaRequest.ReportBudgets(List.of(new QuotaRequest.BudgetReport(42, 3, 1, 8, 60_000))),
+        "000003e8" + "00000001" + "000000000000002a" + "0000000000000003" + "0000000000000001"
+            + "0000000000000008" + "000000000000ea60");
+    response(Kind.BUDGET_REPORT, new QuotaResponse.BudgetReportsReply(Outcome.SUCCESS, "", List.of(
+            new QuotaResponse.BudgetReportInfo(Outcome.BUDGET_UNKNOWN, "m", 0, 0, 0, 0, 0, false,
+                false, 0))),
+        "0000" + "00" + "0000" + "00000001" + "29" + "00016d" + "0000000000000000"
+            + "0000000000000000" + "0000000000000000" + "0000000000000000" + "0000000000000000"
+            + "00" + "00" + "0000000000000000");
+    request(new QuotaRequest.ReturnBudget(42, 3, 2),
+        "000003e8" + "000000000000002a" + "0000000000000003" + "0000000000000002");
+    response(Kind.BUDGET_RETURN, new QuotaResponse.BudgetReturnReply(Outcome.SUCCESS, "", 42, 3, 5),
+        "0000" + "00" + "0000" + "000000000000002a" + "0000000000000003" + "0000000000000005");
+    request(new QuotaRequest.ListBudgets("a"), "000003e8" + "000161");
+    response(Kind.BUDGET_LIST, new QuotaResponse.BudgetList(List.of(new QuotaResponse.BudgetInfo(
+        42, "h", "a/b", "j", 5, 3, 1, 1_000, 61_000, 120_000, 3_600_000, false))), "");
+  }
+
+  @Test
   void settleGolden() throws Exception {
     request(new QuotaRequest.CompleteReservation(42, List.of(3L)),
         "000003e8" + "000000000000002a" + "00000001" + "0000000000000003");

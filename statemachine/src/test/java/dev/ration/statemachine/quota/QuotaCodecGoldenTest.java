@@ -10,6 +10,10 @@ import dev.ration.statemachine.command.BatchFormatException;
 import dev.ration.statemachine.command.QuotaCommand.CancelReservation;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
+import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
+import dev.ration.statemachine.command.QuotaCommand.ReportBudgets;
+import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
 import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.QuotaCommand.Reconcile;
@@ -32,8 +36,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Goal: pin the log format of the quota commands (BatchCodec, codes 40–46) and the stored form
- * of their results (ResultCodec, codes 40–46) byte for byte, as the TTL golden test does for
+ * Goal: pin the log format of the quota commands (BatchCodec, codes 40–52) and the stored form
+ * of their results (ResultCodec, codes 40–50) byte for byte, as the TTL golden test does for
  * its family. A change here is a format change: append codes, never edit a golden string.
  */
 class QuotaCodecGoldenTest {
@@ -90,6 +94,36 @@ class QuotaCodecGoldenTest {
     command(new Reconcile("org", "tok", 0, 3600000, "ops", "nightly"),
         "2e" + "00036f7267" + "0003746f6b" + "0000000000000000" + "000000000036ee80"
             + "00036f7073" + "00076e696768746c79");
+  }
+
+  @Test
+  void budgetCommandsAndResults() {
+    command(new GrantBudget("h", "org/t", "tok", 10, 30000),
+        "31" + "000168" + "00056f72672f74" + "0003746f6b" + "000000000000000a" + "0000000000007530");
+    command(new ReportBudget(7, 3, 1, 8, 30000),
+        "32" + "0000000000000007" + "0000000000000003" + "0000000000000001" + "0000000000000008"
+            + "0000000000007530");
+    command(new ReturnBudget(7, 3, 2),
+        "33" + "0000000000000007" + "0000000000000003" + "0000000000000002");
+    command(new ReportBudgets(List.of(new ReportBudget(7, 3, 1, 8, 30000))),
+        "34" + "0001" + "0000000000000007" + "0000000000000003" + "0000000000000001"
+            + "0000000000000008" + "0000000000007530");
+    QuotaResult.BudgetReported reported =
+        new QuotaResult.BudgetReported(7, 8, 3, 35000, 60000, false, true, 0, 5000);
+    String reportedHex = "0000000000000007" + "0000000000000008" + "0000000000000003"
+        + "00000000000088b8" + "000000000000ea60" + "00" + "01" + "0000000000000000"
+        + "0000000000001388";
+    result(new QuotaResult.BudgetGranted(7, "org/t", "tok", 10, 35000, 60000, 3, 5000),
+        "01" + "2f" + "0000000000000007" + "00056f72672f74" + "0003746f6b" + "000000000000000a"
+            + "00000000000088b8" + "000000000000ea60" + "0000000000000003" + "0000000000001388");
+    result(reported, "01" + "30" + reportedHex);
+    result(new QuotaResult.BudgetReturned(7, 3, 5, 21),
+        "01" + "31" + "0000000000000007" + "0000000000000003" + "0000000000000005"
+            + "0000000000000015");
+    result(new QuotaResult.BudgetsReported(List.of(
+            new QuotaResult.BudgetReport(Outcome.SUCCESS, "", reported),
+            new QuotaResult.BudgetReport(Outcome.BUDGET_UNKNOWN, "m", null))),
+        "01" + "32" + "0002" + "00" + "0000" + "01" + reportedHex + "29" + "00016d" + "00");
   }
 
   @Test
