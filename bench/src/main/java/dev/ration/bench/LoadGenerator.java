@@ -232,6 +232,8 @@ public final class LoadGenerator {
         case SATURATION -> throw new IllegalStateException("the saturation workload runs in SaturationBench");
         case REBALANCE -> throw new IllegalStateException("the rebalance workload runs in RebalanceBench");
         case NEAR_CACHE -> throw new IllegalStateException("the near-cache workload runs in NearCacheBench");
+        case QUOTA_RESERVE, QUOTA_BUDGET ->
+            throw new IllegalStateException("the quota workloads run in QuotaBudgetBench");
       };
     }
 

@@ -26,7 +26,10 @@ public enum Workload {
   // Run by RebalanceBench; given as --op rebalance
   REBALANCE,
   // Run by NearCacheBench; given as --op near-cache
-  NEAR_CACHE;
+  NEAR_CACHE,
+  // Run by QuotaBudgetBench; given as --op quota-reserve / quota-budget
+  QUOTA_RESERVE,
+  QUOTA_BUDGET;
 
   /** Whether KeyLoopBench runs this workload. */
   public boolean isKeyLoop() {

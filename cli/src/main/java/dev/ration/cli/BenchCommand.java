@@ -74,7 +74,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--insecure", description = "Plaintext, ignoring any certificates.")
   boolean insecure;
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|quota-get|reserve|renew-batch|renew-slots|warm-start|saturation|rebalance|near-cache",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|quota-get|reserve|quota-reserve|quota-budget|renew-batch|renew-slots|warm-start|saturation|rebalance|near-cache",
       converter = WorkloadConverter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
           + "limit-get reads --ttl-keys limits of tenant --ttl-namespace (set first), linearizably; "
@@ -83,7 +83,9 @@ public final class BenchCommand implements Callable<Integer> {
           + "warm-start times rateLimiter(...) to the first admitted request, --runs times; "
           + "saturation measures capacity with TTL puts, then offers --steps multiples of it, open loop; "
           + "rebalance moves all demand from one region to another and times how fast capacity follows; "
-          + "near-cache times a near cache's gets from memory and, --runs times, a put to its notification.")
+          + "near-cache times a near cache's gets from memory and, --runs times, a put to its notification; "
+          + "quota-reserve / quota-budget admit one stream of quota checks (3 levels) through blocking "
+          + "tryReserve + complete calls / a QuotaLimiter's budgets (docs/QUOTAS.md).")
   Workload workload;
 
   @Option(names = "--steps", defaultValue = "0.5,1,1.5,2", split = ",", paramLabel = "M[,M...]",
@@ -176,7 +178,7 @@ public final class BenchCommand implements Callable<Integer> {
   int limits;
 
   @Option(names = "--reserve-projects", defaultValue = "8", paramLabel = "P",
-      description = "reserve: projects bench/t<slot mod P>/p the slots reserve on; 1 puts every slot on one hot project (default: ${DEFAULT-VALUE}).")
+      description = "reserve, quota-reserve, quota-budget: projects bench/t<slot mod P>/p the slots check; 1 puts every slot on one hot project (default: ${DEFAULT-VALUE}).")
   int reserveProjects;
 
   @Option(names = "--renewal-frames", defaultValue = "0", paramLabel = "W",
@@ -416,6 +418,28 @@ public final class BenchCommand implements Callable<Integer> {
         out.print(output == Format.json ? NearCacheBench.json(r) + "\n" : NearCacheBench.table(r));
         out.flush();
         return Exit.OK;
+      }
+      if (workload == Workload.QUOTA_RESERVE || workload == Workload.QUOTA_BUDGET) {
+        if (reserveProjects < 1 || reserveProjects > 1024) {
+          throw usage("--reserve-projects must be 1..1024, not " + reserveProjects);
+        }
+        err.printf(Locale.ROOT, "bench: %s, %d caller(s) over %d connection(s), %d project(s), warm-up %s, window %s%n",
+            workload.option(), inFlight, clients, reserveProjects, Quantities.formatDuration(warmup),
+            Quantities.formatDuration(duration));
+        err.flush();
+        dev.ration.bench.QuotaBudgetBench.Result r;
+        try {
+          r = new dev.ration.bench.QuotaBudgetBench(opened, inFlight, reserveProjects, System::nanoTime)
+              .run(workload == Workload.QUOTA_BUDGET, warmup.toNanos(), duration.toNanos(), err);
+        } catch (RationException | IllegalStateException e) {
+          err.println("error: " + e.getMessage());
+          err.flush();
+          return Exit.FAILED;
+        }
+        out.print(output == Format.json ? dev.ration.bench.QuotaBudgetBench.json(r) + "\n"
+            : dev.ration.bench.QuotaBudgetBench.table(r));
+        out.flush();
+        return r.ok() == 0 ? Exit.FAILED : Exit.OK;
       }
       if (workload == Workload.RESERVE) {
         if (reserveProjects < 1 || reserveProjects > 1024) {

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *       window's end, and never more than it holds.
  *   <li>Every {@code lease·renewFraction} all held budgets are reported and renewed in one
  *       request: the cumulative spend under a new sequence, and the total wanted (what was spent
- *       plus a cushion of at least {@code minCushion}, or twice the last period's spend). Asking
+ *       plus twice the recent spending rate over a round, at least {@code minCushion} more). A
+ *       budget that runs dry is renewed at once, in a round of its own (one at a time). Asking
  *       for less than is held first lowers what the budget admits locally, then tells the
  *       ledger, so what is given back was never spent. A renewal that finds its budget ended
  *       (lease lapsed, window over) returns it and asks for a new one.
@@ -114,6 +115,9 @@ public final class QuotaLimiter implements AutoCloseable {
     long sequence;
     long reportedSpent;
     long windowEndNanos;
+    /** The spend the last report carried, and when it was sent. */
+    long lastSentSpent;
+    long lastSentAtNanos;
     /** What the next grant asks for: the size of the budget it replaces, at least initialAmount. */
     long nextAsk;
     boolean reportInFlight;
@@ -143,6 +147,8 @@ public final class QuotaLimiter implements AutoCloseable {
   private final RateLimitedLog failedLog =
       new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
   private volatile boolean closed;
+  private final java.util.concurrent.atomic.AtomicBoolean kickPending =
+      new java.util.concurrent.atomic.AtomicBoolean();
   // ---- guarded by this
   private LimiterScheduler.Cancellable renewTimer;
   private long renewals;
@@ -216,6 +222,7 @@ public final class QuotaLimiter implements AutoCloseable {
       long a = available.get();
       if (a < amount) {
         refusedTotals[Reason.EXHAUSTED.ordinal()].increment();
+        kick();
         return false;
       }
       if (available.compareAndSet(a, a - amount)) {
@@ -280,6 +287,16 @@ public final class QuotaLimiter implements AutoCloseable {
       return false;
     } catch (java.util.concurrent.ExecutionException e) {
       return false;
+    }
+  }
+
+  /**
+   * A budget ran dry: renew now rather than at the next round, at most one early round in
+   * flight (the only allocation a check can make, once per round trip).
+   */
+  private void kick() {
+    if (!closed && !kickPending.get() && kickPending.compareAndSet(false, true)) {
+      scheduler.schedule(this::renewAll, Duration.ZERO);
     }
   }
 
@@ -358,6 +375,8 @@ public final class QuotaLimiter implements AutoCloseable {
     s.granted = g.granted();
     s.sequence = 0;
     s.reportedSpent = 0;
+    s.lastSentSpent = 0;
+    s.lastSentAtNanos = sentAt;
     s.reportInFlight = false;
     s.available.set(g.granted());
     s.windowEndNanos = sentAt + g.at().until(g.windowEnd()).toNanos();
@@ -405,10 +424,15 @@ public final class QuotaLimiter implements AutoCloseable {
 
   /** Reports on and renews every held budget, in one request. */
   private synchronized void renewAll() {
-    renewTimer = null;
+    boolean early = kickPending.getAndSet(false);
+    if (!early) {
+      renewTimer = null;
+    }
     if (closed) {
       return;
     }
+    long now = clock.getAsLong();
+    long every = renewEveryNanos();
     List<Slot> sent = new ArrayList<>();
     List<BudgetReport> reports = new ArrayList<>();
     for (ConcurrentHashMap<String, Slot> byResource : slots.values()) {
@@ -417,8 +441,17 @@ public final class QuotaLimiter implements AutoCloseable {
           continue;
         }
         long spentBefore = s.granted - s.available.get();
-        long want = spentBefore + Math.max(options.minCushion(), 2 * (spentBefore - s.reportedSpent));
+        if (early && s.available.get() > 0) {
+          continue; // an early round is for the budgets that ran dry
+        }
+        // Enough for twice the recent spending rate over a round, at least the cushion.
+        long elapsed = Math.max(TimeUnit.MILLISECONDS.toNanos(1), now - s.lastSentAtNanos);
+        double rate = (double) (spentBefore - s.lastSentSpent) / elapsed;
+        long want = spentBefore + Math.max(options.minCushion(),
+            (long) Math.min(Long.MAX_VALUE / 4.0, 2 * rate * every));
         long spent = capAt(s, want);
+        s.lastSentSpent = spent;
+        s.lastSentAtNanos = now;
         s.reportInFlight = true;
         sent.add(s);
         reports.add(new BudgetReport(s.budgetId, spent, ++s.sequence, Math.max(want, spent),
@@ -427,7 +460,7 @@ public final class QuotaLimiter implements AutoCloseable {
     }
     if (!reports.isEmpty()) {
       renewals++;
-      long sentAt = clock.getAsLong();
+      long sentAt = now;
       for (int from = 0; from < reports.size(); from += 1_000) {
         int to = Math.min(reports.size(), from + 1_000);
         List<Slot> part = List.copyOf(sent.subList(from, to));

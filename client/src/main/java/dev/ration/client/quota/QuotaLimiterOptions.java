@@ -15,7 +15,8 @@ import java.util.Optional;
  *       lease has passed (default 1/3; (0, 0.9]); all of a limiter's budgets go in one request.
  *   <li>{@code initialAmount}: what a first grant asks for (default 100).
  *   <li>{@code minCushion}: the least unspent amount each renewal asks to hold beyond what was
- *       spent (default 100); a renewal asks for twice the last period's spend if that is more.
+ *       spent (default 100); a renewal asks for twice the recent spending rate over a round if
+ *       that is more.
  *       Asking for less than is held gives the rest back to the other holders of the levels.
  *   <li>{@code driftFraction} ε and {@code margin}: a budget admits locally until send time +
  *       (its ledger expiry − the ledger time of the answer)·(1 − ε) − margin, measured on this

@@ -208,4 +208,31 @@ class QuotaLimiterTest {
     assertEquals(3, spentA);
     assertEquals(0, spentB);
   }
+
+  /**
+   * Goal: a budget that runs dry is renewed at once, alone, sized from its spending rate; one
+   * early round at a time, however many checks find it dry.
+   */
+  @Test
+  void aBudgetThatRunsDryIsRenewedAtOnce() {
+    limiter.tryAcquire("o/a", "api", 1);
+    limiter.tryAcquire("o/b", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 1, 10, 0, 3_000, 60_000);
+    fake.answerGrant(1, 2, 10, 0, 3_000, 60_000);
+    clock.runDue();
+    clock.advance(Duration.ofMillis(100));
+    assertTrue(limiter.tryAcquire("o/a", "api", 10));
+    assertFalse(limiter.tryAcquire("o/a", "api", 1));
+    assertFalse(limiter.tryAcquire("o/a", "api", 1));
+    clock.runDue();
+    assertEquals(1, fake.reports.size(), "one early round");
+    List<BudgetReport> sent = fake.reportsOf(0);
+    assertEquals(List.of(1L), sent.stream().map(BudgetReport::budgetId).toList(), "the dry one only");
+    assertEquals(10 + 2 * 10 * 10, sent.get(0).wantAmount(),
+        "10 spent in 100 ms: twice that rate over a 1 s round");
+    fake.answerReports(0, List.of(renewed(1, 210, 10, 100, 3_000, 60_000, false)));
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o/a", "api", 200));
+  }
 }
