@@ -33,6 +33,11 @@ import sys
 import tempfile
 import time
 
+def cpu_text(x):
+    """CPU per op with the digits it has: whole µs for Raft entries, fractions for local checks."""
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.2f}" if abs(x) >= 1 else f"{x:.4f}"
+
+
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ration = os.path.join(root, "bin/ration")
 p = argparse.ArgumentParser()
@@ -220,7 +225,7 @@ for r in range(a.rounds):
                 cpu_per_op = (after - before - idle_rate * elapsed) / done * 1e6 if done else float("nan")
                 results.setdefault((name, cell), []).append((rate, j["latencyMicros"]["p50"], cpu_per_op))
                 print(f"round {r + 1} {name:>12} {cell:<24} {rate:9.1f}/s p50 {j['latencyMicros']['p50'] / 1000:6.2f} ms"
-                      f" nodes' CPU {cpu_per_op:7.0f} µs/op", flush=True)
+                      f" nodes' CPU {cpu_text(cpu_per_op):>7} µs/op", flush=True)
                 if a.threads and done:
                     names = thread_names(pids)
                     per_group = {}
@@ -241,7 +246,7 @@ print("\nmedians over rounds")
 print(f"{'variant':>12} {'cell':<24} {'ops/s':>9} {'p50 ms':>7} {'CPU µs/op':>10}")
 for (name, cell), rows in results.items():
     print(f"{name:>12} {cell:<24} {statistics.median(x[0] for x in rows):9.1f}"
-          f" {statistics.median(x[1] for x in rows) / 1000:7.2f} {statistics.median(x[2] for x in rows):10.0f}")
+          f" {statistics.median(x[1] for x in rows) / 1000:7.2f} {cpu_text(statistics.median(x[2] for x in rows)):>10}")
 if stages:
     print("\nnodes' CPU per op by thread group (medians over rounds, µs; not net of idle)")
     for (name, cell, g), rows in sorted(stages.items()):

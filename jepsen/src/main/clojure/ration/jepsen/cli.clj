@@ -9,12 +9,14 @@
             [clojure.tools.cli :as tcli]
             [clojure.tools.logging :refer [info warn]]
             [ration.jepsen.checker :as checker]
+            [ration.jepsen.checker.budget :as budget-checker]
             [ration.jepsen.checker.pool :as pool-checker]
             [ration.jepsen.checker.reservation :as reservation-checker]
             [ration.jepsen.core :as core]
             [ration.jepsen.history :as h]
             [ration.jepsen.nemesis :as nemesis]
             [ration.jepsen.net :as net]
+            [ration.jepsen.workload.budget :as budget]
             [ration.jepsen.workload.lease :as lease]
             [ration.jepsen.workload.pool :as pool]
             [ration.jepsen.workload.reservation :as reservation]
@@ -35,12 +37,16 @@
    ;; with the cache's staleness bound.
    :ttl-near-cache {:workload #(ttl/workload (assoc % :near-cache? true)) :checker checker/ttl-checker}
    :pool {:workload pool/workload :checker pool-checker/pool-checker}
+   :quota-budget {:workload budget/workload :checker budget-checker/budget-checker}
+   ;; Holder 0 admits every spend without its budgets: expected :valid? false.
+   :quota-budget-rogue {:workload #(budget/workload (assoc % :rogue-holders #{0}))
+                        :checker budget-checker/budget-checker}
    ;; Pool 0 ignores its slot lease: expected :valid? false (the checker must bite).
    :pool-rogue {:workload #(pool/workload (assoc % :rogue-pools #{0})) :checker pool-checker/pool-checker}})
 
 (def misbehaving-workloads
   "Workloads that break the rules on purpose, to show a checker bites: never in a matrix."
-  #{:pool-rogue})
+  #{:pool-rogue :quota-budget-rogue})
 
 (def variant-workloads
   "Variants of a workload that run in the CI matrix, not as rows of the full one."
@@ -53,9 +59,11 @@
 
 (def ci-matrix
   ;; membership-kill: a voter removed and wiped, then added back empty, inside kill windows.
+  ;; quota-budget: holders cut off from the cluster keep spending only what their budgets hold.
   (into [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]
          [:lease :membership-kill] [:lease-stale-returns :pause-leader]
-         [:ttl-near-cache :partition-leader]]
+         [:ttl-near-cache :partition-leader] [:quota-budget :partition-clients]
+         [:quota-budget :clock-bump]]
         pool-ci-cells))
 
 (def full-nemeses
@@ -139,7 +147,7 @@
                   {:name (str (name w) "-" (name n) "-n" (:nodes opts 3)) :valid? :unknown :error (str t)}))))))
 
 (def cli-options
-  [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, pool-rogue (expected invalid)" :default :lease :parse-fn keyword]
+  [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, quota-budget, pool-rogue and quota-budget-rogue (expected invalid)" :default :lease :parse-fn keyword]
    [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), partition-clients, membership, membership-kill, membership-partition, mixed; membership-rogue (breaks the procedure on purpose: expected invalid)"
     :default :partition-leader :parse-fn keyword]
    [nil "--nodes N" "3 or 5; test-all also takes 3,5 (both matrices in turn)" :default [3]

@@ -18,7 +18,8 @@ class ClojureTestsTest {
     "ration.jepsen.checker-test", "ration.jepsen.generator-test", "ration.jepsen.misbehaving-holder-test",
     "ration.jepsen.ttl-checker-test", "ration.jepsen.reservation-checker-test",
     "ration.jepsen.limiter-holder-test", "ration.jepsen.misbehaving-ttl-client-test",
-    "ration.jepsen.pool-checker-test", "ration.jepsen.membership-nemesis-test"
+    "ration.jepsen.pool-checker-test", "ration.jepsen.membership-nemesis-test",
+    "ration.jepsen.budget-checker-test"
   };
 
   @Test

@@ -21,10 +21,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The CI-sized matrix: lease × {partition-leader, pause-leader, kill, clock-bump, lossy,
  * membership-kill}, lease-stale-returns × pause-leader (holders' stale returns must free
- * nothing), pool × {partition-majority, partition-clients, kill, pause-leader} and
- * ttl-near-cache × partition-leader (gets through near caches) (cli/ci-matrix), 3 real
+ * nothing), pool × {partition-majority, partition-clients, kill, pause-leader},
+ * ttl-near-cache × partition-leader (gets through near caches) and quota-budget ×
+ * {partition-clients, clock-bump} (cli/ci-matrix), 3 real
  * node JVMs in network namespaces, 25 s of workload per cell (+ setup, heal, a bounded wait for
- * recovery, a 5 s quiet period, final reads or the pools' drain): about 11–15 minutes on 2 cores. Runs on the test
+ * recovery, a 5 s quiet period, final reads or the pools' drain): about 12–17 minutes on 2 cores. Runs on the test
  * thread, one cell at a time; the suite's own cleanup (namespaces, links, rules, node pids)
  * runs after every cell, and this class checks that nothing named rtn-* is left behind.
  *

@@ -235,4 +235,25 @@ class QuotaLimiterTest {
     clock.runDue();
     assertTrue(limiter.tryAcquire("o/a", "api", 200));
   }
+
+  /** Goal: the Micrometer meters read the limiter's figures: admitted, refused by reason, held. */
+  @Test
+  void metersReadTheLimitersFigures() {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    new dev.ration.client.metrics.QuotaLimiterMetrics(limiter).bindTo(registry);
+    limiter.tryAcquire("o", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 7, 4, 0, 3_000, 60_000);
+    clock.runDue();
+    limiter.tryAcquire("o", "api", 3);
+    limiter.tryAcquire("o", "api", 3);
+    assertEquals(3.0, registry.get("ration.client.quota.limiter.admitted").tag("holder", "eu-1")
+        .functionCounter().count());
+    assertEquals(1.0, registry.get("ration.client.quota.limiter.refused").tag("reason", "NO_BUDGET")
+        .functionCounter().count());
+    assertEquals(1.0, registry.get("ration.client.quota.limiter.refused").tag("reason", "EXHAUSTED")
+        .functionCounter().count());
+    assertEquals(1.0, registry.get("ration.client.quota.limiter.budgets").gauge().value());
+  }
 }
