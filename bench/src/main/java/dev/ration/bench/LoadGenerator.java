@@ -232,7 +232,7 @@ public final class LoadGenerator {
         case SATURATION -> throw new IllegalStateException("the saturation workload runs in SaturationBench");
         case REBALANCE -> throw new IllegalStateException("the rebalance workload runs in RebalanceBench");
         case NEAR_CACHE -> throw new IllegalStateException("the near-cache workload runs in NearCacheBench");
-        case QUOTA_RESERVE, QUOTA_BUDGET ->
+        case QUOTA_RESERVE, QUOTA_BUDGET, BUDGET_HOLDERS ->
             throw new IllegalStateException("the quota workloads run in QuotaBudgetBench");
       };
     }

@@ -29,7 +29,9 @@ public enum Workload {
   NEAR_CACHE,
   // Run by QuotaBudgetBench; given as --op quota-reserve / quota-budget
   QUOTA_RESERVE,
-  QUOTA_BUDGET;
+  QUOTA_BUDGET,
+  // Run by BudgetHoldersBench; given as --op budget-holders
+  BUDGET_HOLDERS;
 
   /** Whether KeyLoopBench runs this workload. */
   public boolean isKeyLoop() {

@@ -74,7 +74,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--insecure", description = "Plaintext, ignoring any certificates.")
   boolean insecure;
 
-  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|quota-get|reserve|quota-reserve|quota-budget|renew-batch|renew-slots|warm-start|saturation|rebalance|near-cache",
+  @Option(names = "--op", defaultValue = "acquire", paramLabel = "acquire|renew|mixed|ttl-put|ttl-get|limit-get|quota-get|reserve|quota-reserve|quota-budget|budget-holders|renew-batch|renew-slots|warm-start|saturation|rebalance|near-cache",
       converter = WorkloadConverter.class,
       description = "Workload (default: ${DEFAULT-VALUE}); ttl-put/ttl-get drive TTL entries (docs/TTL.md); "
           + "limit-get reads --ttl-keys limits of tenant --ttl-namespace (set first), linearizably; "
@@ -85,7 +85,8 @@ public final class BenchCommand implements Callable<Integer> {
           + "rebalance moves all demand from one region to another and times how fast capacity follows; "
           + "near-cache times a near cache's gets from memory and, --runs times, a put to its notification; "
           + "quota-reserve / quota-budget admit one stream of quota checks (3 levels) through blocking "
-          + "tryReserve + complete calls / a QuotaLimiter's budgets (docs/QUOTAS.md).")
+          + "tryReserve + complete calls / a QuotaLimiter's budgets (docs/QUOTAS.md); "
+          + "budget-holders keeps --holders × --pairs budgets held and renewed by their limiters.")
   Workload workload;
 
   @Option(names = "--steps", defaultValue = "0.5,1,1.5,2", split = ",", paramLabel = "M[,M...]",
@@ -112,6 +113,18 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--rebalance-kinds", defaultValue = "rate,slots", split = ",", paramLabel = "rate|slots",
       description = "rebalance: what to move, rate shares, concurrency slots or both (default: ${DEFAULT-VALUE}).")
   List<String> rebalanceKinds;
+
+  @Option(names = "--holders", defaultValue = "100", paramLabel = "H",
+      description = "budget-holders: quota limiters, 1..1000 (default: ${DEFAULT-VALUE}).")
+  int budgetHolders;
+
+  @Option(names = "--pairs", defaultValue = "100", paramLabel = "P",
+      description = "budget-holders: projects (budgets) per holder, 1..1000 (default: ${DEFAULT-VALUE}).")
+  int budgetPairs;
+
+  @Option(names = "--checks-per-second", defaultValue = "1000", paramLabel = "N",
+      description = "budget-holders: quota checks per second over all budgets, 1..1000000 (default: ${DEFAULT-VALUE}).")
+  long budgetChecks;
 
   @Option(names = "--rate", defaultValue = "1000", paramLabel = "R",
       description = "rebalance: the limit's rate per second (default: ${DEFAULT-VALUE}).")
@@ -418,6 +431,30 @@ public final class BenchCommand implements Callable<Integer> {
         out.print(output == Format.json ? NearCacheBench.json(r) + "\n" : NearCacheBench.table(r));
         out.flush();
         return Exit.OK;
+      }
+      if (workload == Workload.BUDGET_HOLDERS) {
+        if (budgetHolders < 1 || budgetHolders > 1000 || budgetPairs < 1 || budgetPairs > 1000
+            || budgetChecks < 1 || budgetChecks > 1_000_000) {
+          throw usage("--holders and --pairs must be 1..1000 and --checks-per-second 1..1000000");
+        }
+        err.printf(Locale.ROOT, "bench: budget-holders, %d holders × %d pairs over %d connection(s), %d checks/s, warm-up %s, window %s%n",
+            budgetHolders, budgetPairs, clients, budgetChecks, Quantities.formatDuration(warmup),
+            Quantities.formatDuration(duration));
+        err.flush();
+        dev.ration.bench.BudgetHoldersBench.Result r;
+        try {
+          r = new dev.ration.bench.BudgetHoldersBench(opened, budgetHolders, budgetPairs,
+              budgetChecks, System::nanoTime).run(warmup.toNanos(), duration.toNanos(),
+                  Duration.ofSeconds(300), err);
+        } catch (RationException | IllegalStateException e) {
+          err.println("error: " + e.getMessage());
+          err.flush();
+          return Exit.FAILED;
+        }
+        out.print(output == Format.json ? dev.ration.bench.BudgetHoldersBench.json(r) + "\n"
+            : dev.ration.bench.BudgetHoldersBench.table(r));
+        out.flush();
+        return r.ok() == 0 ? Exit.FAILED : Exit.OK;
       }
       if (workload == Workload.QUOTA_RESERVE || workload == Workload.QUOTA_BUDGET) {
         if (reserveProjects < 1 || reserveProjects > 1024) {

@@ -158,7 +158,7 @@ final class Budgets {
     if (found.isEmpty()) {
       return unknown(c.budgetId());
     }
-    Budget b = lapseIfDue(found.get(), now);
+    Budget b = lapseIfDue(endIfWindowChanged(found.get(), now), now);
     if (c.sequence() <= b.reportSequence()) {
       return reported(b, now, true, 0);
     }
@@ -270,6 +270,28 @@ final class Budgets {
       records.putExpiry(QuotaKeys.budgetEnd(lapsed.dueAtMillis(), b.budgetId()));
     }
     return lapsed;
+  }
+
+  /**
+   * A held budget one of whose levels is no longer in the window it was charged in (the entry's
+   * window or billing period was changed since: its usage started a new window) can neither
+   * grow nor shrink consistently: it ends now, as if its lease had run out (the holder returns
+   * it and takes a budget under the new windows).
+   */
+  private Budget endIfWindowChanged(Budget b, long now) {
+    if (b.lapsed() || now >= b.expiresAtMillis()) {
+      return b;
+    }
+    for (LevelCharge charge : b.charges()) {
+      Optional<QuotaSpec> spec = catalog.spec(charge.levelScope(), b.resource());
+      if (spec.isEmpty() || catalog.usage(charge.levelScope(), b.resource()).rolled(spec.get(), now)
+          .windowStartMillis() != charge.windowStartMillis()) {
+        Budget ended = b.with(b.granted(), b.spent(), b.reportSequence(), now, false);
+        put(ended);
+        return ended; // lapses at once below; its old expiry record is stale from here
+      }
+    }
+    return b;
   }
 
   /**

@@ -175,6 +175,27 @@ class BudgetsTest {
         h.apply(new ReportBudget(other, 1, 1, 2, 10_000))).outcome());
   }
 
+  /**
+   * Goal: an entry whose window is changed while a budget is held ends that budget at its next
+   * report (it cannot grow or shrink across windows), without stopping the replica; its return
+   * gives nothing back to the level's new window.
+   */
+  @Test
+  void aWindowChangedUnderAHeldBudgetEndsIt() {
+    long id = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 3, 30_000))).budgetId();
+    h.nowMillis += 1_000;
+    h.apply(rate("org/t/p", Window.DAY, 4)); // the day began at 0, the minute at 3,600,000
+    QuotaResult.BudgetReported r = reported(h.apply(new ReportBudget(id, 1, 1, 8, 30_000)));
+    assertTrue(r.ended(), r.toString());
+    assertEquals(3, r.granted(), "neither grown nor shrunk");
+    assertEquals(0, h.usage("org/t/p", "api").windowUsed(), "the new window starts empty");
+    QuotaResult.BudgetReturned back = assertInstanceOf(QuotaResult.BudgetReturned.class,
+        h.apply(new ReturnBudget(id, 1, 2)));
+    assertEquals(1, h.usage("org/t", "api").windowUsed(), "the tenant's minute got 2 back");
+    assertEquals(0, h.usage("org/t/p", "api").windowUsed(), "nothing given to the new window");
+    assertEquals(2, back.released());
+  }
+
   /** Goal: the budget state survives a restart byte for byte, expiry records included. */
   @Test
   void budgetsSurviveAReopen() {
