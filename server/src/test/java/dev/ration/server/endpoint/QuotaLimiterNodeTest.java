@@ -145,6 +145,58 @@ class QuotaLimiterNodeTest {
   }
 
   /**
+   * Goal: demand moving from one project to another of the same tenant: once the first
+   * project's holder goes idle, the hot project's holder gets at least 90 % of what the tenant
+   * still allows (its limit less what the idle one spent) within one lease, and the tenant never
+   * admits more than its limit.
+   */
+  @Test
+  void aHotProjectGrowsFromWhatItsTenantHasFreeWithinOneLease(@TempDir Path dir) throws Exception {
+    RationClient admin = cluster(dir);
+    setRate(admin, "gamma", 1_000);
+    Duration lease = Duration.ofSeconds(3);
+    QuotaLimiterOptions options = QuotaLimiterOptions.defaults().withLease(lease).withAmounts(20, 20);
+    QuotaLimiter a = client(addresses).quotaLimiter("holder-a", options);
+    QuotaLimiter b = client(addresses).quotaLimiter("holder-b", options);
+    assertTrue(a.awaitReady("gamma/a", "api", WAIT));
+    assertTrue(b.awaitReady("gamma/b", "api", WAIT));
+    // Project a is hot first: it spends 300 as fast as its budget grows.
+    long spentA = 0;
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (spentA < 300 && System.nanoTime() < end) {
+      if (a.tryAcquire("gamma/a", "api", 1)) {
+        spentA++;
+      } else {
+        java.util.concurrent.locks.LockSupport.parkNanos(200_000); // bounded by the deadline
+      }
+    }
+    assertEquals(300, spentA, "project a could not spend 300 of 1,000 in 20 s");
+    // Then all demand moves to project b.
+    long allowed = 1_000 - spentA;
+    long start = System.nanoTime();
+    long spentB = 0;
+    long reached = -1;
+    end = start + Duration.ofSeconds(15).toNanos();
+    while (System.nanoTime() < end) {
+      if (b.tryAcquire("gamma/b", "api", 1)) {
+        spentB++;
+        if (reached < 0 && spentB >= allowed * 9 / 10) {
+          reached = System.nanoTime() - start;
+        }
+      } else {
+        java.util.concurrent.locks.LockSupport.parkNanos(200_000); // bounded by the deadline
+      }
+    }
+    assertTrue(reached >= 0, "project b reached only " + spentB + " of the " + allowed + " left");
+    assertTrue(Duration.ofNanos(reached).compareTo(lease) <= 0,
+        "project b took " + Duration.ofNanos(reached) + " to reach 90 % of " + allowed);
+    assertTrue(spentA + spentB <= 1_000, "the tenant admitted " + (spentA + spentB));
+    a.close();
+    b.close();
+    assertEquals(spentA + spentB, admin.quotas().getQuota("gamma", "api").orElseThrow().windowUsed());
+  }
+
+  /**
    * Goal: the budget calls themselves: a grant takes what every level has free; a batch of
    * reports answers each alone (an unknown budget fails only its own); a return gives the rest
    * back; a grant where a level counts concurrency is refused.
