@@ -82,7 +82,10 @@ for r in range(a.rounds):
 
         t = threading.Thread(target=watch, daemon=True)
         t.start()
-        out, _ = bench.communicate(timeout=a.warmup + a.duration + 600)
+        # stderr is the watcher's alone (its "budgets held" line starts the window); stdout is
+        # the JSON line.
+        out = bench.stdout.read()
+        bench.wait(timeout=a.warmup + a.duration + 600)
         t.join(timeout=a.duration + 5)
         if bench.returncode != 0 or "cpu1" not in window:
             sys.exit(f"error: round {r + 1}: bench exited {bench.returncode}: {out.strip()}")
