@@ -178,6 +178,11 @@ public final class ValueGenerator {
       // A renewal carries its lease exactly when it succeeded.
       args[4] = null;
     }
+    if (type == dev.ration.statemachine.result.QuotaResult.BudgetReport.class
+        && args[0] != Outcome.SUCCESS) {
+      // A report's answer carries the budget exactly when it succeeded.
+      args[2] = null;
+    }
     if (type == dev.ration.statemachine.command.QuotaCommand.SetQuota.class) {
       // A proposal does not carry the change time: the ledger stamps it.
       dev.ration.wire.quota.QuotaSpec spec = (dev.ration.wire.quota.QuotaSpec) args[0];
