@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * SLF4J at most once per 10 s per kind.
  *
  * <p>Thread-safe. {@link #tryAcquire} is lock-free and, once a (scope, resource) was seen,
- * allocation-free.
+ * allocation-free but for the early renewal a dry budget schedules (once per round trip).
  */
 public final class QuotaLimiter implements AutoCloseable {
   static {
@@ -197,7 +197,8 @@ public final class QuotaLimiter implements AutoCloseable {
   /**
    * Takes {@code amount} of {@code resource} at {@code scope} (every level of the path at once)
    * if this process's budget there holds it now. Never blocks; allocation-free once the pair was
-   * seen (the first check of a pair asks for its budget and answers false).
+   * seen (the first check of a pair asks for its budget and answers false), but for the early
+   * renewal a budget that ran dry schedules, once per round trip.
    *
    * @param scope the scope path, as the catalog names it ({@code org/tenant/project})
    * @param resource the resource
@@ -292,7 +293,8 @@ public final class QuotaLimiter implements AutoCloseable {
 
   /**
    * A budget ran dry: renew now rather than at the next round, at most one early round in
-   * flight (the only allocation a check can make, once per round trip).
+   * flight (besides a pair's first check, the only allocation a check makes; once per round
+   * trip).
    */
   private void kick() {
     if (!closed && !kickPending.get() && kickPending.compareAndSet(false, true)) {

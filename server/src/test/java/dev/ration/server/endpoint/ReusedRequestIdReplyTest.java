@@ -65,6 +65,10 @@ class ReusedRequestIdReplyTest {
       new Request.Quota(new QuotaRequest.AckUsage("billing", 1)),
       new Request.Quota(new QuotaRequest.Reconcile("acme", "jobs", 0, 3_600_000, true, "alice",
           "repair")),
+      new Request.Quota(new QuotaRequest.GrantBudget("eu-1", "acme/shop", "calls", 10, 10_000)),
+      new Request.Quota(new QuotaRequest.ReportBudgets(
+          List.of(new QuotaRequest.BudgetReport(1, 1, 1, 10, 10_000)))),
+      new Request.Quota(new QuotaRequest.ReturnBudget(1, 1, 2)),
       new Request.CreateToken(5, "svc", new byte[16], new byte[32], 0),
       new Request.RevokeToken(5),
       new Request.GrantRole("svc", "service", "acme"),
