@@ -93,9 +93,9 @@ public class QuotaLimiterBenchmark {
         long granted = g.scope().endsWith("/empty") ? 0 : 1_000_000_000_000_000L;
         return new Response.Quota(granted == 0
             ? new QuotaResponse.BudgetGrantReply(Outcome.LIMIT_EXHAUSTED, "none", g.scope(),
-                g.resource(), 600_000, 0, 0, 0, 0, 0, 0)
+                g.resource(), 600_000, 0, 0, 0, 0, 0, 0, 0)
             : new QuotaResponse.BudgetGrantReply(Outcome.SUCCESS, "", "", "", 0,
-                ids.incrementAndGet(), granted, now + lease, now + 3_600_000, 1, now));
+                ids.incrementAndGet(), granted, now + lease, now + 3_600_000, 1, now, 0));
       }
       if (q instanceof QuotaRequest.ReportBudgets r) {
         return new Response.Quota(new QuotaResponse.BudgetReportsReply(Outcome.SUCCESS, "",

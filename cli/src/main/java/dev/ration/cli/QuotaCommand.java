@@ -35,9 +35,13 @@ final class QuotaCommand {
     @Option(names = "--soft", defaultValue = "0", paramLabel = "N",
         description = "Soft threshold: one alert when usage crosses it (0 = none).")
     long soft;
-    @Option(names = "--overage", defaultValue = "reject", paramLabel = "reject|allow") String overage;
+    @Option(names = "--overage", defaultValue = "reject", paramLabel = "reject|allow|overdraft",
+        description = "reject: nothing past the limit; allow: up to --overage-max past it, billable; "
+            + "overdraft (soft; rate and cumulative): each budget holder cut off from the cluster "
+            + "may admit up to --overage-max more, billed as overage.")
+    String overage;
     @Option(names = "--overage-max", defaultValue = "0", paramLabel = "N",
-        description = "With --overage allow: admitted beyond the limit, flagged billable.")
+        description = "With allow: admitted beyond the limit; with overdraft: each holder's overdraft.")
     long overageMax;
     @Option(names = "--period-start", defaultValue = "0", paramLabel = "MILLIS",
         description = "Cumulative: start of the first billing period (ledger/epoch millis).")

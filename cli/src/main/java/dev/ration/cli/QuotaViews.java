@@ -15,7 +15,7 @@ final class QuotaViews {
 
   static final String[] KINDS = {"", "rate", "concurrent", "allocation", "cumulative"};
   static final String[] WINDOWS = {"none", "second", "minute", "hour", "day", "week", "month"};
-  static final String[] OVERAGES = {"", "reject", "allow"};
+  static final String[] OVERAGES = {"", "reject", "allow", "overdraft"};
   static final String[] EVENTS = {"", "completed", "cancelled", "expired", "ingested",
       "compensation", "alert", "budget-spent"};
 

@@ -341,7 +341,8 @@ final class QuotaMessages {
           i64("expiresAtMillis", QuotaResponse.BudgetGrantReply::expiresAtMillis),
           i64("windowEndMillis", QuotaResponse.BudgetGrantReply::windowEndMillis),
           i64("configVersion", QuotaResponse.BudgetGrantReply::configVersion),
-          i64("atMillis", QuotaResponse.BudgetGrantReply::atMillis));
+          i64("atMillis", QuotaResponse.BudgetGrantReply::atMillis),
+          i64("overdraft", QuotaResponse.BudgetGrantReply::overdraft));
 
   static final Shape<QuotaResponse.BudgetReportInfo> BUDGET_REPORT_INFO =
       Shape.of(

@@ -114,11 +114,13 @@ public sealed interface QuotaResponse {
   /**
    * BUDGET_GRANT. On SUCCESS the budget: {@code granted} (at most what was asked) until
    * {@code expiresAtMillis}, its earliest window's end, and {@code atMillis}, the ledger time of
-   * the grant; otherwise the refusing level, {@code retryAfterMillis} (its window's end).
+   * the grant, and {@code overdraft}, how much more the holder may admit from it in all while it
+   * cannot reach the cluster (soft quotas; 0 otherwise); otherwise the refusing level,
+   * {@code retryAfterMillis} (its window's end).
    */
   record BudgetGrantReply(Outcome outcome, String message, String levelScope, String resource,
       long retryAfterMillis, long budgetId, long granted, long expiresAtMillis,
-      long windowEndMillis, long configVersion, long atMillis)
+      long windowEndMillis, long configVersion, long atMillis, long overdraft)
       implements QuotaResponse, OutcomeReply {}
 
   /**

@@ -13,6 +13,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  *
  * <ul>
  *   <li>{@code ration.client.quota.limiter.admitted} (counter): the amount admitted;
+ *   <li>{@code ration.client.quota.limiter.overdrawn} (counter): the part of it admitted from
+ *       soft budgets' overdrafts while cut off from the coordinator;
  *   <li>{@code ration.client.quota.limiter.refused} (counter, tag {@code reason}: NO_BUDGET,
  *       EXHAUSTED, EXPIRED, REFUSED): checks refused, by why;
  *   <li>{@code ration.client.quota.limiter.budgets} (gauge): budgets held now;
@@ -54,6 +56,10 @@ public final class QuotaLimiterMetrics implements MeterBinder {
     FunctionCounter.builder("ration.client.quota.limiter.admitted", limiter,
             QuotaLimiter::admittedTotal)
         .tags(tags).description("Amount admitted from budgets").register(registry);
+    FunctionCounter.builder("ration.client.quota.limiter.overdrawn", limiter,
+            QuotaLimiter::overdrawnTotal)
+        .tags(tags).description("Amount admitted from soft budgets' overdrafts while cut off")
+        .register(registry);
     for (QuotaLimiter.Reason reason : QuotaLimiter.Reason.values()) {
       if (reason == QuotaLimiter.Reason.ADMITTED) {
         continue;

@@ -21,10 +21,13 @@ import java.time.Duration;
  * @param windowEnd on success, when the earliest of its windows ends (ledger time)
  * @param configVersion on success, the newest catalog version among its levels
  * @param at on success, the ledger time of the grant: the lease runs from here
+ * @param overdraft on success, how much more the holder may admit from it in all while it cannot
+ *     reach the cluster, reported and billed as overage when it reconnects (0 unless every level
+ *     is a soft quota, {@code Overage.OVERDRAFT})
  */
 public record BudgetGrant(Outcome outcome, String message, String levelScope, String resource,
     Duration retryAfter, long budgetId, long granted, LedgerTime expiresAt, LedgerTime windowEnd,
-    long configVersion, LedgerTime at) {
+    long configVersion, LedgerTime at, long overdraft) {
   /**
    * Whether a budget was granted.
    *

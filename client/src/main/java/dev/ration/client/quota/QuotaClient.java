@@ -626,7 +626,7 @@ public final class QuotaClient {
     return new BudgetGrant(r.outcome(), r.message(), r.levelScope(), r.resource(),
         Duration.ofMillis(Math.max(0, r.retryAfterMillis())), r.budgetId(), r.granted(),
         ledger(r.expiresAtMillis()), ledger(r.windowEndMillis()), r.configVersion(),
-        ledger(r.atMillis()));
+        ledger(r.atMillis()), r.overdraft());
   }
 
   private static BudgetReportResult report(QuotaResponse.BudgetReportInfo r) {

@@ -24,7 +24,8 @@ import java.util.Objects;
  * @param unit the unit's name
  * @param softLimit usage at which one alert is raised (0 = none)
  * @param overage what happens past the hard limit
- * @param overageMax admitted beyond the limit with {@link Overage#ALLOW}
+ * @param overageMax admitted beyond the limit with {@link Overage#ALLOW}; each budget holder's
+ *     overdraft with {@link Overage#OVERDRAFT}
  * @param periodStart the anchor of billing periods (cumulative entries)
  * @param expectedVersion the version being replaced (0 = any)
  * @param actor who makes the change
@@ -174,6 +175,21 @@ public record QuotaDefinition(String scope, String resource, QuotaKind kind, Win
     public Builder allowOverage(long max) {
       overage = Overage.ALLOW;
       overageMax = max;
+      return this;
+    }
+
+    /**
+     * A soft quota (RATE and CUMULATIVE): the ledger grants up to the limit, and a budget holder
+     * cut off from the cluster may admit up to {@code perHolder} more, reported and billed as
+     * overage when it reconnects. A level then admits at most its limit plus {@code perHolder}
+     * for every holder cut off at once (docs/QUOTAS.md, "Soft quotas").
+     *
+     * @param perHolder each holder's overdraft E
+     * @return this builder
+     */
+    public Builder overdraft(long perHolder) {
+      overage = Overage.OVERDRAFT;
+      overageMax = perHolder;
       return this;
     }
 

@@ -21,7 +21,8 @@ import java.util.Objects;
  * @param unit the unit's name
  * @param softLimit usage at which one alert is raised (0 = none)
  * @param overage what happens past the hard limit
- * @param overageMax admitted beyond the limit with {@link Overage#ALLOW} (else 0)
+ * @param overageMax admitted beyond the limit with {@link Overage#ALLOW}; each budget holder's
+ *     overdraft with {@link Overage#OVERDRAFT} (else 0)
  * @param periodStart the anchor of billing periods (cumulative entries; the origin otherwise)
  * @param version the version the catalog minted for this change
  * @param actor who made the change

@@ -42,6 +42,9 @@ import org.slf4j.LoggerFactory;
  *       (lease lapsed, window over) returns it and asks for a new one.
  *   <li>Cut off from the coordinator, a budget stops admitting at its local expiry
  *       ({@link Reason#EXPIRED}); the spend is reported when the coordinator is reachable again.
+ *       A budget of a soft quota (granted with an overdraft E) whose last renewal failed may
+ *       then admit up to E more in all, never past its window's local end: spend reported, and
+ *       billed as overage, on reconnect.
  *   <li>{@link #close()} stops admitting, then returns every budget with its final spend.
  * </ul>
  *
@@ -108,6 +111,12 @@ public final class QuotaLimiter implements AutoCloseable {
     /** When a refusal may next succeed, for {@link #decide}. */
     volatile long retryAtNanos;
     volatile Reason refusal = Reason.NO_BUDGET;
+    /** The overdraft not yet used (soft quotas): read by the hot path, written under the limiter. */
+    volatile long overdraftLeft;
+    /** The last renewal of this budget failed: the coordinator is out of reach. */
+    volatile boolean cutOff;
+    /** Overdraw only before this: its window's local end. */
+    volatile long overdraftUntilNanos;
     // ---- control state, guarded by the limiter
     Phase phase = Phase.IDLE;
     long budgetId;
@@ -141,6 +150,7 @@ public final class QuotaLimiter implements AutoCloseable {
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, Slot>> slots =
       new ConcurrentHashMap<>();
   private final LongAdder admittedTotal = new LongAdder();
+  private final LongAdder overdrawnTotal = new LongAdder();
   private final LongAdder[] refusedTotals = new LongAdder[Reason.values().length];
   private final RateLimitedLog refusedLog =
       new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
@@ -215,6 +225,9 @@ public final class QuotaLimiter implements AutoCloseable {
       return false;
     }
     if (clock.getAsLong() - s.expiryNanos >= 0) {
+      if (s.cutOff && s.overdraftLeft >= amount && overdraw(s, amount)) {
+        return true;
+      }
       refusedTotals[s.refusal.ordinal()].increment();
       return false;
     }
@@ -222,6 +235,9 @@ public final class QuotaLimiter implements AutoCloseable {
     for (;;) {
       long a = available.get();
       if (a < amount) {
+        if (s.cutOff && s.overdraftLeft >= amount && overdraw(s, amount)) {
+          return true;
+        }
         refusedTotals[Reason.EXHAUSTED.ordinal()].increment();
         kick();
         return false;
@@ -289,6 +305,23 @@ public final class QuotaLimiter implements AutoCloseable {
     } catch (java.util.concurrent.ExecutionException e) {
       return false;
     }
+  }
+
+  /**
+   * Admits {@code amount} from a soft budget's overdraft while its holder is cut off: it counts
+   * as granted and spent at once, so the next report carries it and the ledger counts it at every
+   * level (docs/QUOTAS.md, "Soft quotas").
+   */
+  private synchronized boolean overdraw(Slot s, long amount) {
+    if (closed || s.phase != Phase.HELD || !s.cutOff || s.overdraftLeft < amount
+        || clock.getAsLong() - s.overdraftUntilNanos >= 0) {
+      return false;
+    }
+    s.overdraftLeft -= amount;
+    s.granted += amount;
+    admittedTotal.add(amount);
+    overdrawnTotal.add(amount);
+    return true;
   }
 
   /**
@@ -382,6 +415,9 @@ public final class QuotaLimiter implements AutoCloseable {
     s.reportInFlight = false;
     s.available.set(g.granted());
     s.windowEndNanos = sentAt + g.at().until(g.windowEnd()).toNanos();
+    s.cutOff = false;
+    s.overdraftLeft = g.overdraft();
+    s.overdraftUntilNanos = sentAt + usableNanos(g.at().until(g.windowEnd()));
     s.refusal = Reason.EXPIRED;
     setExpiry(s, sentAt, g.at().until(g.expiresAt()), g.expiresAt().equals(g.windowEnd()));
     for (CompletableFuture<Void> w : s.waiters) {
@@ -401,8 +437,7 @@ public final class QuotaLimiter implements AutoCloseable {
    * taken as soon as it stops.
    */
   private void setExpiry(Slot s, long sentAt, Duration left, boolean endsWithWindow) {
-    long usable = (long) (left.toNanos() * (1 - options.driftFraction())) - options.margin().toNanos();
-    s.expiryNanos = sentAt + Math.max(0, usable);
+    s.expiryNanos = sentAt + usableNanos(left);
     long untilNextWindow = s.windowEndNanos - clock.getAsLong();
     s.retryAtNanos = clock.getAsLong() + Math.max(0, Math.min(untilNextWindow, renewEveryNanos()));
     if (endsWithWindow) {
@@ -412,6 +447,12 @@ public final class QuotaLimiter implements AutoCloseable {
       s.timer = scheduler.schedule(() -> rollOver(s, s.budgetId),
           Duration.ofNanos(Math.max(0, s.expiryNanos - clock.getAsLong())));
     }
+  }
+
+  /** How much of {@code left} ledger time this process may count on: less drift and margin. */
+  private long usableNanos(Duration left) {
+    return Math.max(0,
+        (long) (left.toNanos() * (1 - options.driftFraction())) - options.margin().toNanos());
   }
 
   private long renewEveryNanos() {
@@ -507,8 +548,10 @@ public final class QuotaLimiter implements AutoCloseable {
       }
       if (err != null || answers == null || i >= answers.size()) {
         failedLog.log(clock.getAsLong(), "quota limiter {}: renewing the budgets failed: {}", holder, err);
+        s.cutOff = true;
         continue; // the next renewal reports the spend again under a new sequence
       }
+      s.cutOff = false;
       BudgetReportResult a = answers.get(i);
       if (!a.succeeded()) {
         // Unknown (dropped) or refused: stop using it and take a new one.
@@ -530,6 +573,7 @@ public final class QuotaLimiter implements AutoCloseable {
         s.granted = a.granted();
       }
       s.windowEndNanos = sentAt + a.at().until(a.windowEnd()).toNanos();
+      s.overdraftUntilNanos = sentAt + usableNanos(a.at().until(a.windowEnd()));
       setExpiry(s, sentAt, a.at().until(a.expiresAt()), a.expiresAt().equals(a.windowEnd()));
     }
   }
@@ -560,6 +604,8 @@ public final class QuotaLimiter implements AutoCloseable {
     }
     s.phase = Phase.IDLE;
     s.granted = 0;
+    s.overdraftLeft = 0;
+    s.cutOff = false;
     s.refusal = Reason.NO_BUDGET;
     s.reportInFlight = false;
     if (s.timer != null) {
@@ -642,6 +688,16 @@ public final class QuotaLimiter implements AutoCloseable {
    */
   public long admittedTotal() {
     return admittedTotal.sum();
+  }
+
+  /**
+   * The amount admitted from soft budgets' overdrafts while cut off from the coordinator (part of
+   * {@link #admittedTotal}).
+   *
+   * @return the amount overdrawn
+   */
+  public long overdrawnTotal() {
+    return overdrawnTotal.sum();
   }
 
   /**

@@ -52,9 +52,37 @@ class QuotaLimiterTest {
 
     @SuppressWarnings("unchecked")
     void answerGrant(int i, long id, long granted, long atMillis, long leaseMillis, long windowEnd) {
+      answerGrant(i, id, granted, atMillis, leaseMillis, windowEnd, 0);
+    }
+
+    @SuppressWarnings("unchecked")
+    void answerGrant(int i, long id, long granted, long atMillis, long leaseMillis, long windowEnd,
+        long overdraft) {
       ((CompletableFuture<BudgetGrant>) grants.get(i)[3]).complete(new BudgetGrant(Outcome.SUCCESS,
           "", "", "", Duration.ZERO, id, granted, LedgerTime.ofMillis(atMillis + leaseMillis),
-          LedgerTime.ofMillis(windowEnd), 1, LedgerTime.ofMillis(atMillis)));
+          LedgerTime.ofMillis(windowEnd), 1, LedgerTime.ofMillis(atMillis), overdraft));
+    }
+
+    /** Every report request not answered yet fails as an unreachable coordinator's would. */
+    @SuppressWarnings("unchecked")
+    void failPendingReports() {
+      for (Object[] r : reports) {
+        ((CompletableFuture<List<BudgetReportResult>>) r[1])
+            .completeExceptionally(new java.io.IOException("unreachable"));
+      }
+    }
+
+    /** The spend the newest report of {@code budgetId} carried. */
+    @SuppressWarnings("unchecked")
+    long lastSpent(long budgetId) {
+      for (int i = reports.size() - 1; i >= 0; i--) {
+        for (BudgetReport r : (List<BudgetReport>) reports.get(i)[0]) {
+          if (r.budgetId() == budgetId) {
+            return r.spent();
+          }
+        }
+      }
+      throw new AssertionError("no report of budget " + budgetId);
     }
 
     @SuppressWarnings("unchecked")
@@ -188,6 +216,61 @@ class QuotaLimiterTest {
     assertEquals(1, fake.returns.size(), "returned at its local end");
     assertEquals(2, fake.returns.get(0)[1]);
     assertEquals(2, fake.grants.size(), "the next window's budget asked for");
+  }
+
+  /**
+   * Goal: a soft budget (overdraft E) admits up to E more in all once its renewal failed — after
+   * its local expiry too, never past its window's local end — and the next report carries that
+   * spend; a hard budget (E = 0) admits nothing past its grant or expiry.
+   */
+  @Test
+  void aCutOffSoftBudgetOverdrawsAtMostItsOverdraftAndReportsIt() {
+    limiter.tryAcquire("o/soft", "api", 1);
+    limiter.tryAcquire("o/hard", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 1, 10, 0, 3_000, 60_000, 4);
+    fake.answerGrant(1, 2, 10, 0, 3_000, 60_000, 0);
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o/soft", "api", 10));
+    assertFalse(limiter.tryAcquire("o/soft", "api", 1), "connected: no overdraft");
+    clock.advance(Duration.ofMillis(1_000)); // the early round and round 1, lost
+    fake.failPendingReports();
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o/soft", "api", 3), "cut off: overdraft");
+    assertFalse(limiter.tryAcquire("o/soft", "api", 2), "3 of 4 used");
+    clock.advance(Duration.ofMillis(1_000)); // round 2, lost
+    assertEquals(13, fake.lastSpent(1), "the report carries the overdrawn spend");
+    fake.failPendingReports();
+    clock.advance(Duration.ofMillis(1_000)); // t = 3 s: past the local expiry; round 3 sent
+    assertEquals(QuotaLimiter.Reason.EXPIRED, limiter.decide("o/hard", "api", 1).reason(),
+        "hard: nothing past its expiry");
+    assertTrue(limiter.tryAcquire("o/soft", "api", 1), "the overdraft outlives the lease");
+    assertFalse(limiter.tryAcquire("o/soft", "api", 1), "E = 4 in all");
+    assertEquals(4, limiter.overdrawnTotal());
+    assertEquals(14, limiter.admittedTotal());
+    fake.failPendingReports();
+    clock.advance(Duration.ofMillis(1_000)); // round 4
+    assertEquals(14, fake.lastSpent(1), "10 granted + 4 overdrawn");
+    assertEquals(0, fake.lastSpent(2));
+  }
+
+  /** Goal: an overdraft is never used past the window's local end. */
+  @Test
+  void anOverdraftStopsAtItsWindowsEnd() {
+    limiter.tryAcquire("o", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 1, 1, 0, 3_000, 4_000, 100);
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o", "api", 1));
+    clock.advance(Duration.ofMillis(1_000));
+    fake.failPendingReports();
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o", "api", 1));
+    long windowLocalEnd = (long) (4_000 * (1 - 0.02)) - 5; // 3,915 ms after the grant's send
+    clock.advance(Duration.ofMillis(windowLocalEnd - 1_000 - 1));
+    assertTrue(limiter.tryAcquire("o", "api", 1), "before the window's local end");
+    clock.advance(Duration.ofMillis(1));
+    assertFalse(limiter.tryAcquire("o", "api", 1), "the window is over: nothing to overdraw");
   }
 
   /** Goal: close stops admitting and returns every budget with its final spend. */

@@ -170,7 +170,8 @@ final class QuotaTranslation {
     }
     if (result instanceof QuotaResult.BudgetGranted g) {
       return new QuotaResponse.BudgetGrantReply(Outcome.SUCCESS, "", "", "", 0, g.budgetId(),
-          g.granted(), g.expiresAtMillis(), g.windowEndMillis(), g.configVersion(), g.atMillis());
+          g.granted(), g.expiresAtMillis(), g.windowEndMillis(), g.configVersion(), g.atMillis(),
+          g.overdraft());
     }
     if (result instanceof QuotaResult.BudgetsReported all) {
       return new QuotaResponse.BudgetReportsReply(Outcome.SUCCESS, "", all.reports().stream()
@@ -198,7 +199,7 @@ final class QuotaTranslation {
       case USAGE_ACK -> new QuotaResponse.AckReply(outcome, message, 0);
       case USAGE_RECONCILE -> new QuotaResponse.ReconcileReply(outcome, message, List.of());
       case BUDGET_GRANT -> new QuotaResponse.BudgetGrantReply(outcome, message, levelScope,
-          resource, retryAfterMillis, 0, 0, 0, 0, currentVersion, 0);
+          resource, retryAfterMillis, 0, 0, 0, 0, currentVersion, 0, 0);
       case BUDGET_REPORT -> new QuotaResponse.BudgetReportsReply(outcome, message, List.of());
       case BUDGET_RETURN -> new QuotaResponse.BudgetReturnReply(outcome, message,
           ((QuotaRequest.ReturnBudget) request).budgetId(), 0, 0);

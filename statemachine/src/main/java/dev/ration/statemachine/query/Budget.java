@@ -17,7 +17,8 @@ import java.util.List;
  * budgets).
  *
  * @param holder who holds it (a service instance or region; free text, bounded)
- * @param granted the amount counted at every level; {@code spent} never exceeds it
+ * @param granted the amount counted at every level; {@code spent} never exceeds it (an
+ *     overdraft reported grows it by what was overdrawn, counted at every level)
  * @param spent the holder's cumulative spend, as of its newest report
  * @param reportSequence the newest report's sequence (0: none yet); an older or equal sequence
  *     is a resent report and counts nothing
@@ -31,6 +32,11 @@ import java.util.List;
  *     more, its whole grant stays counted (the holder may have spent it unreported) until it is
  *     returned or its window ends, and late reports are still billed
  * @param charges the levels it is counted at, each with the window it was charged in
+ * @param overdraft its overdraft E: how much it may be overspent in all, reported when the holder
+ *     reconnects (the smallest {@code overageMax} of its levels when every level is an
+ *     {@code OVERDRAFT} quota at the grant, else 0)
+ * @param overdrawn how much of {@code overdraft} reports have used (≤ {@code overdraft}): spend
+ *     beyond what the levels had granted, billed as overage
  */
 public record Budget(
     long budgetId,
@@ -46,7 +52,9 @@ public record Budget(
     long windowEndMillis,
     long keepUntilMillis,
     boolean lapsed,
-    List<LevelCharge> charges) {
+    List<LevelCharge> charges,
+    long overdraft,
+    long overdrawn) {
   /** Its stored encoding (quota store format 1). */
   public static final Shape<Budget> SHAPE =
       Shape.of(
@@ -64,7 +72,9 @@ public record Budget(
           i64("windowEndMillis", Budget::windowEndMillis),
           i64("keepUntilMillis", Budget::keepUntilMillis),
           bool("lapsed", Budget::lapsed),
-          list16("charges", Budget::charges, LevelCharge.SHAPE));
+          list16("charges", Budget::charges, LevelCharge.SHAPE),
+          i64("overdraft", Budget::overdraft),
+          i64("overdrawn", Budget::overdrawn));
 
   public Budget {
     charges = List.copyOf(charges);
@@ -89,6 +99,18 @@ public record Budget(
       boolean lapsed) {
     return new Budget(budgetId, holder, scope, resource, granted, spent, reportSequence,
         configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntilMillis, lapsed,
-        charges);
+        charges, overdraft, overdrawn);
+  }
+
+  /** This budget after an overspend of {@code amount}: counted at its levels, billed as overage. */
+  public Budget overdrawnBy(long amount) {
+    return new Budget(budgetId, holder, scope, resource, granted + amount, spent, reportSequence,
+        configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntilMillis, lapsed,
+        charges, overdraft, overdrawn + amount);
+  }
+
+  /** The most a report may say it spent: the grant plus the overdraft not yet used. */
+  public long spendableMax() {
+    return granted + overdraft - overdrawn;
   }
 }

@@ -14,6 +14,7 @@ import dev.ration.statemachine.query.LevelUsage;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.quota.UsageEvent;
@@ -64,9 +65,11 @@ final class Budgets {
   private final QuotaCounters counters;
   private final QuotaCatalog catalog;
   private final UsageLog usageLog;
+  private final BudgetTally tally;
 
   Budgets(Arguments.NameBound names, QuotaRecords records, QuotaCounters counters,
-      QuotaCatalog catalog, UsageLog usageLog) {
+      QuotaCatalog catalog, UsageLog usageLog, BudgetTally tally) {
+    this.tally = tally;
     this.names = names;
     this.records = records;
     this.counters = counters;
@@ -106,6 +109,11 @@ final class Budgets {
           "no quota for resource " + c.resource() + " at any level of " + c.scope(), "",
           c.resource(), 0, 0);
     }
+    long overdraft = Long.MAX_VALUE;
+    for (Level level : levels) {
+      QuotaSpec spec = level.spec();
+      overdraft = Math.min(overdraft, spec.overage() == Overage.OVERDRAFT ? spec.overageMax() : 0);
+    }
     long granted = c.amount();
     Level tightest = levels.get(0);
     for (Level level : levels) {
@@ -134,15 +142,16 @@ final class Budgets {
       windowEnd = Math.min(windowEnd, end);
       keepUntil = Math.max(keepUntil, end);
       charge(id, level.spec(), level.usage(), granted);
+      tally.add(level.spec().scope(), c.resource(), level.usage().windowStartMillis(), granted);
       charges.add(new LevelCharge(level.spec().scope(), level.usage().windowStartMillis()));
     }
     long expiresAt = Math.min(now + c.leaseMillis(), windowEnd);
     Budget b = new Budget(id, c.holder(), c.scope(), c.resource(), granted, 0, 0, configVersion,
-        now, expiresAt, windowEnd, keepUntil, false, charges);
+        now, expiresAt, windowEnd, keepUntil, false, charges, overdraft, 0);
     put(b);
     records.putExpiry(QuotaKeys.budgetEnd(b.dueAtMillis(), id));
     return new QuotaResult.BudgetGranted(id, c.scope(), c.resource(), granted, expiresAt,
-        windowEnd, configVersion, now);
+        windowEnd, configVersion, now, overdraft);
   }
 
   QuotaResult report(ReportBudget c, long now) {
@@ -166,7 +175,9 @@ final class Budgets {
     if (spend.isPresent()) {
       return invalid(spend.get());
     }
-    long event = bill(b, c.spent(), c.sequence(), now);
+    long overdrawn = Math.max(0, c.spent() - b.granted());
+    b = overdraw(b, overdrawn, now);
+    long event = bill(b, c.spent(), c.sequence(), overdrawn, now);
     Budget after = b.with(b.granted(), c.spent(), c.sequence(), b.expiresAtMillis(), b.lapsed());
     if (!b.lapsed()) {
       long granted = resize(after, Math.max(c.wantAmount(), c.spent()), now);
@@ -178,7 +189,7 @@ final class Budgets {
     }
     if (now >= b.keepUntilMillis()) {
       // Its last window ended too: billed above, and now forgotten.
-      records.delete(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()));
+      drop(after);
     } else {
       put(after);
     }
@@ -224,13 +235,16 @@ final class Budgets {
         return invalid(spend.get());
       }
     }
-    long event = fresh ? bill(b, finalSpent, c.sequence(), now) : 0;
+    long overdrawn = Math.max(0, finalSpent - b.granted());
+    b = overdraw(b, overdrawn, now);
+    long event = fresh ? bill(b, finalSpent, c.sequence(), overdrawn, now) : 0;
     long released = 0;
     long unspent = b.granted() - finalSpent;
     for (LevelCharge charge : b.charges()) {
       if (release(b, charge, unspent, now)) {
         released = unspent;
       }
+      tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(), -unspent);
     }
     records.delete(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()));
     // Its expiry record stays (the shared index is a queue); expire() will find no budget.
@@ -249,11 +263,20 @@ final class Budgets {
     }
     Budget b = found.get();
     if (b.lapsed() || now >= b.keepUntilMillis()) {
-      records.delete(QuotaRecords.Q, QuotaKeys.budget(budgetId));
+      drop(b);
     } else {
       lapseIfDue(b, now);
     }
     return true;
+  }
+
+  /** Forgets a budget whose windows all ended, and its unspent part in the tallies. */
+  private void drop(Budget b) {
+    for (LevelCharge charge : b.charges()) {
+      tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(),
+          -(b.granted() - b.spent()));
+    }
+    records.delete(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()));
   }
 
   /**
@@ -320,8 +343,34 @@ final class Budgets {
     }
     for (Level level : levels) {
       charge(b.budgetId(), level.spec(), level.usage(), delta);
+      tally.add(level.spec().scope(), b.resource(), level.usage().windowStartMillis(), delta);
     }
     return b.granted() + delta;
+  }
+
+  /**
+   * A soft budget overspent by {@code amount} while its holder was cut off: the amount is counted
+   * at every level still in the window it was charged in, past capacity if it must be (it was
+   * admitted already; the oversell bound is the overdraft), and the grant grows by it.
+   */
+  private Budget overdraw(Budget b, long amount, long now) {
+    if (amount == 0) {
+      return b;
+    }
+    QuotaVerifier.requireOverdraft(b, amount);
+    for (LevelCharge charge : b.charges()) {
+      QuotaSpec spec = QuotaVerifier.requireChargedEntry(catalog.spec(charge.levelScope(),
+          b.resource()), b.budgetId(), charge.levelScope(), b.resource());
+      LevelUsage usage = catalog.usage(charge.levelScope(), b.resource()).rolled(spec, now);
+      if (usage.windowStartMillis() == charge.windowStartMillis()) {
+        catalog.putUsage(usage.with(usage.windowUsed() + amount, usage.held(), usage.allocated(),
+            usage.alerted()));
+        tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(), amount);
+      }
+    }
+    Budget after = b.overdrawnBy(amount);
+    put(after);
+    return after;
   }
 
   /** Adds {@code amount} (negative: gives back) to one level's window usage. */
@@ -352,8 +401,11 @@ final class Budgets {
     return unspent > 0;
   }
 
-  /** Appends the spend new since the last report as one usage event; its sequence, or 0. */
-  private long bill(Budget b, long spent, long sequence, long now) {
+  /**
+   * Appends the spend new since the last report as one usage event, {@code overdrawn} of it
+   * flagged as billable overage; its sequence, or 0.
+   */
+  private long bill(Budget b, long spent, long sequence, long overdrawn, long now) {
     long delta = spent - b.spent();
     if (delta == 0) {
       return 0;
@@ -363,7 +415,25 @@ final class Budgets {
     long seq = usageLog.nextSequence();
     usageLog.append(new UsageEvent(seq, "budget:" + b.budgetId() + ":" + sequence,
         EventType.BUDGET_SPENT, b.eventTimeMillis(), now, b.scope(), b.resource(), delta, unit,
-        0, 0));
+        0, overdrawn));
+    for (LevelCharge charge : b.charges()) {
+      tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(), -delta);
+      Optional<QuotaSpec> spec = catalog.spec(charge.levelScope(), b.resource());
+      if (spec.isEmpty()) {
+        continue;
+      }
+      LevelUsage usage = catalog.usage(charge.levelScope(), b.resource()).rolled(spec.get(), now);
+      if (usage.windowStartMillis() != charge.windowStartMillis()) {
+        continue; // that window is over: no threshold to judge
+      }
+      long reported = usage.windowUsed()
+          - tally.unspent(charge.levelScope(), b.resource(), charge.windowStartMillis());
+      LevelUsage after = Reservations.alertIfCrossed(spec.get(), usage, reported, now, counters,
+          usageLog);
+      if (after != usage) {
+        catalog.putUsage(after);
+      }
+    }
     return seq;
   }
 
@@ -372,9 +442,10 @@ final class Budgets {
       return Optional.of("budget " + b.budgetId() + ": spent is cumulative and was "
           + b.spent() + ", this report says " + spent);
     }
-    if (spent > b.granted()) {
+    if (spent > b.spendableMax()) {
       return Optional.of("budget " + b.budgetId() + ": spent " + spent + " exceeds granted "
-          + b.granted());
+          + b.granted() + (b.overdraft() > 0
+              ? " plus the overdraft left " + (b.overdraft() - b.overdrawn()) : ""));
     }
     return Optional.empty();
   }

@@ -71,7 +71,11 @@ final class QuotaCatalog {
         c.overage() == Overage.REJECT && c.overageMax() != 0
             ? Optional.of("overageMax " + c.overageMax() + " with overage policy REJECT; must be 0")
             : Optional.empty(),
-        c.overage() == Overage.ALLOW ? amount("overageMax", c.overageMax(), 1) : Optional.empty(),
+        c.overage() == Overage.REJECT ? Optional.empty() : amount("overageMax", c.overageMax(), 1),
+        c.overage() == Overage.OVERDRAFT && !c.kind().windowed()
+            ? Optional.of("overage policy OVERDRAFT is for RATE and CUMULATIVE quotas (budgets "
+                + "overdraw them); " + c.kind() + " takes REJECT or ALLOW")
+            : Optional.empty(),
         c.kind() != QuotaKind.CUMULATIVE && c.periodStartMillis() != 0
             ? Optional.of("periodStartMillis " + c.periodStartMillis() + " is only for cumulative")
             : c.periodStartMillis() < 0

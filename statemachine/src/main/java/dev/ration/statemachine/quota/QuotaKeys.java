@@ -29,6 +29,7 @@ import java.util.Arrays;
  *                'I' str scope, str idempotencyKey           a keyed reservation's decision
  *                'J' i64 reservationId                       its key (forgotten with the settlement)
  *                'B' i64 budgetId                            a held or lapsed budget
+ *                'O' str scope, str resource                 budgets' unspent tally of a level
  *                'M'                                         counters
  *                'F'                                         retention: first kept log and
  *                                                            audit sequences
@@ -64,6 +65,7 @@ final class QuotaKeys {
   static final byte RESERVATION_KEY = 'I';
   static final byte KEY_OF_RESERVATION = 'J';
   static final byte BUDGET = 'B';
+  static final byte BUDGET_TALLY = 'O';
   static final byte[] META = {'M'};
   static final byte[] RETENTION = {'F'};
 
@@ -98,6 +100,19 @@ final class QuotaKeys {
 
   static byte[] reservation(long id) {
     return key(RESERVATION).i64(id).toByteArray();
+  }
+
+  static byte[] budgetTally(String scope, String resource) {
+    return key(BUDGET_TALLY).str(scope).str(resource).toByteArray();
+  }
+
+  /** {scope, resource} of a budget tally key. */
+  static String[] readBudgetTally(byte[] key) {
+    ByteReader k = reader(key);
+    k.u8("tag");
+    String[] out = {k.str("scope"), k.str("resource")};
+    k.end();
+    return out;
   }
 
   static byte[] budget(long id) {

@@ -88,8 +88,9 @@ public final class QuotaLedger implements Ledger {
     this.catalog = new QuotaCatalog(options, names, records, counters, audit, context::mintVersion);
     this.retention = new Retention(options, records, counters);
     this.usageLog = new UsageLog(options, names, records, counters, catalog, retention);
-    this.reservations = new Reservations(options, names, records, counters, catalog, usageLog);
-    this.budgets = new Budgets(names, records, counters, catalog, usageLog);
+    BudgetTally tally = new BudgetTally(records);
+    this.reservations = new Reservations(options, names, records, counters, catalog, usageLog, tally);
+    this.budgets = new Budgets(names, records, counters, catalog, usageLog, tally);
     this.maxScanRecords = options.maxScanRecords();
     this.reconciliation =
         new Reconciliation(options, names, records, catalog, usageLog, reservations, audit);

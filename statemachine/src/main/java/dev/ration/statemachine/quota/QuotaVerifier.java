@@ -64,6 +64,14 @@ final class QuotaVerifier {
     }
   }
 
+  /** Q9: a budget overdrawn by {@code amount} stays within its overdraft. */
+  static void requireOverdraft(dev.ration.statemachine.query.Budget b, long amount) {
+    if (amount < 0 || b.overdrawn() + amount > b.overdraft()) {
+      throw new InvariantViolation("Q9 budget " + b.budgetId() + " overdrawn " + b.overdrawn()
+          + " + " + amount + " > its overdraft " + b.overdraft());
+    }
+  }
+
   /** Q3: a reservation being settled was charged at a level that must still have its entry. */
   static QuotaSpec requireChargedEntry(Optional<QuotaSpec> spec, long reservationId,
       String levelScope, String resource) {
@@ -325,17 +333,19 @@ final class QuotaVerifier {
    * its record in the shared expiry index at its due time (so nothing outlives its lifetime).
    */
   /**
-   * Q9: every budget has 0 ≤ spent ≤ granted, a report sequence ≥ 0, a lease end no later than
+   * Q9: every budget has 0 ≤ spent ≤ granted, 0 ≤ overdrawn ≤ overdraft, a report sequence ≥ 0, a lease end no later than
    * its earliest window's end and that no later than its latest, an id the counter minted, and
    * charges only at levels with a windowed catalog entry; at every level, the budgets charged in
    * the level's current window count no more than its window usage.
    */
   private void verifyBudgets() {
     Map<String, Long> counted = new HashMap<>();
+    Map<String, Long> unspent = new HashMap<>();
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, Integer.MAX_VALUE)) {
       dev.ration.statemachine.query.Budget b =
           QuotaFormat.read(e.getValue(), "budget", dev.ration.statemachine.query.Budget.SHAPE::read);
       if (b.spent() < 0 || b.spent() > b.granted() || b.reportSequence() < 0
+          || b.overdrawn() < 0 || b.overdrawn() > b.overdraft()
           || b.expiresAtMillis() > b.windowEndMillis() || b.windowEndMillis() > b.keepUntilMillis()
           || b.budgetId() < 1 || b.budgetId() >= counters.nextReservationId()
           || b.charges().isEmpty()) {
@@ -350,6 +360,8 @@ final class QuotaVerifier {
         }
         counted.merge(c.levelScope() + "\n" + b.resource() + "\n" + c.windowStartMillis(),
             b.granted(), Long::sum);
+        unspent.merge(c.levelScope() + "\n" + b.resource() + "\n" + c.windowStartMillis(),
+            b.granted() - b.spent(), Long::sum);
       }
     }
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.LEVEL, Integer.MAX_VALUE)) {
@@ -360,6 +372,17 @@ final class QuotaVerifier {
         throw new InvariantViolation("Q9 level " + u.scope() + " " + u.resource()
             + " window from " + u.windowStartMillis() + " used " + u.windowUsed()
             + " but budgets charged in it count " + inWindow);
+      }
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET_TALLY, Integer.MAX_VALUE)) {
+      String[] level = QuotaKeys.readBudgetTally(e.getKey());
+      String scope = level[0];
+      String resource = level[1];
+      long[] t = QuotaFormat.read(e.getValue(), "budget tally", BudgetTally::read);
+      long expected = unspent.getOrDefault(scope + "\n" + resource + "\n" + t[0], 0L);
+      if (t[1] != expected) {
+        throw new InvariantViolation("Q9 level " + scope + " " + resource + " window from " + t[0]
+            + ": budgets' unspent tally " + t[1] + " but its budgets hold " + expected + " unspent");
       }
     }
   }

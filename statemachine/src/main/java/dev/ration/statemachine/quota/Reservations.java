@@ -59,8 +59,11 @@ final class Reservations {
   private final QuotaCatalog catalog;
   private final UsageLog usageLog;
 
+  private final BudgetTally tally;
+
   Reservations(QuotaOptions options, Arguments.NameBound names, QuotaRecords records, QuotaCounters counters,
-      QuotaCatalog catalog, UsageLog usageLog) {
+      QuotaCatalog catalog, UsageLog usageLog, BudgetTally tally) {
+    this.tally = tally;
     this.names = names;
     this.options = options;
     this.records = records;
@@ -242,9 +245,23 @@ final class Reservations {
         spec.scope(), spec.resource(), retryAfter, 0);
   }
 
-  /** A soft threshold crossed upward raises one ALERT record, once per window or crossing. */
+  /**
+   * A soft threshold crossed upward raises one ALERT record, once per window or crossing. A
+   * windowed level is judged on its usage less what budgets hold unspent (their holders have not
+   * spent it, or not yet said so).
+   */
   private LevelUsage maybeAlert(QuotaSpec spec, long usedBefore, LevelUsage after, long now) {
-    long usedAfter = after.used(spec.kind());
+    return alertIfCrossed(spec, after, spec.kind().windowed()
+        ? after.used(spec.kind()) - tally.unspent(spec.scope(), spec.resource(), after.windowStartMillis())
+        : after.used(spec.kind()), now, counters, usageLog);
+  }
+
+  /**
+   * Raises one ALERT record (and counts it) when {@code usedAfter} reached the level's soft
+   * threshold and the level has not alerted in this window or crossing; the usage, alerted.
+   */
+  static LevelUsage alertIfCrossed(QuotaSpec spec, LevelUsage after, long usedAfter, long now,
+      QuotaCounters counters, UsageLog usageLog) {
     if (spec.softLimit() <= 0 || after.alerted() || usedAfter < spec.softLimit()) {
       return after;
     }

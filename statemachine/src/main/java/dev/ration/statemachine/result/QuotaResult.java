@@ -180,10 +180,13 @@ public sealed interface QuotaResult {
   /**
    * A budget granted: {@code granted} (at most what was asked) is counted at every level until
    * {@code expiresAtMillis}; {@code windowEndMillis} is when its earliest window ends;
-   * {@code atMillis} the ledger time of the grant (the holder measures its lease from it).
+   * {@code atMillis} the ledger time of the grant (the holder measures its lease from it);
+   * {@code overdraft} how much more the holder may admit from it in all while it cannot reach the
+   * ledger (0 unless every level is a soft, OVERDRAFT quota), reported and billed as overage.
    */
   record BudgetGranted(long budgetId, String scope, String resource, long granted,
-      long expiresAtMillis, long windowEndMillis, long configVersion, long atMillis)
+      long expiresAtMillis, long windowEndMillis, long configVersion, long atMillis,
+      long overdraft)
       implements QuotaResult {
     public static final int CODE = 47;
 
@@ -198,7 +201,8 @@ public sealed interface QuotaResult {
             i64("expiresAtMillis", BudgetGranted::expiresAtMillis),
             i64("windowEndMillis", BudgetGranted::windowEndMillis),
             i64("configVersion", BudgetGranted::configVersion),
-            i64("atMillis", BudgetGranted::atMillis));
+            i64("atMillis", BudgetGranted::atMillis),
+            i64("overdraft", BudgetGranted::overdraft));
 
     public int code() {
       return CODE;

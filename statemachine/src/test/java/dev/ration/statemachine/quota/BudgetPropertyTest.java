@@ -40,12 +40,15 @@ import org.junit.jupiter.api.Test;
  * limit changes, over three levels of one scope path with different windows ({@code o} and
  * {@code o/a} by the minute, {@code o/a/x} by the second; {@code o/b} only the org limits),
  * against a reference model of the ledger and of holders that admit locally only what their
- * budget allows until it expires. After every step: each answer is the model's (what a grant or
- * a growth gets, when a report is resent or a budget ended), every level's window usage equals
- * the model's, what holders admitted in each level's window never exceeds the most that level's
- * capacity was during the window, and the replica's full verify() (Q1–Q9) passes. At the end the
- * usage log bills exactly what each budget's holder reported, and for every returned budget
- * exactly what its holder admitted.
+ * budget allows until it expires. Limit changes also switch levels between hard and soft
+ * (OVERDRAFT with an overdraft E); holders are cut off and reconnected, and a cut-off holder of a
+ * soft budget admits up to its E more, before its window ends, reporting it once reconnected.
+ * After every step: each answer is the model's (what a grant or a growth gets, the overdraft, when
+ * a report is resent or a budget ended), every level's window usage equals the model's, what
+ * holders admitted in each level's window never exceeds the most that level's capacity was during
+ * the window plus the overdraft E of every budget charged in it, and the replica's full verify()
+ * (Q1–Q9) passes. At the end the usage log bills exactly what each budget's holder reported (its
+ * overdrawn part as overage), and for every returned budget exactly what its holder admitted.
  */
 class BudgetPropertyTest {
   static final List<String> SCOPES = List.of("o/a/x", "o/a", "o/b", "o");
@@ -68,7 +71,11 @@ class BudgetPropertyTest {
 
   record DoAdvance(long millis) implements Op {}
 
-  record DoSetLimit(int level, long limit) implements Op {}
+  /** A new limit at a level; {@code overdraft} 0 makes it hard, else soft with that E. */
+  record DoSetLimit(int level, long limit, long overdraft) implements Op {}
+
+  /** The budget's holder loses (or regains) its way to the ledger. */
+  record DoCutOff(int pick) implements Op {}
 
   record DoRetry(int pick) implements Op {}
 
@@ -79,7 +86,8 @@ class BudgetPropertyTest {
           Gen.weight(1, r -> new DoResend(r.between(0, 50))),
           Gen.weight(2, r -> new DoReturn(r.between(0, 50))),
           Gen.weight(3, r -> new DoAdvance(r.between(0L, 2_500L))),
-          Gen.weight(1, r -> new DoSetLimit(r.between(0, 2), r.between(0L, 20L))),
+          Gen.weight(1, r -> new DoSetLimit(r.between(0, 2), r.between(0L, 20L), r.between(0L, 3L))),
+          Gen.weight(2, r -> new DoCutOff(r.between(0, 50))),
           Gen.weight(1, r -> new DoRetry(r.between(0, 50))))
       .list(5, 60);
 
@@ -98,6 +106,10 @@ class BudgetPropertyTest {
     long keepUntil;
     boolean returned;
     boolean dropped;
+    boolean cutOff;
+    long overdraft; // E: the most it may be overspent in all
+    long overdrawn; // admitted past its grant while cut off
+    long overdrawnReported;
   }
 
   /** The reference ledger: capacities, window usage, what holders admitted per window. */
@@ -106,6 +118,8 @@ class BudgetPropertyTest {
     final Map<String, Long> used = new HashMap<>(); // level + "@" + window start
     final Map<String, Long> admitted = new HashMap<>();
     final Map<String, Long> maxCapacity = new HashMap<>();
+    final Map<String, Long> overdraft = new HashMap<>(); // level -> E (0: hard)
+    final Map<String, Long> overdraftAllowed = new HashMap<>(); // level@window -> ΣE of its budgets
     final TreeMap<Long, B> budgets = new TreeMap<>();
 
     static long windowStart(String level, long now) {
@@ -133,21 +147,29 @@ class BudgetPropertyTest {
 
   @Test
   void budgetsMatchTheReferenceAndNeverOversell() {
-    Property.forAll(60, OPS, BudgetPropertyTest::run);
+    Property.forAll(60, OPS, ops -> run(ops, 0));
   }
 
-  private static void run(List<Op> ops) throws IOException {
+  /** As above, starting with every level soft (E = 2): the overdraft paths from the first step. */
+  @Test
+  void softBudgetsOversellAtMostTheirOverdrafts() {
+    Property.forAll(60, OPS, ops -> run(ops, 2));
+  }
+
+  private static void run(List<Op> ops, long startOverdraft) throws IOException {
     Path dir = Files.createTempDirectory("budget-prop");
     try (QuotaHarness h = new QuotaHarness(dir)) {
       h.nowMillis = 1_000_000; // a minute boundary plus change, far from 0
       Model m = new Model();
-      setLimit(h, m, "o", 20);
-      setLimit(h, m, "o/a", 12);
-      setLimit(h, m, "o/a/x", 6);
+      setLimit(h, m, "o", 20, startOverdraft);
+      setLimit(h, m, "o/a", 12, startOverdraft);
+      setLimit(h, m, "o/a/x", 6, startOverdraft);
       List<Object[]> sent = new ArrayList<>(); // {key, command, first result, sent at}
       for (Op op : ops) {
         long now = h.nowMillis;
         List<B> open = m.budgets.values().stream().filter(b -> !b.returned && !b.dropped).toList();
+        // Holders spend from, and lose their way with, budgets whose window is running.
+        List<B> live = open.stream().filter(b -> now < b.windowEnd).toList();
         if (op instanceof DoGrant g) {
           String scope = SCOPES.get(g.scope());
           List<String> levels = m.levels(scope);
@@ -170,10 +192,13 @@ class BudgetPropertyTest {
             b.levels = levels;
             b.granted = expected;
             b.windowEnd = Long.MAX_VALUE;
+            b.overdraft = levels.stream().mapToLong(l -> m.overdraft.get(l)).min().orElseThrow();
+            assertEquals(b.overdraft, ok.overdraft(), "the smallest E on the path, 0 if one is hard");
             for (String level : levels) {
               long start = Model.windowStart(level, now);
               b.windows.put(level, start);
               m.count(level, start, expected);
+              m.overdraftAllowed.merge(level + "@" + start, b.overdraft, Long::sum);
               long end = WINDOWS.get(level).endOf(start);
               b.windowEnd = Math.min(b.windowEnd, end);
               b.keepUntil = Math.max(b.keepUntil, end);
@@ -182,17 +207,27 @@ class BudgetPropertyTest {
             assertEquals(b.expiresAt, ok.expiresAtMillis(), "lease end");
             m.budgets.put(b.id, b);
           }
-        } else if (op instanceof DoSpend s && !open.isEmpty()) {
+        } else if (op instanceof DoSpend s && !live.isEmpty()) {
           // The holder admits locally only before its lease ends and within what it holds.
-          B b = open.get(s.pick() % open.size());
+          B b = live.get(s.pick() % live.size());
           long n = Math.min(s.amount(), b.granted - b.admitted);
-          if (now < b.expiresAt && n > 0) {
+          if (now >= b.expiresAt || n <= 0) {
+            // Cut off, a soft budget's holder admits from its overdraft until the window ends.
+            n = b.cutOff && now < b.windowEnd && b.overdraft - b.overdrawn >= s.amount()
+                ? s.amount() : 0;
+            b.overdrawn += n;
+          }
+          if (n > 0) {
             b.admitted += n;
             for (String level : b.levels) {
               m.admitted.merge(level + "@" + b.windows.get(level), n, Long::sum);
             }
           }
-        } else if (op instanceof DoReport r && !open.isEmpty()) {
+        } else if (op instanceof DoCutOff c && !live.isEmpty()) {
+          B b = live.get(c.pick() % live.size());
+          b.cutOff = !b.cutOff;
+        } else if (op instanceof DoReport r && !open.isEmpty()
+            && !open.get(r.pick() % open.size()).cutOff) {
           B b = open.get(r.pick() % open.size());
           RequestKey key = h.freshKey();
           ReportBudget cmd = new ReportBudget(b.id, b.admitted, b.sequence + 1, r.want(), r.lease());
@@ -204,6 +239,7 @@ class BudgetPropertyTest {
           QuotaResult.BudgetReported rep = reported(result);
           b.sequence++;
           b.reported = b.admitted;
+          overdraw(m, b, now);
           boolean ended = now >= b.expiresAt;
           assertEquals(ended, rep.ended(), "ended");
           assertFalse(rep.resent());
@@ -235,7 +271,8 @@ class BudgetPropertyTest {
             assertEquals(b.granted, rep.granted());
             assertEquals(b.expiresAt, rep.expiresAtMillis());
           }
-        } else if (op instanceof DoReturn r && !open.isEmpty()) {
+        } else if (op instanceof DoReturn r && !open.isEmpty()
+            && !open.get(r.pick() % open.size()).cutOff) {
           B b = open.get(r.pick() % open.size());
           QuotaResult result = h.apply(new ReturnBudget(b.id, b.admitted, b.sequence + 1));
           if (droppedIfAllowed(b, result, now)) {
@@ -245,6 +282,7 @@ class BudgetPropertyTest {
           assertEquals(b.admitted, ret.spent());
           b.sequence++;
           b.reported = b.admitted;
+          overdraw(m, b, now);
           b.returned = true;
           long unspent = b.granted - b.admitted;
           for (String level : b.levels) {
@@ -256,7 +294,7 @@ class BudgetPropertyTest {
           h.nowMillis += a.millis();
           h.tick();
         } else if (op instanceof DoSetLimit s) {
-          setLimit(h, m, LEVELS.get(s.level()), s.limit());
+          setLimit(h, m, LEVELS.get(s.level()), s.limit(), s.overdraft());
         } else if (op instanceof DoRetry d && !sent.isEmpty()) {
           List<Object[]> answered =
               sent.stream().filter(x -> h.nowMillis < (Long) x[3] + RETENTION).toList();
@@ -270,14 +308,18 @@ class BudgetPropertyTest {
       }
       // The usage log bills what each holder reported; a returned budget all it admitted.
       Map<Long, Long> billed = new HashMap<>();
+      Map<Long, Long> overage = new HashMap<>();
       for (UsageEvent e : h.log()) {
         if (e.type() == EventType.BUDGET_SPENT) {
           long id = Long.parseLong(e.eventId().split(":")[1]);
           billed.merge(id, e.quantity(), Long::sum);
+          overage.merge(id, e.overage(), Long::sum);
         }
       }
       for (B b : m.budgets.values()) {
         assertEquals(b.reported, (long) billed.getOrDefault(b.id, 0L), "billed for budget " + b.id);
+        assertEquals(b.overdrawnReported, (long) overage.getOrDefault(b.id, 0L),
+            "overage billed for budget " + b.id);
         if (b.returned) {
           assertEquals(b.admitted, b.reported, "a returned budget bills all it admitted");
         }
@@ -300,10 +342,30 @@ class BudgetPropertyTest {
       assertEquals(expected, actual, "window usage at " + level + " after " + op);
     }
     for (Map.Entry<String, Long> e : m.admitted.entrySet()) {
-      long bound = m.maxCapacity.getOrDefault(e.getKey(), 0L);
-      assertTrue(e.getValue() <= bound, "holders admitted " + e.getValue() + " in " + e.getKey()
-          + ", whose capacity was at most " + bound);
+      long capacity = m.maxCapacity.getOrDefault(e.getKey(), 0L);
+      long overdrafts = m.overdraftAllowed.getOrDefault(e.getKey(), 0L);
+      assertTrue(e.getValue() <= capacity + overdrafts, "holders admitted " + e.getValue() + " in "
+          + e.getKey() + ", whose capacity was at most " + capacity + " and its budgets' overdrafts "
+          + overdrafts);
     }
+  }
+
+  /**
+   * The ledger's side of a report carrying spend past the grant: the excess is counted at every
+   * level still in the window charged, and the grant grows by it.
+   */
+  private static void overdraw(Model m, B b, long now) {
+    long extra = b.admitted - b.granted;
+    if (extra <= 0) {
+      return;
+    }
+    for (String level : b.levels) {
+      if (b.windows.get(level) == Model.windowStart(level, now)) {
+        m.count(level, b.windows.get(level), extra);
+      }
+    }
+    b.granted += extra;
+    b.overdrawnReported += extra;
   }
 
   /**
@@ -320,10 +382,12 @@ class BudgetPropertyTest {
     return false;
   }
 
-  private static void setLimit(QuotaHarness h, Model m, String level, long limit) {
+  private static void setLimit(QuotaHarness h, Model m, String level, long limit, long overdraft) {
     h.apply(new SetQuota(new QuotaSpec(level, "r", QuotaKind.RATE, WINDOWS.get(level), limit,
-        "requests", 0, Overage.REJECT, 0, 0, 0, "prop", 0, "random change")));
+        "requests", 0, overdraft == 0 ? Overage.REJECT : Overage.OVERDRAFT, overdraft, 0, 0,
+        "prop", 0, "random change")));
     m.capacity.put(level, limit);
+    m.overdraft.put(level, overdraft);
     m.maxCapacity.merge(level + "@" + Model.windowStart(level, h.nowMillis), limit, Math::max);
   }
 

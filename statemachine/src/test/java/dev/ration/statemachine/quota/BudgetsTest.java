@@ -196,6 +196,92 @@ class BudgetsTest {
     assertEquals(2, back.released());
   }
 
+  /**
+   * Goal: a budget whose every level is a soft quota (OVERDRAFT) carries the smallest level's
+   * overdraft E; a report may say up to E more than granted, once in all: that part is counted
+   * at every level (past the limit) and billed as overage; a hard level anywhere on the path
+   * makes the overdraft 0.
+   */
+  @Test
+  void aSoftBudgetMayBeOverdrawnByItsOverdraftOnceCountedAndBilledAsOverage() {
+    h.apply(soft("org", Window.HOUR, 10, 5));
+    h.apply(soft("org/t", Window.MINUTE, 6, 3));
+    h.apply(soft("org/t/p", Window.MINUTE, 4, 4));
+    QuotaResult.BudgetGranted g = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 4, 1_000)));
+    assertEquals(3, g.overdraft(), "the smallest E on the path");
+    h.nowMillis += 5_000;
+    h.tick(); // lapsed: the holder was cut off and overdrew
+    QuotaResult.BudgetReported late = reported(h.apply(new ReportBudget(g.budgetId(), 6, 1, 0, 10_000)));
+    assertEquals(6, late.granted(), "the overdraft counted as granted");
+    assertEquals(6, h.usage("org/t/p", "api").windowUsed(), "past the project's limit of 4");
+    assertEquals(6, h.usage("org/t", "api").windowUsed());
+    assertEquals(6, h.usage("org", "api").windowUsed());
+    UsageEvent billed = h.log().stream().filter(e -> e.type() == EventType.BUDGET_SPENT)
+        .reduce((a, b) -> b).orElseThrow();
+    assertEquals(6, billed.quantity());
+    assertEquals(2, billed.overage(), "the part past the grant is overage");
+    assertEquals("budget " + g.budgetId() + ": spent 8 exceeds granted 6 plus the overdraft left 1",
+        invalid(h.apply(new ReportBudget(g.budgetId(), 8, 2, 0, 10_000))));
+    QuotaResult.BudgetReturned back = assertInstanceOf(QuotaResult.BudgetReturned.class,
+        h.apply(new ReturnBudget(g.budgetId(), 7, 3)));
+    assertEquals(7, back.spent());
+    assertEquals(0, back.released());
+    assertEquals(7, h.usage("org/t", "api").windowUsed(), "limit 6 + the one overdraft of 3 at most");
+    assertEquals(Outcome.LIMIT_EXHAUSTED, QuotaHarness.rejected(
+        h.apply(new GrantBudget("eu-2", "org/t/p", "api", 1, 1_000))).outcome(),
+        "an overdrawn level grants nothing more this window");
+    h.apply(rate("org/t", Window.MINUTE, 100)); // one hard level on the path
+    h.nowMillis += 60_000;
+    QuotaResult.BudgetGranted hard = granted(h.apply(new GrantBudget("eu-2", "org/t/p", "api", 2, 1_000)));
+    assertEquals(0, hard.overdraft());
+    assertEquals("budget " + hard.budgetId() + ": spent 3 exceeds granted 2",
+        invalid(h.apply(new ReportBudget(hard.budgetId(), 3, 1, 0, 10_000))));
+  }
+
+  /**
+   * Goal: a soft threshold fires from what holders reported spending, not from what budgets hold:
+   * a grant up to the limit raises nothing; the report that takes the reported spend to the
+   * threshold raises one ALERT; a reservation is judged on usage less what budgets hold unspent.
+   */
+  @Test
+  void softThresholdsFireFromReportedSpendNotFromGrants() {
+    h.apply(new SetQuota(new QuotaSpec("org/t/p", "api", QuotaKind.RATE, Window.MINUTE, 4,
+        "requests", 3, Overage.REJECT, 0, 0, 0, "test", 0, "soft 3")));
+    long id = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 4, 10_000))).budgetId();
+    assertEquals(0, alerts(), "4 granted, nothing spent");
+    reported(h.apply(new ReportBudget(id, 2, 1, 2, 10_000)));
+    assertEquals(0, alerts(), "2 reported, threshold 3");
+    assertEquals(2, h.usage("org/t/p", "api").windowUsed(), "shrunk to the spend");
+    reported(h.apply(new ReportBudget(id, 2, 2, 2, 10_000)));
+    assertEquals(0, alerts());
+    QuotaResult.BudgetReturned back = assertInstanceOf(QuotaResult.BudgetReturned.class,
+        h.apply(new ReturnBudget(id, 2, 3)));
+    assertEquals(0, back.released());
+    long other = granted(h.apply(new GrantBudget("eu-2", "org/t/p", "api", 2, 10_000))).budgetId();
+    assertEquals(0, alerts(), "usage 4 of which 2 unspent: reported 2");
+    reported(h.apply(new ReportBudget(other, 1, 1, 2, 10_000)));
+    List<UsageEvent> alerts = h.log().stream().filter(e -> e.type() == EventType.ALERT).toList();
+    assertEquals(1, alerts.size(), "reported spend reached 3");
+    assertEquals(3, alerts.get(0).quantity());
+    assertEquals("org/t/p", alerts.get(0).scope());
+    reported(h.apply(new ReportBudget(other, 2, 2, 2, 10_000)));
+    assertEquals(1, alerts(), "once per window");
+  }
+
+  private long alerts() {
+    return h.log().stream().filter(e -> e.type() == EventType.ALERT).count();
+  }
+
+  /** Goal: OVERDRAFT is refused for the kinds budgets do not count, and without an overdraft. */
+  @Test
+  void overdraftIsOnlyForWindowedQuotasWithAnAmount() {
+    assertEquals("overage policy OVERDRAFT is for RATE and CUMULATIVE quotas (budgets overdraw "
+            + "them); CONCURRENT takes REJECT or ALLOW",
+        invalid(h.apply(new SetQuota(new QuotaSpec("org/jobs", "slots", QuotaKind.CONCURRENT,
+            Window.NONE, 5, "jobs", 0, Overage.OVERDRAFT, 1, 0, 0, "test", 0, "setup")))));
+    assertTrue(invalid(h.apply(soft("org", Window.HOUR, 10, 0))).startsWith("overageMax"));
+  }
+
   /** Goal: the budget state survives a restart byte for byte, expiry records included. */
   @Test
   void budgetsSurviveAReopen() {
@@ -212,6 +298,11 @@ class BudgetsTest {
   private static SetQuota rate(String scope, Window window, long limit) {
     return new SetQuota(new QuotaSpec(scope, "api", QuotaKind.RATE, window, limit, "requests", 0,
         Overage.REJECT, 0, 0, 0, "test", 0, "setup"));
+  }
+
+  private static SetQuota soft(String scope, Window window, long limit, long overdraft) {
+    return new SetQuota(new QuotaSpec(scope, "api", QuotaKind.RATE, window, limit, "requests", 0,
+        Overage.OVERDRAFT, overdraft, 0, 0, "test", 0, "setup"));
   }
 
   private static QuotaResult.BudgetGranted granted(QuotaResult r) {
