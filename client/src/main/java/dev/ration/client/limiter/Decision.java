@@ -4,17 +4,17 @@ import java.time.Duration;
 
 /**
  * The answer of {@link RateLimiter#decide}: whether the permits were taken, why, and when to try
- * again. A refused decision takes its {@code retryAfter} from the first of these that applies,
- * in this order, not the earliest of them (docs/LIMITER.md, "Decisions and Retry-After"):
- * <ol>
+ * again. A refused decision's {@code retryAfter} is the earliest of the times that are known, the
+ * rule the quota limiter answers with too (docs/LIMITER.md, "Decisions and Retry-After"):
+ * <ul>
  *   <li>the lease is held and its bucket refills enough for the request before the lease's
- *       term ends: the wait until that refill ({@code NO_TOKENS}, known);</li>
+ *       term ends: that refill ({@code NO_TOKENS});</li>
  *   <li>the last refused or failed acquire carried a hint that is still in the future (the
  *       ledger's retry-after of a {@code LIMIT_EXHAUSTED}, or the retry-after of the error a
- *       failed call returned): the wait until then (known);</li>
- *   <li>otherwise the first delay of {@code retryPolicy}, a bounded policy to follow instead
- *       ({@code retryAfterKnown} false; always so for {@code CLOSED}).</li>
- * </ol>
+ *       failed call returned): the coordinator's expected recovery.</li>
+ * </ul>
+ * When neither is known, the first delay of {@code retryPolicy}, a bounded policy to follow
+ * instead ({@code retryAfterKnown} false; always so for {@code CLOSED}).
  * Allowed decisions carry {@link Duration#ZERO}. {@link #retryAfter()} is the exact
  * {@link Duration}; {@link #retryAfterSeconds()} is the same wait for the HTTP {@code
  * Retry-After} header, which takes whole seconds: rounded up, so a client that waits that long

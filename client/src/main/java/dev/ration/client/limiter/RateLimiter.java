@@ -13,6 +13,7 @@ import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.Outcome;
 import dev.ration.protocol.Response;
 import dev.ration.client.transport.CallFailure;
+import dev.ration.client.internal.RetryAfter;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -365,7 +366,8 @@ public final class RateLimiter implements AutoCloseable {
       return new Decision(true, inEmergency ? Decision.Reason.ADMITTED_EMERGENCY : Decision.Reason.ADMITTED, Duration.ZERO, true, policy);
     }
     if (r > 0) {
-      return new Decision(false, Decision.Reason.NO_TOKENS, Duration.ofNanos(r), true, policy);
+      long wait = RetryAfter.earliestWaitNanos(now, 1, now + r, readyHintNanos);
+      return new Decision(false, Decision.Reason.NO_TOKENS, Duration.ofNanos(wait), true, policy);
     }
     if (r == LeasedBucket.NOT_IN_TERM) {
       Decision.Reason reason = inEmergency ? Decision.Reason.EMERGENCY_EXHAUSTED : Decision.Reason.NO_TOKENS;
@@ -386,9 +388,9 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   private Decision unknownOrHint(Decision.Reason reason, long now, RetryPolicy policy) {
-    long hint = readyHintNanos;
-    if (hint != Long.MIN_VALUE && hint > now) {
-      return new Decision(false, reason, Duration.ofNanos(hint - now), true, policy);
+    long wait = RetryAfter.earliestWaitNanos(now, 1, readyHintNanos);
+    if (wait != RetryAfter.UNKNOWN) {
+      return new Decision(false, reason, Duration.ofNanos(wait), true, policy);
     }
     return new Decision(false, reason, policy.initialDelay(), false, policy);
   }

@@ -1,6 +1,7 @@
 package dev.ration.client.quota;
 
 import dev.ration.client.internal.RateLimitedLog;
+import dev.ration.client.internal.RetryAfter;
 import dev.ration.client.limiter.LimiterScheduler;
 import dev.ration.client.limiter.ManualScheduler;
 import dev.ration.wire.Outcome;
@@ -268,8 +269,13 @@ public final class QuotaLimiter implements AutoCloseable {
       return new Decision(false, Reason.NO_BUDGET, Duration.ofMillis(1));
     }
     Reason why = now - s.expiryNanos >= 0 ? s.refusal : Reason.EXHAUSTED;
-    long wait = Math.max(TimeUnit.MILLISECONDS.toNanos(1), s.retryAtNanos - now);
-    return new Decision(false, why, Duration.ofNanos(wait));
+    long minWait = TimeUnit.MILLISECONDS.toNanos(1);
+    // The earliest of: the window's start (a budget ends with it), the next renewal round or the
+    // grant's retry (retryAtNanos: the coordinator's hint or backoff when it refused or failed),
+    // and an early renewal pending now (answered within a round trip).
+    long pending = kickPending.get() ? now + minWait : RetryAfter.UNKNOWN;
+    long wait = RetryAfter.earliestWaitNanos(now, minWait, s.retryAtNanos, s.windowEndNanos, pending);
+    return new Decision(false, why, Duration.ofNanos(wait == RetryAfter.UNKNOWN ? minWait : wait));
   }
 
   /**
