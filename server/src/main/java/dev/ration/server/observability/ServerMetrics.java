@@ -543,6 +543,10 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong quotaLogSequence = new java.util.concurrent.atomic.AtomicLong();
   private final java.util.concurrent.atomic.AtomicLong quotaLogFirstSequence = new java.util.concurrent.atomic.AtomicLong(1);
   private volatile boolean quotaGaugesRegistered;
+  /** Budget figures by path depth (org, tenant, project): held, lapsed, unspent, overdrawn. */
+  private final java.util.concurrent.atomic.AtomicLong[][] budgetFigures =
+      new java.util.concurrent.atomic.AtomicLong[3][4];
+  private static final String[] BUDGET_LEVELS = {"org", "tenant", "project"};
 
   /**
    * Quota figures from the replicated state (refreshed with the per-limit gauges): soft-threshold
@@ -564,8 +568,35 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
           Gauge.builder("ration.quota.usage.log.first.sequence", quotaLogFirstSequence, java.util.concurrent.atomic.AtomicLong::get)
               .description("First sequence the usage log still keeps (retention removes the records before it)")
               .register(registry);
+          for (int d = 0; d < 3; d++) {
+            for (int k = 0; k < 4; k++) {
+              budgetFigures[d][k] = new java.util.concurrent.atomic.AtomicLong();
+            }
+            Tags level = Tags.of("level", BUDGET_LEVELS[d]);
+            Gauge.builder("ration.quota.budgets.held", budgetFigures[d][0], java.util.concurrent.atomic.AtomicLong::get)
+                .tags(level).description("Budgets held, by the depth of their scope path")
+                .register(registry);
+            Gauge.builder("ration.quota.budgets.lapsed", budgetFigures[d][1], java.util.concurrent.atomic.AtomicLong::get)
+                .tags(level).description("Budgets whose lease lapsed unreturned (holders cut off or gone), still counted until their window ends")
+                .register(registry);
+            Gauge.builder("ration.quota.budgets.unspent", budgetFigures[d][2], java.util.concurrent.atomic.AtomicLong::get)
+                .tags(level).description("Amount budgets hold granted and not reported spent")
+                .register(registry);
+            Gauge.builder("ration.quota.budgets.overdrawn", budgetFigures[d][3], java.util.concurrent.atomic.AtomicLong::get)
+                .tags(level).description("Amount soft budgets were overdrawn by while their holders were cut off (budgets still held)")
+                .register(registry);
+          }
           quotaGaugesRegistered = true;
         }
+      }
+    }
+    for (dev.ration.statemachine.query.QuotaAnswer.BudgetFigures f : s.budgets()) {
+      int d = f.depth() - 1;
+      if (d >= 0 && d < 3) {
+        budgetFigures[d][0].set(f.held());
+        budgetFigures[d][1].set(f.lapsed());
+        budgetFigures[d][2].set(f.unspent());
+        budgetFigures[d][3].set(f.overdrawn());
       }
     }
     quotaAlerts.set(s.alertsRaised());

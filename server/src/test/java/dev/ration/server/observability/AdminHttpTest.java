@@ -111,7 +111,10 @@ class AdminHttpTest {
     Limit limit = new Limit("acme", "api", 100, 50, Mode.HARD, 10_000, 2_000, 0, Policy.FREE_CAPACITY, 1);
     metrics.updateLimits(List.of(new LimitStatus(limit, 40, 20, 30, 20, 5, 2, 1, 100, 50, 3)));
     metrics.updateQuota(new dev.ration.statemachine.query.QuotaAnswer.QuotaStatusAnswer(
-        4, 2, 900, 1, 10, 301));
+        4, 2, 900, 1, 10, 301, List.of(
+            new dev.ration.statemachine.query.QuotaAnswer.BudgetFigures(1, 0, 0, 0, 0),
+            new dev.ration.statemachine.query.QuotaAnswer.BudgetFigures(2, 1, 0, 40, 0),
+            new dev.ration.statemachine.query.QuotaAnswer.BudgetFigures(3, 5, 1, 120, 3))));
 
     // Gauges must survive a collection (Micrometer holds gauge state weakly unless told not to).
     System.gc();

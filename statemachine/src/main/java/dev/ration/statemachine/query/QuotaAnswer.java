@@ -41,7 +41,24 @@ public sealed interface QuotaAnswer {
 
   record ReconcileAnswer(List<Drift> drifts) implements QuotaAnswer {}
 
-  /** {@code firstSequence}: the usage log's first kept record (1 until retention removed some). */
+  /**
+   * {@code firstSequence}: the usage log's first kept record (1 until retention removed some);
+   * {@code budgets}: the budgets' figures by the depth of their scope path (org, tenant, project;
+   * always three, depths 1..3).
+   */
   record QuotaStatusAnswer(long catalogVersion, long reservations, long lastSequence,
-      long alertsRaised, long nextReservationId, long firstSequence) implements QuotaAnswer {}
+      long alertsRaised, long nextReservationId, long firstSequence, List<BudgetFigures> budgets)
+      implements QuotaAnswer {
+    public QuotaStatusAnswer {
+      budgets = List.copyOf(budgets);
+    }
+  }
+
+  /**
+   * The budgets whose scope path has {@code depth} levels (1 org, 2 tenant, 3 project): how many
+   * are held and how many lapsed (their holders stopped renewing: cut off or gone), what they hold
+   * granted and not reported spent, and what soft budgets were overdrawn by (spend reported past
+   * the grant while their holders were cut off).
+   */
+  record BudgetFigures(int depth, long held, long lapsed, long unspent, long overdrawn) {}
 }

@@ -479,6 +479,24 @@ final class Budgets {
         .map(v -> QuotaFormat.read(v, "budget " + id, Budget.SHAPE::read));
   }
 
+  /** Figures of the budgets by the depth of their path, reading at most {@code maxScan} records. */
+  List<dev.ration.statemachine.query.QuotaAnswer.BudgetFigures> figures(int maxScan) {
+    long[][] f = new long[3][4];
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, maxScan)) {
+      Budget b = QuotaFormat.read(e.getValue(), "budget", Budget.SHAPE::read);
+      long[] d = f[Math.min(3, Scope.levels(b.scope()).size()) - 1];
+      d[b.lapsed() ? 1 : 0]++;
+      d[2] += b.granted() - b.spent();
+      d[3] += b.overdrawn();
+    }
+    List<dev.ration.statemachine.query.QuotaAnswer.BudgetFigures> out = new ArrayList<>(3);
+    for (int i = 0; i < 3; i++) {
+      out.add(new dev.ration.statemachine.query.QuotaAnswer.BudgetFigures(i + 1, f[i][0], f[i][1],
+          f[i][2], f[i][3]));
+    }
+    return out;
+  }
+
   /**
    * Budgets at or under {@code scopePrefix} (held, and lapsed ones still counted), in id order,
    * at most LIST_MAX, reading at most {@code maxScan} records.

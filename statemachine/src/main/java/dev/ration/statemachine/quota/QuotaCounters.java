@@ -52,9 +52,10 @@ final class QuotaCounters {
         .i64(reservations)));
   }
 
-  QuotaAnswer.QuotaStatusAnswer status(long firstSequence) {
+  QuotaAnswer.QuotaStatusAnswer status(long firstSequence,
+      java.util.List<QuotaAnswer.BudgetFigures> budgets) {
     return new QuotaAnswer.QuotaStatusAnswer(catalogVersion, reservations, lastSequence,
-        alertsRaised, nextReservationId, firstSequence);
+        alertsRaised, nextReservationId, firstSequence, budgets);
   }
 
   long catalogVersion() {

@@ -285,7 +285,7 @@ public final class QuotaLedger implements Ledger {
     } else if (query instanceof QuotaQuery.ReconcileReport q) {
       return reconciliation.report(q.scope(), q.resource(), q.fromMillis(), q.toMillis());
     } else if (query instanceof QuotaQuery.QuotaStatus) {
-      return counters.status(retention.firstSequence());
+      return counters.status(retention.firstSequence(), budgets.figures(maxScanRecords));
     }
     throw new IllegalStateException("unhandled quota query " + query);
   }
