@@ -12,6 +12,7 @@ import static dev.ration.statemachine.quota.Arguments.invalid;
 import static dev.ration.statemachine.quota.Arguments.text;
 
 import dev.ration.statemachine.command.QuotaCommand.Reconcile;
+import dev.ration.statemachine.query.Budget;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.wire.EventType;
@@ -26,8 +27,9 @@ import java.util.TreeSet;
 
 /**
  * Reconciliation of a scope over a period: finds settled reservations whose usage events do
- * not add up to the settled quantities, and hour aggregates that are not the sum of the log's
- * usage events in them. The report is a read; the command also repairs reservation drifts with
+ * not add up to the settled quantities, budgets (held, or lapsed and still kept) whose usage
+ * events do not add up to the spend their holders reported, and hour aggregates that are not the
+ * sum of the log's usage events in them. The report is a read; the command also repairs reservation drifts with
  * compensating events (never by rewriting the log) and audits what it did.
  *
  * <p>Thread: the single applying thread.
@@ -68,13 +70,15 @@ final class Reconciliation {
     List<Drift> out = new ArrayList<>(found.size());
     int repaired = 0;
     for (Drift d : found) {
-      if (!d.kind().equals(Drift.RESERVATION) || repaired >= QuotaLedger.MAX_REPAIRS) {
+      if (d.kind().equals(Drift.AGGREGATE) || repaired >= QuotaLedger.MAX_REPAIRS) {
         out.add(d);
         continue;
       }
-      // The compensation is dated at the settlement, so it lands in the same period.
-      long settledAt = reservations.settlement(d.reservationId())
-          .map(Settlement::settledAtMillis).orElse(now);
+      // The compensation is dated at the settlement (a budget's: in its windows), so it lands
+      // in the same period.
+      long settledAt = d.kind().equals(Drift.BUDGET)
+          ? budgetEventTime(d.reservationId()).orElse(now)
+          : reservations.settlement(d.reservationId()).map(Settlement::settledAtMillis).orElse(now);
       long seq = usageLog.nextSequence();
       String unit = unitOf(d.scope(), d.resource());
       usageLog.append(new UsageEvent(seq, "comp:" + seq, EventType.COMPENSATION, settledAt, now,
@@ -96,6 +100,12 @@ final class Reconciliation {
       throw new IllegalArgumentException(bad.get());
     }
     return new QuotaAnswer.ReconcileAnswer(drifts(scope, resource, from, to));
+  }
+
+  /** The event time of a kept budget's spend, inside every window it was charged in. */
+  private Optional<Long> budgetEventTime(long budgetId) {
+    return records.get(QuotaRecords.Q, QuotaKeys.budget(budgetId))
+        .map(v -> QuotaFormat.read(v, "budget " + budgetId, Budget.SHAPE::read).eventTimeMillis());
   }
 
   /** The unit of the deepest level of {@code scope} with an entry for {@code resource}. */
@@ -147,10 +157,16 @@ final class Reconciliation {
         }
       }
     }
-    // Aggregates: recompute every bucket in range from the log (bounded scan).
+    // Aggregates: recompute every bucket in range from the log (bounded scan); budgets' spend
+    // events by budget on the way.
     TreeMap<String, Long> fromLog = new TreeMap<>();
+    Map<Long, Long> budgetEvents = new HashMap<>();
     long firstBucket = Aggregate.bucketOf(from);
     for (UsageEvent event : usageLog.events(1, options.maxScanRecords())) {
+      if (event.type() == EventType.BUDGET_SPENT && event.eventId().startsWith("budget:")) {
+        String[] id = event.eventId().split(":");
+        budgetEvents.merge(Long.parseLong(id[1]), event.quantity(), Long::sum);
+      }
       if (!event.type().isUsage() || (!resource.isEmpty() && !resource.equals(event.resource()))
           || !Scope.levels(event.scope()).contains(scope)) {
         continue;
@@ -158,6 +174,23 @@ final class Reconciliation {
       long bucket = Aggregate.bucketOf(event.eventTimeMillis());
       if (bucket >= firstBucket && bucket < to) {
         fromLog.merge(event.resource() + "\n" + bucket, event.quantity(), Long::sum);
+      }
+    }
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, options.maxScanRecords())) {
+      Budget b = QuotaFormat.read(e.getValue(), "budget", Budget.SHAPE::read);
+      if (!b.scope().equals(scope) || (!resource.isEmpty() && !resource.equals(b.resource()))
+          || b.grantedAtMillis() < from || b.grantedAtMillis() >= to) {
+        continue;
+      }
+      // Its spend events, and any other usage a service recorded against its id.
+      long got = budgetEvents.getOrDefault(b.budgetId(), 0L);
+      for (UsageEvent event : usageLog.eventsOf(b.budgetId())) {
+        if (event.type().isUsage() && event.type() != EventType.BUDGET_SPENT) {
+          got += event.quantity();
+        }
+      }
+      if (got != b.spent()) {
+        out.add(new Drift(Drift.BUDGET, scope, b.resource(), b.budgetId(), 0, b.spent(), got, 0));
       }
     }
     TreeMap<String, Long> stored = new TreeMap<>();

@@ -6,15 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
+import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
+import dev.ration.statemachine.command.QuotaCommand.Reconcile;
 import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
 import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
 import dev.ration.statemachine.command.QuotaCommand.SetQuota;
+import dev.ration.statemachine.query.QuotaAnswer;
+import dev.ration.statemachine.query.QuotaQuery;
 import dev.ration.statemachine.result.QuotaResult;
 import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.Overage;
 import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
+import dev.ration.wire.quota.Drift;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.quota.UsageEvent;
 import java.nio.file.Path;
@@ -266,6 +271,34 @@ class BudgetsTest {
     assertEquals("org/t/p", alerts.get(0).scope());
     reported(h.apply(new ReportBudget(other, 2, 2, 2, 10_000)));
     assertEquals(1, alerts(), "once per window");
+  }
+
+  /**
+   * Goal: reconciliation compares each kept budget's reported spend with its usage events; a
+   * service that also reported the same work against the budget's id is a drift, repaired with
+   * one compensating event dated in the budget's window, never by editing the log.
+   */
+  @Test
+  void reconciliationComparesABudgetsSpendWithItsEventsAndRepairsADrift() {
+    long id = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 4, 10_000))).budgetId();
+    reported(h.apply(new ReportBudget(id, 2, 1, 4, 10_000)));
+    reported(h.apply(new ReportBudget(id, 3, 2, 4, 10_000)));
+    QuotaQuery.ReconcileReport ask = new QuotaQuery.ReconcileReport("org/t/p", "api", 0,
+        h.nowMillis + 1);
+    assertEquals(List.of(), ((QuotaAnswer.ReconcileAnswer) h.query(ask)).drifts(),
+        "two reports, two events, 3 in all");
+    h.apply(new IngestUsage("svc-dup", h.nowMillis, "org/t/p", "api", 2, "requests", id));
+    List<Drift> drifts = ((QuotaAnswer.ReconcileAnswer) h.query(ask)).drifts();
+    assertEquals(List.of(new Drift(Drift.BUDGET, "org/t/p", "api", id, 0, 3, 5, 0)), drifts);
+    int before = h.log().size();
+    QuotaResult.Reconciled fixed = assertInstanceOf(QuotaResult.Reconciled.class, h.apply(
+        new Reconcile("org/t/p", "api", 0, h.nowMillis + 1, "ops", "double report")));
+    UsageEvent compensation = h.log().get((int) fixed.drifts().get(0).compensationSequence() - 1);
+    assertEquals(EventType.COMPENSATION, compensation.type());
+    assertEquals(-2, compensation.quantity());
+    assertEquals(3_600_000, compensation.eventTimeMillis(), "in the budget's window");
+    assertEquals(before + 1, h.log().size(), "repair appends, never edits");
+    assertEquals(List.of(), ((QuotaAnswer.ReconcileAnswer) h.query(ask)).drifts());
   }
 
   private long alerts() {
