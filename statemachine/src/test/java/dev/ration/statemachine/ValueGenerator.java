@@ -183,6 +183,14 @@ public final class ValueGenerator {
       // A report's answer carries the budget exactly when it succeeded.
       args[2] = null;
     }
+    if (type == dev.ration.statemachine.result.QuotaResult.ReserveAnswer.class) {
+      // A reservation's answer is the reservation or the refusal, exactly one.
+      if (args[0] != null) {
+        args[1] = null;
+      } else if (args[1] == null) {
+        args[1] = value(components[1].getGenericType(), components[1].getName());
+      }
+    }
     if (type == dev.ration.statemachine.command.QuotaCommand.SetQuota.class) {
       // A proposal does not carry the change time: the ledger stamps it.
       dev.ration.wire.quota.QuotaSpec spec = (dev.ration.wire.quota.QuotaSpec) args[0];

@@ -71,6 +71,7 @@ import java.util.Set;
  *                            i64 leaseMillis
  *   ReturnBudget (51)        i64 budgetId, i64 spent, i64 sequence
  *   ReportBudgets (52)       u16 n × (ReportBudget's fields)
+ *   ReserveBatch (53)        u16 n × (Reserve's fields, then str idempotencyKey, "" = none)
  *   CreateToken (60)  i64 tokenId, str identity, bytes salt, bytes hash, i64 ttlMillis, str actor
  *   RevokeToken (61)  i64 tokenId, str actor
  *   GrantRole (62)    str identity, str role, str tenant, str actor

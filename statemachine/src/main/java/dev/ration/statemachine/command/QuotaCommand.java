@@ -16,7 +16,7 @@ import java.util.List;
 
 /**
  * The quota ledger's commands: catalog changes, check-and-reserve, reservation
- * settlement, budgets (grant, report and renew, return), usage ingestion, consumer acknowledgements, reconciliation repairs. Codes 40–59
+ * settlement (one or a batch), budgets (grant, report and renew, return), usage ingestion, consumer acknowledgements, reconciliation repairs. Codes 40–59
  * of the log format are theirs; see {@link BatchCodec}. All come from clients and are
  * idempotent by their request key (the replica's shared idempotency).
  */
@@ -124,6 +124,16 @@ public sealed interface QuotaCommand extends Command {
             i64("ttlMillis", Reserve::ttlMillis),
             list16("items", Reserve::items, Item.SHAPE),
             absent("idempotencyKey", ""));
+
+    /** A Reserve inside a {@link ReserveBatch}: the fields of {@link #SHAPE}, then its key ("" = none). */
+    public static final Shape<Reserve> BATCHED_SHAPE =
+        Shape.reordered(
+            Reserve.class,
+            str("scope", Reserve::scope),
+            i64("configVersion", Reserve::configVersion),
+            i64("ttlMillis", Reserve::ttlMillis),
+            list16("items", Reserve::items, Item.SHAPE),
+            str("idempotencyKey", Reserve::idempotencyKey));
 
     /** The fields of a keyed Reserve ({@link #KEYED_CODE}): those of {@link #SHAPE}, then the key. */
     public static final Shape<Reserve> KEYED_SHAPE =
@@ -551,6 +561,51 @@ public sealed interface QuotaCommand extends Command {
     }
   }
 
+  /**
+   * Reservations of one client, applied in order as if each were proposed alone: each is judged
+   * on its own (a refusal or a bad argument fails only that one) and answered in {@code
+   * QuotaResult.ReservedBatch}, in the same order. One request key covers the batch, so a resent
+   * batch gets every answer of the first; an idempotency key on a reservation works as on a
+   * keyed Reserve. At most {@link #MAX_RESERVES}: the batched path of many small reservations
+   * (storage allocations) that would each cost an entry.
+   */
+  record ReserveBatch(List<Reserve> reserves) implements QuotaCommand {
+    public static final int CODE = 53;
+
+    /** The protocol operation it serves, as the wire names it. */
+    public static final String OPERATION = "RESERVE_BATCH";
+
+    /** Most reservations in one batch: the protocol and the log share the bound. */
+    public static final int MAX_RESERVES = 1_000;
+
+    /** Its fields in the log, in this order after the command code. */
+    public static final Shape<ReserveBatch> SHAPE =
+        Shape.of(ReserveBatch.class, list16("reserves", ReserveBatch::reserves, Reserve.BATCHED_SHAPE));
+
+    public ReserveBatch {
+      reserves = List.copyOf(reserves);
+    }
+
+    @Override
+    public Touches touches() {
+      Touches all = Touches.ids(List.of());
+      for (Reserve r : reserves) {
+        all = all.and(Touches.pathOf(r.scope()));
+      }
+      return all;
+    }
+
+    @Override
+    public int code() {
+      return CODE;
+    }
+
+    @Override
+    public <R> R accept(QuotaCommand.Handler<R> handler) {
+      return handler.reserveBatch(this);
+    }
+  }
+
   /** One method per quota command: whoever applies them must handle every one. */
   interface Handler<R> {
     R setQuota(SetQuota command);
@@ -574,5 +629,7 @@ public sealed interface QuotaCommand extends Command {
     R returnBudget(ReturnBudget command);
 
     R reportBudgets(ReportBudgets command);
+
+    R reserveBatch(ReserveBatch command);
   }
 }

@@ -230,6 +230,11 @@ public final class QuotaLedger implements Ledger {
       public QuotaResult reportBudgets(ReportBudgets c) {
         return budgets.reportAll(c, nowMillis);
       }
+
+      @Override
+      public QuotaResult reserveBatch(QuotaCommand.ReserveBatch c) {
+        return reservations.reserveAll(c, nowMillis);
+      }
     });
     writeMeta();
     return result;

@@ -19,6 +19,7 @@ import static dev.ration.statemachine.quota.Arguments.invalid;
 import dev.ration.statemachine.command.QuotaCommand.CancelReservation;
 import dev.ration.statemachine.command.QuotaCommand.CompleteReservation;
 import dev.ration.statemachine.command.Fingerprint;
+import dev.ration.statemachine.command.QuotaCommand;
 import dev.ration.statemachine.command.QuotaCommand.Reserve;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.statemachine.result.QuotaResult;
@@ -104,6 +105,22 @@ final class Reservations {
           QuotaFormat.stored(out -> out.str(c.scope()).str(c.idempotencyKey())));
     }
     return decision;
+  }
+
+  /** Each reservation judged alone, in order; a refusal fails only its own. */
+  QuotaResult reserveAll(QuotaCommand.ReserveBatch c, long now) {
+    if (c.reserves().isEmpty() || c.reserves().size() > QuotaCommand.ReserveBatch.MAX_RESERVES) {
+      return invalid(c.reserves().size() + " reservations; a batch carries 1.."
+          + QuotaCommand.ReserveBatch.MAX_RESERVES);
+    }
+    List<QuotaResult.ReserveAnswer> out = new ArrayList<>(c.reserves().size());
+    for (Reserve r : c.reserves()) {
+      QuotaResult one = reserve(r, now);
+      out.add(one instanceof QuotaResult.Reserved ok
+          ? new QuotaResult.ReserveAnswer(ok, null)
+          : new QuotaResult.ReserveAnswer(null, (QuotaResult.QuotaRejected) one));
+    }
+    return new QuotaResult.ReservedBatch(out);
   }
 
   /** The decision kept under a reservation key, for a Reserve {@code c} presenting that key. */

@@ -282,6 +282,43 @@ public sealed interface QuotaResult {
     }
   }
 
+  /** The answers to {@code ReserveBatch}, one per reservation, in its order. */
+  record ReservedBatch(List<ReserveAnswer> answers) implements QuotaResult {
+    public static final int CODE = 51;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<ReservedBatch> SHAPE =
+        Shape.of(ReservedBatch.class,
+            list16("answers", ReservedBatch::answers, ReserveAnswer.SHAPE));
+
+    public ReservedBatch {
+      answers = List.copyOf(answers);
+    }
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * One reservation's answer inside {@link ReservedBatch}: the reservation, or the refusal (of
+   * the level that had no room, or of a bad argument), never both.
+   */
+  record ReserveAnswer(Reserved reserved, QuotaRejected refused) {
+    public static final Shape<ReserveAnswer> SHAPE =
+        Shape.of(
+            ReserveAnswer.class,
+            Fields.optional("reserved", ReserveAnswer::reserved, Reserved.SHAPE),
+            Fields.optional("refused", ReserveAnswer::refused, QuotaRejected.SHAPE));
+
+    public ReserveAnswer {
+      if ((reserved == null) == (refused == null)) {
+        throw new IllegalArgumentException("a reservation's answer is the reservation or the "
+            + "refusal, exactly one");
+      }
+    }
+  }
+
   /**
    * One report's answer inside {@link BudgetsReported}: SUCCESS with the budget as it stands, or
    * a refusal's outcome and message with none.

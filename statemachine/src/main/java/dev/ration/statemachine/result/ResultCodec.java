@@ -34,11 +34,14 @@ import java.util.Set;
  *   QuotaRejected (46)      u8 outcome, str message, str levelScope, str resource,
  *                           i64 retryAfterMillis, i64 currentVersion
  *   BudgetGranted (47)      i64 budgetId, str scope, str resource, i64 granted,
- *                           i64 expiresAt, i64 windowEnd, i64 configVersion, i64 at
+ *                           i64 expiresAt, i64 windowEnd, i64 configVersion, i64 at,
+ *                           i64 overdraft
  *   BudgetReported (48)     budget report = i64 budgetId, i64 granted, i64 spent, i64 expiresAt,
  *                           i64 windowEnd, u8 ended, u8 resent, i64 eventSequence, i64 at
  *   BudgetReturned (49)     i64 budgetId, i64 spent, i64 released, i64 eventSequence
  *   BudgetsReported (50)    u16 n × (u8 outcome, str message, u8 present, [budget report])
+ *   ReservedBatch (51)      u16 n × (u8 present, [Reserved's fields], u8 present,
+ *                           [QuotaRejected's fields]): exactly one present
  * spec  = str scope, str resource, u8 kind, u8 window, i64 limit, str unit, i64 softLimit,
  *         u8 overage, i64 overageMax, i64 periodStartMillis, i64 version, str actor,
  *         i64 changedAtMillis, str reason

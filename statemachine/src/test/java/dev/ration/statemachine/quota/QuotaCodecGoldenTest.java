@@ -105,6 +105,12 @@ class QuotaCodecGoldenTest {
             + "0000000000007530");
     command(new ReturnBudget(7, 3, 2),
         "33" + "0000000000000007" + "0000000000000003" + "0000000000000002");
+    command(new dev.ration.statemachine.command.QuotaCommand.ReserveBatch(List.of(
+            new dev.ration.statemachine.command.QuotaCommand.Reserve("o", List.of(
+                new dev.ration.statemachine.command.QuotaCommand.Reserve.Item("s", 2)), 0, 1000,
+                "k"))),
+        "35" + "0001" + "00016f" + "0000000000000000" + "00000000000003e8" + "0001" + "000173"
+            + "0000000000000002" + "00016b");
     command(new ReportBudgets(List.of(new ReportBudget(7, 3, 1, 8, 30000))),
         "34" + "0001" + "0000000000000007" + "0000000000000003" + "0000000000000001"
             + "0000000000000008" + "0000000000007530");
@@ -118,6 +124,11 @@ class QuotaCodecGoldenTest {
             + "00000000000088b8" + "000000000000ea60" + "0000000000000003" + "0000000000001388"
             + "0000000000000004");
     result(reported, "01" + "30" + reportedHex);
+    result(new QuotaResult.ReservedBatch(List.of(
+            new QuotaResult.ReserveAnswer(null, new QuotaResult.QuotaRejected(
+                Outcome.LIMIT_EXHAUSTED, "m", "o", "s", 5, 0)))),
+        "01" + "33" + "0001" + "00" + "01" + "02" + "00016d" + "00016f" + "000173"
+            + "0000000000000005" + "0000000000000000");
     result(new QuotaResult.BudgetReturned(7, 3, 5, 21),
         "01" + "31" + "0000000000000007" + "0000000000000003" + "0000000000000005"
             + "0000000000000015");
