@@ -32,6 +32,7 @@ import dev.ration.client.quota.QuotaRefusedException;
 import dev.ration.client.quota.QuotaStatus;
 import dev.ration.client.quota.ReconcileResult;
 import dev.ration.client.quota.Reservation;
+import dev.ration.client.quota.ReserveRequest;
 import dev.ration.client.quota.ReserveResult;
 import dev.ration.client.quota.UsageAggregates;
 import dev.ration.client.quota.UsageBatch;
@@ -164,6 +165,15 @@ public final class DocSnippets {
     }
     // end::quota-try-reserve[]
     return r.reservationId();
+  }
+
+  static List<ReserveResult> quotaReserveAll(QuotaClient quotas) {
+    // tag::quota-reserve-all[]
+    List<ReserveResult> r = quotas.tryReserveAll(List.of(
+        ReserveRequest.of("acme/shop/a", "storage", 6, Duration.ofMinutes(5)),
+        ReserveRequest.of("acme/shop/b", "storage", 5, Duration.ofMinutes(5))));
+    // end::quota-reserve-all[]
+    return r;
   }
 
   static boolean quotaLimiter(RationClient client, String project) {

@@ -81,6 +81,8 @@ public enum Kind {
   BUDGET_REPORT(0x50, true, QUOTA_USE),
   BUDGET_RETURN(0x51, true, QUOTA_USE),
   BUDGET_LIST(0x52, false, QUOTA_USE),
+  /** Up to 1,000 reservations in one frame, each judged and answered alone. */
+  RESERVE_BATCH(0x53, true, QUOTA_USE),
   // Identities, roles and the security audit: 0x60-0x6F, shapes in SecurityMessages.
   TOKEN_CREATE(0x60, true, SECURITY_ADMIN),
   TOKEN_REVOKE(0x61, true, SECURITY_ADMIN),

@@ -55,6 +55,7 @@ final class KindShapes {
       case RESERVE_KEYED -> QuotaMessages.RESERVE_KEYED;
       case BUDGET_GRANT -> QuotaMessages.GRANT_BUDGET;
       case BUDGET_REPORT -> QuotaMessages.REPORT_BUDGETS;
+      case RESERVE_BATCH -> QuotaMessages.RESERVE_BATCH;
       case BUDGET_RETURN -> QuotaMessages.RETURN_BUDGET;
       case BUDGET_LIST -> QuotaMessages.LIST_BUDGETS;
       case TOKEN_CREATE -> SecurityMessages.CREATE_TOKEN;
@@ -112,6 +113,7 @@ final class KindShapes {
       case RESERVE_KEYED -> QuotaMessages.RESERVE_REPLY;
       case BUDGET_GRANT -> QuotaMessages.BUDGET_GRANT_REPLY;
       case BUDGET_REPORT -> QuotaMessages.BUDGET_REPORTS_REPLY;
+      case RESERVE_BATCH -> QuotaMessages.RESERVE_BATCH_REPLY;
       case BUDGET_RETURN -> QuotaMessages.BUDGET_RETURN_REPLY;
       case BUDGET_LIST -> QuotaMessages.BUDGET_LIST;
       case TOKEN_CREATE -> SecurityMessages.CHANGE_REPLY;

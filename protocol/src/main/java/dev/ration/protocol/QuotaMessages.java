@@ -358,6 +358,18 @@ final class QuotaMessages {
           bool("resent", QuotaResponse.BudgetReportInfo::resent),
           i64("atMillis", QuotaResponse.BudgetReportInfo::atMillis));
 
+  static final Shape<QuotaRequest.ReserveBatch> RESERVE_BATCH =
+      Shape.of(
+          QuotaRequest.ReserveBatch.class,
+          list("reserves", QuotaRequest.ReserveBatch::reserves, RESERVE_KEYED));
+
+  static final Shape<QuotaResponse.ReserveBatchReply> RESERVE_BATCH_REPLY =
+      Shape.of(
+          QuotaResponse.ReserveBatchReply.class,
+          code("outcome", QuotaResponse.ReserveBatchReply::outcome, Outcome::fromCode, Outcome::code),
+          str("message", QuotaResponse.ReserveBatchReply::message),
+          list("replies", QuotaResponse.ReserveBatchReply::replies, RESERVE_REPLY));
+
   static final Shape<QuotaResponse.BudgetReportsReply> BUDGET_REPORTS_REPLY =
       Shape.of(
           QuotaResponse.BudgetReportsReply.class,

@@ -170,6 +170,20 @@ public sealed interface QuotaRequest {
     }
   }
 
+  /**
+   * Up to 1,000 reservations, each judged and answered alone, in order: RESERVE_KEYED's fields,
+   * the key "" for a reservation without one.
+   */
+  record ReserveBatch(List<ReserveKeyed> reserves) implements QuotaRequest {
+    public ReserveBatch {
+      reserves = List.copyOf(reserves);
+    }
+
+    public Kind kind() {
+      return Kind.RESERVE_BATCH;
+    }
+  }
+
   /** The holder stopped spending from the budget; {@code spent} is its final cumulative spend. */
   record ReturnBudget(long budgetId, long spent, long sequence) implements QuotaRequest {
     public Kind kind() {

@@ -139,6 +139,14 @@ public sealed interface QuotaResponse {
     }
   }
 
+  /** RESERVE_BATCH: the frame's outcome, then one RESERVE answer per reservation, in order. */
+  record ReserveBatchReply(Outcome outcome, String message, List<ReserveReply> replies)
+      implements QuotaResponse, OutcomeReply {
+    public ReserveBatchReply {
+      replies = List.copyOf(replies);
+    }
+  }
+
   /** BUDGET_RETURN: the final spend and the amount given back. */
   record BudgetReturnReply(Outcome outcome, String message, long budgetId, long spent,
       long released) implements QuotaResponse, OutcomeReply {}

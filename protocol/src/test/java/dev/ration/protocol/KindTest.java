@@ -37,7 +37,7 @@ class KindTest {
             Kind.QUOTA_SET, Kind.RESERVE, Kind.RESERVE_KEYED, Kind.RESERVATION_COMPLETE,
             Kind.RESERVATION_CANCEL,
             Kind.USAGE_INGEST, Kind.USAGE_ACK, Kind.USAGE_RECONCILE,
-            Kind.BUDGET_GRANT, Kind.BUDGET_REPORT, Kind.BUDGET_RETURN,
+            Kind.BUDGET_GRANT, Kind.BUDGET_REPORT, Kind.BUDGET_RETURN, Kind.RESERVE_BATCH,
             Kind.TOKEN_CREATE, Kind.TOKEN_REVOKE, Kind.ROLE_GRANT, Kind.ROLE_REVOKE),
         mutations);
   }

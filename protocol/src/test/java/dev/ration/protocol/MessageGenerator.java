@@ -91,6 +91,7 @@ final class MessageGenerator {
     REPLY_CLASS.put(Kind.BUDGET_REPORT, QuotaResponse.BudgetReportsReply.class);
     REPLY_CLASS.put(Kind.BUDGET_RETURN, QuotaResponse.BudgetReturnReply.class);
     REPLY_CLASS.put(Kind.BUDGET_LIST, QuotaResponse.BudgetList.class);
+    REPLY_CLASS.put(Kind.RESERVE_BATCH, QuotaResponse.ReserveBatchReply.class);
     REPLY_CLASS.put(Kind.TOKEN_CREATE, Response.SecurityChangeReply.class);
     REPLY_CLASS.put(Kind.TOKEN_REVOKE, Response.SecurityChangeReply.class);
     REPLY_CLASS.put(Kind.TOKEN_LIST, Response.TokenList.class);

@@ -100,6 +100,17 @@ class QuotaMessagesGoldenTest {
     response(Kind.BUDGET_RETURN, new QuotaResponse.BudgetReturnReply(Outcome.SUCCESS, "", 42, 3, 5),
         "0000" + "00" + "0000" + "000000000000002a" + "0000000000000003" + "0000000000000005");
     request(new QuotaRequest.ListBudgets("a"), "000003e8" + "000161");
+    assertEquals(0x53, Kind.RESERVE_BATCH.code());
+    request(new QuotaRequest.ReserveBatch(List.of(new QuotaRequest.ReserveKeyed("", "a",
+            List.of(new QuotaRequest.Item("s", 2)), 0, 1_000))),
+        "000003e8" + "00000001" + "0000" + "000161" + "00000001" + "000173" + "0000000000000002"
+            + "0000000000000000" + "00000000000003e8");
+    response(Kind.RESERVE_BATCH, new QuotaResponse.ReserveBatchReply(Outcome.SUCCESS, "", List.of(
+            new QuotaResponse.ReserveReply(Outcome.LIMIT_EXHAUSTED, "m", "a", "s", 5, 0, 0, 0, 0,
+                List.of()))),
+        "0000" + "00" + "0000" + "00000001" + "02" + "00016d" + "000161" + "000173"
+            + "0000000000000005" + "0000000000000000" + "0000000000000000" + "0000000000000000"
+            + "0000000000000000" + "00000000");
     response(Kind.BUDGET_LIST, new QuotaResponse.BudgetList(List.of(new QuotaResponse.BudgetInfo(
         42, "h", "a/b", "j", 5, 3, 1, 1_000, 61_000, 120_000, 3_600_000, false))), "");
   }

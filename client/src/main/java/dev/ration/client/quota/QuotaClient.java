@@ -72,6 +72,46 @@ public final class QuotaClient {
   }
 
   /**
+   * Up to 1,000 reservations in one request and one Raft entry (the batched path for many small
+   * reservations, such as storage allocations): each is judged as if sent alone, in order — a
+   * refusal or a bad argument fails only its own — and answered in the same order. The request
+   * is one mutation under one request id (a resend gets the first answers); a reservation's
+   * idempotency key works as on a keyed {@code tryReserve}.
+   *
+   * @param reserves the reservations, 1..1,000
+   * @return one result per reservation, in order
+   */
+  public CompletableFuture<List<ReserveResult>> tryReserveAllAsync(List<ReserveRequest> reserves) {
+    if (reserves.isEmpty() || reserves.size() > 1_000) {
+      throw new IllegalArgumentException(reserves.size() + " reservations; a batch carries 1..1000");
+    }
+    List<QuotaRequest.ReserveKeyed> wire = reserves.stream()
+        .map(r -> new QuotaRequest.ReserveKeyed(r.idempotencyKey(), r.scope(), wire(r.items()),
+            r.configVersion(), r.ttl().toMillis()))
+        .toList();
+    return call(QuotaOperation.RESERVE_BATCH, new QuotaRequest.ReserveBatch(wire),
+        QuotaResponse.ReserveBatchReply.class)
+        .thenApply(reply -> {
+          if (reply.outcome() != dev.ration.wire.Outcome.SUCCESS) {
+            // The frame was refused whole (overloaded, bad count): every reservation with it.
+            return reserves.stream().map(r -> result(new QuotaResponse.ReserveReply(
+                reply.outcome(), reply.message(), "", "", 0, 0, 0, 0, 0, List.of()))).toList();
+          }
+          return reply.replies().stream().map(this::result).toList();
+        });
+  }
+
+  /**
+   * As {@link #tryReserveAllAsync}, waiting for the answers.
+   *
+   * @param reserves the reservations, 1..1,000
+   * @return one result per reservation, in order
+   */
+  public List<ReserveResult> tryReserveAll(List<ReserveRequest> reserves) {
+    return join(tryReserveAllAsync(reserves));
+  }
+
+  /**
    * As {@link #tryReserveAsync(String, List, long, Duration)}, waiting for the answer.
    *
    * @param scope the scope reserved in

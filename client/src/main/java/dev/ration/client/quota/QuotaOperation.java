@@ -4,6 +4,8 @@ package dev.ration.client.quota;
 public enum QuotaOperation {
   /** A reserve, keyed or not, value form or try-with-resources. */
   RESERVE,
+  /** {@link QuotaClient#tryReserveAll}: many reservations in one request. */
+  RESERVE_BATCH,
   /** {@link QuotaClient#complete}, and a {@link Reservation} completing. */
   COMPLETE,
   /** {@link QuotaClient#cancel}, and a {@link Reservation} cancelling. */

@@ -29,8 +29,8 @@ final class Fairness {
 
   /** Kinds gated even in {@link TenantFairness#QUOTA} mode: the quota work a tenant can flood. */
   private static final Set<Kind> QUOTA_WORK =
-      EnumSet.of(Kind.RESERVE, Kind.RESERVE_KEYED, Kind.USAGE_INGEST, Kind.BUDGET_GRANT,
-          Kind.BUDGET_REPORT);
+      EnumSet.of(Kind.RESERVE, Kind.RESERVE_KEYED, Kind.RESERVE_BATCH, Kind.USAGE_INGEST,
+          Kind.BUDGET_GRANT, Kind.BUDGET_REPORT);
 
   private Fairness() {}
 

@@ -9,6 +9,7 @@ import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
 import dev.ration.statemachine.command.QuotaCommand.Reconcile;
 import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
 import dev.ration.statemachine.command.QuotaCommand.ReportBudgets;
+import dev.ration.statemachine.command.QuotaCommand.ReserveBatch;
 import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
 import dev.ration.statemachine.command.QuotaCommand.Reserve;
 import dev.ration.statemachine.command.QuotaCommand.IngestUsage;
@@ -95,6 +96,17 @@ final class QuotaTranslation {
                     .map(b -> new ReportBudget(b.budgetId(), b.spent(), b.sequence(),
                         b.wantAmount(), b.leaseMillis()))
                     .toList())))
+        .on(Kind.RESERVE_BATCH, QuotaRequest.ReserveBatch.class, r ->
+            r.reserves().isEmpty() || r.reserves().size() > ReserveBatch.MAX_RESERVES
+                ? new Translation.Invalid(r.reserves().size() + " reservations; a frame carries 1.."
+                    + ReserveBatch.MAX_RESERVES)
+                // Each reservation's arguments are the ledger's to judge, so a bad one fails
+                // only itself.
+                : new Translation.Mutation(new ReserveBatch(r.reserves().stream()
+                    .map(e -> new Reserve(e.scope(), e.items().stream()
+                        .map(i -> new Reserve.Item(i.resource(), i.amount())).toList(),
+                        e.configVersion(), e.ttlMillis(), e.idempotencyKey()))
+                    .toList())))
         .on(Kind.BUDGET_RETURN, QuotaRequest.ReturnBudget.class, r -> new Translation.Mutation(
             new ReturnBudget(r.budgetId(), r.spent(), r.sequence())))
         .on(Kind.BUDGET_LIST, QuotaRequest.ListBudgets.class,
@@ -173,6 +185,16 @@ final class QuotaTranslation {
           g.granted(), g.expiresAtMillis(), g.windowEndMillis(), g.configVersion(), g.atMillis(),
           g.overdraft());
     }
+    if (result instanceof QuotaResult.ReservedBatch batch) {
+      return new QuotaResponse.ReserveBatchReply(Outcome.SUCCESS, "", batch.answers().stream()
+          .map(a -> a.reserved() != null
+              ? (QuotaResponse.ReserveReply) toResponse(request, a.reserved())
+              : new QuotaResponse.ReserveReply(Translation.wireOutcome(a.refused().outcome()),
+                  a.refused().message(), a.refused().levelScope(), a.refused().resource(),
+                  a.refused().retryAfterMillis(), a.refused().currentVersion(), 0, 0, 0,
+                  List.of()))
+          .toList());
+    }
     if (result instanceof QuotaResult.BudgetsReported all) {
       return new QuotaResponse.BudgetReportsReply(Outcome.SUCCESS, "", all.reports().stream()
           .map(QuotaTranslation::reportInfo).toList());
@@ -201,6 +223,7 @@ final class QuotaTranslation {
       case BUDGET_GRANT -> new QuotaResponse.BudgetGrantReply(outcome, message, levelScope,
           resource, retryAfterMillis, 0, 0, 0, 0, currentVersion, 0, 0);
       case BUDGET_REPORT -> new QuotaResponse.BudgetReportsReply(outcome, message, List.of());
+      case RESERVE_BATCH -> new QuotaResponse.ReserveBatchReply(outcome, message, List.of());
       case BUDGET_RETURN -> new QuotaResponse.BudgetReturnReply(outcome, message,
           ((QuotaRequest.ReturnBudget) request).budgetId(), 0, 0);
       default -> throw new IllegalStateException("no refusal shape for " + request.kind());

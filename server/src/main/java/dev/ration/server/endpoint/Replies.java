@@ -175,7 +175,8 @@ final class Replies {
       case TTL_NAMESPACE_SET ->
           new Response.Ttl(new TtlResponse.NamespaceReply(outcome, message, null));
       case QUOTA_SET, RESERVE, RESERVE_KEYED, RESERVATION_COMPLETE, RESERVATION_CANCEL,
-          USAGE_INGEST, USAGE_ACK, USAGE_RECONCILE, BUDGET_GRANT, BUDGET_REPORT, BUDGET_RETURN ->
+          USAGE_INGEST, USAGE_ACK, USAGE_RECONCILE, BUDGET_GRANT, BUDGET_REPORT, BUDGET_RETURN,
+          RESERVE_BATCH ->
           new Response.Quota(
               QuotaTranslation.rejected(((Request.Quota) request).request(), outcome, message,
                   "", "", rej.retryAfterMillis(), rej.currentVersion()));

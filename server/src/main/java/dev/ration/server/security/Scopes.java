@@ -61,6 +61,8 @@ public final class Scopes {
     on(Kind.QUOTA_HISTORY, QuotaRequest.QuotaHistory.class, "scope path's first segment", r -> path(r.scope()));
     on(Kind.RESERVE, QuotaRequest.Reserve.class, "scope path's first segment", r -> path(r.scope()));
     on(Kind.RESERVE_KEYED, QuotaRequest.ReserveKeyed.class, "scope path's first segment", r -> path(r.scope()));
+    on(Kind.RESERVE_BATCH, QuotaRequest.ReserveBatch.class,
+        "the scope paths' first segment (several: *)", r -> oneTenantOrAll(r));
     byId(Kind.RESERVATION_COMPLETE);
     byId(Kind.RESERVATION_CANCEL);
     on(Kind.BUDGET_GRANT, QuotaRequest.GrantBudget.class, "scope path's first segment", r -> path(r.scope()));
@@ -152,6 +154,23 @@ public final class Scopes {
 
   private static Scope path(String path) {
     return tenant(Tenants.ofPath(path == null ? "" : path));
+  }
+
+  /**
+   * A batch acts on its reservations' one tenant; reservations of several tenants (or none) need
+   * a grant on every tenant: what the check cannot pin to one tenant, it refuses to a
+   * tenant-scoped identity.
+   */
+  private static Scope oneTenantOrAll(QuotaRequest.ReserveBatch r) {
+    String tenant = null;
+    for (QuotaRequest.ReserveKeyed one : r.reserves()) {
+      String t = Tenants.ofPath(one.scope() == null ? "" : one.scope());
+      if (tenant != null && !tenant.equals(t)) {
+        return Scope.ALL;
+      }
+      tenant = t;
+    }
+    return tenant == null ? Scope.ALL : tenant(tenant);
   }
 
   /** A scope prefix pins one tenant only when it holds a whole first segment ("acme/..."). */

@@ -132,6 +132,24 @@ class QuotaPipelineNodeTest {
       assertEquals(ErrorCode.INVALID_ARGUMENT, empty.code());
       assertTrue(empty.definite(), "refused before it was proposed");
 
+      // A batch of reservations: one request, each judged alone, answered in order.
+      List<dev.ration.client.quota.ReserveResult> reserved = quotas.tryReserveAll(List.of(
+          dev.ration.client.quota.ReserveRequest.of("acme/a", "jobs", 15, Duration.ofMinutes(1)),
+          dev.ration.client.quota.ReserveRequest.of("acme/b", "jobs", 10, Duration.ofMinutes(1)),
+          new dev.ration.client.quota.ReserveRequest("acme/c", List.of(
+              new dev.ration.client.quota.Item("jobs", 5)), 0, Duration.ofMinutes(1), "upload-7"),
+          dev.ration.client.quota.ReserveRequest.of("acme/d", "disk", 1, Duration.ofMinutes(1))));
+      assertEquals(4, reserved.size());
+      assertTrue(reserved.get(0).succeeded(), reserved.get(0).toString());
+      assertEquals(Outcome.LIMIT_EXHAUSTED, reserved.get(1).outcome(), "15 + 10 > 20");
+      assertTrue(reserved.get(2).succeeded(), "15 + 5 fits");
+      assertEquals(Outcome.LIMIT_UNKNOWN, reserved.get(3).outcome());
+      assertEquals(reserved.get(2).reservationId(), quotas.tryReserveAll(List.of(
+          new dev.ration.client.quota.ReserveRequest("acme/c", List.of(
+              new dev.ration.client.quota.Item("jobs", 5)), 0, Duration.ofMinutes(1),
+              "upload-7"))).get(0).reservationId(), "a key inside a batch: its first decision");
+      assertThrows(IllegalArgumentException.class, () -> quotas.tryReserveAll(List.of()));
+
       // Audit: who changed what, when and why.
       List<AuditEntry> audit = quotas.readAudit(1, 100);
       assertEquals(List.of("alice/quota.set/plan", "bob/quota.set/upgrade", "carol/usage.reconcile/monthly check"),

@@ -66,6 +66,8 @@ class ReusedRequestIdReplyTest {
       new Request.Quota(new QuotaRequest.Reconcile("acme", "jobs", 0, 3_600_000, true, "alice",
           "repair")),
       new Request.Quota(new QuotaRequest.GrantBudget("eu-1", "acme/shop", "calls", 10, 10_000)),
+      new Request.Quota(new QuotaRequest.ReserveBatch(List.of(new QuotaRequest.ReserveKeyed("",
+          "acme/shop", List.of(new QuotaRequest.Item("jobs", 1)), 0, 60_000)))),
       new Request.Quota(new QuotaRequest.ReportBudgets(
           List.of(new QuotaRequest.BudgetReport(1, 1, 1, 10, 10_000)))),
       new Request.Quota(new QuotaRequest.ReturnBudget(1, 1, 2)),

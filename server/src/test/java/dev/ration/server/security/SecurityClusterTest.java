@@ -209,6 +209,9 @@ class SecurityClusterTest {
           List.of(new QuotaRequest.BudgetReport(reservationId, 0, 1, 1, 60_000))));
       case BUDGET_RETURN -> new Request.Quota(new QuotaRequest.ReturnBudget(reservationId, 0, 1));
       case BUDGET_LIST -> new Request.Quota(new QuotaRequest.ListBudgets(tenant + "/"));
+      case RESERVE_BATCH -> new Request.Quota(new QuotaRequest.ReserveBatch(List.of(
+          new QuotaRequest.ReserveKeyed("", tenant + "/shop", List.of(new QuotaRequest.Item("jobs", 1)),
+              0, 60_000))));
       case TOKEN_CREATE -> new Request.CreateToken(7, tenant + "-svc", new byte[16], new byte[32], 0);
       case TOKEN_REVOKE -> new Request.RevokeToken(7);
       case TOKEN_LIST -> new Request.ListTokens();
