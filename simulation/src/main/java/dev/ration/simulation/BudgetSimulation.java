@@ -11,7 +11,6 @@ import dev.ration.protocol.QuotaRequest;
 import dev.ration.protocol.QuotaResponse;
 import dev.ration.protocol.Request;
 import dev.ration.protocol.Response;
-import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.Proposal;
@@ -31,10 +30,6 @@ import dev.ration.wire.QuotaKind;
 import dev.ration.wire.Window;
 import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.quota.UsageEvent;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,7 +39,6 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 
 /**
  * A deterministic simulation of quota budgets with demand that moves: the real ledger ({@link
@@ -99,7 +93,7 @@ public final class BudgetSimulation {
   private static final long SLIDE_MILLIS = 200;
 
   private final Setup s;
-  private final Path dir;
+  private final LedgerDir ledger;
   private final RocksCoordinatorState state;
   private final PriorityQueue<Event> events = new PriorityQueue<>(
       Comparator.comparingLong(Event::at).thenComparingLong(Event::seq));
@@ -187,12 +181,8 @@ public final class BudgetSimulation {
 
   private BudgetSimulation(Setup setup) {
     this.s = setup;
-    try {
-      this.dir = Files.createTempDirectory("ration-budget-sim-");
-    } catch (IOException e) {
-      throw new UncheckedIOException("create simulation directory", e);
-    }
-    this.state = RocksCoordinatorState.open(dir.resolve("ledger"), StateOptions.defaults());
+    this.ledger = new LedgerDir("ration-budget-sim-");
+    this.state = ledger.state;
   }
 
   /** Runs one setup to the end; the ledger's directory is deleted afterwards. */
@@ -201,14 +191,7 @@ public final class BudgetSimulation {
     try {
       return sim.execute();
     } finally {
-      sim.state.close();
-      try (Stream<Path> files = Files.walk(sim.dir)) {
-        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("delete " + sim.dir, e);
-      }
+      sim.ledger.close();
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.ration.simulation;
 
-import dev.ration.statemachine.StateOptions;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.AcquireSlots;
@@ -19,16 +18,11 @@ import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.SlotLease;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.stream.Stream;
 
 /**
  * A deterministic simulation of worker pools sharing a concurrency cap C through slot leases:
@@ -68,7 +62,7 @@ public final class SlotSimulation {
   private static final String RESOURCE = "pool";
 
   private final Setup s;
-  private final Path dir;
+  private final LedgerDir ledger;
   private final RocksCoordinatorState state;
   private final PriorityQueue<long[]> events = new PriorityQueue<>(
       Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
@@ -114,12 +108,8 @@ public final class SlotSimulation {
 
   private SlotSimulation(Setup setup) {
     this.s = setup;
-    try {
-      this.dir = Files.createTempDirectory("ration-slot-sim-");
-    } catch (IOException e) {
-      throw new UncheckedIOException("create simulation directory", e);
-    }
-    this.state = RocksCoordinatorState.open(dir.resolve("ledger"), StateOptions.defaults());
+    this.ledger = new LedgerDir("ration-slot-sim-");
+    this.state = ledger.state;
   }
 
   /** Runs one setup to the end; the ledger's directory is deleted afterwards. */
@@ -128,14 +118,7 @@ public final class SlotSimulation {
     try {
       return sim.execute();
     } finally {
-      sim.state.close();
-      try (Stream<Path> files = Files.walk(sim.dir)) {
-        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("delete " + sim.dir, e);
-      }
+      sim.ledger.close();
     }
   }
 

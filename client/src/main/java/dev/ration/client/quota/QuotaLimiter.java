@@ -64,6 +64,8 @@ public final class QuotaLimiter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(QuotaLimiter.class);
   private static final long LOG_INTERVAL_NANOS = 10_000_000_000L;
   private static final long BACKOFF_BASE_NANOS = 50_000_000L;
+  /** How many times a return that got no answer is sent. */
+  private static final int RETURN_ATTEMPTS = 10;
 
   /** Why a check was decided as it was. */
   public enum Reason {
@@ -124,7 +126,8 @@ public final class QuotaLimiter implements AutoCloseable {
     long granted;
     long sequence;
     long reportedSpent;
-    long windowEndNanos;
+    /** The earliest of its windows' local end; read by {@link #decide} without the monitor. */
+    volatile long windowEndNanos;
     /** The spend the last report carried, and when it was sent. */
     long lastSentSpent;
     long lastSentAtNanos;
@@ -140,6 +143,7 @@ public final class QuotaLimiter implements AutoCloseable {
       this.resource = resource;
       this.expiryNanos = now;
       this.retryAtNanos = now;
+      this.windowEndNanos = now;
     }
   }
 
@@ -207,9 +211,10 @@ public final class QuotaLimiter implements AutoCloseable {
 
   /**
    * Takes {@code amount} of {@code resource} at {@code scope} (every level of the path at once)
-   * if this process's budget there holds it now. Never blocks; allocation-free once the pair was
-   * seen (the first check of a pair asks for its budget and answers false), but for the early
-   * renewal a budget that ran dry schedules, once per round trip.
+   * if this process's budget there holds it now. Lock-free, but for a soft budget's overdraft
+   * while its holder is cut off (drawn under the limiter's monitor, a rare path); allocation-free
+   * once the pair was seen (the first check of a pair asks for its budget and answers false), but
+   * for the early renewal a budget that ran dry schedules, once per round trip.
    *
    * @param scope the scope path, as the catalog names it ({@code org/tenant/project})
    * @param resource the resource
@@ -270,11 +275,9 @@ public final class QuotaLimiter implements AutoCloseable {
     }
     Reason why = now - s.expiryNanos >= 0 ? s.refusal : Reason.EXHAUSTED;
     long minWait = TimeUnit.MILLISECONDS.toNanos(1);
-    // The earliest of: the window's start (a budget ends with it), the next renewal round or the
-    // grant's retry (retryAtNanos: the coordinator's hint or backoff when it refused or failed),
-    // and an early renewal pending now (answered within a round trip).
-    long pending = kickPending.get() ? now + minWait : RetryAfter.UNKNOWN;
-    long wait = RetryAfter.earliestWaitNanos(now, minWait, s.retryAtNanos, s.windowEndNanos, pending);
+    // The earliest of: the window's start (a budget ends with it) and the next renewal round or
+    // the grant's retry (retryAtNanos: the coordinator's hint, or the backoff after a failure).
+    long wait = RetryAfter.earliestWaitNanos(now, minWait, s.retryAtNanos, s.windowEndNanos);
     return new Decision(false, why, Duration.ofNanos(wait == RetryAfter.UNKNOWN ? minWait : wait));
   }
 
@@ -600,13 +603,7 @@ public final class QuotaLimiter implements AutoCloseable {
     long spent = s.granted - left;
     s.nextAsk = s.granted;
     if (giveBack) {
-      long id = s.budgetId;
-      calls.giveBack(id, spent, ++s.sequence).whenComplete((r, err) -> {
-        if (err != null || r == null || !r.succeeded()) {
-          failedLog.log(clock.getAsLong(), "quota limiter {}: returning budget {} failed: {}", holder, id,
-              err != null ? err : r);
-        }
-      });
+      giveBack(s.budgetId, spent, ++s.sequence, 1);
     }
     s.phase = Phase.IDLE;
     s.granted = 0;
@@ -619,6 +616,24 @@ public final class QuotaLimiter implements AutoCloseable {
       s.timer = null;
     }
     grant(s);
+  }
+
+  /**
+   * Returns a budget with its final spend; a return that got no answer (the coordinator out of
+   * reach) is sent again, under the same sequence, with backoff, up to {@link #RETURN_ATTEMPTS}
+   * times, so the spend of a holder cut off at its window's end (its overdraft too) is still billed
+   * once it is back, while the ledger keeps the budget. A refusal is final.
+   */
+  private void giveBack(long id, long spent, long sequence, int attempt) {
+    calls.giveBack(id, spent, sequence).whenComplete((r, err) -> {
+      if (err != null && attempt < RETURN_ATTEMPTS && !closed) {
+        scheduler.schedule(() -> giveBack(id, spent, sequence, attempt + 1),
+            Duration.ofNanos(backoff(attempt)));
+      } else if (err != null || r == null || !r.succeeded()) {
+        failedLog.log(clock.getAsLong(), "quota limiter {}: returning budget {} failed: {}", holder, id,
+            err != null ? err : r);
+      }
+    });
   }
 
   private long backoff(int failures) {

@@ -46,9 +46,16 @@ class QuotaLimiterTest {
     @Override
     public CompletableFuture<BudgetReturn> giveBack(long budgetId, long spent, long sequence) {
       returns.add(new long[] {budgetId, spent, sequence});
+      if (lostReturns > 0) {
+        lostReturns--;
+        return CompletableFuture.failedFuture(new java.io.IOException("unreachable"));
+      }
       return CompletableFuture.completedFuture(
           new BudgetReturn(Outcome.SUCCESS, "", budgetId, spent, 0));
     }
+
+    /** How many of the next returns get no answer. */
+    int lostReturns;
 
     @SuppressWarnings("unchecked")
     void answerGrant(int i, long id, long granted, long atMillis, long leaseMillis, long windowEnd) {
@@ -252,6 +259,26 @@ class QuotaLimiterTest {
     clock.advance(Duration.ofMillis(1_000)); // round 4
     assertEquals(14, fake.lastSpent(1), "10 granted + 4 overdrawn");
     assertEquals(0, fake.lastSpent(2));
+  }
+
+  /**
+   * Goal: a return that got no answer (cut off at the window's end) is sent again, with the same
+   * spend and sequence, until one is answered, so its spend is still billed.
+   */
+  @Test
+  void aReturnThatGotNoAnswerIsSentAgainUnchanged() {
+    limiter.tryAcquire("o", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 7, 10, 59_000, 1_000, 60_000);
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o", "api", 4));
+    fake.lostReturns = 2;
+    clock.advance(Duration.ofMillis(1_000)); // its window ends: returned, twice lost
+    clock.advance(Duration.ofMillis(1_000));
+    assertEquals(3, fake.returns.size(), "sent until answered: " + fake.returns.size());
+    for (long[] r : fake.returns) {
+      assertEquals(List.of(7L, 4L, 1L), List.of(r[0], r[1], r[2]), "the same return each time");
+    }
   }
 
   /** Goal: an overdraft is never used past the window's local end. */

@@ -547,6 +547,14 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong[][] budgetFigures =
       new java.util.concurrent.atomic.AtomicLong[3][4];
   private static final String[] BUDGET_LEVELS = {"org", "tenant", "project"};
+  /** Name and description of each budget gauge, in the order of a figure's fields. */
+  private static final String[][] BUDGET_GAUGES = {
+    {"ration.quota.budgets.held", "Budgets held, by the depth of their scope path"},
+    {"ration.quota.budgets.lapsed", "Budgets whose lease lapsed unreturned (holders cut off or "
+        + "gone), still counted until their window ends"},
+    {"ration.quota.budgets.unspent", "Amount budgets hold granted and not reported spent"},
+    {"ration.quota.budgets.overdrawn", "Amount soft budgets were overdrawn by while their "
+        + "holders were cut off (budgets still kept)"}};
 
   /**
    * Quota figures from the replicated state (refreshed with the per-limit gauges): soft-threshold
@@ -572,19 +580,11 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
             for (int k = 0; k < 4; k++) {
               budgetFigures[d][k] = new java.util.concurrent.atomic.AtomicLong();
             }
-            Tags level = Tags.of("level", BUDGET_LEVELS[d]);
-            Gauge.builder("ration.quota.budgets.held", budgetFigures[d][0], java.util.concurrent.atomic.AtomicLong::get)
-                .tags(level).description("Budgets held, by the depth of their scope path")
-                .register(registry);
-            Gauge.builder("ration.quota.budgets.lapsed", budgetFigures[d][1], java.util.concurrent.atomic.AtomicLong::get)
-                .tags(level).description("Budgets whose lease lapsed unreturned (holders cut off or gone), still counted until their window ends")
-                .register(registry);
-            Gauge.builder("ration.quota.budgets.unspent", budgetFigures[d][2], java.util.concurrent.atomic.AtomicLong::get)
-                .tags(level).description("Amount budgets hold granted and not reported spent")
-                .register(registry);
-            Gauge.builder("ration.quota.budgets.overdrawn", budgetFigures[d][3], java.util.concurrent.atomic.AtomicLong::get)
-                .tags(level).description("Amount soft budgets were overdrawn by while their holders were cut off (budgets still held)")
-                .register(registry);
+            for (int k = 0; k < 4; k++) {
+              Gauge.builder(BUDGET_GAUGES[k][0], budgetFigures[d][k], java.util.concurrent.atomic.AtomicLong::get)
+                  .tags(Tags.of("level", BUDGET_LEVELS[d])).description(BUDGET_GAUGES[k][1])
+                  .register(registry);
+            }
           }
           quotaGaugesRegistered = true;
         }

@@ -8,8 +8,9 @@ import java.util.Optional;
  * (granted, not yet reported spent): window usage less this is what holders reported spending
  * plus what reservations hold and settled, the usage a soft threshold is judged on. Kept beside
  * the level's usage so a report judges the threshold in O(1). One record per level: it follows
- * the newest window a budget was charged in there (a charge in a later window replaces it), and
- * changes for an older window are no-ops.
+ * the window a budget was last charged in there ({@link #charge}: a charge in the level's current
+ * window replaces a record of another window, so a window moved by a catalog change is followed
+ * too), and adjustments for any other window are no-ops ({@link #add}).
  *
  * <p>Stored value: i64 windowStart, i64 unspent.
  *
@@ -30,23 +31,35 @@ final class BudgetTally {
   }
 
   /**
-   * Adds {@code delta} (negative: spent, given back or dropped) to the window's unspent tally; a
-   * charge in a window later than the record's starts the record afresh; a change for an older
-   * window than the record's is a no-op.
+   * A grant, growth or shrink in the level's <b>current</b> window {@code windowStart}: added to
+   * the record of that window; a growth with a record of another window starts it afresh (the
+   * budgets of that window are no longer the level's current ones).
+   */
+  void charge(String scope, String resource, long windowStart, long delta) {
+    Optional<long[]> now = stored(scope, resource);
+    if (delta > 0 && (now.isEmpty() || now.get()[0] != windowStart)) {
+      put(scope, resource, windowStart, delta);
+    } else {
+      add(scope, resource, windowStart, delta);
+    }
+  }
+
+  /**
+   * Adds {@code delta} (negative: spent, given back or dropped; positive: overdrawn) to the
+   * record if it is of window {@code windowStart}; a no-op for any other window.
    */
   void add(String scope, String resource, long windowStart, long delta) {
     if (delta == 0) {
       return;
     }
     Optional<long[]> now = stored(scope, resource);
-    long after;
-    if (now.isPresent() && now.get()[0] == windowStart) {
-      after = now.get()[1] + delta;
-    } else if (delta > 0 && (now.isEmpty() || now.get()[0] < windowStart)) {
-      after = delta;
-    } else {
+    if (now.isEmpty() || now.get()[0] != windowStart) {
       return;
     }
+    put(scope, resource, windowStart, now.get()[1] + delta);
+  }
+
+  private void put(String scope, String resource, long windowStart, long after) {
     if (after < 0) {
       throw new dev.ration.statemachine.InvariantViolation("Q9 level " + scope + " " + resource
           + " window from " + windowStart + ": budgets' unspent tally would be " + after);

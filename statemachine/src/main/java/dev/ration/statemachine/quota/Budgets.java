@@ -40,8 +40,10 @@ import java.util.Optional;
  * <p>Reports: the holder's cumulative spend under a report sequence that only grows; a report
  * whose sequence is not above the last one counted is resent or reordered and counts nothing
  * (nor renews). Each report's new spend becomes one BUDGET_SPENT usage event, with the event
- * time inside every window the budget was charged in ({@link Budget#eventTimeMillis()}), so the
- * usage log's aggregates hold budget spend beside settled reservations.
+ * time inside every window the budget was charged in ({@link Budget#eventTimeMillis()}) and the
+ * budget's id as its reservation id (one id space: the log indexes it, so reconciliation finds a
+ * budget's events without a scan), so the usage log's aggregates hold budget spend beside
+ * settled reservations.
  *
  * <p>Lifetime: held until {@code expiresAtMillis} (its lease, never past its earliest window's
  * end), renewable until then; at that time (Tick, or the first report or return that finds it
@@ -142,7 +144,7 @@ final class Budgets {
       windowEnd = Math.min(windowEnd, end);
       keepUntil = Math.max(keepUntil, end);
       charge(id, level.spec(), level.usage(), granted);
-      tally.add(level.spec().scope(), c.resource(), level.usage().windowStartMillis(), granted);
+      tally.charge(level.spec().scope(), c.resource(), level.usage().windowStartMillis(), granted);
       charges.add(new LevelCharge(level.spec().scope(), level.usage().windowStartMillis()));
     }
     long expiresAt = Math.min(now + c.leaseMillis(), windowEnd);
@@ -343,15 +345,15 @@ final class Budgets {
     }
     for (Level level : levels) {
       charge(b.budgetId(), level.spec(), level.usage(), delta);
-      tally.add(level.spec().scope(), b.resource(), level.usage().windowStartMillis(), delta);
+      tally.charge(level.spec().scope(), b.resource(), level.usage().windowStartMillis(), delta);
     }
     return b.granted() + delta;
   }
 
   /**
    * A soft budget overspent by {@code amount} while its holder was cut off: the amount is counted
-   * at every level still in the window it was charged in, past capacity if it must be (it was
-   * admitted already; the oversell bound is the overdraft), and the grant grows by it.
+   * at every level whose usage is still of the window it was charged in, past capacity if it must
+   * be (it was admitted already; the oversell bound is the overdraft), and the grant grows by it.
    */
   private Budget overdraw(Budget b, long amount, long now) {
     if (amount == 0) {
@@ -359,14 +361,18 @@ final class Budgets {
     }
     QuotaVerifier.requireOverdraft(b, amount);
     for (LevelCharge charge : b.charges()) {
-      QuotaSpec spec = QuotaVerifier.requireChargedEntry(catalog.spec(charge.levelScope(),
-          b.resource()), b.budgetId(), charge.levelScope(), b.resource());
-      LevelUsage usage = catalog.usage(charge.levelScope(), b.resource()).rolled(spec, now);
+      QuotaVerifier.requireChargedEntry(catalog.spec(charge.levelScope(), b.resource()),
+          b.budgetId(), charge.levelScope(), b.resource());
+      // The stored usage, not rolled: while it is still of the charged window (current, or over
+      // but not yet rolled by another command) it counts the grant, so it counts its growth too.
+      LevelUsage usage = catalog.usage(charge.levelScope(), b.resource());
       if (usage.windowStartMillis() == charge.windowStartMillis()) {
         catalog.putUsage(usage.with(usage.windowUsed() + amount, usage.held(), usage.allocated(),
             usage.alerted()));
-        tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(), amount);
       }
+      // The grant grows at every level, so its unspent share does too, in whichever window's
+      // record still holds it (the report's spend comes off the same records).
+      tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(), amount);
     }
     Budget after = b.overdrawnBy(amount);
     put(after);
@@ -415,7 +421,7 @@ final class Budgets {
     long seq = usageLog.nextSequence();
     usageLog.append(new UsageEvent(seq, "budget:" + b.budgetId() + ":" + sequence,
         EventType.BUDGET_SPENT, b.eventTimeMillis(), now, b.scope(), b.resource(), delta, unit,
-        0, overdrawn));
+        b.budgetId(), overdrawn));
     for (LevelCharge charge : b.charges()) {
       tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(), -delta);
       Optional<QuotaSpec> spec = catalog.spec(charge.levelScope(), b.resource());

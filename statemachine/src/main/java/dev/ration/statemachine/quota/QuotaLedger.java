@@ -93,7 +93,8 @@ public final class QuotaLedger implements Ledger {
     this.budgets = new Budgets(names, records, counters, catalog, usageLog, tally);
     this.maxScanRecords = options.maxScanRecords();
     this.reconciliation =
-        new Reconciliation(options, names, records, catalog, usageLog, reservations, audit);
+        new Reconciliation(options, names, records, catalog, usageLog, reservations, audit,
+            retention::firstSequence);
     this.verifier = new QuotaVerifier(options, records, counters, catalog, retention);
   }
 

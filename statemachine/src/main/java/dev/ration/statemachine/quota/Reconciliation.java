@@ -47,8 +47,12 @@ final class Reconciliation {
   private final Reservations reservations;
   private final AuditTrail audit;
 
+  private final java.util.function.LongSupplier firstSequence;
+
   Reconciliation(QuotaOptions options, Arguments.NameBound names, QuotaRecords records, QuotaCatalog catalog,
-      UsageLog usageLog, Reservations reservations, AuditTrail audit) {
+      UsageLog usageLog, Reservations reservations, AuditTrail audit,
+      java.util.function.LongSupplier firstSequence) {
+    this.firstSequence = firstSequence;
     this.names = names;
     this.options = options;
     this.records = records;
@@ -157,16 +161,10 @@ final class Reconciliation {
         }
       }
     }
-    // Aggregates: recompute every bucket in range from the log (bounded scan); budgets' spend
-    // events by budget on the way.
+    // Aggregates: recompute every bucket in range from the log (bounded scan).
     TreeMap<String, Long> fromLog = new TreeMap<>();
-    Map<Long, Long> budgetEvents = new HashMap<>();
     long firstBucket = Aggregate.bucketOf(from);
     for (UsageEvent event : usageLog.events(1, options.maxScanRecords())) {
-      if (event.type() == EventType.BUDGET_SPENT && event.eventId().startsWith("budget:")) {
-        String[] id = event.eventId().split(":");
-        budgetEvents.merge(Long.parseLong(id[1]), event.quantity(), Long::sum);
-      }
       if (!event.type().isUsage() || (!resource.isEmpty() && !resource.equals(event.resource()))
           || !Scope.levels(event.scope()).contains(scope)) {
         continue;
@@ -176,16 +174,23 @@ final class Reconciliation {
         fromLog.merge(event.resource() + "\n" + bucket, event.quantity(), Long::sum);
       }
     }
+    // Events recorded before the first one retention kept may be gone.
+    long first = firstSequence.getAsLong();
+    long horizon = first <= 1 ? Long.MIN_VALUE
+        : usageLog.event(first).map(UsageEvent::recordedAtMillis).orElse(Long.MAX_VALUE);
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, options.maxScanRecords())) {
       Budget b = QuotaFormat.read(e.getValue(), "budget", Budget.SHAPE::read);
       if (!b.scope().equals(scope) || (!resource.isEmpty() && !resource.equals(b.resource()))
           || b.grantedAtMillis() < from || b.grantedAtMillis() >= to) {
         continue;
       }
-      // Its spend events, and any other usage a service recorded against its id.
-      long got = budgetEvents.getOrDefault(b.budgetId(), 0L);
+      if (b.grantedAtMillis() < horizon) {
+        continue; // retention may have removed some of its events: nothing to compare against
+      }
+      // Its spend events and any other usage recorded against its id, through the log's index.
+      long got = 0;
       for (UsageEvent event : usageLog.eventsOf(b.budgetId())) {
-        if (event.type().isUsage() && event.type() != EventType.BUDGET_SPENT) {
+        if (event.type().isUsage()) {
           got += event.quantity();
         }
       }

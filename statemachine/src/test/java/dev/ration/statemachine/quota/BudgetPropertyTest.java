@@ -223,8 +223,11 @@ class BudgetPropertyTest {
               m.admitted.merge(level + "@" + b.windows.get(level), n, Long::sum);
             }
           }
-        } else if (op instanceof DoCutOff c && !live.isEmpty()) {
-          B b = live.get(c.pick() % live.size());
+        } else if (op instanceof DoCutOff c
+            && open.stream().anyMatch(b -> b.cutOff || now < b.windowEnd)) {
+          // Cut off while its window runs; reconnected at any time, even after it ended.
+          List<B> pickable = open.stream().filter(b -> b.cutOff || now < b.windowEnd).toList();
+          B b = pickable.get(c.pick() % pickable.size());
           b.cutOff = !b.cutOff;
         } else if (op instanceof DoReport r && !open.isEmpty()
             && !open.get(r.pick() % open.size()).cutOff) {

@@ -305,6 +305,30 @@ class BudgetsTest {
     return h.log().stream().filter(e -> e.type() == EventType.ALERT).count();
   }
 
+  /**
+   * Goal: a holder that reconnects after its shortest window rolled reports its overdraft: the
+   * ledger counts it where the window still runs (the hour), bills it, and its tallies stay
+   * exact (verify() after the entry) — no level's tally goes negative.
+   */
+  @Test
+  void anOverdraftReportedAfterTheShortestWindowRolledIsCountedWhereItStillRuns() {
+    h.apply(soft("org", Window.HOUR, 10, 5));
+    h.apply(soft("org/t", Window.MINUTE, 6, 5));
+    h.apply(soft("org/t/p", Window.MINUTE, 4, 5));
+    QuotaResult.BudgetGranted g = granted(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 4, 1_000)));
+    h.nowMillis += 61_000; // the minute rolled, the hour runs on
+    h.tick();
+    QuotaResult.BudgetReported late = reported(h.apply(new ReportBudget(g.budgetId(), 9, 1, 0, 10_000)));
+    assertTrue(late.ended());
+    assertEquals(9, late.granted());
+    assertEquals(9, h.usage("org", "api").windowUsed(), "4 granted + 5 overdrawn, in the hour");
+    assertEquals(0, h.usage("org/t", "api").windowUsed(), "a new minute: nothing of the old one");
+    QuotaResult.BudgetReturned back = assertInstanceOf(QuotaResult.BudgetReturned.class,
+        h.apply(new ReturnBudget(g.budgetId(), 9, 2)));
+    assertEquals(0, back.released());
+    assertEquals(9, h.usage("org", "api").windowUsed());
+  }
+
   /** Goal: OVERDRAFT is refused for the kinds budgets do not count, and without an overdraft. */
   @Test
   void overdraftIsOnlyForWindowedQuotasWithAnAmount() {
