@@ -621,19 +621,29 @@ public final class QuotaLimiter implements AutoCloseable {
   /**
    * Returns a budget with its final spend; a return that got no answer (the coordinator out of
    * reach) is sent again, under the same sequence, with backoff, up to {@link #RETURN_ATTEMPTS}
-   * times, so the spend of a holder cut off at its window's end (its overdraft too) is still billed
-   * once it is back, while the ledger keeps the budget. A refusal is final.
+   * times, so the spend of a holder cut off at its window's end (its overdraft too), or closing
+   * while the leader is paused, is still billed once it is back, while the ledger keeps the
+   * budget. A refusal is final. Completes when one was answered or the attempts ran out.
    */
-  private void giveBack(long id, long spent, long sequence, int attempt) {
+  private CompletableFuture<Void> giveBack(long id, long spent, long sequence, int attempt) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
     calls.giveBack(id, spent, sequence).whenComplete((r, err) -> {
-      if (err != null && attempt < RETURN_ATTEMPTS && !closed) {
-        scheduler.schedule(() -> giveBack(id, spent, sequence, attempt + 1),
-            Duration.ofNanos(backoff(attempt)));
-      } else if (err != null || r == null || !r.succeeded()) {
+      if (err != null && attempt < RETURN_ATTEMPTS) {
+        try {
+          scheduler.schedule(() -> giveBack(id, spent, sequence, attempt + 1)
+              .whenComplete((v, e) -> done.complete(null)), Duration.ofNanos(backoff(attempt)));
+          return;
+        } catch (RuntimeException stopped) {
+          // The scheduler is gone (the client closed): nothing more can be sent.
+        }
+      }
+      if (err != null || r == null || !r.succeeded()) {
         failedLog.log(clock.getAsLong(), "quota limiter {}: returning budget {} failed: {}", holder, id,
             err != null ? err : r);
       }
+      done.complete(null);
     });
+    return done;
   }
 
   private long backoff(int failures) {
@@ -670,8 +680,7 @@ public final class QuotaLimiter implements AutoCloseable {
         if (s.phase == Phase.HELD) {
           s.expiryNanos = clock.getAsLong();
           long spent = s.granted - s.available.getAndSet(0);
-          returns.add(calls.giveBack(s.budgetId, spent, ++s.sequence)
-              .handle((r, err) -> null));
+          returns.add(giveBack(s.budgetId, spent, ++s.sequence, 1));
           s.phase = Phase.IDLE;
         }
       }

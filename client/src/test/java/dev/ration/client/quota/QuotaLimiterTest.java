@@ -281,6 +281,24 @@ class QuotaLimiterTest {
     }
   }
 
+  /** Goal: close sends a return that got no answer again, and completes once one is answered. */
+  @Test
+  void closeResendsAReturnThatGotNoAnswer() {
+    limiter.tryAcquire("o", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 7, 10, 0, 3_000, 60_000);
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o", "api", 3));
+    fake.lostReturns = 1;
+    CompletableFuture<Void> closing = limiter.closeAsync();
+    assertFalse(closing.isDone(), "the first return was lost");
+    clock.advance(Duration.ofSeconds(1));
+    assertTrue(closing.isDone());
+    assertEquals(2, fake.returns.size());
+    assertEquals(List.of(7L, 3L, 1L), List.of(fake.returns.get(1)[0], fake.returns.get(1)[1],
+        fake.returns.get(1)[2]));
+  }
+
   /** Goal: an overdraft is never used past the window's local end. */
   @Test
   void anOverdraftStopsAtItsWindowsEnd() {
