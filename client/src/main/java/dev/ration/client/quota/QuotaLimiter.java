@@ -161,6 +161,9 @@ public final class QuotaLimiter implements AutoCloseable {
       new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
   private final RateLimitedLog failedLog =
       new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
+  /** Its own, so a return's failure (its spend unbilled) is not hidden by renewal failures. */
+  private final RateLimitedLog returnLog =
+      new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
   private volatile boolean closed;
   private final java.util.concurrent.atomic.AtomicBoolean kickPending =
       new java.util.concurrent.atomic.AtomicBoolean();
@@ -398,7 +401,7 @@ public final class QuotaLimiter implements AutoCloseable {
       long wait = backoff(++s.failures);
       s.retryAtNanos = now + wait;
       failedLog.log(clock.getAsLong(), "quota limiter {}: asking for a budget of {} at {} failed: {}", holder,
-          s.resource, s.scope, err);
+          s.resource, s.scope, String.valueOf(err));
       retryGrant(s, wait);
       return;
     }
@@ -556,7 +559,8 @@ public final class QuotaLimiter implements AutoCloseable {
         continue;
       }
       if (err != null || answers == null || i >= answers.size()) {
-        failedLog.log(clock.getAsLong(), "quota limiter {}: renewing the budgets failed: {}", holder, err);
+        failedLog.log(clock.getAsLong(), "quota limiter {}: renewing the budgets failed: {}", holder,
+            String.valueOf(err));
         s.cutOff = true;
         continue; // the next renewal reports the spend again under a new sequence
       }
@@ -638,8 +642,8 @@ public final class QuotaLimiter implements AutoCloseable {
         }
       }
       if (err != null || r == null || !r.succeeded()) {
-        failedLog.log(clock.getAsLong(), "quota limiter {}: returning budget {} failed: {}", holder, id,
-            err != null ? err : r);
+        returnLog.log(clock.getAsLong(), "quota limiter {}: returning budget {} failed: {}", holder, id,
+            String.valueOf(err != null ? err : r));
       }
       done.complete(null);
     });
