@@ -165,6 +165,9 @@ public final class QuotaLimiter implements AutoCloseable {
   private final RateLimitedLog returnLog =
       new RateLimitedLog(LOG, RateLimitedLog.Level.WARN, LOG_INTERVAL_NANOS);
   private volatile boolean closed;
+  /** Returns of replaced budgets not answered yet (sent again while they get no answer). */
+  private final java.util.Set<CompletableFuture<Void>> pendingReturns =
+      ConcurrentHashMap.newKeySet();
   private final java.util.concurrent.atomic.AtomicBoolean kickPending =
       new java.util.concurrent.atomic.AtomicBoolean();
   // ---- guarded by this
@@ -607,7 +610,10 @@ public final class QuotaLimiter implements AutoCloseable {
     long spent = s.granted - left;
     s.nextAsk = s.granted;
     if (giveBack) {
-      giveBack(s.budgetId, spent, ++s.sequence, 1);
+      // Close waits for it too: its spend must be in the usage log once close returns.
+      CompletableFuture<Void> returned = giveBack(s.budgetId, spent, ++s.sequence, 1);
+      pendingReturns.add(returned);
+      returned.whenComplete((v, e) -> pendingReturns.remove(returned));
     }
     s.phase = Phase.IDLE;
     s.granted = 0;
@@ -660,7 +666,8 @@ public final class QuotaLimiter implements AutoCloseable {
   /**
    * Stops admitting and returns every budget with its final spend.
    *
-   * @return completes when every return was answered (or failed)
+   * @return completes when every return was answered (or failed), those of budgets replaced
+   *     before the close included, so the spend of every budget is in the usage log
    */
   public synchronized CompletableFuture<Void> closeAsync() {
     if (closing != null) {
@@ -689,6 +696,7 @@ public final class QuotaLimiter implements AutoCloseable {
         }
       }
     }
+    returns.addAll(pendingReturns);
     closing = CompletableFuture.allOf(returns.toArray(new CompletableFuture<?>[0]));
     return closing;
   }

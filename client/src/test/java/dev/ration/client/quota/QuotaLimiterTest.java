@@ -281,6 +281,27 @@ class QuotaLimiterTest {
     }
   }
 
+  /**
+   * Goal: close also waits for the return of a budget replaced before it (still being sent
+   * again), so every spend is in the usage log once close completes.
+   */
+  @Test
+  void closeWaitsForTheReturnOfABudgetReplacedBeforeIt() {
+    limiter.tryAcquire("o", "api", 1);
+    clock.runDue();
+    fake.answerGrant(0, 7, 10, 59_000, 1_000, 60_000);
+    clock.runDue();
+    assertTrue(limiter.tryAcquire("o", "api", 4));
+    fake.lostReturns = 2;
+    clock.advance(Duration.ofMillis(980)); // its window ends locally: returned, the answer lost
+    assertEquals(1, fake.returns.size());
+    CompletableFuture<Void> closing = limiter.closeAsync();
+    assertFalse(closing.isDone(), "the replaced budget's return is still being sent");
+    clock.advance(Duration.ofSeconds(1));
+    assertEquals(3, fake.returns.size());
+    assertTrue(closing.isDone());
+  }
+
   /** Goal: close sends a return that got no answer again, and completes once one is answered. */
   @Test
   void closeResendsAReturnThatGotNoAnswer() {
