@@ -103,6 +103,21 @@ class QuotaLimiterTest {
     }
   }
 
+  /** The first check of {@code scope} asks for a budget, answered with these figures. */
+  private void holding(String scope, long id, long granted, long atMillis, long leaseMillis,
+      long windowEnd) {
+    holding(scope, id, granted, atMillis, leaseMillis, windowEnd, 0);
+  }
+
+  private void holding(String scope, long id, long granted, long atMillis, long leaseMillis,
+      long windowEnd, long overdraft) {
+    limiter.tryAcquire(scope, "api", 1);
+    clock.runDue();
+    fake.answerGrant(fake.grants.size() - 1, id, granted, atMillis, leaseMillis, windowEnd,
+        overdraft);
+    clock.runDue();
+  }
+
   private static BudgetReportResult renewed(long id, long granted, long spent, long at,
       long leaseMillis, long windowEnd, boolean ended) {
     return new BudgetReportResult(Outcome.SUCCESS, "", id, granted, spent,
@@ -140,10 +155,7 @@ class QuotaLimiterTest {
    */
   @Test
   void aBudgetStopsAtItsLocalExpiryWithoutARenewal() {
-    limiter.tryAcquire("o", "api", 1);
-    clock.runDue();
-    fake.answerGrant(0, 7, 100, 1_000, 3_000, 60_000);
-    clock.runDue();
+    holding("o", 7, 100, 1_000, 3_000, 60_000);
     long localExpiryMillis = (long) (3_000 * (1 - 0.02)) - 5; // 2,935 ms after the send at 0
     clock.advance(Duration.ofMillis(localExpiryMillis - 1));
     assertTrue(limiter.tryAcquire("o", "api", 1));
@@ -193,10 +205,7 @@ class QuotaLimiterTest {
   /** Goal: a budget the ledger says ended is returned with its final spend and replaced. */
   @Test
   void anEndedBudgetIsReturnedWithItsFinalSpendAndReplaced() {
-    limiter.tryAcquire("o", "api", 1);
-    clock.runDue();
-    fake.answerGrant(0, 7, 10, 0, 3_000, 60_000);
-    clock.runDue();
+    holding("o", 7, 10, 0, 3_000, 60_000);
     assertTrue(limiter.tryAcquire("o", "api", 6));
     clock.advance(Duration.ofMillis(1_000));
     BudgetReport r = fake.reportsOf(0).get(0);
@@ -267,10 +276,7 @@ class QuotaLimiterTest {
    */
   @Test
   void aReturnThatGotNoAnswerIsSentAgainUnchanged() {
-    limiter.tryAcquire("o", "api", 1);
-    clock.runDue();
-    fake.answerGrant(0, 7, 10, 59_000, 1_000, 60_000);
-    clock.runDue();
+    holding("o", 7, 10, 59_000, 1_000, 60_000);
     assertTrue(limiter.tryAcquire("o", "api", 4));
     fake.lostReturns = 2;
     clock.advance(Duration.ofMillis(1_000)); // its window ends: returned, twice lost
@@ -287,10 +293,7 @@ class QuotaLimiterTest {
    */
   @Test
   void closeWaitsForTheReturnOfABudgetReplacedBeforeIt() {
-    limiter.tryAcquire("o", "api", 1);
-    clock.runDue();
-    fake.answerGrant(0, 7, 10, 59_000, 1_000, 60_000);
-    clock.runDue();
+    holding("o", 7, 10, 59_000, 1_000, 60_000);
     assertTrue(limiter.tryAcquire("o", "api", 4));
     fake.lostReturns = 2;
     clock.advance(Duration.ofMillis(980)); // its window ends locally: returned, the answer lost
@@ -305,10 +308,7 @@ class QuotaLimiterTest {
   /** Goal: close sends a return that got no answer again, and completes once one is answered. */
   @Test
   void closeResendsAReturnThatGotNoAnswer() {
-    limiter.tryAcquire("o", "api", 1);
-    clock.runDue();
-    fake.answerGrant(0, 7, 10, 0, 3_000, 60_000);
-    clock.runDue();
+    holding("o", 7, 10, 0, 3_000, 60_000);
     assertTrue(limiter.tryAcquire("o", "api", 3));
     fake.lostReturns = 1;
     CompletableFuture<Void> closing = limiter.closeAsync();
@@ -323,10 +323,7 @@ class QuotaLimiterTest {
   /** Goal: an overdraft is never used past the window's local end. */
   @Test
   void anOverdraftStopsAtItsWindowsEnd() {
-    limiter.tryAcquire("o", "api", 1);
-    clock.runDue();
-    fake.answerGrant(0, 1, 1, 0, 3_000, 4_000, 100);
-    clock.runDue();
+    holding("o", 1, 1, 0, 3_000, 4_000, 100);
     assertTrue(limiter.tryAcquire("o", "api", 1));
     clock.advance(Duration.ofMillis(1_000));
     fake.failPendingReports();
@@ -391,10 +388,7 @@ class QuotaLimiterTest {
     io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
         new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     new dev.ration.client.metrics.QuotaLimiterMetrics(limiter).bindTo(registry);
-    limiter.tryAcquire("o", "api", 1);
-    clock.runDue();
-    fake.answerGrant(0, 7, 4, 0, 3_000, 60_000);
-    clock.runDue();
+    holding("o", 7, 4, 0, 3_000, 60_000);
     limiter.tryAcquire("o", "api", 3);
     limiter.tryAcquire("o", "api", 3);
     assertEquals(3.0, registry.get("ration.client.quota.limiter.admitted").tag("holder", "eu-1")
