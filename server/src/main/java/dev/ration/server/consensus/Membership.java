@@ -146,7 +146,7 @@ public final class Membership {
       return change(id + " (listener) removed");
     }
     List<Peer> voters = without(m.voters(), id);
-    checkQuorum(m, voters, Set.of(), "removing " + id);
+    checkQuorum(m, voters, Set.of(), "removing " + id, deadline);
     setConfiguration(m, voters, m.listeners(), deadline, "remove " + id);
     return change(id + " removed");
   }
@@ -182,7 +182,8 @@ public final class Membership {
     List<Peer> planned = without(m.voters(), oldId);
     planned.add(peer);
     // The newcomer will be up to date before the swap; everyone else must be now.
-    checkQuorum(m, planned, Set.of(peer.id()), "replacing " + oldId + " by " + peer.id());
+    checkQuorum(m, planned, Set.of(peer.id()), "replacing " + oldId + " by " + peer.id(),
+        deadline);
     addVoter(peer, oldId, deadline);
     awaitVoterCaughtUp(peer.id(), deadline);
     return change(oldId + " replaced by " + peer.id());
@@ -259,7 +260,7 @@ public final class Membership {
       voters = without(voters, replacedId);
     }
     voters.add(peer);
-    checkQuorum(m, voters, Set.of(peer.id()), what);
+    checkQuorum(m, voters, Set.of(peer.id()), what, deadline);
     try {
       setConfiguration(m, voters, m.listeners(), deadline, what);
     } catch (MembershipException e) {
@@ -307,7 +308,28 @@ public final class Membership {
    * contain none. {@code assumedUpToDate} are newcomers that will have caught up first.
    */
   private void checkQuorum(Members current, List<Peer> newVoters, Set<String> assumedUpToDate,
-      String what) throws MembershipException {
+      String what, long deadline) throws MembershipException {
+    // A leader elected moments ago has not yet heard from its followers, and a follower's
+    // answer may be a heartbeat late on a loaded machine: a refusal is final only after the
+    // followers had two election timeouts (or the caller's deadline, if sooner) to answer.
+    long settle = System.nanoTime() + node.options().electionTimeoutMax().multipliedBy(2).toNanos();
+    long until = deadline - settle < 0 ? deadline : settle;
+    while (true) {
+      try {
+        checkQuorumOnce(current, newVoters, assumedUpToDate, what);
+        return;
+      } catch (MembershipException e) {
+        if (e.reason() != Reason.REFUSED || newVoters.isEmpty()
+            || System.nanoTime() - until >= 0) {
+          throw e;
+        }
+      }
+      sleep(POLL);
+    }
+  }
+
+  private void checkQuorumOnce(Members current, List<Peer> newVoters,
+      Set<String> assumedUpToDate, String what) throws MembershipException {
     if (newVoters.isEmpty()) {
       throw new MembershipException(Reason.REFUSED,
           what + " would leave no voter: a cluster needs at least one");
