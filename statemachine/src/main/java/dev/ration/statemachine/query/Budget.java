@@ -9,17 +9,21 @@ import dev.ration.wire.shape.Shape;
 import java.util.List;
 
 /**
- * A budget: an amount of a windowed quota (RATE or CUMULATIVE) leased to one holder at every
- * level of a scope path at once, which the holder spends locally and reports. While it is held
- * the whole {@code granted} amount is counted at each level it was charged at, in the window it
- * was charged in; reports move the part spent into the usage log; a return gives back the unspent
- * part. Ids come from the ledger's reservation counter (one id space for reservations and
- * budgets).
+ * A budget: an amount of a quota leased to one holder at every level of a scope path at once.
+ * Of a windowed quota (RATE or CUMULATIVE) it is an amount the holder spends locally and
+ * reports: while it is held the whole {@code granted} amount is counted at each level it was
+ * charged at, in the window it was charged in; reports move the part spent into the usage log; a
+ * return gives back the unspent part. Of a CONCURRENT quota ({@code slots}) it is a number of
+ * slots the holder may keep busy at once: counted in every level's held amount while the lease
+ * lives, freed at its return or lapse; its reports bill the jobs started. Ids come from the
+ * ledger's reservation counter (one id space for reservations and budgets).
  *
  * @param holder who holds it (a service instance or region; free text, bounded)
  * @param granted the amount counted at every level; {@code spent} never exceeds it (an
- *     overdraft reported grows it by what was overdrawn, counted at every level)
- * @param spent the holder's cumulative spend, as of its newest report
+ *     overdraft reported grows it by what was overdrawn, counted at every level); of slots, the
+ *     slots counted while it is held (no longer counted once it lapsed)
+ * @param spent the holder's cumulative spend, as of its newest report; of slots, the jobs it
+ *     started (not bounded by {@code granted})
  * @param reportSequence the newest report's sequence (0: none yet); an older or equal sequence
  *     is a resent report and counts nothing
  * @param expiresAtMillis ledger time the holder must stop admitting from it: the earlier of its
@@ -37,6 +41,9 @@ import java.util.List;
  *     {@code OVERDRAFT} quota at the grant, else 0)
  * @param overdrawn how much of {@code overdraft} reports have used (≤ {@code overdraft}): spend
  *     beyond what the levels had granted, billed as overage
+ * @param slots a budget of a CONCURRENT quota: no windows ({@code windowEndMillis} is
+ *     {@link Long#MAX_VALUE}, every charge's window start 0), no overdraft; kept after its lapse
+ *     until {@code keepUntilMillis} only so a late report is still billed
  */
 public record Budget(
     long budgetId,
@@ -54,7 +61,8 @@ public record Budget(
     boolean lapsed,
     List<LevelCharge> charges,
     long overdraft,
-    long overdrawn) {
+    long overdrawn,
+    boolean slots) {
   /** Its stored encoding (quota store format 1). */
   public static final Shape<Budget> SHAPE =
       Shape.of(
@@ -74,7 +82,8 @@ public record Budget(
           bool("lapsed", Budget::lapsed),
           list16("charges", Budget::charges, LevelCharge.SHAPE),
           i64("overdraft", Budget::overdraft),
-          i64("overdrawn", Budget::overdrawn));
+          i64("overdrawn", Budget::overdrawn),
+          bool("slots", Budget::slots));
 
   public Budget {
     charges = List.copyOf(charges);
@@ -85,7 +94,10 @@ public record Budget(
     return lapsed ? keepUntilMillis : expiresAtMillis;
   }
 
-  /** The event time of its spend: the latest start among its windows, inside every one of them. */
+  /**
+   * The event time of its spend: the latest start among its windows, inside every one of them
+   * (slots have no window: their events carry the report's time).
+   */
   public long eventTimeMillis() {
     long t = Long.MIN_VALUE;
     for (LevelCharge c : charges) {
@@ -99,14 +111,21 @@ public record Budget(
       boolean lapsed) {
     return new Budget(budgetId, holder, scope, resource, granted, spent, reportSequence,
         configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntilMillis, lapsed,
-        charges, overdraft, overdrawn);
+        charges, overdraft, overdrawn, slots);
   }
 
   /** This budget after an overspend of {@code amount}: counted at its levels, billed as overage. */
   public Budget overdrawnBy(long amount) {
     return new Budget(budgetId, holder, scope, resource, granted + amount, spent, reportSequence,
         configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntilMillis, lapsed,
-        charges, overdraft, overdrawn + amount);
+        charges, overdraft, overdrawn + amount, slots);
+  }
+
+  /** This slot budget lapsed at its lease's end: it counts nothing and is kept until {@code keepUntil}. */
+  public Budget lapsedUntil(long keepUntil) {
+    return new Budget(budgetId, holder, scope, resource, granted, spent, reportSequence,
+        configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntil, true,
+        charges, overdraft, overdrawn, slots);
   }
 
   /** The most a report may say it spent: the grant plus the overdraft not yet used. */

@@ -26,7 +26,8 @@ import java.util.Optional;
 /**
  * Budgets: shares of the windowed quotas (RATE, CUMULATIVE) of one resource, leased to a holder
  * at every level of a scope path at once, spent by the holder without asking the ledger and
- * reported on renewal and return.
+ * reported on renewal and return. Budgets of CONCURRENT quotas (slots) follow their own rules,
+ * in {@link SlotBudgets}: a path's entries for one resource are all windowed or all CONCURRENT.
  *
  * <p>Counting: a grant adds its whole amount to the window usage of every level, as a
  * reservation does, and only what every level still admits is granted (at most what was
@@ -68,6 +69,7 @@ final class Budgets {
   private final QuotaCatalog catalog;
   private final UsageLog usageLog;
   private final BudgetTally tally;
+  private final SlotBudgets slots;
 
   Budgets(Arguments.NameBound names, QuotaRecords records, QuotaCounters counters,
       QuotaCatalog catalog, UsageLog usageLog, BudgetTally tally) {
@@ -77,6 +79,7 @@ final class Budgets {
     this.counters = counters;
     this.catalog = catalog;
     this.usageLog = usageLog;
+    this.slots = new SlotBudgets(records, counters, catalog, usageLog);
   }
 
   /** One level a budget counts at: its entry and its usage rolled to now. */
@@ -92,24 +95,34 @@ final class Budgets {
     if (bad.isPresent()) {
       return invalid(bad.get());
     }
-    List<Level> levels = new ArrayList<>();
+    List<QuotaSpec> specs = new ArrayList<>();
     long configVersion = 0;
     for (String level : Scope.levels(c.scope())) {
       Optional<QuotaSpec> spec = catalog.spec(level, c.resource());
       if (spec.isPresent()) {
-        if (!spec.get().kind().windowed()) {
-          return invalid("quota " + level + " " + c.resource() + " is " + spec.get().kind()
-              + ": budgets count RATE and CUMULATIVE quotas only (reserve "
-              + spec.get().kind() + " amounts)");
+        if (spec.get().kind() == QuotaKind.ALLOCATION) {
+          return invalid("quota " + level + " " + c.resource() + " is ALLOCATION: budgets count"
+              + " RATE, CUMULATIVE and CONCURRENT quotas (reserve ALLOCATION amounts)");
         }
-        levels.add(new Level(spec.get(), catalog.usage(level, c.resource()).rolled(spec.get(), now)));
+        specs.add(spec.get());
         configVersion = Math.max(configVersion, spec.get().version());
       }
     }
-    if (levels.isEmpty()) {
+    if (specs.isEmpty()) {
       return new QuotaResult.QuotaRejected(Outcome.LIMIT_UNKNOWN,
           "no quota for resource " + c.resource() + " at any level of " + c.scope(), "",
           c.resource(), 0, 0);
+    }
+    Optional<String> mixed = SlotBudgets.kindProblem(specs, c.scope(), c.resource());
+    if (mixed.isPresent()) {
+      return invalid(mixed.get());
+    }
+    if (specs.get(0).kind() == QuotaKind.CONCURRENT) {
+      return slots.grant(c, specs, configVersion, now);
+    }
+    List<Level> levels = new ArrayList<>(specs.size());
+    for (QuotaSpec spec : specs) {
+      levels.add(new Level(spec, catalog.usage(spec.scope(), c.resource()).rolled(spec, now)));
     }
     long overdraft = Long.MAX_VALUE;
     for (Level level : levels) {
@@ -149,7 +162,7 @@ final class Budgets {
     }
     long expiresAt = Math.min(now + c.leaseMillis(), windowEnd);
     Budget b = new Budget(id, c.holder(), c.scope(), c.resource(), granted, 0, 0, configVersion,
-        now, expiresAt, windowEnd, keepUntil, false, charges, overdraft, 0);
+        now, expiresAt, windowEnd, keepUntil, false, charges, overdraft, 0, false);
     put(b);
     records.putExpiry(QuotaKeys.budgetEnd(b.dueAtMillis(), id));
     return new QuotaResult.BudgetGranted(id, c.scope(), c.resource(), granted, expiresAt,
@@ -168,6 +181,9 @@ final class Budgets {
     Optional<Budget> found = budget(c.budgetId());
     if (found.isEmpty()) {
       return unknown(c.budgetId());
+    }
+    if (found.get().slots()) {
+      return slots.report(found.get(), c, now);
     }
     Budget b = lapseIfDue(endIfWindowChanged(found.get(), now), now);
     if (c.sequence() <= b.reportSequence()) {
@@ -228,6 +244,9 @@ final class Budgets {
       return unknown(c.budgetId());
     }
     Budget b = found.get();
+    if (b.slots()) {
+      return slots.giveBack(b, c, now);
+    }
     // A return carrying an older report than one already counted: the newer one stands.
     boolean fresh = c.sequence() > b.reportSequence();
     long finalSpent = fresh ? c.spent() : b.spent();
@@ -264,7 +283,9 @@ final class Budgets {
       return false;
     }
     Budget b = found.get();
-    if (b.lapsed() || now >= b.keepUntilMillis()) {
+    if (b.slots()) {
+      slots.expire(b, now);
+    } else if (b.lapsed() || now >= b.keepUntilMillis()) {
       drop(b);
     } else {
       lapseIfDue(b, now);
@@ -463,7 +484,7 @@ final class Budgets {
         : Optional.empty();
   }
 
-  private static QuotaResult.BudgetReported reported(Budget b, long now, boolean resent, long event) {
+  static QuotaResult.BudgetReported reported(Budget b, long now, boolean resent, long event) {
     return new QuotaResult.BudgetReported(b.budgetId(), b.granted(), b.spent(),
         b.expiresAtMillis(), b.windowEndMillis(), b.lapsed() || now >= b.expiresAtMillis(),
         resent, event, now);
@@ -492,7 +513,7 @@ final class Budgets {
       Budget b = QuotaFormat.read(e.getValue(), "budget", Budget.SHAPE::read);
       long[] d = f[Math.min(3, Scope.levels(b.scope()).size()) - 1];
       d[b.lapsed() ? 1 : 0]++;
-      d[2] += b.granted() - b.spent();
+      d[2] += b.slots() ? 0 : b.granted() - b.spent();
       d[3] += b.overdrawn();
     }
     List<dev.ration.statemachine.query.QuotaAnswer.BudgetFigures> out = new ArrayList<>(3);

@@ -178,6 +178,16 @@ final class QuotaVerifier {
         }
       }
     }
+    // A held slot budget counts its slots in the held amount of every level it is charged at.
+    for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, Integer.MAX_VALUE)) {
+      dev.ration.statemachine.query.Budget b =
+          QuotaFormat.read(e.getValue(), "budget", dev.ration.statemachine.query.Budget.SHAPE::read);
+      if (b.slots() && !b.lapsed()) {
+        for (LevelCharge c : b.charges()) {
+          held.merge(c.levelScope() + "\n" + b.resource(), b.granted(), Long::sum);
+        }
+      }
+    }
     if (outstanding != counters.reservations()) {
       throw new InvariantViolation("Q2 counter says " + counters.reservations()
           + " reservations, store holds " + outstanding);
@@ -187,7 +197,8 @@ final class QuotaVerifier {
       long expected = held.getOrDefault(u.scope() + "\n" + u.resource(), 0L);
       if (u.held() != expected || u.windowUsed() < 0 || u.allocated() < 0) {
         throw new InvariantViolation("Q2 level " + u.scope() + " " + u.resource() + " held "
-            + u.held() + " but outstanding reservations hold " + expected + "; windowUsed "
+            + u.held() + " but outstanding reservations and slot budgets hold " + expected
+            + "; windowUsed "
             + u.windowUsed() + " allocated " + u.allocated());
       }
       if (catalog.spec(u.scope(), u.resource()).isEmpty()) {
@@ -344,6 +355,10 @@ final class QuotaVerifier {
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, Integer.MAX_VALUE)) {
       dev.ration.statemachine.query.Budget b =
           QuotaFormat.read(e.getValue(), "budget", dev.ration.statemachine.query.Budget.SHAPE::read);
+      if (b.slots()) {
+        verifySlotBudget(b);
+        continue;
+      }
       if (b.spent() < 0 || b.spent() > b.granted() || b.reportSequence() < 0
           || b.overdrawn() < 0 || b.overdrawn() > b.overdraft()
           || b.expiresAtMillis() > b.windowEndMillis() || b.windowEndMillis() > b.keepUntilMillis()
@@ -383,6 +398,34 @@ final class QuotaVerifier {
       if (t[1] != expected) {
         throw new InvariantViolation("Q9 level " + scope + " " + resource + " window from " + t[0]
             + ": budgets' unspent tally " + t[1] + " but its budgets hold " + expected + " unspent");
+      }
+    }
+  }
+
+  /**
+   * Q9 for a slot budget: 0 ≤ granted, 0 ≤ spent, no overdraft, no window, kept no longer than
+   * {@link SlotBudgets#KEEP_AFTER_LAPSE_MILLIS} after its lapse, an id the counter minted, and
+   * charges only at CONCURRENT entries, each level once (the held amounts are checked as Q2).
+   */
+  private void verifySlotBudget(dev.ration.statemachine.query.Budget b) {
+    Set<String> levels = new HashSet<>();
+    boolean keptRight = b.lapsed()
+        ? b.keepUntilMillis() == b.expiresAtMillis() + SlotBudgets.KEEP_AFTER_LAPSE_MILLIS
+        : b.keepUntilMillis() == Long.MAX_VALUE;
+    if (b.granted() < 0 || b.spent() < 0 || b.reportSequence() < 0 || b.overdraft() != 0
+        || b.overdrawn() != 0 || b.windowEndMillis() != Long.MAX_VALUE || !keptRight
+        || b.budgetId() < 1 || b.budgetId() >= counters.nextReservationId()
+        || b.charges().isEmpty()) {
+      throw new InvariantViolation("Q9 slot budget " + b);
+    }
+    for (LevelCharge c : b.charges()) {
+      QuotaSpec spec = requireChargedEntry(catalog.spec(c.levelScope(), b.resource()),
+          b.budgetId(), c.levelScope(), b.resource());
+      if (spec.kind() != dev.ration.wire.QuotaKind.CONCURRENT || c.windowStartMillis() != 0
+          || !levels.add(c.levelScope())) {
+        throw new InvariantViolation("Q9 slot budget " + b.budgetId() + " charged " + spec.kind()
+            + " quota " + c.levelScope() + " " + b.resource() + " (window " + c.windowStartMillis()
+            + ")");
       }
     }
   }

@@ -109,7 +109,9 @@ final class Reconciliation {
   /** The event time of a kept budget's spend, inside every window it was charged in. */
   private Optional<Long> budgetEventTime(long budgetId) {
     return records.get(QuotaRecords.Q, QuotaKeys.budget(budgetId))
-        .map(v -> QuotaFormat.read(v, "budget " + budgetId, Budget.SHAPE::read).eventTimeMillis());
+        .map(v -> QuotaFormat.read(v, "budget " + budgetId, Budget.SHAPE::read))
+        .filter(b -> !b.slots()) // slots bill at the report's time: the compensation at now
+        .map(Budget::eventTimeMillis);
   }
 
   /** The unit of the deepest level of {@code scope} with an entry for {@code resource}. */

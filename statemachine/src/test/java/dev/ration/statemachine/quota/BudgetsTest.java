@@ -79,11 +79,17 @@ class BudgetsTest {
   /** Goal: bad arguments and quotas budgets cannot count are refused definitely, changing nothing. */
   @Test
   void badGrantsAreRefusedAndChangeNothing() {
-    h.apply(new SetQuota(new QuotaSpec("org/jobs", "slots", QuotaKind.CONCURRENT, Window.NONE, 5,
+    h.apply(new SetQuota(new QuotaSpec("org/disk", "bytes", QuotaKind.ALLOCATION, Window.NONE, 5,
+        "bytes", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup")));
+    assertEquals("quota org/disk bytes is ALLOCATION: budgets count RATE, CUMULATIVE and"
+            + " CONCURRENT quotas (reserve ALLOCATION amounts)",
+        invalid(h.apply(new GrantBudget("eu-1", "org/disk", "bytes", 1, 10_000))));
+    h.apply(new SetQuota(new QuotaSpec("org/t", "jobs", QuotaKind.CONCURRENT, Window.NONE, 5,
         "jobs", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup")));
-    assertEquals("quota org/jobs slots is CONCURRENT: budgets count RATE and CUMULATIVE quotas only"
-            + " (reserve CONCURRENT amounts)",
-        invalid(h.apply(new GrantBudget("eu-1", "org/jobs", "slots", 1, 10_000))));
+    h.apply(new SetQuota(new QuotaSpec("org/t/p", "jobs", QuotaKind.RATE, Window.MINUTE, 5,
+        "jobs", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup")));
+    assertTrue(invalid(h.apply(new GrantBudget("eu-1", "org/t/p", "jobs", 1, 10_000)))
+        .startsWith("quotas of jobs on org/t/p mix CONCURRENT and windowed kinds"));
     assertEquals("leaseMillis 50 outside [100, 600000]",
         invalid(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 1, 50))));
     assertTrue(invalid(h.apply(new GrantBudget("eu-1", "org/t/p", "api", 0, 10_000)))
