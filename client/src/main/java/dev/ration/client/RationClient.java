@@ -546,7 +546,31 @@ public final class RationClient implements AutoCloseable {
    */
   public dev.ration.client.slots.LeasedSlots leasedSlots(String tenant, String resource, String holder,
       int maxSlots, java.time.Clock clock) {
-    return dev.ration.client.slots.internal.SlotsAccess.start(renewals, tenant, resource, holder, maxSlots, clock);
+    return dev.ration.client.slots.internal.SlotsAccess.start(
+        new dev.ration.client.slots.internal.LimitSlotLedger(renewals, tenant, resource, holder),
+        maxSlots, clock);
+  }
+
+  /**
+   * A slot source for a {@link dev.ration.client.pool.WorkerPool} on the CONCURRENT quotas of a
+   * scope path: a slot budget counted at every level of {@code scope} at once (project, tenant,
+   * organisation), renewed in the background with the pool's demand and the attempts it
+   * started (billed as usage), so the pools of every process together never run more than any
+   * level allows (docs/QUOTAS.md, "Concurrent quotas: slot budgets"). Returns at once; its
+   * permits are 0 until the budget is granted. Close it when the pool shuts down.
+   *
+   * @param holder this pool's holder name (one per process or pool)
+   * @param scope the scope path
+   * @param resource the resource, with a CONCURRENT quota at one level of the path or more
+   * @param maxSlots the pool's worker count W: the most slots it asks for
+   * @param lease how long each grant and renewal holds (100 ms to 10 min; renewed every quarter)
+   * @return the slot source, acquiring in the background
+   */
+  public dev.ration.client.slots.LeasedSlots quotaSlots(String holder, String scope,
+      String resource, int maxSlots, java.time.Duration lease) {
+    return dev.ration.client.slots.internal.SlotsAccess.start(
+        new dev.ration.client.slots.internal.QuotaSlotLedger(quotas, holder, scope, resource, lease),
+        maxSlots, java.time.Clock.systemUTC());
   }
 
   /**

@@ -48,6 +48,13 @@ public interface SlotSource {
   void reportUsage(int running, int queued);
 
   /**
+   * The pool started running an attempt of a job (one slot taken). A source that bills what
+   * runs under it (slots of a quota, docs/QUOTAS.md) counts it; others ignore it. Called under
+   * the pool's lock: must be quick and must not block.
+   */
+  default void attemptStarted() {}
+
+  /**
    * A source that always permits {@code n} concurrent jobs and never expires.
    *
    * @param n the permits

@@ -495,6 +495,11 @@ public final class WorkerPool implements AutoCloseable {
       }
       running.add(t);
       runningCount.incrementAndGet();
+      try {
+        slots.attemptStarted();
+      } catch (RuntimeException e) {
+        badSource("attemptStarted() threw", e);
+      }
       return t;
     }
     return null;

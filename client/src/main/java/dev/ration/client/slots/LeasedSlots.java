@@ -1,18 +1,14 @@
 package dev.ration.client.slots;
 
-import dev.ration.client.slots.internal.SlotsAccess;
-
 import dev.ration.client.pool.SlotSource;
-import dev.ration.protocol.Request;
-import dev.ration.protocol.Response;
+import dev.ration.client.slots.internal.LimitSlotLedger;
+import dev.ration.client.slots.internal.SlotLedger;
+import dev.ration.client.slots.internal.SlotsAccess;
 import dev.ration.client.transport.CallFailure;
 import dev.ration.client.transport.Transport;
-import dev.ration.wire.Outcome;
-import dev.ration.wire.lease.SlotLease;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -21,9 +17,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link SlotSource} that holds a lease of concurrency slots on a limit's cap C (docs/POOL.md,
- * "The global cap"): the pool's concurrency is the lease's slot share, never above
- * {@code maxSlots} (the pool's W), so the pools of a whole fleet run at most C jobs at once.
+ * A {@link SlotSource} that holds a lease of concurrency slots: on a limit's cap C (docs/POOL.md,
+ * "The global cap"), or on the CONCURRENT quotas of a scope path, counted at every level at once
+ * (docs/QUOTAS.md, "Concurrent quotas: slot budgets"). The pool's concurrency is the lease's
+ * slot share, never above {@code maxSlots} (the pool's W), so the pools of a whole fleet run at
+ * most C jobs at once (at every level of the path, for quotas).
  *
  * <p>One thread of its own acquires the lease, renews it every quarter of the lease duration
  * (sooner when the pool's demand moved away from the share), and reports the pool's demand
@@ -50,10 +48,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   private static final long FIRST_BACKOFF_MILLIS = 50;
   private static final long MAX_BACKOFF_MILLIS = 2_000;
 
-  private final Transport transport;
-  private final String tenant;
-  private final String resource;
-  private final String holder;
+  private final SlotLedger ledger;
   private final int maxSlots;
   private final Clock clock;
   private final ScheduledExecutorService timer;
@@ -61,7 +56,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
 
   private final Object lock = new Object();
   // Guarded by lock.
-  private SlotLease lease;
+  private SlotLedger.Held lease;
   private Instant validUntil = Instant.EPOCH;
   private int share;
   private int inFlightCap = Integer.MAX_VALUE;
@@ -78,19 +73,15 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   private volatile int running;
   private volatile int queued;
 
-  private LeasedSlots(Transport transport, String tenant, String resource, String holder,
-      int maxSlots, Clock clock) {
-    this.transport = Objects.requireNonNull(transport, "transport");
-    this.tenant = Objects.requireNonNull(tenant, "tenant");
-    this.resource = Objects.requireNonNull(resource, "resource");
-    this.holder = Objects.requireNonNull(holder, "holder");
+  private LeasedSlots(SlotLedger ledger, int maxSlots, Clock clock) {
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
     if (maxSlots < 1) {
       throw new IllegalArgumentException("maxSlots " + maxSlots + " must be >= 1");
     }
     this.maxSlots = maxSlots;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "ration-slots-" + tenant + "/" + resource + "/" + holder);
+      Thread t = new Thread(r, "ration-slots-" + ledger.describe());
       t.setDaemon(true);
       return t;
     });
@@ -100,15 +91,15 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     SlotsAccess.install(LeasedSlots::start);
   }
 
-  /** Over any transport (tests drive a fake one). */
+  /** Slots of a limit over any transport (tests drive a fake one). */
   static LeasedSlots start(Transport transport, String tenant, String resource,
       String holder, int maxSlots) {
-    return start(transport, tenant, resource, holder, maxSlots, Clock.systemUTC());
+    return start(new LimitSlotLedger(transport, tenant, resource, holder), maxSlots,
+        Clock.systemUTC());
   }
 
-  static LeasedSlots start(Transport transport, String tenant, String resource,
-      String holder, int maxSlots, Clock clock) {
-    LeasedSlots slots = new LeasedSlots(transport, tenant, resource, holder, maxSlots, clock);
+  static LeasedSlots start(SlotLedger ledger, int maxSlots, Clock clock) {
+    LeasedSlots slots = new LeasedSlots(ledger, maxSlots, clock);
     slots.timer.execute(slots::acquire);
     return slots;
   }
@@ -199,7 +190,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   /** Stops renewing and returns the lease (waiting at most a few seconds for the answer). */
   @Override
   public void close() {
-    SlotLease held;
+    SlotLedger.Held held;
     synchronized (lock) {
       if (closed) {
         return;
@@ -212,16 +203,14 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     publish();
     timer.shutdownNow();
     if (held != null) {
-      try {
-        transport.call(new Request.ReturnLease(held.leaseId(), held.version(), 0),
-            Response.ReturnReply.class).get(5, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        // The lease ends by itself at its expiry plus grace; nothing else is owed.
-        if (e instanceof InterruptedException) {
-          Thread.currentThread().interrupt();
-        }
-      }
+      ledger.giveBack(held, Duration.ofSeconds(5));
     }
+  }
+
+  /** The pool started an attempt of a job: a ledger that bills starts counts it. */
+  @Override
+  public void attemptStarted() {
+    ledger.attemptStarted();
   }
 
   // ---------------------------------------------------------------- the lease
@@ -231,8 +220,8 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   }
 
   private Duration leaseDuration() {
-    SlotLease l = lease;
-    return l == null ? Duration.ofSeconds(1) : Duration.ofMillis(l.leaseDurationMillis());
+    SlotLedger.Held l = lease;
+    return l == null ? Duration.ofSeconds(1) : Duration.ofMillis(l.durationMillis());
   }
 
   private void acquire() {
@@ -240,18 +229,16 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
       return;
     }
     Instant sent = clock.instant();
-    long requestId = transport.nextRequestId();
-    transport.call(requestId, new Request.AcquireSlots(tenant, resource, holder, demand()),
-            Response.SlotLeaseReply.class)
-        .whenComplete((reply, failure) -> {
-          if (failure == null && reply.outcome() == Outcome.SUCCESS) {
-            install(null, reply.lease(), sent);
-          } else {
-            long retry = failure == null ? Math.max(reply.retryAfterMillis(), FIRST_BACKOFF_MILLIS)
-                : retryAfter(failure, FIRST_BACKOFF_MILLIS);
-            schedule(this::acquire, Duration.ofMillis(jitter(Math.min(retry, MAX_BACKOFF_MILLIS))));
-          }
-        });
+    ledger.acquire(demand()).whenComplete((answer, failure) -> {
+      if (answer instanceof SlotLedger.Granted g) {
+        install(null, g.lease(), sent);
+      } else {
+        long retry = answer instanceof SlotLedger.Refused no
+            ? Math.max(no.retryAfterMillis(), FIRST_BACKOFF_MILLIS)
+            : retryAfter(failure, FIRST_BACKOFF_MILLIS);
+        schedule(this::acquire, Duration.ofMillis(jitter(Math.min(retry, MAX_BACKOFF_MILLIS))));
+      }
+    });
   }
 
   /**
@@ -259,7 +246,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
    * scheduled renewal was meant for (−1: an early renewal, for whatever lease is held).
    */
   private void renew(long ofGeneration) {
-    SlotLease held;
+    SlotLedger.Held held;
     long release;
     long demand;
     Instant sent = clock.instant();
@@ -278,51 +265,48 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
       lastSent = sent;
     }
     publish();
-    Request.RenewSlots request = new Request.RenewSlots(List.of(new Request.SlotRenewal(
-        held.leaseId(), held.version(), running, Math.max(0, demand - running), release)));
-    send(transport.nextRequestId(), request, held, sent, FIRST_BACKOFF_MILLIS);
+    send(ledger.renewal(held, running, (int) Math.max(0, demand - running), release, demand),
+        held, sent, FIRST_BACKOFF_MILLIS);
   }
 
-  /** One attempt of a renewal; a failure without an answer resends the same request. */
-  private void send(long requestId, Request.RenewSlots request, SlotLease held, Instant sent,
-      long backoffMillis) {
-    transport.call(requestId, request, Response.SlotRenewalsReply.class)
-        .whenComplete((reply, failure) -> {
-          if (failure == null) {
-            answered(reply, held, sent);
-            return;
-          }
-          Instant end;
-          synchronized (lock) {
-            renewalsFailed++;
-            end = lease == held ? validUntil : Instant.MIN;
-          }
-          long delay = Math.max(jitter(backoffMillis), retryAfter(failure, 0));
-          if (clock.instant().plusMillis(delay).isBefore(end)) {
-            schedule(() -> send(requestId, request, held, sent,
-                Math.min(backoffMillis * 2, MAX_BACKOFF_MILLIS)), Duration.ofMillis(delay));
-          } else {
-            // No answer before the lease lapses: start nothing more, and begin again.
-            schedule(() -> lost(held), Duration.between(clock.instant(), end).isNegative()
-                ? Duration.ZERO : Duration.between(clock.instant(), end));
-          }
-        });
+  /** One attempt of a renewal; a failure without an answer resends the same renewal. */
+  private void send(java.util.function.Supplier<java.util.concurrent.CompletableFuture<SlotLedger.Answer>> renewal,
+      SlotLedger.Held held, Instant sent, long backoffMillis) {
+    renewal.get().whenComplete((answer, failure) -> {
+      if (failure == null) {
+        answered(answer, held, sent);
+        return;
+      }
+      Instant end;
+      synchronized (lock) {
+        renewalsFailed++;
+        end = lease == held ? validUntil : Instant.MIN;
+      }
+      long delay = Math.max(jitter(backoffMillis), retryAfter(failure, 0));
+      if (clock.instant().plusMillis(delay).isBefore(end)) {
+        schedule(() -> send(renewal, held, sent, Math.min(backoffMillis * 2, MAX_BACKOFF_MILLIS)),
+            Duration.ofMillis(delay));
+      } else {
+        // No answer before the lease lapses: start nothing more, and begin again.
+        schedule(() -> lost(held), Duration.between(clock.instant(), end).isNegative()
+            ? Duration.ZERO : Duration.between(clock.instant(), end));
+      }
+    });
   }
 
-  private void answered(Response.SlotRenewalsReply reply, SlotLease held, Instant sent) {
-    Response.SlotLeaseReply one = reply.replies().isEmpty() ? null : reply.replies().get(0);
-    if (reply.outcome() == Outcome.SUCCESS && one != null && one.outcome() == Outcome.SUCCESS) {
+  private void answered(SlotLedger.Answer answer, SlotLedger.Held held, Instant sent) {
+    if (answer instanceof SlotLedger.Granted g) {
       synchronized (lock) {
         renewalsAnswered++;
       }
-      install(held, one.lease(), sent);
+      install(held, g.lease(), sent);
       return;
     }
     lost(held);
   }
 
   /** The lease is gone (expired, unknown, refused or lapsed): hold nothing, acquire anew. */
-  private void lost(SlotLease held) {
+  private void lost(SlotLedger.Held held) {
     synchronized (lock) {
       if (lease != held || closed) {
         return;
@@ -333,6 +317,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
       leasesLost++;
     }
     publish();
+    ledger.lost(held);
     timer.execute(this::acquire);
   }
 
@@ -340,15 +325,15 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
    * Holds {@code granted} in place of {@code replaced} (null for an acquire) and schedules its
    * renewal; an answer for a lease no longer held (lost meanwhile) is dropped.
    */
-  private void install(SlotLease replaced, SlotLease granted, Instant sent) {
+  private void install(SlotLedger.Held replaced, SlotLedger.Held granted, Instant sent) {
     long gen;
     synchronized (lock) {
       if (closed || lease != replaced) {
         return;
       }
       lease = granted;
-      share = (int) Math.min(maxSlots, granted.slotShare());
-      long lifeMillis = (long) (granted.leaseDurationMillis() * (1 - DRIFT));
+      share = (int) Math.min(maxSlots, granted.share());
+      long lifeMillis = (long) (granted.durationMillis() * (1 - DRIFT));
       validUntil = sent.plusMillis(lifeMillis).minus(MARGIN);
       inFlightCap = Integer.MAX_VALUE;
       renewing = false;
@@ -372,8 +357,8 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     }
   }
 
-  private Duration renewDelay(SlotLease l) {
-    return Duration.ofMillis(Math.max(1, l.leaseDurationMillis() / 4));
+  private Duration renewDelay(SlotLedger.Held l) {
+    return Duration.ofMillis(Math.max(1, l.durationMillis() / 4));
   }
 
   private boolean isClosed() {
@@ -403,7 +388,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
 
   @Override
   public String toString() {
-    return "LeasedSlots(" + tenant + "/" + resource + " " + holder + ", share " + share()
+    return "LeasedSlots(" + ledger.describe() + ", share " + share()
         + " of at most " + maxSlots + ")";
   }
 }
