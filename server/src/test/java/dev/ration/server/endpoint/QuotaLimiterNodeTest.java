@@ -199,7 +199,7 @@ class QuotaLimiterNodeTest {
   /**
    * Goal: the budget calls themselves: a grant takes what every level has free; a batch of
    * reports answers each alone (an unknown budget fails only its own); a return gives the rest
-   * back; a grant where a level counts concurrency is refused.
+   * back; a grant whose levels mix concurrency and windows is refused.
    */
   @Test
   void theBudgetCallsAnswerEachReportAlone(@TempDir Path dir) throws Exception {
