@@ -57,6 +57,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import dev.ration.client.slots.LeasedSlots;
+import dev.ration.client.pool.WorkerPool;
+import dev.ration.client.pool.PoolOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -174,6 +177,15 @@ public final class DocSnippets {
         ReserveRequest.of("acme/shop/b", "storage", 5, Duration.ofMinutes(5))));
     // end::quota-reserve-all[]
     return r;
+  }
+
+  static WorkerPool quotaSlots(RationClient client) {
+    // tag::quota-slots[]
+    LeasedSlots slots = client.quotaSlots("export-worker-1", "acme/shop/reports", "exports", 8,
+        Duration.ofSeconds(10));
+    WorkerPool pool = new WorkerPool(PoolOptions.of(8, 500), slots);
+    // end::quota-slots[]
+    return pool;
   }
 
   static boolean quotaLimiter(RationClient client, String project) {
