@@ -41,12 +41,18 @@
    ;; Holder 0 admits every spend without its budgets: expected :valid? false.
    :quota-budget-rogue {:workload #(budget/workload (assoc % :rogue-holders #{0}))
                         :checker budget-checker/budget-checker}
+   ;; Soft quotas: every level with an overdraft E per holder; holders cut off may overdraw.
+   :quota-budget-soft {:workload #(budget/workload (merge budget/soft-opts %))
+                       :checker budget-checker/budget-checker}
+   ;; ... with holder 0 admitting every spend without its budgets: expected :valid? false.
+   :quota-budget-soft-rogue {:workload #(budget/workload (merge budget/soft-opts (assoc % :rogue-holders #{0})))
+                             :checker budget-checker/budget-checker}
    ;; Pool 0 ignores its slot lease: expected :valid? false (the checker must bite).
    :pool-rogue {:workload #(pool/workload (assoc % :rogue-pools #{0})) :checker pool-checker/pool-checker}})
 
 (def misbehaving-workloads
   "Workloads that break the rules on purpose, to show a checker bites: never in a matrix."
-  #{:pool-rogue :quota-budget-rogue})
+  #{:pool-rogue :quota-budget-rogue :quota-budget-soft-rogue})
 
 (def variant-workloads
   "Variants of a workload that run in the CI matrix, not as rows of the full one."
@@ -59,11 +65,12 @@
 
 (def ci-matrix
   ;; membership-kill: a voter removed and wiped, then added back empty, inside kill windows.
-  ;; quota-budget: holders cut off from the cluster keep spending only what their budgets hold.
+  ;; quota-budget: holders cut off from the cluster keep spending only what their budgets hold;
+  ;; quota-budget-soft: ... or up to their overdraft more, billed as overage (about 1 minute).
   (into [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]
          [:lease :membership-kill] [:lease-stale-returns :pause-leader]
          [:ttl-near-cache :partition-leader] [:quota-budget :partition-clients]
-         [:quota-budget :clock-bump]]
+         [:quota-budget :clock-bump] [:quota-budget-soft :partition-clients]]
         pool-ci-cells))
 
 (def full-nemeses
@@ -73,8 +80,9 @@
    :partition-clients :membership :membership-kill :membership-partition])
 
 (defn full-matrix
-  "Every workload × every nemesis for a node count: 4 × 18 cells with 3 nodes, 4 × 20 with 5
-  (+ partition-bridge and partition-ring). With only-workloads, those workloads' rows only."
+  "Every workload × every nemesis for a node count: 6 × 18 cells with 3 nodes, 6 × 20 with 5
+  (+ partition-bridge and partition-ring); the rows: lease, pool, quota-budget,
+  quota-budget-soft, reservation, ttl. With only-workloads, those workloads' rows only."
   ([nodes] (full-matrix nodes nil))
   ([nodes only-workloads]
    (vec (for [w (sort (remove (into misbehaving-workloads variant-workloads) (keys workloads)))
@@ -147,7 +155,7 @@
                   {:name (str (name w) "-" (name n) "-n" (:nodes opts 3)) :valid? :unknown :error (str t)}))))))
 
 (def cli-options
-  [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, quota-budget, pool-rogue and quota-budget-rogue (expected invalid)" :default :lease :parse-fn keyword]
+  [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, quota-budget, quota-budget-soft, pool-rogue, quota-budget-rogue and quota-budget-soft-rogue (expected invalid)" :default :lease :parse-fn keyword]
    [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), partition-clients, membership, membership-kill, membership-partition, mixed; membership-rogue (breaks the procedure on purpose: expected invalid)"
     :default :partition-leader :parse-fn keyword]
    [nil "--nodes N" "3 or 5; test-all also takes 3,5 (both matrices in turn)" :default [3]

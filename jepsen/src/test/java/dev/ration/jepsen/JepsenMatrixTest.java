@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
  * The CI-sized matrix: lease × {partition-leader, pause-leader, kill, clock-bump, lossy,
  * membership-kill}, lease-stale-returns × pause-leader (holders' stale returns must free
  * nothing), pool × {partition-majority, partition-clients, kill, pause-leader},
- * ttl-near-cache × partition-leader (gets through near caches) and quota-budget ×
- * {partition-clients, clock-bump} (cli/ci-matrix), 3 real
+ * ttl-near-cache × partition-leader (gets through near caches), quota-budget ×
+ * {partition-clients, clock-bump} and quota-budget-soft × partition-clients (holders cut off
+ * overdraw soft quotas; cli/ci-matrix), 3 real
  * node JVMs in network namespaces, 25 s of workload per cell (+ setup, heal, a bounded wait for
  * recovery, a 5 s quiet period, final reads or the pools' drain): about 12–17 minutes on 2 cores. Runs on the test
  * thread, one cell at a time; the suite's own cleanup (namespaces, links, rules, node pids)
