@@ -44,6 +44,9 @@ import java.util.List;
  * @param slots a budget of a CONCURRENT quota: no windows ({@code windowEndMillis} is
  *     {@link Long#MAX_VALUE}, every charge's window start 0), no overdraft; kept after its lapse
  *     until {@code keepUntilMillis} only so a late report is still billed
+ * @param want the total its holder last asked for (at its grant, the amount asked; then each
+ *     report's {@code wantAmount}, never below its spend): growth at a contended level is shared
+ *     by what holders still want beyond what they spent
  */
 public record Budget(
     long budgetId,
@@ -62,7 +65,8 @@ public record Budget(
     List<LevelCharge> charges,
     long overdraft,
     long overdrawn,
-    boolean slots) {
+    boolean slots,
+    long want) {
   /** Its stored encoding (quota store format 1). */
   public static final Shape<Budget> SHAPE =
       Shape.of(
@@ -83,7 +87,8 @@ public record Budget(
           list16("charges", Budget::charges, LevelCharge.SHAPE),
           i64("overdraft", Budget::overdraft),
           i64("overdrawn", Budget::overdrawn),
-          bool("slots", Budget::slots));
+          bool("slots", Budget::slots),
+          i64("want", Budget::want));
 
   public Budget {
     charges = List.copyOf(charges);
@@ -111,21 +116,36 @@ public record Budget(
       boolean lapsed) {
     return new Budget(budgetId, holder, scope, resource, granted, spent, reportSequence,
         configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntilMillis, lapsed,
-        charges, overdraft, overdrawn, slots);
+        charges, overdraft, overdrawn, slots, want);
   }
 
   /** This budget after an overspend of {@code amount}: counted at its levels, billed as overage. */
   public Budget overdrawnBy(long amount) {
     return new Budget(budgetId, holder, scope, resource, granted + amount, spent, reportSequence,
         configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntilMillis, lapsed,
-        charges, overdraft, overdrawn + amount, slots);
+        charges, overdraft, overdrawn + amount, slots, want);
   }
 
   /** This slot budget lapsed at its lease's end: it counts nothing and is kept until {@code keepUntil}. */
   public Budget lapsedUntil(long keepUntil) {
     return new Budget(budgetId, holder, scope, resource, granted, spent, reportSequence,
         configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntil, true,
-        charges, overdraft, overdrawn, slots);
+        charges, overdraft, overdrawn, slots, want);
+  }
+
+  /** This budget with its holder's newest want. */
+  public Budget wanting(long newWant) {
+    return new Budget(budgetId, holder, scope, resource, granted, spent, reportSequence,
+        configVersion, grantedAtMillis, expiresAtMillis, windowEndMillis, keepUntilMillis, lapsed,
+        charges, overdraft, overdrawn, slots, newWant);
+  }
+
+  /**
+   * Its weight where growth is shared: what its holder still wants beyond what it spent, while
+   * it is held (a lapsed budget wants nothing more).
+   */
+  public long demandWeight() {
+    return lapsed ? 0 : Math.max(0, want - spent);
   }
 
   /** The most a report may say it spent: the grant plus the overdraft not yet used. */

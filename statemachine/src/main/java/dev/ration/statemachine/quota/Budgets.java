@@ -132,11 +132,22 @@ final class Budgets {
     long granted = c.amount();
     Level tightest = levels.get(0);
     for (Level level : levels) {
-      long free = Math.max(0, level.spec().capacity() - level.usage().used(level.spec().kind()));
-      if (free < granted) {
-        granted = free;
+      long free = free(level);
+      BudgetTally.Figures f = tally.figures(level.spec().scope(), c.resource(),
+          level.usage().windowStartMillis());
+      long room = Math.min(free, share(free + f.unspent(), f.holders() + 1, c.amount(),
+          f.demand() + c.amount()));
+      if (room < granted) {
+        granted = room;
         tightest = level;
       }
+    }
+    if (granted == 0 && free(tightest) > 0) {
+      QuotaSpec spec = tightest.spec();
+      return new QuotaResult.QuotaRejected(Outcome.LIMIT_EXHAUSTED,
+          "quota " + spec.scope() + " " + spec.resource() + " (" + spec.kind() + ") is shared: "
+              + "what it has left is wanted by the budgets held there; ask again after their "
+              + "next renewals", spec.scope(), spec.resource(), 1_000, 0);
     }
     if (granted == 0) {
       QuotaSpec spec = tightest.spec();
@@ -158,11 +169,13 @@ final class Budgets {
       keepUntil = Math.max(keepUntil, end);
       charge(id, level.spec(), level.usage(), granted);
       tally.charge(level.spec().scope(), c.resource(), level.usage().windowStartMillis(), granted);
+      tally.demand(level.spec().scope(), c.resource(), level.usage().windowStartMillis(),
+          c.amount(), 1);
       charges.add(new LevelCharge(level.spec().scope(), level.usage().windowStartMillis()));
     }
     long expiresAt = Math.min(now + c.leaseMillis(), windowEnd);
     Budget b = new Budget(id, c.holder(), c.scope(), c.resource(), granted, 0, 0, configVersion,
-        now, expiresAt, windowEnd, keepUntil, false, charges, overdraft, 0, false);
+        now, expiresAt, windowEnd, keepUntil, false, charges, overdraft, 0, false, c.amount());
     put(b);
     records.putExpiry(QuotaKeys.budgetEnd(b.dueAtMillis(), id));
     return new QuotaResult.BudgetGranted(id, c.scope(), c.resource(), granted, expiresAt,
@@ -198,13 +211,15 @@ final class Budgets {
     long event = bill(b, c.spent(), c.sequence(), overdrawn, now);
     Budget after = b.with(b.granted(), c.spent(), c.sequence(), b.expiresAtMillis(), b.lapsed());
     if (!b.lapsed()) {
-      long granted = resize(after, Math.max(c.wantAmount(), c.spent()), now);
+      after = after.wanting(Math.max(c.wantAmount(), c.spent()));
+      long granted = resize(after, b.demandWeight(), now);
       long expiresAt = Math.min(now + c.leaseMillis(), b.windowEndMillis());
       after = after.with(granted, c.spent(), c.sequence(), expiresAt, false);
       if (expiresAt != b.expiresAtMillis()) {
         records.putExpiry(QuotaKeys.budgetEnd(expiresAt, b.budgetId()));
       }
     }
+    tallyMoved(b, after);
     if (now >= b.keepUntilMillis()) {
       // Its last window ended too: billed above, and now forgotten.
       drop(after);
@@ -266,6 +281,8 @@ final class Budgets {
         released = unspent;
       }
       tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(), -unspent);
+      tally.demand(charge.levelScope(), b.resource(), charge.windowStartMillis(),
+          -b.demandWeight(), b.lapsed() ? 0 : -1);
     }
     records.delete(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()));
     // Its expiry record stays (the shared index is a queue); expire() will find no budget.
@@ -298,6 +315,8 @@ final class Budgets {
     for (LevelCharge charge : b.charges()) {
       tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(),
           -(b.granted() - b.spent()));
+      tally.demand(charge.levelScope(), b.resource(), charge.windowStartMillis(),
+          -b.demandWeight(), b.lapsed() ? 0 : -1);
     }
     records.delete(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()));
   }
@@ -311,6 +330,7 @@ final class Budgets {
       return b;
     }
     Budget lapsed = b.with(b.granted(), b.spent(), b.reportSequence(), b.expiresAtMillis(), true);
+    tallyMoved(b, lapsed);
     if (now < lapsed.keepUntilMillis()) {
       put(lapsed);
       records.putExpiry(QuotaKeys.budgetEnd(lapsed.dueAtMillis(), b.budgetId()));
@@ -341,11 +361,13 @@ final class Budgets {
   }
 
   /**
-   * Grows or shrinks a held budget toward {@code target} at every level (its windows are all
-   * current: it is not past its earliest window's end); growth takes only what every level
-   * still admits. Returns the new grant.
+   * Grows or shrinks a held budget toward its want at every level (its windows are all current:
+   * it is not past its earliest window's end); growth takes only what every level still admits,
+   * and at a contended level no more than its share ({@link #share}). {@code oldRemaining} is
+   * the remaining want the levels' tallies still count for it. Returns the new grant.
    */
-  private long resize(Budget b, long target, long now) {
+  private long resize(Budget b, long oldRemaining, long now) {
+    long target = b.want();
     if (target == b.granted()) {
       return target;
     }
@@ -360,8 +382,12 @@ final class Budgets {
     long delta = target - b.granted();
     if (delta > 0) {
       for (Level level : levels) {
-        delta = Math.min(delta,
-            Math.max(0, level.spec().capacity() - level.usage().used(level.spec().kind())));
+        long free = free(level);
+        BudgetTally.Figures f = tally.figures(level.spec().scope(), b.resource(),
+            level.usage().windowStartMillis());
+        long share = share(free + f.unspent(), Math.max(1, f.holders()), b.demandWeight(),
+            f.demand() - oldRemaining + b.demandWeight());
+        delta = Math.min(delta, Math.min(free, Math.max(0, b.spent() + share - b.granted())));
       }
     }
     for (Level level : levels) {
@@ -398,6 +424,40 @@ final class Budgets {
     Budget after = b.overdrawnBy(amount);
     put(after);
     return after;
+  }
+
+  private static long free(Level level) {
+    return Math.max(0, level.spec().capacity() - level.usage().used(level.spec().kind()));
+  }
+
+  /**
+   * The most one budget may hold unspent at a level whose unspent capacity is {@code remaining}
+   * (free, plus what budgets hold unspent), when {@code holders} budgets there still want
+   * {@code demand} beyond what they spent, this one {@code wants} of it. Uncontended (the demand
+   * fits): all it wants. Contended: the larger of an equal split and its demand-weighted split,
+   * so a holder asking for much cannot take what the others want, and a small one gets what it
+   * asks up to an equal part. An approximation of max-min fairness from the level's totals (the
+   * exact one needs every budget's want on each renewal).
+   */
+  static long share(long remaining, long holders, long wants, long demand) {
+    if (demand <= remaining) {
+      return wants;
+    }
+    // Rounded up: rounded down, the parts could leave a few units no holder may take while
+    // all of them want more; rounded up, what is free bounds the growth anyway.
+    long weighted = (long) Math.ceil((double) remaining * wants / demand);
+    long equal = Math.floorDiv(remaining + Math.max(1, holders) - 1, Math.max(1, holders));
+    return Math.min(wants, Math.max(equal, weighted));
+  }
+
+  /** A report or a lapse moved the budget's demand: the tallies of its windows follow. */
+  private void tallyMoved(Budget before, Budget after) {
+    long delta = after.demandWeight() - before.demandWeight();
+    int holders = (after.lapsed() ? 0 : 1) - (before.lapsed() ? 0 : 1);
+    for (LevelCharge charge : before.charges()) {
+      tally.demand(charge.levelScope(), before.resource(), charge.windowStartMillis(), delta,
+          holders);
+    }
   }
 
   /** Adds {@code amount} (negative: gives back) to one level's window usage. */

@@ -352,6 +352,8 @@ final class QuotaVerifier {
   private void verifyBudgets() {
     Map<String, Long> counted = new HashMap<>();
     Map<String, Long> unspent = new HashMap<>();
+    Map<String, Long> demand = new HashMap<>();
+    Map<String, Long> holders = new HashMap<>();
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, Integer.MAX_VALUE)) {
       dev.ration.statemachine.query.Budget b =
           QuotaFormat.read(e.getValue(), "budget", dev.ration.statemachine.query.Budget.SHAPE::read);
@@ -377,6 +379,10 @@ final class QuotaVerifier {
             b.granted(), Long::sum);
         unspent.merge(c.levelScope() + "\n" + b.resource() + "\n" + c.windowStartMillis(),
             b.granted() - b.spent(), Long::sum);
+        demand.merge(c.levelScope() + "\n" + b.resource() + "\n" + c.windowStartMillis(),
+            b.demandWeight(), Long::sum);
+        holders.merge(c.levelScope() + "\n" + b.resource() + "\n" + c.windowStartMillis(),
+            b.lapsed() ? 0L : 1L, Long::sum);
       }
     }
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.LEVEL, Integer.MAX_VALUE)) {
@@ -393,11 +399,19 @@ final class QuotaVerifier {
       String[] level = QuotaKeys.readBudgetTally(e.getKey());
       String scope = level[0];
       String resource = level[1];
-      long[] t = QuotaFormat.read(e.getValue(), "budget tally", BudgetTally::read);
-      long expected = unspent.getOrDefault(scope + "\n" + resource + "\n" + t[0], 0L);
-      if (t[1] != expected) {
-        throw new InvariantViolation("Q9 level " + scope + " " + resource + " window from " + t[0]
-            + ": budgets' unspent tally " + t[1] + " but its budgets hold " + expected + " unspent");
+      BudgetTally.Figures t = QuotaFormat.read(e.getValue(), "budget tally", BudgetTally::read);
+      String key = scope + "\n" + resource + "\n" + t.windowStart();
+      long expected = unspent.getOrDefault(key, 0L);
+      if (t.unspent() != expected) {
+        throw new InvariantViolation("Q9 level " + scope + " " + resource + " window from "
+            + t.windowStart() + ": budgets' unspent tally " + t.unspent() + " but its budgets hold "
+            + expected + " unspent");
+      }
+      if (t.demand() != demand.getOrDefault(key, 0L) || t.holders() != holders.getOrDefault(key, 0L)) {
+        throw new InvariantViolation("Q9 level " + scope + " " + resource + " window from "
+            + t.windowStart() + ": budgets' demand tally " + t.demand() + " over " + t.holders()
+            + " but its budgets want " + demand.getOrDefault(key, 0L) + " over "
+            + holders.getOrDefault(key, 0L));
       }
     }
   }

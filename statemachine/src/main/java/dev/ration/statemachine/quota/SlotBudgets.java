@@ -88,7 +88,7 @@ final class SlotBudgets {
     }
     long expiresAt = now + c.leaseMillis();
     Budget b = new Budget(id, c.holder(), c.scope(), c.resource(), granted, 0, 0, configVersion,
-        now, expiresAt, Long.MAX_VALUE, Long.MAX_VALUE, false, charges, 0, 0, true);
+        now, expiresAt, Long.MAX_VALUE, Long.MAX_VALUE, false, charges, 0, 0, true, c.amount());
     put(b);
     records.putExpiry(QuotaKeys.budgetEnd(b.dueAtMillis(), id));
     return new QuotaResult.BudgetGranted(id, c.scope(), c.resource(), granted, expiresAt,
@@ -109,6 +109,7 @@ final class SlotBudgets {
     if (!b.lapsed()) {
       // Never earlier than before: a holder that missed this answer runs until the old end.
       long expiresAt = Math.max(b.expiresAtMillis(), now + c.leaseMillis());
+      after = after.wanting(c.wantAmount());
       after = after.with(resize(after, c.wantAmount()), c.spent(), c.sequence(), expiresAt, false);
       if (expiresAt != b.expiresAtMillis()) {
         records.putExpiry(QuotaKeys.budgetEnd(expiresAt, b.budgetId()));

@@ -110,6 +110,7 @@ class BudgetPropertyTest {
     long overdraft; // E: the most it may be overspent in all
     long overdrawn; // admitted past its grant while cut off
     long overdrawnReported;
+    long want; // the total its holder last asked for
   }
 
   /** The reference ledger: capacities, window usage, what holders admitted per window. */
@@ -175,7 +176,10 @@ class BudgetPropertyTest {
           List<String> levels = m.levels(scope);
           long expected = g.amount();
           for (String level : levels) {
-            expected = Math.min(expected, m.free(level, now));
+            long free = m.free(level, now);
+            Fig f = figures(m, level, now, null);
+            expected = Math.min(expected, Math.min(free, Budgets.share(free + f.unspent(),
+                f.holders() + 1, g.amount(), f.demand() + g.amount())));
           }
           RequestKey key = h.freshKey();
           GrantBudget cmd = new GrantBudget("holder", scope, "r", g.amount(), g.lease());
@@ -191,6 +195,7 @@ class BudgetPropertyTest {
             b.scope = scope;
             b.levels = levels;
             b.granted = expected;
+            b.want = g.amount();
             b.windowEnd = Long.MAX_VALUE;
             b.overdraft = levels.stream().mapToLong(l -> m.overdraft.get(l)).min().orElseThrow();
             assertEquals(b.overdraft, ok.overdraft(), "the smallest E on the path, 0 if one is hard");
@@ -248,10 +253,17 @@ class BudgetPropertyTest {
           assertFalse(rep.resent());
           if (!ended) {
             long target = Math.max(r.want(), b.admitted);
+            b.want = target;
             long delta = target - b.granted;
             if (delta > 0) {
+              // Growth at a contended level is shared by what the held budgets still want.
+              long weight = Math.max(0, b.want - b.reported);
               for (String level : b.levels) {
-                delta = Math.min(delta, m.free(level, now));
+                long free = m.free(level, now);
+                Fig f = figures(m, level, now, b);
+                long share = Budgets.share(free + f.unspent(), f.holders() + 1, weight,
+                    f.demand() + weight);
+                delta = Math.min(delta, Math.min(free, Math.max(0, b.reported + share - b.granted)));
               }
             }
             for (String level : b.levels) {
@@ -357,6 +369,32 @@ class BudgetPropertyTest {
    * The ledger's side of a report carrying spend past the grant: the excess is counted at every
    * level still in the window charged, and the grant grows by it.
    */
+  /** A level's budget figures in its current window, as the ledger's tally keeps them. */
+  record Fig(long unspent, long demand, long holders) {}
+
+  /**
+   * Unspent over the budgets charged in the level's current window; demand and holders over
+   * those still held (the ledger lapses the others at each Tick, which runs whenever time
+   * moves), leaving out {@code except}.
+   */
+  private static Fig figures(Model m, String level, long now, B except) {
+    long window = Model.windowStart(level, now);
+    long unspent = 0;
+    long demand = 0;
+    long holders = 0;
+    for (B o : m.budgets.values()) {
+      if (o.returned || o.dropped || !o.levels.contains(level) || o.windows.get(level) != window) {
+        continue;
+      }
+      unspent += o.granted - o.reported;
+      if (o != except && now < o.expiresAt) {
+        demand += Math.max(0, o.want - o.reported);
+        holders++;
+      }
+    }
+    return new Fig(unspent, demand, holders);
+  }
+
   private static void overdraw(Model m, B b, long now) {
     long extra = b.admitted - b.granted;
     if (extra <= 0) {

@@ -72,6 +72,7 @@ class BudgetsTest {
     assertEquals("org/t", none.levelScope(), "the first level, from the top, with nothing left");
     assertEquals(60_000, none.retryAfterMillis(), "until the minute rolls over");
     h.nowMillis += 60_000;
+    h.tick(); // the earlier budgets' leases ended: they lapse, and want nothing more
     assertEquals(4, granted(h.apply(new GrantBudget("eu-3", "org/t/p", "api", 9, 10_000))).granted(),
         "a new minute starts with fresh budgets; the hour still has 4 of 10 left");
   }
@@ -345,6 +346,36 @@ class BudgetsTest {
     assertTrue(invalid(h.apply(soft("org", Window.HOUR, 10, 0))).startsWith("overageMax"));
   }
 
+  /**
+   * Goal: where what holders still want exceeds what a level has unspent, growth is shared:
+   * a newcomer gets its part, not all that is free, and an incumbent grows only to its part.
+   */
+  @Test
+  void aContendedLevelSharesGrowthByWhatHoldersWant() {
+    h.apply(rate("org/u", Window.MINUTE, 10));
+    long a = granted(h.apply(new GrantBudget("a", "org/u", "api", 8, 10_000))).budgetId();
+    long b = granted(h.apply(new GrantBudget("b", "org/u", "api", 10, 10_000))).budgetId();
+    assertEquals(2, h.usage("org/u", "api").windowUsed() - 8, "b got what was free");
+    returned(h.apply(new ReturnBudget(a, 3, 1)));
+    QuotaResult.BudgetGranted c = granted(h.apply(new GrantBudget("c", "org/u", "api", 10, 10_000)));
+    assertEquals(4, c.granted(), "7 unspent (5 free, 2 held by b), b and c want 10 each: half, "
+        + "rounded up, though 5 are free");
+    QuotaResult.BudgetReported grown = reported(h.apply(new ReportBudget(b, 0, 1, 10, 10_000)));
+    assertEquals(3, grown.granted(), "b grows by the 1 left free, toward its part of 4");
+    assertEquals(10, h.usage("org/u", "api").windowUsed());
+  }
+
+  /** Goal: the share rule itself: all of it uncontended, else an equal or weighted part. */
+  @Test
+  void theShareIsTheLargerOfAnEqualAndAWeightedPart() {
+    assertEquals(7, Budgets.share(10, 2, 7, 9), "the demand fits: all it wants");
+    assertEquals(5, Budgets.share(10, 2, 10, 20), "two equal demands: half each");
+    assertEquals(10, Budgets.share(10, 2, 10, 11), "a large demand beside a small one: its weight, 9.1 rounded up");
+    assertEquals(1, Budgets.share(10, 2, 1, 11), "a small one gets what it wants");
+    assertEquals(4, Budgets.share(10, 3, 4, 30), "capped by what it wants");
+    assertEquals(4, Budgets.share(10, 3, 10, 30), "ten over three, rounded up");
+  }
+
   /** Goal: the budget state survives a restart byte for byte, expiry records included. */
   @Test
   void budgetsSurviveAReopen() {
@@ -374,6 +405,10 @@ class BudgetsTest {
 
   private static QuotaResult.BudgetReported reported(QuotaResult r) {
     return assertInstanceOf(QuotaResult.BudgetReported.class, r, r.toString());
+  }
+
+  private static QuotaResult.BudgetReturned returned(QuotaResult r) {
+    return assertInstanceOf(QuotaResult.BudgetReturned.class, r, r.toString());
   }
 
   private static String invalid(QuotaResult r) {
