@@ -647,7 +647,13 @@ public final class QuotaLimiter implements AutoCloseable {
           // The scheduler is gone (the client closed): nothing more can be sent.
         }
       }
-      if (err != null || r == null || !r.succeeded()) {
+      // A resend finding the budget unknown: an earlier attempt was applied and its answer lost
+      // (the ledger forgets a returned budget), so the spend was billed. (A budget the ledger
+      // dropped after its last window ended answers so too: its late spend is not billed, as
+      // docs/QUOTAS.md says of reports that come too late; no warning would change that.)
+      boolean earlierApplied = attempt > 1 && err == null && r != null
+          && r.outcome() == dev.ration.wire.Outcome.BUDGET_UNKNOWN;
+      if ((err != null || r == null || !r.succeeded()) && !earlierApplied) {
         returnLog.log(clock.getAsLong(), "quota limiter {}: returning budget {} failed: {}", holder, id,
             String.valueOf(err != null ? err : r));
       }
