@@ -29,6 +29,12 @@ public final class QuotaClient {
   private final List<QuotaListener> listeners = new CopyOnWriteArrayList<>();
   private final WrappedCalls<QuotaRequest, QuotaResponse, QuotaOperation, QuotaListener> calls;
 
+  /** Report frames of this client in flight before reports wait for company. */
+  private static final int REPORT_FRAMES_IN_FLIGHT = 2;
+
+  private final dev.ration.client.quota.internal.ReportBatcher reports =
+      new dev.ration.client.quota.internal.ReportBatcher(this::sendReports, REPORT_FRAMES_IN_FLIGHT);
+
   private QuotaClient(Transport client, MonotonicClock clock) {
     this.calls = new WrappedCalls<>(client, clock, Request.Quota::new,
         r -> r instanceof Response.Quota q ? q.response() : null, listeners, QuotaListener::onCall);
@@ -590,12 +596,18 @@ public final class QuotaClient {
 
   /**
    * Reports on (and renews) up to 1,000 budgets in one request; each is judged and answered
-   * alone, in order.
+   * alone, in order. The reports of every caller of this client go together: at once when
+   * fewer than two report frames wait for their answer, else in the next frame with every
+   * report submitted meanwhile (no fixed wait).
    *
    * @param reports the reports
    * @return one answer per report, in order
    */
   public CompletableFuture<List<BudgetReportResult>> reportBudgetsAsync(List<BudgetReport> reports) {
+    return this.reports.submit(reports);
+  }
+
+  private CompletableFuture<List<BudgetReportResult>> sendReports(List<BudgetReport> reports) {
     List<QuotaRequest.BudgetReport> wire = reports.stream().map(r -> new QuotaRequest.BudgetReport(
         r.budgetId(), r.spent(), r.sequence(), r.wantAmount(), r.lease().toMillis())).toList();
     return call(QuotaOperation.REPORT_BUDGETS, new QuotaRequest.ReportBudgets(wire),
