@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * {partition-clients, clock-bump} and quota-budget-soft × partition-clients (holders cut off
  * overdraw soft quotas; cli/ci-matrix), 3 real
  * node JVMs in network namespaces, 25 s of workload per cell (+ setup, heal, a bounded wait for
- * recovery, a 5 s quiet period, final reads or the pools' drain): about 12–17 minutes on 2 cores. Runs on the test
+ * recovery, a 5 s quiet period, final reads or the pools' drain): about 13–18 minutes on 2 cores. Runs on the test
  * thread, one cell at a time; the suite's own cleanup (namespaces, links, rules, node pids)
  * runs after every cell, and this class checks that nothing named rtn-* is left behind.
  *
