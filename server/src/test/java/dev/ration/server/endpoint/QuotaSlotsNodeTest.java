@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.RationClient;
 import dev.ration.client.RationClientOptions;
 import dev.ration.client.RationException;
-import dev.ration.client.pool.CancellationToken;
-import dev.ration.client.pool.Job;
 import dev.ration.client.pool.PoolOptions;
 import dev.ration.client.pool.ShutdownPolicy;
-import dev.ration.client.pool.SubmitResult;
 import dev.ration.client.pool.WorkerPool;
 import dev.ration.client.quota.QuotaDefinition;
 import dev.ration.client.slots.LeasedSlots;
@@ -22,9 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,10 +38,7 @@ class QuotaSlotsNodeTest {
   void twoPoolsStayUnderTheTenantsCapAndAreBilledPerAttempt(@TempDir Path dir) throws Exception {
     ServerConfig c = NameBoundNodeTest.config(dir, 128);
     RationNode node = RationNode.start(c);
-    AtomicInteger concurrent = new AtomicInteger();
-    AtomicInteger maxSeen = new AtomicInteger();
-    AtomicLong violations = new AtomicLong();
-    AtomicLong ran = new AtomicLong();
+    CountedJobs jobs = new CountedJobs(TENANT_CAP);
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .addresses(List.of(c.clientAddress())).requestDeadline(Duration.ofSeconds(20)).build())) {
       Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(100)).until("the catalog", () -> {
@@ -60,39 +51,19 @@ class QuotaSlotsNodeTest {
       client.quotas().setQuota(QuotaDefinition.concurrent("acme/shop", "jobs", TENANT_CAP).build());
       client.quotas().setQuota(QuotaDefinition.concurrent("acme/shop/a", "jobs", W).build());
 
-      // A job that honours cancellation: it waits on its token, up to 30 ms.
-      Job<Integer> job = a -> {
-        ran.incrementAndGet();
-        int now = concurrent.incrementAndGet();
-        maxSeen.accumulateAndGet(now, Math::max);
-        if (now > TENANT_CAP) {
-          violations.incrementAndGet();
-        }
-        try {
-          CancellationToken token = a.token();
-          long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(30);
-          while (!token.isCancelled() && System.nanoTime() < until) {
-            Thread.sleep(1);
-          }
-          return now;
-        } finally {
-          concurrent.decrementAndGet();
-        }
-      };
-
       Duration lease = Duration.ofSeconds(2);
       LeasedSlots slotsA = client.quotaSlots("pool-a", "acme/shop/a", "jobs", W, lease);
       LeasedSlots slotsB = client.quotaSlots("pool-b", "acme/shop/b", "jobs", W, lease);
       WorkerPool a = new WorkerPool(PoolOptions.of(W, 200), slotsA);
       WorkerPool b = new WorkerPool(PoolOptions.of(W, 200), slotsB);
       try {
-        feed(List.of(a, b), job, Instant.now().plusSeconds(5));
-        assertTrue(maxSeen.get() >= TENANT_CAP - 1,
-            "both pools together used the tenant's cap (max seen " + maxSeen.get() + ")");
+        jobs.feed(List.of(a, b), Instant.now().plusSeconds(5));
+        assertTrue(jobs.maxSeen.get() >= TENANT_CAP - 1,
+            "both pools together used the tenant's cap (max seen " + jobs.maxSeen.get() + ")");
         assertTrue(slotsA.share() + slotsB.share() <= TENANT_CAP,
             "shares " + slotsA.share() + " + " + slotsB.share());
         assertTrue(client.quotas().getQuota("acme/shop", "jobs").orElseThrow().held() <= TENANT_CAP);
-        assertEquals(0, violations.get(), "concurrency above the tenant's cap");
+        assertEquals(0, jobs.violations.get(), "concurrency above the tenant's cap");
       } finally {
         a.shutdown(Instant.now().plusSeconds(5), ShutdownPolicy.CANCEL_QUEUED);
         b.shutdown(Instant.now().plusSeconds(5), ShutdownPolicy.CANCEL_QUEUED);
@@ -109,25 +80,11 @@ class QuotaSlotsNodeTest {
         billed += client.quotas().aggregateUsage(project, "jobs", LedgerTime.ofMillis(0),
             LedgerTime.ofMillis(Long.MAX_VALUE - 1)).total();
       }
-      assertTrue(ran.get() > 0, "no job ran");
-      assertEquals(ran.get(), billed, "the usage log bills every attempt that ran, once");
+      assertTrue(jobs.attempts.get() > 0, "no job ran");
+      assertEquals(jobs.attempts.get(), billed, "the usage log bills every attempt that ran, once");
     } finally {
       node.shutdown();
       node.awaitTermination(Duration.ofSeconds(30));
-    }
-  }
-
-  /** Keeps both pools' queues non-empty until {@code end} (bounded by time and count). */
-  private static void feed(List<WorkerPool> pools, Job<Integer> job, Instant end)
-      throws InterruptedException {
-    int submitted = 0;
-    while (Instant.now().isBefore(end) && submitted < 200_000) {
-      for (WorkerPool p : pools) {
-        if (p.submit(job, Instant.now().plusSeconds(30)) instanceof SubmitResult.Accepted<Integer>) {
-          submitted++;
-        }
-      }
-      Thread.sleep(2);
     }
   }
 }

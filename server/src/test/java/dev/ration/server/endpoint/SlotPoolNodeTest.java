@@ -7,10 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.ration.client.RationClient;
 import dev.ration.client.transport.RawClient;
 import dev.ration.client.RationClientOptions;
-import dev.ration.client.pool.CancellationToken;
-import dev.ration.client.pool.Job;
 import dev.ration.client.pool.PoolOptions;
-import dev.ration.client.pool.SubmitResult;
 import dev.ration.client.pool.WorkerPool;
 import dev.ration.protocol.Request;
 import dev.ration.protocol.Response;
@@ -26,9 +23,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,10 +43,7 @@ class SlotPoolNodeTest {
   void twoPoolsStayUnderTheCapAlsoWhenItShrinks(@TempDir Path dir) throws Exception {
     ServerConfig c = NameBoundNodeTest.config(dir, 128);
     RationNode node = RationNode.start(c);
-    AtomicInteger concurrent = new AtomicInteger();
-    AtomicInteger cap = new AtomicInteger(C);
-    AtomicLong violations = new AtomicLong();
-    AtomicInteger maxSeen = new AtomicInteger();
+    CountedJobs jobs = new CountedJobs(C);
     try (RationClient client = new RationClient(RationClientOptions.builder()
         .addresses(List.of(c.clientAddress())).requestDeadline(Duration.ofSeconds(20)).build())) {
       Response.SlotLimitReply set = Waits.upTo(Duration.ofSeconds(60)).every(Duration.ofMillis(100))
@@ -67,34 +58,15 @@ class SlotPoolNodeTest {
           }, r -> r != null);
       assertEquals(C, set.slots().concurrency());
 
-      // A job that honours cancellation: it waits on its token, up to 30 ms.
-      Job<Integer> job = a -> {
-        int now = concurrent.incrementAndGet();
-        maxSeen.accumulateAndGet(now, Math::max);
-        if (now > cap.get()) {
-          violations.incrementAndGet();
-        }
-        try {
-          CancellationToken token = a.token();
-          long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(30);
-          while (!token.isCancelled() && System.nanoTime() < until) {
-            Thread.sleep(1);
-          }
-          return now;
-        } finally {
-          concurrent.decrementAndGet();
-        }
-      };
-
       LeasedSlots slotsA = client.leasedSlots("acme", "db", "pool-a", W);
       LeasedSlots slotsB = client.leasedSlots("acme", "db", "pool-b", W);
       WorkerPool a = new WorkerPool(PoolOptions.of(W, 200), slotsA);
       WorkerPool b = new WorkerPool(PoolOptions.of(W, 200), slotsB);
       try {
         Instant end = Instant.now().plusSeconds(4);
-        feed(List.of(a, b), job, end);
-        assertTrue(maxSeen.get() >= C - 1,
-            "both pools together used the cap (max seen " + maxSeen.get() + ")");
+        jobs.feed(List.of(a, b), end);
+        assertTrue(jobs.maxSeen.get() >= C - 1,
+            "both pools together used the cap (max seen " + jobs.maxSeen.get() + ")");
         assertTrue(slotsA.share() + slotsB.share() <= C,
             "shares " + slotsA.share() + " + " + slotsB.share());
 
@@ -110,17 +82,17 @@ class SlotPoolNodeTest {
                 .join());
         assertEquals(Outcome.SUCCESS, lowered.outcome(), lowered.message());
         Instant settleBy = Instant.now().plusSeconds(60);
-        feed(List.of(a, b), job, settleBy,
-            () -> slotsA.share() + slotsB.share() <= 2 && concurrent.get() <= 2);
-        assertTrue(slotsA.share() + slotsB.share() <= 2 && concurrent.get() <= 2,
+        jobs.feed(List.of(a, b), settleBy,
+            () -> slotsA.share() + slotsB.share() <= 2 && jobs.running.get() <= 2);
+        assertTrue(slotsA.share() + slotsB.share() <= 2 && jobs.running.get() <= 2,
             "not settled under the new cap within a minute: shares " + slotsA.share() + " + "
-                + slotsB.share() + ", running " + concurrent.get());
-        cap.set(2);
-        maxSeen.set(0);
-        feed(List.of(a, b), job, Instant.now().plusSeconds(3));
-        assertTrue(maxSeen.get() <= 2, "after the shrink settled, max seen " + maxSeen.get());
-        assertTrue(maxSeen.get() >= 1, "work still ran under the smaller cap");
-        assertEquals(0, violations.get(), "concurrency above the cap");
+                + slotsB.share() + ", running " + jobs.running.get());
+        jobs.cap.set(2);
+        jobs.maxSeen.set(0);
+        jobs.feed(List.of(a, b), Instant.now().plusSeconds(3));
+        assertTrue(jobs.maxSeen.get() <= 2, "after the shrink settled, max seen " + jobs.maxSeen.get());
+        assertTrue(jobs.maxSeen.get() >= 1, "work still ran under the smaller cap");
+        assertEquals(0, jobs.violations.get(), "concurrency above the cap");
         Response.SlotsReply after = assertInstanceOf(Response.SlotsReply.class,
             RawClient.of(client).call(new Request.GetSlots("acme", "db", false)).join());
         assertTrue(after.status().countedSlots() <= 2, "counted " + after.status());
@@ -136,27 +108,6 @@ class SlotPoolNodeTest {
     } finally {
       node.shutdown();
       node.awaitTermination(Duration.ofSeconds(30));
-    }
-  }
-
-  /** Keeps both pools' queues non-empty until {@code end} (bounded by time and count). */
-  private static void feed(List<WorkerPool> pools, Job<Integer> job, Instant end)
-      throws InterruptedException {
-    feed(pools, job, end, () -> false);
-  }
-
-  /** As above, ending early once {@code done} holds. */
-  private static void feed(List<WorkerPool> pools, Job<Integer> job, Instant end,
-      java.util.function.BooleanSupplier done) throws InterruptedException {
-    int submitted = 0;
-    while (Instant.now().isBefore(end) && submitted < 200_000 && !done.getAsBoolean()) {
-      for (WorkerPool p : pools) {
-        SubmitResult<Integer> r = p.submit(job, Instant.now().plusSeconds(30));
-        if (r instanceof SubmitResult.Accepted<Integer>) {
-          submitted++;
-        }
-      }
-      Thread.sleep(2);
     }
   }
 }

@@ -465,15 +465,39 @@ final class Budgets {
     if (amount == 0) {
       return;
     }
-    LevelUsage after = usage.with(usage.windowUsed() + amount, usage.held(), usage.allocated(),
-        usage.alerted());
+    putCounted(catalog, budgetId, spec, usage.with(usage.windowUsed() + amount, usage.held(),
+        usage.allocated(), usage.alerted()), amount);
+  }
+
+  /**
+   * Stores a level's usage {@code after} a budget counted {@code amount} more there (negative:
+   * less), checking it: growth stays within capacity (a level above its capacity after a limit
+   * decrease still takes give-backs), and nothing goes negative.
+   */
+  static void putCounted(QuotaCatalog catalog, long budgetId, QuotaSpec spec, LevelUsage after,
+      long amount) {
     if (amount > 0) {
-      // A level above its capacity after a limit decrease still takes give-backs.
       QuotaVerifier.requireWithinCapacity(budgetId, spec, after.used(spec.kind()));
     }
     QuotaVerifier.requireReleasable(budgetId, spec.scope(), spec.resource(), after.held(),
         after.windowUsed());
     catalog.putUsage(after);
+  }
+
+  /**
+   * Appends {@code delta} new spend of {@code b} as one BUDGET_SPENT event at {@code eventTime},
+   * {@code overage} of it billable overage (its id: the budget and the report's sequence);
+   * returns the event's sequence.
+   */
+  static long appendSpent(UsageLog usageLog, QuotaCatalog catalog, Budget b, long sequence,
+      long delta, long eventTime, long now, long overage) {
+    String unit = catalog.spec(b.charges().get(0).levelScope(), b.resource())
+        .map(QuotaSpec::unit).orElse("");
+    long seq = usageLog.nextSequence();
+    usageLog.append(new UsageEvent(seq, "budget:" + b.budgetId() + ":" + sequence,
+        EventType.BUDGET_SPENT, eventTime, now, b.scope(), b.resource(), delta, unit,
+        b.budgetId(), overage));
+    return seq;
   }
 
   /** Gives back {@code unspent} at one level if it is still in the window charged; whether it was. */
@@ -497,12 +521,8 @@ final class Budgets {
     if (delta == 0) {
       return 0;
     }
-    String unit = catalog.spec(b.charges().get(0).levelScope(), b.resource())
-        .map(QuotaSpec::unit).orElse("");
-    long seq = usageLog.nextSequence();
-    usageLog.append(new UsageEvent(seq, "budget:" + b.budgetId() + ":" + sequence,
-        EventType.BUDGET_SPENT, b.eventTimeMillis(), now, b.scope(), b.resource(), delta, unit,
-        b.budgetId(), overdrawn));
+    long seq = appendSpent(usageLog, catalog, b, sequence, delta, b.eventTimeMillis(), now,
+        overdrawn);
     for (LevelCharge charge : b.charges()) {
       tally.add(charge.levelScope(), b.resource(), charge.windowStartMillis(), -delta);
       Optional<QuotaSpec> spec = catalog.spec(charge.levelScope(), b.resource());
@@ -557,6 +577,11 @@ final class Budgets {
   }
 
   private void put(Budget b) {
+    store(records, b);
+  }
+
+  /** Stores a budget's record. */
+  static void store(QuotaRecords records, Budget b) {
     records.put(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()),
         QuotaFormat.stored(out -> Budget.SHAPE.write(out, b)));
   }

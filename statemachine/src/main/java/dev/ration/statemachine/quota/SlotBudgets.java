@@ -9,10 +9,8 @@ import dev.ration.statemachine.query.Budget;
 import dev.ration.statemachine.query.LevelCharge;
 import dev.ration.statemachine.query.LevelUsage;
 import dev.ration.statemachine.result.QuotaResult;
-import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.quota.QuotaSpec;
-import dev.ration.wire.quota.UsageEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -187,15 +185,8 @@ final class SlotBudgets {
     if (amount == 0) {
       return;
     }
-    LevelUsage after = usage.with(usage.windowUsed(), usage.held() + amount, usage.allocated(),
-        usage.alerted());
-    if (amount > 0) {
-      // A level above its capacity after a limit decrease still takes frees.
-      QuotaVerifier.requireWithinCapacity(budgetId, spec, after.used(spec.kind()));
-    }
-    QuotaVerifier.requireReleasable(budgetId, spec.scope(), spec.resource(), after.held(),
-        after.windowUsed());
-    catalog.putUsage(after);
+    Budgets.putCounted(catalog, budgetId, spec, usage.with(usage.windowUsed(),
+        usage.held() + amount, usage.allocated(), usage.alerted()), amount);
   }
 
   /** Appends the starts new since the last report as one usage event; its sequence, or 0. */
@@ -204,12 +195,7 @@ final class SlotBudgets {
     if (delta == 0) {
       return 0;
     }
-    String unit = catalog.spec(b.charges().get(0).levelScope(), b.resource())
-        .map(QuotaSpec::unit).orElse("");
-    long seq = usageLog.nextSequence();
-    usageLog.append(new UsageEvent(seq, "budget:" + b.budgetId() + ":" + sequence,
-        EventType.BUDGET_SPENT, now, now, b.scope(), b.resource(), delta, unit, b.budgetId(), 0));
-    return seq;
+    return Budgets.appendSpent(usageLog, catalog, b, sequence, delta, now, now, 0);
   }
 
   private QuotaSpec spec(Budget b, LevelCharge charge) {
@@ -228,8 +214,7 @@ final class SlotBudgets {
   }
 
   private void put(Budget b) {
-    records.put(QuotaRecords.Q, QuotaKeys.budget(b.budgetId()),
-        QuotaFormat.stored(out -> Budget.SHAPE.write(out, b)));
+    Budgets.store(records, b);
   }
 
   static Optional<String> kindProblem(List<QuotaSpec> specs, String scope, String resource) {
