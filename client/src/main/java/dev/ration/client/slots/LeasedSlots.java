@@ -47,6 +47,12 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   private static final Duration MARGIN = Duration.ofMillis(5);
   private static final long FIRST_BACKOFF_MILLIS = 50;
   private static final long MAX_BACKOFF_MILLIS = 2_000;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LeasedSlots.class);
+
+  /** Refusals of an acquire are logged at most once a minute: a source refused forever is loud. */
+  private final dev.ration.client.internal.RateLimitedLog refusedLog =
+      new dev.ration.client.internal.RateLimitedLog(LOG,
+          dev.ration.client.internal.RateLimitedLog.Level.WARN, TimeUnit.MINUTES.toNanos(1));
 
   private final SlotLedger ledger;
   private final int maxSlots;
@@ -69,6 +75,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   /** Bumped by every installed lease: a scheduled renewal of an older one does nothing. */
   private long generation;
 
+  private volatile String lastRefusal = "";
   private volatile int permits;
   private volatile int running;
   private volatile int queued;
@@ -155,6 +162,17 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   }
 
   /**
+   * Why the ledger last refused to grant a lease, while none is held ("" once one is granted):
+   * for example a resource with no concurrency cap or quota, or none free. The source keeps
+   * asking, with backoff; a refusal is also logged, at most once a minute.
+   *
+   * @return the ledger's last refusal, or ""
+   */
+  public String lastRefusal() {
+    return lastRefusal;
+  }
+
+  /**
    * Renewals the ledger answered with a lease.
    *
    * @return the count since start
@@ -231,8 +249,14 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     Instant sent = clock.instant();
     ledger.acquire(demand()).whenComplete((answer, failure) -> {
       if (answer instanceof SlotLedger.Granted g) {
+        lastRefusal = "";
         install(null, g.lease(), sent);
       } else {
+        if (answer instanceof SlotLedger.Refused no) {
+          lastRefusal = no.reason();
+          refusedLog.log(TimeUnit.MILLISECONDS.toNanos(clock.millis()),
+              "slot source {}: no lease: {}", ledger.describe(), no.reason());
+        }
         long retry = answer instanceof SlotLedger.Refused no
             ? Math.max(no.retryAfterMillis(), FIRST_BACKOFF_MILLIS)
             : retryAfter(failure, FIRST_BACKOFF_MILLIS);

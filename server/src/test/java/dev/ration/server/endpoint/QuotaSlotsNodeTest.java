@@ -71,6 +71,12 @@ class QuotaSlotsNodeTest {
         slotsB.close();
       }
       assertEquals(List.of(), client.quotas().listBudgets("acme"), "closing returned both budgets");
+      // A source for a resource without a CONCURRENT quota holds nothing and says why.
+      try (LeasedSlots none = client.quotaSlots("pool-c", "acme/shop/a", "no-such-quota", W, lease)) {
+        Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(50)).until("a refusal",
+            none::lastRefusal, r -> r.startsWith("LIMIT_UNKNOWN"));
+        assertEquals(0, none.permits());
+      }
       for (String level : List.of("acme", "acme/shop", "acme/shop/a")) {
         assertEquals(0, client.quotas().getQuota(level, "jobs").orElseThrow().held(),
             "slots still held at " + level);
