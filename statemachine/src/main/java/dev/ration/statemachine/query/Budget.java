@@ -94,9 +94,22 @@ public record Budget(
     charges = List.copyOf(charges);
   }
 
-  /** When Tick next visits it: its lease's end while it is held, the drop once it lapsed. */
+  /**
+   * How long a slot budget's slots stay counted after its lease's end: ledger time may jump
+   * forward at a leader change (a leader whose clock is ahead), and a pool stops by its own
+   * clock; the grace keeps its slots counted until it surely has.
+   */
+  public static final long SLOT_GRACE_MILLIS = 1_000;
+
+  /**
+   * When Tick next visits it: while held, its lease's end (a slot budget's plus
+   * {@link #SLOT_GRACE_MILLIS}, when its slots are freed); once lapsed, its drop.
+   */
   public long dueAtMillis() {
-    return lapsed ? keepUntilMillis : expiresAtMillis;
+    if (lapsed) {
+      return keepUntilMillis;
+    }
+    return slots ? expiresAtMillis + SLOT_GRACE_MILLIS : expiresAtMillis;
   }
 
   /**
@@ -141,11 +154,24 @@ public record Budget(
   }
 
   /**
+   * The most one budget weighs where growth is shared: 2^32. Levels sum their budgets' weights,
+   * and a client may ask for up to 10^18; capped, the sum cannot overflow before 2^31 budgets
+   * are held at one level. Above it (quotas of billions of units) contended shares tend to
+   * equal parts.
+   */
+  public static final long MAX_WEIGHT = 1L << 32;
+
+  /**
    * Its weight where growth is shared: what its holder still wants beyond what it spent, while
-   * it is held (a lapsed budget wants nothing more).
+   * it is held (a lapsed budget wants nothing more), at most {@link #MAX_WEIGHT}.
    */
   public long demandWeight() {
-    return lapsed ? 0 : Math.max(0, want - spent);
+    return lapsed ? 0 : weightOf(Math.max(0, want - spent));
+  }
+
+  /** A wanted amount as a weight: at most {@link #MAX_WEIGHT}. */
+  public static long weightOf(long wanted) {
+    return Math.min(wanted, MAX_WEIGHT);
   }
 
   /** The most a report may say it spent: the grant plus the overdraft not yet used. */

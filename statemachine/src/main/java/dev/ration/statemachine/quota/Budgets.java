@@ -135,20 +135,16 @@ final class Budgets {
       long free = free(level);
       BudgetTally.Figures f = tally.figures(level.spec().scope(), c.resource(),
           level.usage().windowStartMillis());
-      long room = Math.min(free, share(free + f.unspent(), f.holders() + 1, c.amount(),
-          f.demand() + c.amount()));
+      long weight = Budget.weightOf(c.amount());
+      long room = Math.min(free, share(free + f.unspent(), f.holders() + 1, weight,
+          f.demand() + weight));
       if (room < granted) {
         granted = room;
         tightest = level;
       }
     }
-    if (granted == 0 && free(tightest) > 0) {
-      QuotaSpec spec = tightest.spec();
-      return new QuotaResult.QuotaRejected(Outcome.LIMIT_EXHAUSTED,
-          "quota " + spec.scope() + " " + spec.resource() + " (" + spec.kind() + ") is shared: "
-              + "what it has left is wanted by the budgets held there; ask again after their "
-              + "next renewals", spec.scope(), spec.resource(), 1_000, 0);
-    }
+    // A level with anything free shares at least 1 (share() is at least 1 there), so a grant
+    // of nothing means a level with nothing free.
     if (granted == 0) {
       QuotaSpec spec = tightest.spec();
       long retryAfter = Math.max(1, spec.window().endOf(tightest.usage().windowStartMillis()) - now);
@@ -170,7 +166,7 @@ final class Budgets {
       charge(id, level.spec(), level.usage(), granted);
       tally.charge(level.spec().scope(), c.resource(), level.usage().windowStartMillis(), granted);
       tally.demand(level.spec().scope(), c.resource(), level.usage().windowStartMillis(),
-          c.amount(), 1);
+          Budget.weightOf(c.amount()), 1);
       charges.add(new LevelCharge(level.spec().scope(), level.usage().windowStartMillis()));
     }
     long expiresAt = Math.min(now + c.leaseMillis(), windowEnd);
@@ -200,10 +196,12 @@ final class Budgets {
     }
     Budget b = lapseIfDue(endIfWindowChanged(found.get(), now), now);
     if (c.sequence() <= b.reportSequence()) {
+      forgetIfOver(b, now);
       return reported(b, now, true, 0);
     }
     Optional<String> spend = spendProblem(b, c.spent());
     if (spend.isPresent()) {
+      forgetIfOver(b, now);
       return invalid(spend.get());
     }
     long overdrawn = Math.max(0, c.spent() - b.granted());
@@ -322,8 +320,10 @@ final class Budgets {
   }
 
   /**
-   * The budget as of {@code now}: one past its lease's end lapses here (stored, and indexed
-   * for its drop, unless its last window ended too: then the caller drops it).
+   * The budget as of {@code now}: one past its lease's end lapses here, and the level tallies
+   * stop counting its demand. It is stored and indexed for its drop, unless its last window
+   * ended too: then the caller must drop it ({@link #forgetIfOver} on every path that does not
+   * store it), since the tallies no longer count it as held.
    */
   private Budget lapseIfDue(Budget b, long now) {
     if (b.lapsed() || now < b.expiresAtMillis()) {
@@ -338,26 +338,51 @@ final class Budgets {
     return lapsed;
   }
 
+  /** Drops a budget every window of which ended (what the next Tick would do). */
+  private void forgetIfOver(Budget b, long now) {
+    if (now >= b.keepUntilMillis()) {
+      drop(b);
+    }
+  }
+
   /**
    * A held budget one of whose levels is no longer in the window it was charged in (the entry's
    * window or billing period was changed since: its usage started a new window) can neither
-   * grow nor shrink consistently: it ends now, as if its lease had run out (the holder returns
-   * it and takes a budget under the new windows).
+   * grow nor shrink consistently; nor can one whose path gained an entry since its grant (it is
+   * not counted there). It ends now, as if its lease had run out (the holder returns it and
+   * takes a budget under the new catalog).
    */
   private Budget endIfWindowChanged(Budget b, long now) {
     if (b.lapsed() || now >= b.expiresAtMillis()) {
       return b;
     }
+    boolean changed = pathGainedAnEntry(b);
     for (LevelCharge charge : b.charges()) {
       Optional<QuotaSpec> spec = catalog.spec(charge.levelScope(), b.resource());
-      if (spec.isEmpty() || catalog.usage(charge.levelScope(), b.resource()).rolled(spec.get(), now)
-          .windowStartMillis() != charge.windowStartMillis()) {
-        Budget ended = b.with(b.granted(), b.spent(), b.reportSequence(), now, false);
-        put(ended);
-        return ended; // lapses at once below; its old expiry record is stale from here
+      changed |= spec.isEmpty() || catalog.usage(charge.levelScope(), b.resource())
+          .rolled(spec.get(), now).windowStartMillis() != charge.windowStartMillis();
+    }
+    if (!changed) {
+      return b;
+    }
+    Budget ended = b.with(b.granted(), b.spent(), b.reportSequence(), now, false);
+    put(ended);
+    return ended; // lapses at once below; its old expiry record is stale from here
+  }
+
+  /** Whether a level of the budget's path has an entry for its resource it is not charged at. */
+  static boolean pathGainedAnEntry(QuotaCatalog catalog, Budget b) {
+    for (String level : Scope.levels(b.scope())) {
+      if (catalog.spec(level, b.resource()).isPresent()
+          && b.charges().stream().noneMatch(c -> c.levelScope().equals(level))) {
+        return true;
       }
     }
-    return b;
+    return false;
+  }
+
+  private boolean pathGainedAnEntry(Budget b) {
+    return pathGainedAnEntry(catalog, b);
   }
 
   /**

@@ -27,10 +27,14 @@ import java.util.Optional;
  * grant to the promise at once when it is lower (the slots above it stop counting), or grows it
  * toward the promise from what every level has free; it renews the lease from the report's time,
  * never to an earlier end than before (a holder that missed the answer still runs until the
- * end it knows). A return, or the lease's end, frees every
- * slot the budget counts: the holder starts nothing after its lease's local end and has
- * cancelled its running jobs before it, so Σ slots counted at a level ≤ its capacity bounds the
- * jobs running under it (docs/POOL.md states the bound with jobs that ignore cancellation).
+ * end it knows). A report after the lease's end renews nothing. A return, or the lease's end
+ * plus {@link Budget#SLOT_GRACE_MILLIS}, frees every slot the budget counts: the holder starts
+ * nothing after its lease's local end and has cancelled its running jobs before it, so Σ slots
+ * counted at a level ≤ its limit bounds the jobs running under it (docs/POOL.md states the bound
+ * with jobs that ignore cancellation). Slots are granted up to the level's limit, never into an
+ * ALLOW entry's overage band (that stays with reservations, which bill it). A budget whose path
+ * gained a CONCURRENT entry since its grant ends at its next report (it is not counted there),
+ * and its holder takes a new one.
  *
  * <p>Billing: a report's {@code spent} is the jobs the holder started (cumulative); each
  * report's new starts become one BUDGET_SPENT usage event at the report's time. A lapsed budget
@@ -75,7 +79,7 @@ final class SlotBudgets {
       return new QuotaResult.QuotaRejected(Outcome.LIMIT_EXHAUSTED,
           "quota " + tightest.scope() + " " + tightest.resource() + " (CONCURRENT) has no free "
               + "slot: held " + catalog.usage(tightest.scope(), c.resource()).held()
-              + " of capacity " + tightest.capacity(),
+              + " of its limit " + tightest.limit(),
           tightest.scope(), tightest.resource(), 0, 0);
     }
     long id = counters.takeReservationId();
@@ -95,7 +99,7 @@ final class SlotBudgets {
 
   /** A report (arguments checked by the caller): bills new starts, renews, resizes to the promise. */
   QuotaResult report(Budget found, ReportBudget c, long now) {
-    Budget b = lapseIfDue(found, now);
+    Budget b = lapseIfDue(endIfPathChanged(found, now), now);
     if (c.sequence() <= b.reportSequence()) {
       return Budgets.reported(b, now, true, 0);
     }
@@ -104,13 +108,13 @@ final class SlotBudgets {
     }
     long event = bill(b, c.spent(), c.sequence(), now);
     Budget after = b.with(b.granted(), c.spent(), c.sequence(), b.expiresAtMillis(), b.lapsed());
-    if (!b.lapsed()) {
+    if (!b.lapsed() && now < b.expiresAtMillis()) {
       // Never earlier than before: a holder that missed this answer runs until the old end.
       long expiresAt = Math.max(b.expiresAtMillis(), now + c.leaseMillis());
       after = after.wanting(c.wantAmount());
       after = after.with(resize(after, c.wantAmount()), c.spent(), c.sequence(), expiresAt, false);
       if (expiresAt != b.expiresAtMillis()) {
-        records.putExpiry(QuotaKeys.budgetEnd(expiresAt, b.budgetId()));
+        records.putExpiry(QuotaKeys.budgetEnd(after.dueAtMillis(), b.budgetId()));
       }
     }
     put(after);
@@ -143,9 +147,26 @@ final class SlotBudgets {
     }
   }
 
-  /** The budget as of {@code now}: one past its lease's end frees its slots and is kept lapsed. */
+  /**
+   * A held budget whose path gained a CONCURRENT entry since its grant is not counted there: its
+   * lease ends now (its slots stay counted for the grace), and the holder takes a new budget.
+   */
+  private Budget endIfPathChanged(Budget b, long now) {
+    if (b.lapsed() || now >= b.expiresAtMillis() || !Budgets.pathGainedAnEntry(catalog, b)) {
+      return b;
+    }
+    Budget ended = b.with(b.granted(), b.spent(), b.reportSequence(), now, false);
+    put(ended);
+    records.putExpiry(QuotaKeys.budgetEnd(ended.dueAtMillis(), b.budgetId()));
+    return ended;
+  }
+
+  /**
+   * The budget as of {@code now}: one past its lease's end and the grace frees its slots and is
+   * kept lapsed.
+   */
   private Budget lapseIfDue(Budget b, long now) {
-    if (b.lapsed() || now < b.expiresAtMillis()) {
+    if (b.lapsed() || now < b.dueAtMillis()) {
       return b;
     }
     release(b);
@@ -204,8 +225,9 @@ final class SlotBudgets {
         b.budgetId(), charge.levelScope(), b.resource());
   }
 
+  /** Free slots up to the limit: an ALLOW entry's overage band is for reservations only. */
   private static long free(QuotaSpec spec, LevelUsage usage) {
-    return Math.max(0, spec.capacity() - usage.used(spec.kind()));
+    return Math.max(0, spec.limit() - usage.used(spec.kind()));
   }
 
   private static String startsProblem(Budget b, long spent) {

@@ -365,6 +365,39 @@ class BudgetsTest {
     assertEquals(10, h.usage("org/u", "api").windowUsed());
   }
 
+  /**
+   * Goal: a budget that lapses on a resent report after its last window ended, before any Tick,
+   * is forgotten then, as the Tick would have (every entry is verified: the level's tallies and
+   * the stored budgets agree throughout); a later return finds it gone.
+   */
+  @Test
+  void aBudgetLapsedByAResentReportAfterItsWindowIsCountedOnce() {
+    h.apply(new SetQuota(new QuotaSpec("solo", "api", QuotaKind.RATE, Window.MINUTE, 10,
+        "requests", 0, Overage.REJECT, 0, 0, 0, "test", 0, "setup")));
+    h.nowMillis = 3_655_000;
+    QuotaResult.BudgetGranted g = granted(h.apply(new GrantBudget("a", "solo", "api", 5, 10_000)));
+    assertEquals(3_660_000, g.expiresAtMillis(), "capped at the minute's end, its only window");
+    reported(h.apply(new ReportBudget(g.budgetId(), 1, 1, 5, 10_000)));
+    h.nowMillis = 3_661_000;
+    assertTrue(reported(h.apply(new ReportBudget(g.budgetId(), 1, 1, 5, 10_000))).resent());
+    assertEquals(Outcome.BUDGET_UNKNOWN, QuotaHarness.rejected(
+        h.apply(new ReturnBudget(g.budgetId(), 2, 2))).outcome());
+    h.tick();
+  }
+
+  /** Goal: holders asking for the most an amount may be cannot overflow a level's demand. */
+  @Test
+  void hugeWantsDoNotOverflowTheDemandTally() {
+    h.apply(rate("org/u", Window.MINUTE, 10));
+    for (int i = 0; i < 12; i++) {
+      QuotaResult r = h.apply(new GrantBudget("h" + i, "org/u", "api", QuotaLedger.MAX_AMOUNT,
+          10_000));
+      assertTrue(r instanceof QuotaResult.BudgetGranted
+          || QuotaHarness.rejected(r).outcome() == Outcome.LIMIT_EXHAUSTED, r.toString());
+    }
+    assertEquals(10, h.usage("org/u", "api").windowUsed());
+  }
+
   /** Goal: the share rule itself: all of it uncontended, else an equal or weighted part. */
   @Test
   void theShareIsTheLargerOfAnEqualAndAWeightedPart() {

@@ -9,7 +9,13 @@ import dev.ration.statemachine.command.QuotaCommand.GrantBudget;
 import dev.ration.statemachine.command.QuotaCommand.Reconcile;
 import dev.ration.statemachine.command.QuotaCommand.ReportBudget;
 import dev.ration.statemachine.command.QuotaCommand.ReturnBudget;
+import dev.ration.statemachine.command.QuotaCommand.SetQuota;
+import dev.ration.statemachine.query.Budget;
 import dev.ration.statemachine.result.QuotaResult;
+import dev.ration.wire.Overage;
+import dev.ration.wire.QuotaKind;
+import dev.ration.wire.Window;
+import dev.ration.wire.quota.QuotaSpec;
 import dev.ration.wire.EventType;
 import dev.ration.wire.Outcome;
 import dev.ration.wire.quota.UsageEvent;
@@ -123,16 +129,22 @@ class SlotBudgetsTest {
     long id = granted(h.apply(new GrantBudget("pool-1", "org/t/p", "jobs", 4, 10_000))).budgetId();
     h.nowMillis += 10_000;
     h.tick();
+    assertEquals(4, h.usage("org/t/p", "jobs").held(), "counted through the grace after the end");
+    QuotaResult.BudgetReported over = reported(h.apply(new ReportBudget(id, 0, 1, 4, 10_000)));
+    assertTrue(over.ended(), "a report after the lease's end renews nothing");
+    assertEquals(1_010_000, over.expiresAtMillis());
+    h.nowMillis += Budget.SLOT_GRACE_MILLIS;
+    h.tick();
     assertEquals(0, h.usage("org", "jobs").held());
     assertEquals(0, h.usage("org/t/p", "jobs").held());
     assertEquals(4, granted(h.apply(new GrantBudget("pool-2", "org/t/p", "jobs", 4, 10_000))).granted(),
         "another holder gets the freed slots");
-    QuotaResult.BudgetReported late = reported(h.apply(new ReportBudget(id, 5, 1, 4, 10_000)));
+    QuotaResult.BudgetReported late = reported(h.apply(new ReportBudget(id, 5, 2, 4, 10_000)));
     assertTrue(late.ended());
     assertEquals(1_010_000, late.expiresAtMillis(), "not renewed");
     assertEquals(4, h.usage("org/t/p", "jobs").held(), "the late report takes no slot");
     QuotaResult.BudgetReturned back = assertInstanceOf(QuotaResult.BudgetReturned.class,
-        h.apply(new ReturnBudget(id, 6, 2)));
+        h.apply(new ReturnBudget(id, 6, 3)));
     assertEquals(0, back.released());
     assertEquals(6, back.spent());
     assertEquals(4, h.usage("org/t/p", "jobs").held());
@@ -144,13 +156,40 @@ class SlotBudgetsTest {
   @Test
   void aLapsedBudgetIsDroppedAfterTheKeepTime() {
     long id = granted(h.apply(new GrantBudget("pool-1", "org/t/p", "jobs", 4, 10_000))).budgetId();
-    h.nowMillis += 10_000;
+    h.nowMillis += 10_000 + Budget.SLOT_GRACE_MILLIS;
     h.tick();
     reported(h.apply(new ReportBudget(id, 1, 1, 4, 10_000)));
     h.nowMillis += SlotBudgets.KEEP_AFTER_LAPSE_MILLIS;
     h.tick();
     assertEquals(Outcome.BUDGET_UNKNOWN, QuotaHarness.rejected(
         h.apply(new ReportBudget(id, 2, 2, 4, 10_000))).outcome());
+  }
+
+  /**
+   * Goal: a CONCURRENT entry added to a held budget's path ends the budget at its next report
+   * (it is not counted there), and the holder's next grant counts at the new level too.
+   */
+  @Test
+  void aLevelAddedToThePathEndsTheBudget() {
+    long id = granted(h.apply(new GrantBudget("pool-1", "org/t/q", "jobs", 2, 10_000))).budgetId();
+    h.apply(QuotaHarness.concurrent("org/t/q", "jobs", 1));
+    QuotaResult.BudgetReported r = reported(h.apply(new ReportBudget(id, 0, 1, 2, 10_000)));
+    assertTrue(r.ended(), "ended: the new level does not count it");
+    h.nowMillis += Budget.SLOT_GRACE_MILLIS;
+    h.tick();
+    assertEquals(0, h.usage("org/t", "jobs").held(), "its slots freed after the grace");
+    assertEquals(1, granted(h.apply(new GrantBudget("pool-1", "org/t/q", "jobs", 2, 10_000)))
+        .granted(), "the new level's 1");
+  }
+
+  /** Goal: slots are granted up to the limit, never into an ALLOW entry's overage band. */
+  @Test
+  void slotsStopAtTheLimitNotTheOverageBand() {
+    h.apply(new SetQuota(new QuotaSpec("org/w", "jobs", QuotaKind.CONCURRENT, Window.NONE, 2,
+        "jobs", 0, Overage.ALLOW, 3, 0, 0, "test", 0, "setup")));
+    assertEquals(2, granted(h.apply(new GrantBudget("pool-1", "org/w", "jobs", 9, 10_000))).granted());
+    assertEquals(Outcome.LIMIT_EXHAUSTED, QuotaHarness.rejected(
+        h.apply(new GrantBudget("pool-2", "org/w", "jobs", 1, 10_000))).outcome());
   }
 
   /** Goal: a return frees what the budget holds at every level and bills its last starts. */
