@@ -563,7 +563,7 @@ public final class RationClient implements AutoCloseable {
    * @param scope the scope path
    * @param resource the resource, with a CONCURRENT quota at one level of the path or more
    * @param maxSlots the pool's worker count W: the most slots it asks for
-   * @param lease how long each grant and renewal holds (100 ms to 10 min; renewed every quarter)
+   * @param lease how long each grant and renewal holds (1 s to 10 min; renewed every quarter)
    * @return the slot source, acquiring in the background
    */
   public dev.ration.client.slots.LeasedSlots quotaSlots(String holder, String scope,

@@ -55,6 +55,13 @@ public interface SlotSource {
   default void attemptStarted() {}
 
   /**
+   * An attempt the pool started (and told of through {@link #attemptStarted}) ended. A leased
+   * source counts the attempts running from these two calls, exactly, for the promise its
+   * renewals carry. Must be quick and must not block.
+   */
+  default void attemptEnded() {}
+
+  /**
    * A source that always permits {@code n} concurrent jobs and never expires.
    *
    * @param n the permits

@@ -537,6 +537,11 @@ public final class WorkerPool implements AutoCloseable {
     Instant now = options.clock().instant();
     running.remove(task);
     runningCount.decrementAndGet();
+    try {
+      slots.attemptEnded();
+    } catch (RuntimeException e) {
+      badSource("attemptEnded() threw", e);
+    }
     if (!now.isBefore(validUntil())) {
       lock.lock();
       try {

@@ -419,6 +419,19 @@ public final class QuotaLimiter implements AutoCloseable {
       retryGrant(s, wait);
       return;
     }
+    if (g.windowEnd().isNever()) {
+      // A slot budget: the path's quotas of this resource are CONCURRENT, which a worker pool
+      // holds (RationClient.quotaSlots), not a limiter. Give it back and refuse the pair.
+      calls.giveBack(g.budgetId(), 0, 1);
+      s.phase = Phase.FAILED;
+      s.refusal = Reason.REFUSED;
+      s.retryAtNanos = now + options.lease().toNanos();
+      refusedLog.log(clock.getAsLong(), "quota limiter {}: {} at {} has CONCURRENT quotas: a worker"
+          + " pool holds them (RationClient.quotaSlots), not a quota limiter", holder, s.resource,
+          s.scope);
+      retryGrant(s, options.lease().toNanos());
+      return;
+    }
     s.failures = 0;
     s.phase = Phase.HELD;
     s.budgetId = g.budgetId();

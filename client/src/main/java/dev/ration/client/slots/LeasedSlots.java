@@ -77,8 +77,14 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
 
   private volatile String lastRefusal = "";
   private volatile int permits;
+  /** Jobs running as the pool last reported them (each tick). */
   private volatile int running;
   private volatile int queued;
+  /** Attempts running as the pool told of each start and end (exact, unlike the tick's report). */
+  private final java.util.concurrent.atomic.AtomicInteger attemptsRunning =
+      new java.util.concurrent.atomic.AtomicInteger();
+  /** Acquires refused or failed in a row: the backoff before the next one doubles with each. */
+  private int acquireFailures;
 
   private LeasedSlots(SlotLedger ledger, int maxSlots, Clock clock) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
@@ -225,16 +231,28 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     }
   }
 
-  /** The pool started an attempt of a job: a ledger that bills starts counts it. */
+  /** The pool started an attempt of a job: counted as running; a ledger that bills starts counts it. */
   @Override
   public void attemptStarted() {
+    attemptsRunning.incrementAndGet();
     ledger.attemptStarted();
+  }
+
+  /** An attempt the pool started ended. */
+  @Override
+  public void attemptEnded() {
+    attemptsRunning.decrementAndGet();
   }
 
   // ---------------------------------------------------------------- the lease
 
+  /** Jobs running now: the exact count when the pool tells of starts and ends, else its report. */
+  private int runningNow() {
+    return Math.max(running, attemptsRunning.get());
+  }
+
   private long demand() {
-    return Math.min((long) maxSlots, (long) running + queued);
+    return Math.min((long) maxSlots, (long) runningNow() + queued);
   }
 
   private Duration leaseDuration() {
@@ -250,6 +268,9 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     ledger.acquire(demand()).whenComplete((answer, failure) -> {
       if (answer instanceof SlotLedger.Granted g) {
         lastRefusal = "";
+        synchronized (lock) {
+          acquireFailures = 0;
+        }
         install(null, g.lease(), sent);
       } else {
         if (answer instanceof SlotLedger.Refused no) {
@@ -257,9 +278,15 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
           refusedLog.log(TimeUnit.MILLISECONDS.toNanos(clock.millis()),
               "slot source {}: no lease: {}", ledger.describe(), no.reason());
         }
+        // Each refused acquire is a Raft entry: back off, doubling, up to the most.
+        int failures;
+        synchronized (lock) {
+          failures = ++acquireFailures;
+        }
+        long backoff = Math.min(MAX_BACKOFF_MILLIS, FIRST_BACKOFF_MILLIS << Math.min(failures - 1, 10));
         long retry = answer instanceof SlotLedger.Refused no
-            ? Math.max(no.retryAfterMillis(), FIRST_BACKOFF_MILLIS)
-            : retryAfter(failure, FIRST_BACKOFF_MILLIS);
+            ? Math.max(no.retryAfterMillis(), backoff)
+            : retryAfter(failure, backoff);
         schedule(this::acquire, Duration.ofMillis(jitter(Math.min(retry, MAX_BACKOFF_MILLIS))));
       }
     });
@@ -271,7 +298,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
    */
   private void renew(long ofGeneration) {
     SlotLedger.Held held;
-    long release;
+    long cap;
     long demand;
     Instant sent = clock.instant();
     synchronized (lock) {
@@ -282,14 +309,19 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
       renewing = true;
       held = lease;
       demand = demand();
-      // The promise: until the answer, at most min(share, demand) jobs, or those running now.
-      long cap = Math.min(share, demand);
-      release = Math.max(running, cap);
+      cap = Math.min(share, demand);
       inFlightCap = (int) cap;
       lastSent = sent;
     }
+    // The promise: until the answer, at most min(share, demand) jobs, or those running now. The
+    // lowered permits are published first: the pool's listener takes the pool's lock, under
+    // which it checks the permits and counts each start, so once publish() returns every start
+    // that saw the old permits is counted, and no later one exceeds the new ones.
     publish();
-    send(ledger.renewal(held, running, (int) Math.max(0, demand - running), release, demand),
+    int runningNow = runningNow();
+    long release = Math.max(runningNow, cap);
+    long want = Math.max(demand, runningNow);
+    send(ledger.renewal(held, runningNow, (int) Math.max(0, want - runningNow), release, want),
         held, sent, FIRST_BACKOFF_MILLIS);
   }
 
@@ -351,6 +383,17 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
    */
   private void install(SlotLedger.Held replaced, SlotLedger.Held granted, Instant sent) {
     long gen;
+    boolean unused = false;
+    synchronized (lock) {
+      if (closed || lease != replaced) {
+        // A grant answered after close (or after its lease was lost) is handed straight back.
+        unused = replaced == null || closed;
+      }
+    }
+    if (unused) {
+      ledger.lost(granted);
+      return;
+    }
     synchronized (lock) {
       if (closed || lease != replaced) {
         return;

@@ -91,6 +91,34 @@ class LeasedSlotsTest {
     }
   }
 
+  /**
+   * Goal: the promise counts every attempt the pool told of, even ones it started since its last
+   * usage report (each tick), so a renewal never promises fewer jobs than are running.
+   */
+  @Test
+  void thePromiseCountsAttemptsStartedSinceTheLastReport() throws Exception {
+    Scripted t = new Scripted();
+    t.share.set(5);
+    try (LeasedSlots slots = LeasedSlots.start(t, "t", "r", "h", 5)) {
+      WAIT.until("the first lease", slots::permits, p -> p == 5);
+      slots.reportUsage(0, 0); // the pool's last tick: idle
+      for (int i = 0; i < 4; i++) {
+        slots.attemptStarted(); // then four start before the next tick
+      }
+      int before = t.sent.size();
+      slots.reportUsage(0, 0); // a stale report, as a tick racing the starts would give
+      WAIT.until("a renewal", () -> t.sent.size(), n -> n > before);
+      Request.SlotRenewal r = t.sent.get(t.sent.size() - 1);
+      assertTrue(r.release() >= 4, "promised " + r.release() + " with four running");
+      assertEquals(4, r.running());
+      slots.attemptEnded();
+      slots.attemptEnded();
+      int sentSoFar = t.sent.size();
+      WAIT.until("the next renewal", () -> t.sent.size(), n -> n > sentSoFar);
+      assertEquals(2, t.sent.get(t.sent.size() - 1).running());
+    }
+  }
+
   /** Goal: the pool runs at most the share, shrinks with it, and says what it will use. */
   @Test
   void concurrencyFollowsTheShareAndRenewalsCarryThePromise() throws Exception {

@@ -119,8 +119,14 @@ public final class ReportBatcher {
         synchronized (lock) {
           inFlight--;
         }
-        answer(frame, all.size(), results, failure);
-        pump();
+        try {
+          answer(frame, all.size(), results, failure);
+        } catch (RuntimeException e) {
+          // A malformed answer: every caller of the frame not yet answered gets the failure.
+          frame.forEach(p -> p.answer().completeExceptionally(e));
+        } finally {
+          pump();
+        }
       });
     }
   }

@@ -89,6 +89,14 @@ public final class LimitSlotLedger implements SlotLedger {
     }
   }
 
+  /** A lease no longer used is handed back at once, without waiting for the answer. */
+  @Override
+  public void lost(Held lease) {
+    SlotLease held = ((Lease) lease).lease();
+    transport.call(new Request.ReturnLease(held.leaseId(), held.version(), 0),
+        Response.ReturnReply.class);
+  }
+
   @Override
   public String describe() {
     return tenant + "/" + resource + " " + holder;

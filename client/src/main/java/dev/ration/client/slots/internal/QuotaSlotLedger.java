@@ -33,7 +33,7 @@ public final class QuotaSlotLedger implements SlotLedger {
    * @param holder the pool's holder name
    * @param scope the scope path
    * @param resource the resource, with a CONCURRENT quota at one level of the path or more
-   * @param lease how long each grant and renewal holds (100 ms to 10 min)
+   * @param lease how long each grant and renewal holds (1 s to 10 min)
    */
   public QuotaSlotLedger(QuotaClient quotas, String holder, String scope, String resource,
       Duration lease) {
@@ -42,8 +42,10 @@ public final class QuotaSlotLedger implements SlotLedger {
     this.scope = Objects.requireNonNull(scope, "scope");
     this.resource = Objects.requireNonNull(resource, "resource");
     this.lease = Objects.requireNonNull(lease, "lease");
-    if (lease.toMillis() < 100 || lease.toMillis() > 600_000) {
-      throw new IllegalArgumentException("lease " + lease + " outside 100 ms .. 10 min");
+    // A pool stops starting jobs its cancel lead (500 ms by default) before the lease's end and
+    // renews every quarter of it: a lease under a second would leave it ending most of the time.
+    if (lease.toMillis() < 1_000 || lease.toMillis() > 600_000) {
+      throw new IllegalArgumentException("lease " + lease + " outside 1 s .. 10 min");
     }
   }
 
@@ -53,9 +55,20 @@ public final class QuotaSlotLedger implements SlotLedger {
   @Override
   public CompletableFuture<Answer> acquire(long demand) {
     return quotas.grantBudgetAsync(holder, scope, resource, Math.max(1, demand), lease)
-        .thenApply(g -> g.succeeded()
-            ? new Granted(new Budget(g.budgetId(), g.granted(), lease.toMillis(), started.get()))
-            : new Refused(g.retryAfter().toMillis(), g.outcome() + ": " + g.message()));
+        .thenApply(g -> {
+          if (!g.succeeded()) {
+            return new Refused(g.retryAfter().toMillis(), g.outcome() + ": " + g.message());
+          }
+          if (!g.windowEnd().isNever()) {
+            // A windowed budget: the path's quotas of this resource are RATE or CUMULATIVE,
+            // which a QuotaLimiter spends, not a pool. Hand it back unspent.
+            quotas.returnBudgetAsync(g.budgetId(), 0, 1);
+            return new Refused(0, "INVALID_ARGUMENT: " + resource + " at " + scope + " has RATE"
+                + " or CUMULATIVE quotas: a QuotaLimiter spends them (RationClient.quotaLimiter),"
+                + " not a worker pool");
+          }
+          return new Granted(new Budget(g.budgetId(), g.granted(), lease.toMillis(), started.get()));
+        });
   }
 
   @Override
@@ -63,8 +76,12 @@ public final class QuotaSlotLedger implements SlotLedger {
       long promise, long demand) {
     Budget b = (Budget) held;
     // The want is the promise too: the pool runs at most min(share, demand) until the answer.
-    BudgetReport report = new BudgetReport(b.id(), started.get() - b.base(), sequence.incrementAndGet(),
-        Math.max(running, demand), lease);
+    BudgetReport report;
+    synchronized (this) {
+      // Sequence and spend together: a later sequence never carries a smaller spend.
+      report = new BudgetReport(b.id(), started.get() - b.base(), sequence.incrementAndGet(),
+          Math.max(running, demand), lease);
+    }
     return () -> quotas.reportBudgetsAsync(List.of(report)).thenApply(results -> {
       BudgetReportResult r = results.get(0);
       if (r.succeeded() && !r.ended()) {
@@ -93,7 +110,13 @@ public final class QuotaSlotLedger implements SlotLedger {
   }
 
   private CompletableFuture<?> giveBack(Budget b) {
-    return quotas.returnBudgetAsync(b.id(), started.get() - b.base(), sequence.incrementAndGet());
+    long spent;
+    long seq;
+    synchronized (this) {
+      spent = started.get() - b.base();
+      seq = sequence.incrementAndGet();
+    }
+    return quotas.returnBudgetAsync(b.id(), spent, seq);
   }
 
   @Override
