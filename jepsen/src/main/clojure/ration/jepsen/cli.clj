@@ -48,11 +48,17 @@
    :quota-budget-soft-rogue {:workload #(budget/workload (merge budget/soft-opts (assoc % :rogue-holders #{0})))
                              :checker budget-checker/budget-checker}
    ;; Pool 0 ignores its slot lease: expected :valid? false (the checker must bite).
-   :pool-rogue {:workload #(pool/workload (assoc % :rogue-pools #{0})) :checker pool-checker/pool-checker}})
+   :pool-rogue {:workload #(pool/workload (assoc % :rogue-pools #{0})) :checker pool-checker/pool-checker}
+   ;; Pools on slot budgets of CONCURRENT quotas at every level of a scope path (org, tenant,
+   ;; projects), billed per attempt started.
+   :pool-quota {:workload #(pool/workload (merge pool/quota-opts %)) :checker pool-checker/pool-quota-checker}
+   ;; ... with pool 0 ignoring its slot budget: expected :valid? false.
+   :pool-quota-rogue {:workload #(pool/workload (merge pool/quota-opts (assoc % :rogue-pools #{0})))
+                      :checker pool-checker/pool-quota-checker}})
 
 (def misbehaving-workloads
   "Workloads that break the rules on purpose, to show a checker bites: never in a matrix."
-  #{:pool-rogue :quota-budget-rogue :quota-budget-soft-rogue})
+  #{:pool-rogue :pool-quota-rogue :quota-budget-rogue :quota-budget-soft-rogue})
 
 (def variant-workloads
   "Variants of a workload that run in the CI matrix, not as rows of the full one."
@@ -80,8 +86,8 @@
    :partition-clients :membership :membership-kill :membership-partition])
 
 (defn full-matrix
-  "Every workload × every nemesis for a node count: 6 × 18 cells with 3 nodes, 6 × 20 with 5
-  (+ partition-bridge and partition-ring); the rows: lease, pool, quota-budget,
+  "Every workload × every nemesis for a node count: 7 × 18 cells with 3 nodes, 7 × 20 with 5
+  (+ partition-bridge and partition-ring); the rows: lease, pool, pool-quota, quota-budget,
   quota-budget-soft, reservation, ttl. With only-workloads, those workloads' rows only."
   ([nodes] (full-matrix nodes nil))
   ([nodes only-workloads]
@@ -155,7 +161,7 @@
                   {:name (str (name w) "-" (name n) "-n" (:nodes opts 3)) :valid? :unknown :error (str t)}))))))
 
 (def cli-options
-  [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, quota-budget, quota-budget-soft, pool-rogue, quota-budget-rogue and quota-budget-soft-rogue (expected invalid)" :default :lease :parse-fn keyword]
+  [[nil "--workload NAME" "Workload: lease, reservation, ttl, pool, pool-quota, quota-budget, quota-budget-soft, pool-rogue, pool-quota-rogue, quota-budget-rogue and quota-budget-soft-rogue (expected invalid)" :default :lease :parse-fn keyword]
    [nil "--nemesis NAME" "Nemesis: none, partition-leader, partition-one, partition-majority, partition-one-way, partition-bridge, partition-ring (5 nodes), lossy, kill, kill-all, pause-leader, pause, clock-bump, clock-strobe, clock-rate-within, clock-rate-beyond (expected unsafe), partition-clients, membership, membership-kill, membership-partition, mixed; membership-rogue (breaks the procedure on purpose: expected invalid)"
     :default :partition-leader :parse-fn keyword]
    [nil "--nodes N" "3 or 5; test-all also takes 3,5 (both matrices in turn)" :default [3]

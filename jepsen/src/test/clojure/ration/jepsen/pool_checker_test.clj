@@ -1,7 +1,11 @@
 (ns ration.jepsen.pool-checker-test
   "The pool checkers on synthetic histories (one violation per rule), then real WorkerPools
   driven through the pool workload's own client and recording jobs: honest pools whose slots
-  sum to C pass, and the same run with one pool that ignores its lease fails :concurrency."
+  sum to C pass, and the same run with one pool that ignores its lease fails :concurrency.
+  The pool-quota checkers likewise: per-level concurrency (a tenant over its cap while every
+  project is within its own; overruns allowed beyond a cap, one each), billing (exact; more
+  billed than started; less billed with no budget lost, with a loss that covers the
+  difference, and with one too far away to), and real pools on scope paths, honest and rogue."
   (:require [clojure.test :refer [deftest is testing]]
             [ration.jepsen.checker :as c]
             [ration.jepsen.checker.pool :as pc]
@@ -96,10 +100,11 @@
 
 (defn- run-pools!
   "Pools 0..2 of W = 4 over the given slot sources; each gets 6 batches of 4 jobs of 40–60 ms
-  through the workload client's :submit, then :drain. Returns the history."
-  [sources]
+  through the workload client's :submit, then :drain. Returns the history. extra-opts (e.g. a
+  :quota with :scopes) are merged into the workload's options."
+  [sources & [extra-opts]]
   (let [test (recorder)
-        opts (merge pool/defaults {:concurrency 6 :workers 4 :queue 32 :drain-s 20})
+        opts (merge pool/defaults {:concurrency 6 :workers 4 :queue 32 :drain-s 20} extra-opts)
         clients (vec (for [[i ^SlotSource s] (map-indexed vector sources)]
                        (pool/map->PoolClient
                         {:opts opts :thread i
@@ -142,4 +147,122 @@
         (is (pos? (get-in r [:concurrency :violation-count])))
         (is (< 6 (get-in r [:concurrency :peak :running])))
         ;; What the pools report is still consistent: only the cap was broken.
+        (is (true? (get-in r [:jobs :valid?])) (pr-str (:jobs r)))))))
+
+;; ------------------------------------------------------------------ pool-quota
+
+(def qopts {:quota {:resource "jobs" :catalog [["o" 8] ["o/t" 2] ["o/t/a" 1]]
+                    :scopes ["o/t/a" "o/t/b" "o/t/c"]}
+            :lease-ms 1000 :op-timeout-ms 500})
+
+(defn qcheck [checker history] (c/check checker {} history qopts))
+
+(defn qrun-op
+  "A job run of pool/job at scope on side process p from t0 to t1 (nil: never ended)."
+  [p pool scope job t0 t1]
+  (cond-> [[p :invoke :run {:pool pool :scope scope :job-id job :attempt 1} t0]]
+    t1 (conj [p :ok :run {:pool pool :scope scope :job-id job :attempt 1 :cancelled? false} t1])))
+
+(deftest level-concurrency-pass-and-violation
+  (let [base (concat (qrun-op 100 0 "o/t/a" 1 0 10) (qrun-op 101 1 "o/t/b" 1 5 20)
+                     (qrun-op 102 0 "o/t/a" 2 10 30))]
+    (testing "two at the tenant (cap 2), one at project a (cap 1): valid, peaks per level"
+      (let [r (qcheck (pc/level-concurrency) (apply hist base))]
+        (is (true? (:valid? r)) (pr-str r))
+        (is (= {"o" [2 8] "o/t" [2 2] "o/t/a" [1 1]} (:peak-per-level r)))))
+    (testing "a third pool on o/t/c: the tenant is over its cap while every project is within its own"
+      (let [r (qcheck (pc/level-concurrency) (apply hist (concat base (qrun-op 103 2 "o/t/c" 1 8 12))))]
+        (is (false? (:valid? r)))
+        (is (false? (get-in r [:levels "o/t" :valid?])))
+        (is (= {:pool 2 :job-id 1} (get-in r [:levels "o/t" :violations 0 :job])))
+        (is (true? (get-in r [:levels "o/t/a" :valid?])))
+        (is (true? (get-in r [:levels "o" :valid?])))))
+    (testing "two pools of project a at once: project a over its cap 1"
+      (let [r (qcheck (pc/level-concurrency) (apply hist (concat (qrun-op 100 0 "o/t/a" 1 0 10)
+                                                                 (qrun-op 101 3 "o/t/a" 1 2 4))))]
+        (is (false? (get-in r [:levels "o/t/a" :valid?])))
+        (is (true? (get-in r [:levels "o/t" :valid?])))))
+    (testing "an overrun its pool reported is allowed beyond the cap, but only that one"
+      (let [h (concat base (qrun-op 103 2 "o/t/c" 1 8 12)
+                      (drain-op 2 2 {1 [:succeeded 1 true]} 40 41))]
+        (is (true? (:valid? (qcheck (pc/level-concurrency) (apply hist h)))))
+        (is (= 3 (get-in (qcheck (pc/level-concurrency) (apply hist h)) [:levels "o/t" :bound])))
+        (is (false? (:valid? (qcheck (pc/level-concurrency) (apply hist (concat h (qrun-op 104 1 "o/t/b" 2 9 11)))))))))
+    (testing "a run that never ended, and a run without a scope, are invalid"
+      (is (false? (:valid? (qcheck (pc/level-concurrency) (apply hist (qrun-op 100 0 "o/t/a" 1 0 nil))))))
+      (is (false? (:valid? (qcheck (pc/level-concurrency) (apply hist (run-op 100 0 1 0 10)))))))))
+
+(defn usage-op [levels t]
+  [[0 :invoke :usage {} t] [0 :ok :usage {:levels levels} (inc t)]])
+
+(defn lost-op [p pool scope t]
+  [[p :invoke :slots-lost {:pool pool :scope scope :leases-lost 1} t]
+   [p :ok :slots-lost {:pool pool :scope scope :leases-lost 1} t]])
+
+(deftest billing-exact-over-and-under
+  ;; Pool 0 on o/t/a started 3 attempts (0, 10, 3000 ms), pool 1 on o/t/b one (5 ms).
+  (let [runs (concat (qrun-op 100 0 "o/t/a" 1 0 10) (qrun-op 101 1 "o/t/b" 1 5 20)
+                     (qrun-op 102 0 "o/t/a" 2 10 30) (qrun-op 103 0 "o/t/a" 3 3000 3010))
+        drains (concat (drain-op 0 0 {1 [:succeeded 1 false] 2 [:succeeded 1 false] 3 [:succeeded 1 false]} 4000 4001)
+                       (drain-op 1 1 {1 [:succeeded 1 false]} 4000 4001))
+        billed (fn [a b] {"o" (+ a b) "o/t" (+ a b) "o/t/a" a "o/t/b" b "o/t/c" 0})]
+    (testing "every attempt billed: valid"
+      (let [r (qcheck (pc/billing) (apply hist (concat runs drains (usage-op (billed 3 1) 5000))))]
+        (is (true? (:valid? r)) (pr-str r))
+        (is (= [3 3] (get-in r [:attempts-vs-billed "o/t/a"])))
+        (is (= [4 4] (get-in r [:attempts-vs-billed "o"])))))
+    (testing "more billed than started: invalid"
+      (let [r (qcheck (pc/billing) (apply hist (concat runs drains (usage-op (billed 4 1) 5000))))]
+        (is (false? (:valid? r)))
+        (is (= :billed-more-than-started (get-in r [:levels "o/t/a" :error])))))
+    (testing "one attempt unbilled and no budget lost: invalid"
+      (let [r (qcheck (pc/billing) (apply hist (concat runs drains (usage-op (billed 2 1) 5000))))]
+        (is (false? (:valid? r)))
+        (is (= :unbilled-without-a-lost-budget (get-in r [:levels "o/t/a" :error])))
+        (is (true? (get-in r [:levels "o/t/b" :valid?])))))
+    (testing "pool 0's budget lost at 3500 ms (window 2000–4000 ms: its 3000 ms start): valid, reported"
+      (let [r (qcheck (pc/billing) (apply hist (concat runs (lost-op 200 0 "o/t/a" 3500) drains
+                                                       (usage-op (billed 2 1) 5000))))]
+        (is (true? (:valid? r)) (pr-str r))
+        (is (= 1 (get-in r [:levels "o/t/a" :unbilled])))
+        (is (= 1 (get-in r [:levels "o/t/a" :allowance])))
+        (is (= 1 (get-in r [:levels "o" :leases-lost])))))
+    (testing "... but not two unbilled: the 0 and 10 ms starts lie outside the window"
+      (let [r (qcheck (pc/billing) (apply hist (concat runs (lost-op 200 0 "o/t/a" 3500) drains
+                                                       (usage-op (billed 1 1) 5000))))]
+        (is (false? (:valid? r)))
+        (is (= :unbilled-beyond-the-lost-budgets (get-in r [:levels "o/t/a" :error])))))
+    (testing "a loss of another pool does not cover pool 0's starts"
+      (is (false? (:valid? (qcheck (pc/billing) (apply hist (concat runs (lost-op 200 1 "o/t/b" 3500) drains
+                                                                     (usage-op (billed 2 1) 5000))))))))
+    (testing "an aggregate that disagrees with the replayed log: invalid"
+      (let [h (concat runs drains [[0 :invoke :usage {} 5000]
+                                   [0 :ok :usage {:levels (billed 3 1) :complete? true
+                                                  :replayed (assoc (billed 3 1) "o" 3)} 5001]])
+            r (qcheck (pc/billing) (apply hist h))]
+        (is (false? (:valid? r)))
+        (is (true? (get-in r [:levels "o" :aggregate-disagrees-with-replay])))
+        (is (true? (get-in r [:levels "o/t/a" :valid?])))))
+    (testing "no usage read: unknown"
+      (is (= :unknown (:valid? (qcheck (pc/billing) (apply hist (concat runs drains)))))))))
+
+(deftest real-pools-on-scope-paths-honest-and-rogue
+  (let [checker (pc/pool-quota-checker)
+        extra {:quota {:resource "jobs" :catalog [["o" 8] ["o/t" 4] ["o/t/a" 2]]
+                       :scopes ["o/t/a" "o/t/b" "o/t/c"]}}
+        opts (merge pool/defaults extra)]
+    (testing "pools on o/t/a, o/t/b, o/t/c with 2 + 1 + 1 slots: the tenant (4) and o/t/a (2) hold"
+      (let [r (c/check checker {} (run-pools! [(SlotSource/fixed 2) (SlotSource/fixed 1) (SlotSource/fixed 1)] extra) opts)]
+        (is (true? (get-in r [:level-concurrency :valid?])) (pr-str (:level-concurrency r)))
+        (is (true? (get-in r [:jobs :valid?])) (pr-str (:jobs r)))
+        (is (<= 3 (get-in r [:level-concurrency :levels "o/t" :peak :running]) 4))
+        ;; No usage read in this test: billing unknown, so the whole result is not true.
+        (is (= :unknown (get-in r [:billing :valid?])))))
+    (testing "the pool on o/t/a ignoring its 2 slots (runs W = 4): o/t/a and the tenant over their caps"
+      (let [r (c/check checker {} (run-pools! [(pool/rogue-source (SlotSource/fixed 2) 4)
+                                               (SlotSource/fixed 1) (SlotSource/fixed 1)] extra) opts)]
+        (is (false? (:valid? r)))
+        (is (false? (get-in r [:level-concurrency :levels "o/t/a" :valid?])))
+        (is (< 2 (get-in r [:level-concurrency :levels "o/t/a" :peak :running])))
+        (is (false? (get-in r [:level-concurrency :levels "o/t" :valid?])))
         (is (true? (get-in r [:jobs :valid?])) (pr-str (:jobs r)))))))

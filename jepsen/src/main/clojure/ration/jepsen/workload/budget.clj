@@ -224,4 +224,6 @@
      ;; returns its budgets, then one thread reads what the usage log billed.
      :final-generator [(gen/each-thread-once {:f :spend})
                        (gen/each-thread-once {:f :close})
-                       (gen/once {:f :usage})]}))
+                       ;; Only once every holder's close completed (else the read may race the
+                       ;; last returns, as the pool-quota workload's did).
+                       (gen/synchronize (gen/once {:f :usage}))]}))

@@ -150,6 +150,20 @@ class QuotaLimiterTest {
   }
 
   /**
+   * Goal: a path of CONCURRENT quotas answers with a slot budget (no window): the limiter hands
+   * it straight back and refuses the pair, rather than hold slots it cannot spend.
+   */
+  @Test
+  void aSlotBudgetIsHandedBackAndThePairRefused() {
+    holding("o/jobs", 9, 3, 1_000, 3_000, Long.MAX_VALUE);
+    assertEquals(0, limiter.budgetsHeld());
+    assertEquals(1, fake.returns.size(), "returned at once");
+    assertEquals(9L, fake.returns.get(0)[0]);
+    assertFalse(limiter.tryAcquire("o/jobs", "api", 1));
+    assertEquals(QuotaLimiter.Reason.REFUSED, limiter.decide("o/jobs", "api", 1).reason());
+  }
+
+  /**
    * Goal: a budget admits until send time + (expiry − answer time)·(1 − ε) − margin on the local
    * clock, and not after, when no renewal was answered.
    */
