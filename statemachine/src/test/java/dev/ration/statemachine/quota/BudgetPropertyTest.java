@@ -71,6 +71,9 @@ class BudgetPropertyTest {
 
   record DoAdvance(long millis) implements Op {}
 
+  /** Time passes and no Tick comes (a busy or new leader): budgets lapse only when touched. */
+  record DoAdvanceQuiet(long millis) implements Op {}
+
   /** A new limit at a level; {@code overdraft} 0 makes it hard, else soft with that E. */
   record DoSetLimit(int level, long limit, long overdraft) implements Op {}
 
@@ -86,6 +89,7 @@ class BudgetPropertyTest {
           Gen.weight(1, r -> new DoResend(r.between(0, 50))),
           Gen.weight(2, r -> new DoReturn(r.between(0, 50))),
           Gen.weight(3, r -> new DoAdvance(r.between(0L, 2_500L))),
+          Gen.weight(1, r -> new DoAdvanceQuiet(r.between(0L, 2_500L))),
           Gen.weight(1, r -> new DoSetLimit(r.between(0, 2), r.between(0L, 20L), r.between(0L, 3L))),
           Gen.weight(2, r -> new DoCutOff(r.between(0, 50))),
           Gen.weight(1, r -> new DoRetry(r.between(0, 50))))
@@ -111,6 +115,7 @@ class BudgetPropertyTest {
     long overdrawn; // admitted past its grant while cut off
     long overdrawnReported;
     long want; // the total its holder last asked for
+    boolean lapsed; // as the ledger has it: at a Tick past its lease's end, or when touched then
   }
 
   /** The reference ledger: capacities, window usage, what holders admitted per window. */
@@ -160,7 +165,7 @@ class BudgetPropertyTest {
   private static void run(List<Op> ops, long startOverdraft) throws IOException {
     Path dir = Files.createTempDirectory("budget-prop");
     try (QuotaHarness h = new QuotaHarness(dir)) {
-      h.nowMillis = 1_000_000; // a minute boundary plus change, far from 0
+      h.nowMillis = 1_017_000; // 3 s before a minute boundary, far from 0: every run crosses one
       Model m = new Model();
       setLimit(h, m, "o", 20, startOverdraft);
       setLimit(h, m, "o/a", 12, startOverdraft);
@@ -244,6 +249,7 @@ class BudgetPropertyTest {
           if (droppedIfAllowed(b, result, now)) {
             continue;
           }
+          touched(b, now);
           QuotaResult.BudgetReported rep = reported(result);
           b.sequence++;
           b.reported = b.admitted;
@@ -281,6 +287,7 @@ class BudgetPropertyTest {
             if (droppedIfAllowed(b, result, now)) {
               continue;
             }
+            touched(b, now);
             QuotaResult.BudgetReported rep = reported(result);
             assertTrue(rep.resent(), "a report of a sequence already counted is resent");
             assertEquals(b.granted, rep.granted());
@@ -308,6 +315,11 @@ class BudgetPropertyTest {
         } else if (op instanceof DoAdvance a) {
           h.nowMillis += a.millis();
           h.tick();
+          for (B b : m.budgets.values()) {
+            b.lapsed |= h.nowMillis >= b.expiresAt;
+          }
+        } else if (op instanceof DoAdvanceQuiet a) {
+          h.nowMillis += a.millis();
         } else if (op instanceof DoSetLimit s) {
           setLimit(h, m, LEVELS.get(s.level()), s.limit(), s.overdraft());
         } else if (op instanceof DoRetry d && !sent.isEmpty()) {
@@ -365,17 +377,12 @@ class BudgetPropertyTest {
     }
   }
 
-  /**
-   * The ledger's side of a report carrying spend past the grant: the excess is counted at every
-   * level still in the window charged, and the grant grows by it.
-   */
   /** A level's budget figures in its current window, as the ledger's tally keeps them. */
   record Fig(long unspent, long demand, long holders) {}
 
   /**
    * Unspent over the budgets charged in the level's current window; demand and holders over
-   * those still held (the ledger lapses the others at each Tick, which runs whenever time
-   * moves), leaving out {@code except}.
+   * those the ledger has not lapsed, leaving out {@code except}.
    */
   private static Fig figures(Model m, String level, long now, B except) {
     long window = Model.windowStart(level, now);
@@ -387,7 +394,7 @@ class BudgetPropertyTest {
         continue;
       }
       unspent += o.granted - o.reported;
-      if (o != except && now < o.expiresAt) {
+      if (o != except && !o.lapsed) {
         demand += Math.max(0, o.want - o.reported);
         holders++;
       }
@@ -395,6 +402,10 @@ class BudgetPropertyTest {
     return new Fig(unspent, demand, holders);
   }
 
+  /**
+   * The ledger's side of a report carrying spend past the grant: the excess is counted at every
+   * level still in the window charged, and the grant grows by it.
+   */
   private static void overdraw(Model m, B b, long now) {
     long extra = b.admitted - b.granted;
     if (extra <= 0) {
@@ -413,6 +424,15 @@ class BudgetPropertyTest {
    * Whether the ledger no longer knows the budget, which the model allows only once it lapsed
    * and its latest window ended (it is then dropped at the next Tick or report).
    */
+  /**
+   * The ledger's side of a report on {@code b}: past its lease's end it lapses; past its last
+   * window's end it is forgotten once answered.
+   */
+  private static void touched(B b, long now) {
+    b.lapsed |= now >= b.expiresAt;
+    b.dropped |= now >= b.keepUntil;
+  }
+
   private static boolean droppedIfAllowed(B b, QuotaResult result, long now) {
     if (result instanceof QuotaResult.QuotaRejected no && no.outcome() == Outcome.BUDGET_UNKNOWN) {
       assertTrue(now >= b.keepUntil, "budget " + b.id + " unknown before its windows ended: "
