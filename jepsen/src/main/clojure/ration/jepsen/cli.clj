@@ -72,12 +72,14 @@
 (def ci-matrix
   ;; membership-kill: a voter removed and wiped, then added back empty, inside kill windows.
   ;; quota-budget: holders cut off from the cluster keep spending only what their budgets hold;
-  ;; quota-budget-soft: ... or up to their overdraft more, billed as overage (about 1 minute).
+  ;; quota-budget-soft: ... or up to their overdraft more, billed as overage (about 1 minute);
+  ;; pool-quota: pools on slot budgets of a scope path cut off from the cluster, every level's
+  ;; cap held and every attempt billed (about 50 s).
   (into [[:lease :partition-leader] [:lease :pause-leader] [:lease :kill] [:lease :clock-bump] [:lease :lossy]
          [:lease :membership-kill] [:lease-stale-returns :pause-leader]
          [:ttl-near-cache :partition-leader] [:quota-budget :partition-clients]
          [:quota-budget :clock-bump] [:quota-budget-soft :partition-clients]]
-        pool-ci-cells))
+        (conj pool-ci-cells [:pool-quota :partition-clients])))
 
 (def full-nemeses
   "Every nemesis, in the order the full matrix runs them (bridge and ring need 5 nodes)."

@@ -112,8 +112,9 @@
     (validUntil [_] Instant/MAX)
     (addListener [_ _])
     (reportUsage [_ running queued] (.reportUsage lease running queued))
-    ;; Starts are still counted by the lease (billed, for quota slots).
-    (attemptStarted [_] (.attemptStarted lease))))
+    ;; Starts and ends are still told to the lease (starts are billed, for quota slots).
+    (attemptStarted [_] (.attemptStarted lease))
+    (attemptEnded [_] (.attemptEnded lease))))
 
 (defn recording-job
   "A Job that records its run (:run invocation at start, completion at end) and works for ms

@@ -23,10 +23,11 @@ import org.junit.jupiter.api.Timeout;
  * membership-kill}, lease-stale-returns × pause-leader (holders' stale returns must free
  * nothing), pool × {partition-majority, partition-clients, kill, pause-leader},
  * ttl-near-cache × partition-leader (gets through near caches), quota-budget ×
- * {partition-clients, clock-bump} and quota-budget-soft × partition-clients (holders cut off
- * overdraw soft quotas; cli/ci-matrix), 3 real
+ * {partition-clients, clock-bump}, quota-budget-soft × partition-clients (holders cut off
+ * overdraw soft quotas) and pool-quota × partition-clients (pools on slot budgets of a scope
+ * path: every level's cap, every attempt billed; cli/ci-matrix), 3 real
  * node JVMs in network namespaces, 25 s of workload per cell (+ setup, heal, a bounded wait for
- * recovery, a 5 s quiet period, final reads or the pools' drain): about 13–18 minutes on 2 cores. Runs on the test
+ * recovery, a 5 s quiet period, final reads or the pools' drain): about 14–19 minutes on 2 cores. Runs on the test
  * thread, one cell at a time; the suite's own cleanup (namespaces, links, rules, node pids)
  * runs after every cell, and this class checks that nothing named rtn-* is left behind.
  *
