@@ -4,8 +4,10 @@ import dev.ration.client.pool.CancellationToken;
 import dev.ration.client.pool.Job;
 import dev.ration.client.pool.SubmitResult;
 import dev.ration.client.pool.WorkerPool;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,12 +37,10 @@ final class CountedJobs {
       if (now > cap.get()) {
         violations.incrementAndGet();
       }
-      try {
-        CancellationToken token = a.token();
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(30);
-        while (!token.isCancelled() && System.nanoTime() < until) {
-          Thread.sleep(1);
-        }
+      // Its work: 30 ms, ended early by a cancel of its token.
+      CountDownLatch cancelled = new CountDownLatch(1);
+      try (CancellationToken.Registration r = a.token().onCancel(cancelled::countDown)) {
+        cancelled.await(30, TimeUnit.MILLISECONDS);
         return now;
       } finally {
         running.decrementAndGet();
@@ -49,21 +49,24 @@ final class CountedJobs {
   }
 
   /** Keeps the pools' queues non-empty until {@code end} (bounded by time and count). */
-  void feed(List<WorkerPool> pools, Instant end) throws InterruptedException {
+  void feed(List<WorkerPool> pools, Instant end) {
     feed(pools, end, () -> false);
   }
 
-  /** As above, ending early once {@code done} holds. */
-  void feed(List<WorkerPool> pools, Instant end, BooleanSupplier done) throws InterruptedException {
+  /**
+   * As above, ending early once {@code done} holds. Each submit waits (at most 20 ms) for room in
+   * a full queue, which paces the loop.
+   */
+  void feed(List<WorkerPool> pools, Instant end, BooleanSupplier done) {
     Job<Integer> job = job();
     int submitted = 0;
     while (Instant.now().isBefore(end) && submitted < 200_000 && !done.getAsBoolean()) {
       for (WorkerPool p : pools) {
-        if (p.submit(job, Instant.now().plusSeconds(30)) instanceof SubmitResult.Accepted<Integer>) {
+        if (p.submit(job, Instant.now().plusSeconds(30), Duration.ofMillis(20))
+            instanceof SubmitResult.Accepted<Integer>) {
           submitted++;
         }
       }
-      Thread.sleep(2);
     }
   }
 }
