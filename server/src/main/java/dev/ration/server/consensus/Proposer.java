@@ -1,11 +1,9 @@
 package dev.ration.server.consensus;
 
 import dev.ration.server.consensus.CoordinatorException.Reason;
-import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.BatchCodec;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
-import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.result.Result;
@@ -33,7 +31,7 @@ import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
 import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,8 +71,8 @@ final class Proposer implements AutoCloseable {
   private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final class Pending {
-    final RequestKey key;
-    final Command command;
+    /** The command as an entry carries it: encoded once, at submit. */
+    final byte[] encoded;
     final long deadlineNanos;
     final int bytes;
     final long submittedNanos;
@@ -87,11 +85,10 @@ final class Proposer implements AutoCloseable {
     /** Withdrawn while queued: the proposer skips it. Guarded by {@link #lock}. */
     boolean withdrawn;
 
-    Pending(RequestKey key, Command command, long deadlineNanos, int bytes, long submittedNanos) {
-      this.key = key;
-      this.command = command;
+    Pending(byte[] encoded, long deadlineNanos, long submittedNanos) {
+      this.encoded = encoded;
       this.deadlineNanos = deadlineNanos;
-      this.bytes = bytes;
+      this.bytes = encoded.length;
       this.submittedNanos = submittedNanos;
     }
   }
@@ -189,8 +186,8 @@ final class Proposer implements AutoCloseable {
     if (!isLeader.getAsBoolean()) {
       return CompletableFuture.failedFuture(notLeader(false));
     }
-    int bytes = estimateBytes(key, command);
-    Pending pending = new Pending(key, command, deadlineNanos, bytes, nanoClock.getAsLong());
+    Pending pending = new Pending(BatchCodec.encodeProposal(key, command), deadlineNanos,
+        nanoClock.getAsLong());
     lock.lock();
     try {
       if (!running) {
@@ -229,17 +226,12 @@ final class Proposer implements AutoCloseable {
       lock.unlock();
     }
     entriesDirect.incrementAndGet();
-    proposeUnlocked(List.of(new Proposal(key, command)), List.of(pending), false, 0);
+    proposeUnlocked(List.of(pending.encoded), List.of(pending), false, 0);
     return pending.future;
   }
 
   private int maxInFlight() {
     return Math.max(1, options.maxEntriesInFlight());
-  }
-
-  /** Roughly what the command adds to an entry: its encoding in a one-proposal batch. */
-  private static int estimateBytes(RequestKey key, Command command) {
-    return BatchCodec.encode(Batch.of(0, List.of(new Proposal(key, command)))).length;
   }
 
   /** A few milliseconds per full batch ahead of the caller: when the queue has likely drained. */
@@ -409,8 +401,8 @@ final class Proposer implements AutoCloseable {
           epochWanted = false;
           epochProposed = true;
           inFlight++;
-          List<Proposal> epoch =
-              List.of(new Proposal(RequestKey.NONE, new NewEpoch(options.nodeId())));
+          List<byte[]> epoch =
+              List.of(BatchCodec.encodeProposal(RequestKey.NONE, new NewEpoch(options.nodeId())));
           propose(epoch, List.of(), false, 0);
           continue;
         }
@@ -436,13 +428,13 @@ final class Proposer implements AutoCloseable {
           }
         }
         lingerUntilNanos = 0;
-        List<Proposal> proposals = new ArrayList<>();
+        List<byte[]> proposals = new ArrayList<>();
         List<Pending> members = new ArrayList<>();
         boolean withTick = tickWanted || (draining && ticksOutstanding < maxInFlight);
         if (withTick) {
           tickWanted = false;
           ticksOutstanding++;
-          proposals.add(new Proposal(RequestKey.NONE, new Tick(options.tickMaxItems())));
+          proposals.add(BatchCodec.encodeProposal(RequestKey.NONE, new Tick(options.tickMaxItems())));
         }
         int bytes = 0;
         long waited = 0;
@@ -462,7 +454,7 @@ final class Proposer implements AutoCloseable {
             continue;
           }
           members.add(next);
-          proposals.add(new Proposal(next.key, next.command));
+          proposals.add(next.encoded);
           bytes += next.bytes;
           waited += now - next.submittedNanos;
         }
@@ -506,7 +498,7 @@ final class Proposer implements AutoCloseable {
    * members' total time in the queue) is counted with the members, only once Raft took the entry.
    */
   private void propose(
-      List<Proposal> proposals, List<Pending> members, boolean withTick, long membersWaitedNanos) {
+      List<byte[]> proposals, List<Pending> members, boolean withTick, long membersWaitedNanos) {
     lock.unlock();
     try {
       proposeUnlocked(proposals, members, withTick, membersWaitedNanos);
@@ -517,7 +509,7 @@ final class Proposer implements AutoCloseable {
 
   /** {@link #propose} without {@link #lock} held; the entry is already counted in flight. */
   private void proposeUnlocked(
-      List<Proposal> proposals, List<Pending> members, boolean withTick, long membersWaitedNanos) {
+      List<byte[]> proposals, List<Pending> members, boolean withTick, long membersWaitedNanos) {
     CompletableFuture<RaftClientReply> reply;
     submitLock.lock();
     try {
@@ -528,13 +520,14 @@ final class Proposer implements AutoCloseable {
         finish(members, withTick, null, notLeader(false));
         return;
       }
-      byte[] data = BatchCodec.encode(Batch.of(timeMillis, proposals));
+      byte[] data = BatchCodec.encodeEncoded(timeMillis, proposals);
       RaftClientRequest request = RaftClientRequest.newBuilder()
           .setClientId(clientId)
           .setServerId(server.getId())
           .setGroupId(groupId)
           .setCallId(callIds.incrementAndGet())
-          .setMessage(Message.valueOf(ByteString.copyFrom(data)))
+          // The array is this entry's alone and never written again: no copy.
+          .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(data)))
           .setType(RaftClientRequest.writeRequestType())
           .setTimeoutMs(options.requestTimeout().toMillis())
           .build();

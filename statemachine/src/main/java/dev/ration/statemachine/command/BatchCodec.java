@@ -108,14 +108,41 @@ public final class BatchCodec {
     ByteWriter out = new ByteWriter(16 + batch.proposals().size() * 64);
     out.u8(batch.formatVersion()).i64(batch.timeMillis()).i32(batch.proposals().size());
     for (Proposal proposal : batch.proposals()) {
-      RequestKey key = proposal.key();
-      out.i64(key.clientHigh()).i64(key.clientLow()).i64(key.sequence());
-      Command command = proposal.command();
-      int code = command.code();
-      out.u8(code);
-      COMMANDS.write(out, code, command);
+      writeProposal(out, proposal.key(), proposal.command());
     }
     return out.toByteArray();
+  }
+
+  /**
+   * One proposal as a batch carries it (key | command code | fields), so that a proposer can
+   * encode each command once, when it is submitted, and join the bytes into entries with
+   * {@link #encodeEncoded}: the same bytes {@link #encode} writes.
+   */
+  public static byte[] encodeProposal(RequestKey key, Command command) {
+    ByteWriter out = new ByteWriter(128);
+    writeProposal(out, key, command);
+    return out.toByteArray();
+  }
+
+  /** A batch of proposals already encoded by {@link #encodeProposal}, in their order. */
+  public static byte[] encodeEncoded(long timeMillis, List<byte[]> proposals) {
+    int size = 1 + 8 + 4;
+    for (byte[] proposal : proposals) {
+      size += proposal.length;
+    }
+    ByteWriter out = new ByteWriter(size);
+    out.u8(Batch.FORMAT_VERSION).i64(timeMillis).i32(proposals.size());
+    for (byte[] proposal : proposals) {
+      out.raw(proposal);
+    }
+    return out.toByteArray();
+  }
+
+  private static void writeProposal(ByteWriter out, RequestKey key, Command command) {
+    out.i64(key.clientHigh()).i64(key.clientLow()).i64(key.sequence());
+    int code = command.code();
+    out.u8(code);
+    COMMANDS.write(out, code, command);
   }
 
   /** One command alone: u8 code | fields (the bytes a proposal carries after its key). */

@@ -37,13 +37,6 @@ public record Fingerprint(int commandCode, byte[] digest) {
   public static final int DIGEST_BYTES = 16;
 
   /**
-   * The bytes before a proposal's command in a one-proposal batch: u8 formatVersion,
-   * i64 timeMillis, u32 count, then the proposal's i64 clientHigh, i64 clientLow, i64 sequence.
-   * The fingerprint hashes what follows, so it does not depend on the batch header or the key.
-   */
-  static final int COMMAND_OFFSET = 1 + 8 + 4 + 24;
-
-  /**
    * The protocol operation each client command code answers, named as the wire names it, so a
    * refusal speaks the caller's language: each client command declares it beside its code
    * ({@code OPERATION} for {@code CODE}, {@code KEYED_OPERATION} for {@code KEYED_CODE}).
@@ -84,7 +77,8 @@ public record Fingerprint(int commandCode, byte[] digest) {
 
   /** The fingerprint of {@code command}: deterministic on every replica. */
   public static Fingerprint of(Command command) {
-    byte[] batch = BatchCodec.encode(Batch.of(0, List.of(new Proposal(RequestKey.NONE, command))));
+    // The command's bytes as a batch carries them after the proposal's key: code and fields.
+    byte[] encoded = BatchCodec.encodeCommand(command);
     MessageDigest sha;
     try {
       sha = MessageDigest.getInstance("SHA-256");
@@ -92,7 +86,7 @@ public record Fingerprint(int commandCode, byte[] digest) {
       // Every Java platform must provide SHA-256.
       throw new IllegalStateException("SHA-256 is not available", e);
     }
-    sha.update(batch, COMMAND_OFFSET, batch.length - COMMAND_OFFSET);
+    sha.update(encoded);
     return new Fingerprint(command.code(), Arrays.copyOf(sha.digest(), DIGEST_BYTES));
   }
 

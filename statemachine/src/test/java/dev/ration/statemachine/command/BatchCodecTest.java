@@ -61,6 +61,22 @@ class BatchCodecTest {
     assertEquals(EVERY_KIND, BatchCodec.decode(HexFormat.of().parseHex(GOLDEN)));
   }
 
+  /**
+   * Goal: proposals encoded one by one (as the proposer does at submit) and joined into an
+   * entry give the golden bytes, so encoding each command once changes nothing in the log.
+   */
+  @Test
+  void proposalsEncodedOnceJoinToTheSameEntry() {
+    List<byte[]> proposals = new ArrayList<>();
+    for (Proposal proposal : EVERY_KIND.proposals()) {
+      proposals.add(BatchCodec.encodeProposal(proposal.key(), proposal.command()));
+    }
+    assertEquals(GOLDEN, HexFormat.of().formatHex(
+        BatchCodec.encodeEncoded(EVERY_KIND.timeMillis(), proposals)));
+    assertEquals("010000018bcfe5687b00000000",
+        HexFormat.of().formatHex(BatchCodec.encodeEncoded(EVERY_KIND.timeMillis(), List.of())));
+  }
+
   /** Goal: a batch of renewals is a u16 count of renewals, each as RenewLease stores it. */
   @Test
   void renewLeasesGoldenBytes() {
