@@ -64,6 +64,8 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   // Guarded by lock.
   private SlotLedger.Held lease;
   private Instant validUntil = Instant.EPOCH;
+  /** When the acquires since the last answer began (null: none unanswered). Guarded by lock. */
+  private Instant acquireSentFirst;
   private int share;
   private int inFlightCap = Integer.MAX_VALUE;
   private boolean renewing;
@@ -264,8 +266,21 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
     if (isClosed()) {
       return;
     }
-    Instant sent = clock.instant();
+    Instant sent;
+    synchronized (lock) {
+      // An attempt that failed without an answer may still be granted, then or by a resend of
+      // it: a grant's life counts from the first attempt since the last answer.
+      if (acquireSentFirst == null) {
+        acquireSentFirst = clock.instant();
+      }
+      sent = acquireSentFirst;
+    }
     ledger.acquire(demand()).whenComplete((answer, failure) -> {
+      if (answer != null) {
+        synchronized (lock) {
+          acquireSentFirst = null;
+        }
+      }
       if (answer instanceof SlotLedger.Granted g) {
         lastRefusal = "";
         synchronized (lock) {

@@ -92,6 +92,84 @@ class LeasedSlotsTest {
   }
 
   /**
+   * Goal: an acquire that failed without an answer is resent as it was, under its request id
+   * (so one applied late is answered by the coordinator, not left as a lease nobody holds), and
+   * the grant's local life counts from that first attempt, the earliest the ledger can have
+   * granted it; the next acquire after an answer is a new request.
+   */
+  @Test
+  void anUnansweredAcquireIsResentAndItsGrantLivesFromTheFirstAttempt() throws Exception {
+    List<Long> ids = new CopyOnWriteArrayList<>();
+    List<Request> requests = new CopyOnWriteArrayList<>();
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-07T12:00:00Z"));
+    Instant first = now.get();
+    java.time.Clock clock = new java.time.Clock() {
+      @Override
+      public Instant instant() {
+        return now.get();
+      }
+
+      @Override
+      public java.time.ZoneId getZone() {
+        return java.time.ZoneOffset.UTC;
+      }
+
+      @Override
+      public java.time.Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+    };
+    Scripted base = new Scripted();
+    Transport t = new Transport() {
+      @Override
+      public CompletableFuture<Response> call(Request request) {
+        return base.call(request);
+      }
+
+      @Override
+      public long nextRequestId() {
+        return base.nextRequestId();
+      }
+
+      @Override
+      public <T extends Response> CompletableFuture<T> call(long requestId, Request request,
+          Class<T> replyType) {
+        if (request instanceof Request.AcquireSlots) {
+          ids.add(requestId);
+          requests.add(request);
+          if (ids.size() == 1) {
+            // The reply is lost; the next attempt is sent 500 ms later on the holder's clock.
+            now.set(first.plusMillis(500));
+            return CompletableFuture.failedFuture(new IllegalStateException("deadline exceeded"));
+          }
+          return CompletableFuture.completedFuture(replyType.cast(
+              new Response.SlotLeaseReply(Outcome.SUCCESS, "", 0, 2, base.lease())));
+        }
+        return base.call(requestId, request, replyType);
+      }
+
+      @Override
+      public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
+        return base.call(request, replyType);
+      }
+    };
+    LeasedSlots slots = LeasedSlots.start(
+        new dev.ration.client.slots.internal.LimitSlotLedger(t, "t", "r", "h"), 5, clock);
+    try {
+      WAIT.until("the lease", slots::permits, p -> p > 0);
+      assertEquals(2, ids.size());
+      assertEquals(ids.get(0), ids.get(1), "the resend keeps the request id");
+      assertTrue(requests.get(0) == requests.get(1), "the resend is the same request");
+      Instant end = slots.validUntil();
+      assertTrue(!end.isAfter(first.plusMillis(LEASE_MILLIS)),
+          "local end " + end + " counted from the resend, not from the first attempt " + first);
+      assertTrue(end.isAfter(first), "local end " + end);
+    } finally {
+      slots.close();
+    }
+  }
+
+  /**
    * Goal: the promise counts every attempt the pool told of, even ones it started since its last
    * usage report (each tick), so a renewal never promises fewer jobs than are running.
    */

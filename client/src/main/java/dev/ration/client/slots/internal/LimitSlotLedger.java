@@ -48,13 +48,41 @@ public final class LimitSlotLedger implements SlotLedger {
     }
   }
 
+  /**
+   * The acquire last sent that has no answer yet, resent as it was under its request id until
+   * one comes: the coordinator applies it at most once and answers a resend with the first
+   * result, so an attempt applied after its caller gave up (a partition, a lost reply) becomes
+   * this holder's lease instead of one nobody holds, counted until it lapses. Guarded by this.
+   */
+  private Request.AcquireSlots unanswered;
+
+  private long unansweredId;
+
   @Override
   public CompletableFuture<Answer> acquire(long demand) {
-    return transport.call(transport.nextRequestId(),
-            new Request.AcquireSlots(tenant, resource, holder, demand), Response.SlotLeaseReply.class)
-        .thenApply(reply -> reply.outcome() == Outcome.SUCCESS
-            ? new Granted(new Lease(reply.lease()))
-            : new Refused(reply.retryAfterMillis(), reply.outcome() + ": " + reply.message()));
+    Request.AcquireSlots request;
+    long requestId;
+    synchronized (this) {
+      if (unanswered == null) {
+        unanswered = new Request.AcquireSlots(tenant, resource, holder, demand);
+        unansweredId = transport.nextRequestId();
+      }
+      request = unanswered;
+      requestId = unansweredId;
+    }
+    return transport.call(requestId, request, Response.SlotLeaseReply.class)
+        .thenApply(reply -> {
+          answered(request);
+          return reply.outcome() == Outcome.SUCCESS
+              ? new Granted(new Lease(reply.lease()))
+              : new Refused(reply.retryAfterMillis(), reply.outcome() + ": " + reply.message());
+        });
+  }
+
+  private synchronized void answered(Request.AcquireSlots request) {
+    if (unanswered == request) {
+      unanswered = null;
+    }
   }
 
   @Override

@@ -50,7 +50,10 @@ public interface SlotLedger {
   record Refused(long retryAfterMillis, String reason) implements Answer {}
 
   /**
-   * Asks for a lease of {@code demand} slots.
+   * Asks for a lease of {@code demand} slots. After a failure without an answer, a ledger may
+   * send the unanswered acquire again as it was (its demand included), so that one applied late
+   * is the answer; the holder counts a grant's life from the first attempt it made since its
+   * last answer, the earliest the ledger can have granted it.
    *
    * @param demand the slots wanted
    * @return the answer
