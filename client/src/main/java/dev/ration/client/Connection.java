@@ -54,6 +54,21 @@ final class Connection {
 
   private record Pending(Kind kind, CompletableFuture<Response> future, ScheduledFuture<?> timer) {}
 
+  /**
+   * Frames read from the server so far (event loop only). A request whose deadline passes with
+   * this unchanged since it was written heard nothing at all on the connection: the path is
+   * likely cut, and TCP would deliver what waits in its buffers only at its next backed-off
+   * retransmission, seconds after the path heals. Such a connection is closed, so the next
+   * attempt opens a new one.
+   */
+  private long framesRead;
+
+  /**
+   * Below this, a request's deadline missed on a silent connection says more about the deadline
+   * than about the path: such misses do not close it.
+   */
+  static final int SILENT_CLOSE_MIN_MILLIS = 200;
+
   private Connection(String address, Channel channel, int maxInFlight, int maxFrameBytes, boolean presentsCertificate) {
     this.address = address;
     this.presentsCertificate = presentsCertificate;
@@ -230,6 +245,7 @@ final class Connection {
           new AttemptFailure(ErrorCode.FRAME_TOO_LARGE, "request " + requestId + " is " + FrameEncoder.lengthField(frame) + " bytes", false, null));
       return;
     }
+    long framesReadAtSend = framesRead;
     ScheduledFuture<?> timer =
         channel.eventLoop()
             .schedule(
@@ -242,6 +258,9 @@ final class Connection {
                             "no reply to request " + requestId + " from " + address + " within " + timeoutMillis + " ms",
                             true,
                             null));
+                    if (framesRead == framesReadAtSend && timeoutMillis >= SILENT_CLOSE_MIN_MILLIS) {
+                      channel.close(); // silent since the request was written: see framesRead
+                    }
                   }
                 },
                 timeoutMillis,
@@ -293,6 +312,7 @@ final class Connection {
   private final class Handler extends SimpleChannelInboundHandler<Object> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+      framesRead++;
       if (msg instanceof FrameError fe) {
         if (fe.fatal()) {
           ctx.close(); // channelInactive fails everything pending

@@ -2,6 +2,7 @@ package dev.ration.client;
 
 import dev.ration.client.time.LedgerTime;
 import dev.ration.client.transport.RawClient;
+import dev.ration.testkit.Waits;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.wire.lease.Limit;
@@ -213,6 +214,53 @@ class RationClientTest {
       RationException read = unwrap(RawClient.of(c).call(new Request.ListLimits(false), Duration.ofMillis(200)));
       assertEquals(ErrorCode.DEADLINE_EXCEEDED, read.code());
       assertTrue(read.definite());
+    }
+  }
+
+  /**
+   * Goal: a connection that answered nothing at all while a request's deadline ran out (a cut
+   * path, whose TCP would deliver only at a backed-off retransmission after the heal) is closed,
+   * and the next call opens a new one; a connection that answered another request meanwhile is
+   * kept.
+   */
+  @Test
+  void aConnectionSilentThroughADeadlineIsReplaced() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    try (FakeServer a = new FakeServer((s, r) -> {
+          if (calls.incrementAndGet() != 1) {
+            s.reply(r, GRANTED);
+          }
+        });
+        RationClient c = new RationClient(options(a.address()).build())) {
+      Request acquire = new Request.AcquireLease("t", "r", "h", 1, 1);
+      RationException e = unwrap(RawClient.of(c).call(acquire, Duration.ofMillis(300)));
+      assertEquals(ErrorCode.DEADLINE_EXCEEDED, e.code());
+      RawClient.of(c).call(acquire, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+      assertTrue(a.received.get(0).channel() != a.received.get(a.received.size() - 1).channel(),
+          "the call after the silent deadline went over the silent connection");
+      assertEquals(2, a.hellos.size(), "one HELLO per connection");
+    }
+  }
+
+  /** Goal: a request's deadline passing while other replies arrive keeps the connection. */
+  @Test
+  void aConnectionThatAnswersOthersIsKeptThroughADeadline() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    try (FakeServer a = new FakeServer((s, r) -> {
+          if (calls.incrementAndGet() != 1) {
+            s.reply(r, GRANTED);
+          }
+        });
+        RationClient c = new RationClient(options(a.address()).build())) {
+      Request acquire = new Request.AcquireLease("t", "r", "h", 1, 1);
+      CompletableFuture<Response> silent = RawClient.of(c).call(acquire, Duration.ofMillis(400));
+      Waits.upTo(Duration.ofSeconds(10)).every(Duration.ofMillis(5))
+          .until("the first request at the server", () -> a.received.size(), n -> n == 1);
+      RawClient.of(c).call(acquire, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+      assertEquals(ErrorCode.DEADLINE_EXCEEDED, unwrap(silent).code());
+      RawClient.of(c).call(acquire, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
+      assertEquals(1, a.hellos.size(), "the connection that answered was replaced");
+      assertTrue(a.received.get(0).channel() == a.received.get(a.received.size() - 1).channel());
     }
   }
 
