@@ -217,6 +217,16 @@ class RationClientTest {
     }
   }
 
+  /** Answers every request but the first, which it leaves unanswered. */
+  private static FakeServer.Script silentToTheFirstRequest() {
+    AtomicInteger calls = new AtomicInteger();
+    return (s, r) -> {
+      if (calls.incrementAndGet() != 1) {
+        s.reply(r, GRANTED);
+      }
+    };
+  }
+
   /**
    * Goal: a connection that answered nothing at all while a request's deadline ran out (a cut
    * path, whose TCP would deliver only at a backed-off retransmission after the heal) is closed,
@@ -225,12 +235,7 @@ class RationClientTest {
    */
   @Test
   void aConnectionSilentThroughADeadlineIsReplaced() throws Exception {
-    AtomicInteger calls = new AtomicInteger();
-    try (FakeServer a = new FakeServer((s, r) -> {
-          if (calls.incrementAndGet() != 1) {
-            s.reply(r, GRANTED);
-          }
-        });
+    try (FakeServer a = new FakeServer(silentToTheFirstRequest());
         RationClient c = new RationClient(options(a.address()).build())) {
       Request acquire = new Request.AcquireLease("t", "r", "h", 1, 1);
       RationException e = unwrap(RawClient.of(c).call(acquire, Duration.ofMillis(300)));
@@ -245,12 +250,7 @@ class RationClientTest {
   /** Goal: a request's deadline passing while other replies arrive keeps the connection. */
   @Test
   void aConnectionThatAnswersOthersIsKeptThroughADeadline() throws Exception {
-    AtomicInteger calls = new AtomicInteger();
-    try (FakeServer a = new FakeServer((s, r) -> {
-          if (calls.incrementAndGet() != 1) {
-            s.reply(r, GRANTED);
-          }
-        });
+    try (FakeServer a = new FakeServer(silentToTheFirstRequest());
         RationClient c = new RationClient(options(a.address()).build())) {
       Request acquire = new Request.AcquireLease("t", "r", "h", 1, 1);
       CompletableFuture<Response> silent = RawClient.of(c).call(acquire, Duration.ofMillis(400));

@@ -60,9 +60,25 @@ class LeasedSlotsTest {
       return ids.incrementAndGet();
     }
 
+    /** Acquires as sent: request id and request. */
+    final List<Long> acquireIds = new CopyOnWriteArrayList<>();
+    final List<Request> acquireRequests = new CopyOnWriteArrayList<>();
+    /** Set: the first acquire's reply is lost (after running {@link #onLostReply}). */
+    final java.util.concurrent.atomic.AtomicBoolean loseFirstAcquire =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    volatile Runnable onLostReply = () -> {};
+
     @Override
     public <T extends Response> CompletableFuture<T> call(long requestId, Request request,
         Class<T> replyType) {
+      if (request instanceof Request.AcquireSlots) {
+        acquireIds.add(requestId);
+        acquireRequests.add(request);
+        if (loseFirstAcquire.compareAndSet(true, false)) {
+          onLostReply.run();
+          return CompletableFuture.failedFuture(new IllegalStateException("deadline exceeded"));
+        }
+      }
       return call(request, replyType);
     }
 
@@ -99,8 +115,6 @@ class LeasedSlotsTest {
    */
   @Test
   void anUnansweredAcquireIsResentAndItsGrantLivesFromTheFirstAttempt() throws Exception {
-    List<Long> ids = new CopyOnWriteArrayList<>();
-    List<Request> requests = new CopyOnWriteArrayList<>();
     AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-07T12:00:00Z"));
     Instant first = now.get();
     java.time.Clock clock = new java.time.Clock() {
@@ -119,47 +133,18 @@ class LeasedSlotsTest {
         return this;
       }
     };
-    Scripted base = new Scripted();
-    Transport t = new Transport() {
-      @Override
-      public CompletableFuture<Response> call(Request request) {
-        return base.call(request);
-      }
-
-      @Override
-      public long nextRequestId() {
-        return base.nextRequestId();
-      }
-
-      @Override
-      public <T extends Response> CompletableFuture<T> call(long requestId, Request request,
-          Class<T> replyType) {
-        if (request instanceof Request.AcquireSlots) {
-          ids.add(requestId);
-          requests.add(request);
-          if (ids.size() == 1) {
-            // The reply is lost; the next attempt is sent 500 ms later on the holder's clock.
-            now.set(first.plusMillis(500));
-            return CompletableFuture.failedFuture(new IllegalStateException("deadline exceeded"));
-          }
-          return CompletableFuture.completedFuture(replyType.cast(
-              new Response.SlotLeaseReply(Outcome.SUCCESS, "", 0, 2, base.lease())));
-        }
-        return base.call(requestId, request, replyType);
-      }
-
-      @Override
-      public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
-        return base.call(request, replyType);
-      }
-    };
+    Scripted t = new Scripted();
+    t.loseFirstAcquire.set(true);
+    // The next attempt is sent 500 ms after the first on the holder's clock.
+    t.onLostReply = () -> now.set(first.plusMillis(500));
     LeasedSlots slots = LeasedSlots.start(
         new dev.ration.client.slots.internal.LimitSlotLedger(t, "t", "r", "h"), 5, clock);
     try {
       WAIT.until("the lease", slots::permits, p -> p > 0);
-      assertEquals(2, ids.size());
-      assertEquals(ids.get(0), ids.get(1), "the resend keeps the request id");
-      assertTrue(requests.get(0) == requests.get(1), "the resend is the same request");
+      assertEquals(2, t.acquireIds.size());
+      assertEquals(t.acquireIds.get(0), t.acquireIds.get(1), "the resend keeps the request id");
+      assertTrue(t.acquireRequests.get(0) == t.acquireRequests.get(1),
+          "the resend is the same request");
       Instant end = slots.validUntil();
       assertTrue(!end.isAfter(first.plusMillis(LEASE_MILLIS)),
           "local end " + end + " counted from the resend, not from the first attempt " + first);
