@@ -56,18 +56,29 @@ final class Connection {
 
   /**
    * Frames read from the server so far (event loop only). A request whose deadline passes with
-   * this unchanged since it was written heard nothing at all on the connection: the path is
-   * likely cut, and TCP would deliver what waits in its buffers only at its next backed-off
-   * retransmission, seconds after the path heals. Such a connection is closed, so the next
-   * attempt opens a new one.
+   * this unchanged since it was written heard nothing at all on the connection: the path may be
+   * cut, and TCP would then deliver what waits in its buffers only at its next backed-off
+   * retransmission, seconds after the path heals. The connection is then probed with a request
+   * the node answers itself (WHOAMI); if that too hears nothing within {@link #PROBE_MILLIS},
+   * the connection is closed, so the next attempt opens a new one. A node that is only slow to
+   * commit (no quorum, an election) answers the probe, and the connection is kept.
    */
   private long framesRead;
 
+  /** A probe is in flight (event loop only). */
+  private boolean probing;
+
+  /** Probe request ids: negative, never one of the caller's (those count up from 1). */
+  private long nextProbeId = -1;
+
   /**
    * Below this, a request's deadline missed on a silent connection says more about the deadline
-   * than about the path: such misses do not close it.
+   * than about the path: such misses start no probe.
    */
-  static final int SILENT_CLOSE_MIN_MILLIS = 200;
+  static final int SILENT_PROBE_MIN_MILLIS = 200;
+
+  /** How long a probe of a silent connection waits for any frame before closing it. */
+  static final int PROBE_MILLIS = 1_000;
 
   private Connection(String address, Channel channel, int maxInFlight, int maxFrameBytes, boolean presentsCertificate) {
     this.address = address;
@@ -258,8 +269,8 @@ final class Connection {
                             "no reply to request " + requestId + " from " + address + " within " + timeoutMillis + " ms",
                             true,
                             null));
-                    if (framesRead == framesReadAtSend && timeoutMillis >= SILENT_CLOSE_MIN_MILLIS) {
-                      channel.close(); // silent since the request was written: see framesRead
+                    if (framesRead == framesReadAtSend && timeoutMillis >= SILENT_PROBE_MIN_MILLIS) {
+                      probe(); // silent since the request was written: see framesRead
                     }
                   }
                 },
@@ -276,6 +287,29 @@ final class Connection {
                 channel.close();
               }
             });
+    flushSoon();
+  }
+
+  /** Asks the node something it answers itself; closes the connection if nothing comes back. */
+  private void probe() {
+    if (probing || !channel.isActive()) {
+      return;
+    }
+    probing = true;
+    long probeId = nextProbeId--;
+    long framesReadAtProbe = framesRead;
+    CompletableFuture<Response> answered = new CompletableFuture<>();
+    answered.whenComplete((reply, failure) -> probing = false);
+    ScheduledFuture<?> timer = channel.eventLoop().schedule(() -> {
+      if (pending.remove(probeId) != null) {
+        answered.complete(null);
+        if (framesRead == framesReadAtProbe) {
+          channel.close(); // channelInactive fails everything pending
+        }
+      }
+    }, PROBE_MILLIS, TimeUnit.MILLISECONDS);
+    pending.put(probeId, new Pending(Kind.WHOAMI, answered, timer));
+    channel.write(MessageCodec.requestFrame(probeId, PROBE_MILLIS, new Request.WhoAmI()));
     flushSoon();
   }
 

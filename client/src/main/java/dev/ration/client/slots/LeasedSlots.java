@@ -47,6 +47,8 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
   private static final Duration MARGIN = Duration.ofMillis(5);
   private static final long FIRST_BACKOFF_MILLIS = 50;
   private static final long MAX_BACKOFF_MILLIS = 2_000;
+  /** How long an unanswered acquire is resent as it was before a new one replaces it. */
+  static final Duration RESEND_WINDOW = Duration.ofSeconds(30);
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LeasedSlots.class);
 
   /** Refusals of an acquire are logged at most once a minute: a source refused forever is loud. */
@@ -267,13 +269,24 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
       return;
     }
     Instant sent;
+    boolean forget = false;
     synchronized (lock) {
       // An attempt that failed without an answer may still be granted, then or by a resend of
-      // it: a grant's life counts from the first attempt since the last answer.
+      // it: a grant's life counts from the first attempt since the last answer. Resends stop
+      // well inside the coordinator's default idempotency retention (60 s), after which a
+      // resend would be applied as a new request.
+      Instant now = clock.instant();
+      if (acquireSentFirst != null && now.isAfter(acquireSentFirst.plus(RESEND_WINDOW))) {
+        acquireSentFirst = null;
+        forget = true;
+      }
       if (acquireSentFirst == null) {
-        acquireSentFirst = clock.instant();
+        acquireSentFirst = now;
       }
       sent = acquireSentFirst;
+    }
+    if (forget) {
+      ledger.forgetUnanswered();
     }
     ledger.acquire(demand()).whenComplete((answer, failure) -> {
       if (answer != null) {
@@ -398,6 +411,7 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
    */
   private void install(SlotLedger.Held replaced, SlotLedger.Held granted, Instant sent) {
     long gen;
+    Duration delay;
     boolean unused = false;
     synchronized (lock) {
       if (closed || lease != replaced) {
@@ -420,9 +434,17 @@ public final class LeasedSlots implements SlotSource, AutoCloseable {
       inFlightCap = Integer.MAX_VALUE;
       renewing = false;
       gen = ++generation;
+      // A grant answered late (a resent acquire) may be near its local end, or past it: renew
+      // at once rather than a quarter of a lease later, so the pool is not left without slots.
+      Duration left = Duration.between(clock.instant(), validUntil);
+      if (left.compareTo(renewDelay(granted)) <= 0) {
+        delay = Duration.ZERO;
+      } else {
+        delay = renewDelay(granted);
+      }
     }
     publish();
-    schedule(() -> renew(gen), renewDelay(granted));
+    schedule(() -> renew(gen), delay);
   }
 
   /** Recomputes {@link #permits()} and tells the listeners. */

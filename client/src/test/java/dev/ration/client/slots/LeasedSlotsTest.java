@@ -117,22 +117,7 @@ class LeasedSlotsTest {
   void anUnansweredAcquireIsResentAndItsGrantLivesFromTheFirstAttempt() throws Exception {
     AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-07T12:00:00Z"));
     Instant first = now.get();
-    java.time.Clock clock = new java.time.Clock() {
-      @Override
-      public Instant instant() {
-        return now.get();
-      }
-
-      @Override
-      public java.time.ZoneId getZone() {
-        return java.time.ZoneOffset.UTC;
-      }
-
-      @Override
-      public java.time.Clock withZone(java.time.ZoneId zone) {
-        return this;
-      }
-    };
+    java.time.Clock clock = clockOf(now);
     Scripted t = new Scripted();
     t.loseFirstAcquire.set(true);
     // The next attempt is sent 500 ms after the first on the holder's clock.
@@ -149,6 +134,50 @@ class LeasedSlotsTest {
       assertTrue(!end.isAfter(first.plusMillis(LEASE_MILLIS)),
           "local end " + end + " counted from the resend, not from the first attempt " + first);
       assertTrue(end.isAfter(first), "local end " + end);
+    } finally {
+      slots.close();
+    }
+  }
+
+  /** A clock that reads {@code now}. */
+  static java.time.Clock clockOf(AtomicReference<Instant> now) {
+    return new java.time.Clock() {
+      @Override
+      public Instant instant() {
+        return now.get();
+      }
+
+      @Override
+      public java.time.ZoneId getZone() {
+        return java.time.ZoneOffset.UTC;
+      }
+
+      @Override
+      public java.time.Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+    };
+  }
+
+  /**
+   * Goal: an unanswered acquire is resent only within the resend window (inside the
+   * coordinator's idempotency retention); after it, a new request under a new id is sent and the
+   * grant's life counts from that one.
+   */
+  @Test
+  void anAcquireUnansweredPastTheResendWindowIsReplacedByANewOne() throws Exception {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-07T12:00:00Z"));
+    Instant later = now.get().plus(LeasedSlots.RESEND_WINDOW).plusSeconds(1);
+    Scripted t = new Scripted();
+    t.loseFirstAcquire.set(true);
+    t.onLostReply = () -> now.set(later);
+    LeasedSlots slots = LeasedSlots.start(
+        new dev.ration.client.slots.internal.LimitSlotLedger(t, "t", "r", "h"), 5, clockOf(now));
+    try {
+      WAIT.until("the lease", slots::permits, p -> p > 0);
+      assertEquals(2, t.acquireIds.size());
+      assertTrue(!t.acquireIds.get(0).equals(t.acquireIds.get(1)), "a new request id");
+      assertTrue(slots.validUntil().isAfter(later), "counted from the new request");
     } finally {
       slots.close();
     }

@@ -436,7 +436,11 @@ final class Proposer implements AutoCloseable {
           ticksOutstanding++;
           proposals.add(BatchCodec.encodeProposal(RequestKey.NONE, new Tick(options.tickMaxItems())));
         }
-        int bytes = 0;
+        // The entry's whole size counts against the bound: its header and a tick included.
+        int bytes = BatchCodec.HEADER_BYTES;
+        for (byte[] proposal : proposals) {
+          bytes += proposal.length;
+        }
         long waited = 0;
         while (!queue.isEmpty() && members.size() < options.batchMaxCommands()) {
           Pending next = queue.peek();

@@ -87,6 +87,9 @@ import java.util.Set;
  * answers INVALID_ARGUMENT, which is a replicated result, not a decode failure.
  */
 public final class BatchCodec {
+  /** u8 formatVersion + i64 timeMillis + u32 count: the bytes of an entry before its proposals. */
+  public static final int HEADER_BYTES = 1 + 8 + 4;
+
   /** key (24) + command code (1): the least a proposal can occupy; bounds the declared count. */
   static final int MIN_PROPOSAL_BYTES = 25;
 
@@ -126,7 +129,7 @@ public final class BatchCodec {
 
   /** A batch of proposals already encoded by {@link #encodeProposal}, in their order. */
   public static byte[] encodeEncoded(long timeMillis, List<byte[]> proposals) {
-    int size = 1 + 8 + 4;
+    int size = HEADER_BYTES;
     for (byte[] proposal : proposals) {
       size += proposal.length;
     }

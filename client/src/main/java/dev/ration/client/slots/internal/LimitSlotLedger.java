@@ -79,6 +79,11 @@ public final class LimitSlotLedger implements SlotLedger {
         });
   }
 
+  @Override
+  public synchronized void forgetUnanswered() {
+    unanswered = null;
+  }
+
   private synchronized void answered(Request.AcquireSlots request) {
     if (unanswered == request) {
       unanswered = null;

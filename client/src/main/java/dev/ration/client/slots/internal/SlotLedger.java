@@ -61,6 +61,12 @@ public interface SlotLedger {
   CompletableFuture<Answer> acquire(long demand);
 
   /**
+   * The unanswered acquire is not to be resent any more: the next {@link #acquire} is a new
+   * request (a resend after the coordinator forgot the first answer would be applied anew).
+   */
+  default void forgetUnanswered() {}
+
+  /**
    * One renewal of {@code lease}: each call of the supplier sends it again as the same renewal
    * (so the ledger counts it once). A refusal means the lease is gone.
    *
