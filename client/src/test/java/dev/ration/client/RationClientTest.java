@@ -270,7 +270,13 @@ class RationClientTest {
           unwrap(RawClient.of(c).call(acquire, Duration.ofMillis(300))).code());
       Waits.upTo(Duration.ofSeconds(10)).every(Duration.ofMillis(5))
           .until("the probe", () -> a.count(Kind.WHOAMI), n -> n == 1);
-      Thread.sleep(Connection.PROBE_MILLIS + 200); // past the probe's own deadline
+      // Until past the probe's own deadline, failing at once if the connection closes.
+      long pastProbe = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Connection.PROBE_MILLIS + 200);
+      Waits.upTo(Duration.ofSeconds(10)).every(Duration.ofMillis(5))
+          .until("past the probe's deadline, or the connection closed",
+              () -> System.nanoTime() - pastProbe > 0 || !a.received.get(0).channel().isActive(),
+              b -> b);
+      assertTrue(a.received.get(0).channel().isActive(), "the connection that answered the probe was closed");
       RawClient.of(c).call(acquire, Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
       assertEquals(1, a.hellos.size(), "the connection that answered the probe was replaced");
     }

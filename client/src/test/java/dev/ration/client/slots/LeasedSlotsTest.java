@@ -221,8 +221,10 @@ class LeasedSlotsTest {
     AtomicInteger max = new AtomicInteger();
     Job<Integer> job = a -> {
       max.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
-      try {
-        Thread.sleep(20);
+      // 20 ms of work, or less once the job is cancelled.
+      java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+      try (CancellationToken.Registration r = a.token().onCancel(cancelled::countDown)) {
+        cancelled.await(20, java.util.concurrent.TimeUnit.MILLISECONDS);
         return 1;
       } finally {
         concurrent.decrementAndGet();
@@ -271,15 +273,26 @@ class LeasedSlotsTest {
     AtomicReference<Instant> cancelledAt = new AtomicReference<>();
     try {
       Job<Integer> honours = a -> {
-        CancellationToken token = a.token();
-        while (!token.isCancelled()) {
-          Thread.sleep(1);
+        java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+        try (CancellationToken.Registration r = a.token().onCancel(cancelled::countDown)) {
+          if (!cancelled.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new IllegalStateException("never cancelled");
+          }
         }
         cancelledAt.set(Instant.now());
         return 0;
       };
+      // Ignores cancellation and interrupts: runs until the test lets it end, after the lease.
+      java.util.concurrent.CountDownLatch letIgnorerEnd = new java.util.concurrent.CountDownLatch(1);
       Job<Integer> ignores = a -> {
-        Thread.sleep(LEASE_MILLIS + 600);
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (letIgnorerEnd.getCount() > 0 && System.nanoTime() < until) {
+          try {
+            letIgnorerEnd.await(until - System.nanoTime(), java.util.concurrent.TimeUnit.NANOSECONDS);
+          } catch (InterruptedException ignored) {
+            // a job that ignores cancellation
+          }
+        }
         return 0;
       };
       var h1 = ((SubmitResult.Accepted<Integer>) pool.submit(honours, Instant.now().plusSeconds(20))).handle();
@@ -295,6 +308,8 @@ class LeasedSlotsTest {
           + ", lease end " + end);
       WAIT.until("the lease lapsed", slots::permits, p -> p == 0);
       var h3 = ((SubmitResult.Accepted<Integer>) pool.submit(honours, Instant.now().plusSeconds(20))).handle();
+      WAIT.until("past the lease's local end", Instant::now, now -> now.isAfter(end));
+      letIgnorerEnd.countDown();
       WAIT.until("the ignoring job ended", () -> h2.state(), s -> s.isTerminal());
       assertTrue(pool.overrunJobIds().contains(h2.id()), "overruns " + pool.overrunJobIds());
       assertEquals(JobState.QUEUED, h3.state(), "nothing starts without a lease");
