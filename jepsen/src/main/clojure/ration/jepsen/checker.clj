@@ -448,6 +448,11 @@
           {:valid? true :voters (vec (sort voters))}
           :else {:valid? false
                  :error "not every node is a live voter at the end"
+                 ;; What the nemesis did, in order, so a failed run says which change went astray.
+                 :changes (vec (for [op history
+                                     :when (and (= :nemesis (:process op)) (#{:remove-node :add-node} (:f op))
+                                                (map? (:value op)) (not (contains? (:value op) :timeout-s)))]
+                                 [(:f op) (let [v (pr-str (:value op))] (subs v 0 (min 300 (count v))))]))
                  :not-ready (vec (sort (remove ready all)))
                  :not-voters (vec (sort (remove voters all)))
                  :listeners (:listeners recovery)

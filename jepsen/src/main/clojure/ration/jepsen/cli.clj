@@ -139,7 +139,9 @@
                                                         :recovery-s recovery-timeout})}))
 
 (defn run-test!
-  "Runs one cell; returns {:name :valid? :dir :seconds}."
+  "Runs one cell; returns {:name :valid? :dir :seconds :summary}, plus :failures (each invalid
+  checker's result, cut to 2,000 characters) so a run whose store is gone (a CI machine's) can
+  still be diagnosed from its printed result."
   [opts]
   (let [t0 (System/nanoTime)
         r (core/run! (build-test opts))]
@@ -148,7 +150,9 @@
      :expected-unsafe? (contains? nemesis/expected-unsafe (:nemesis opts))
      :dir (:store-dir r)
      :seconds (long (/ (- (System/nanoTime) t0) 1e9))
-     :summary (into {} (for [[k v] (:results r) :when (map? v)] [k (:valid? v)]))}))
+     :summary (into {} (for [[k v] (:results r) :when (map? v)] [k (:valid? v)]))
+     :failures (into {} (for [[k v] (:results r) :when (and (map? v) (false? (:valid? v)))]
+                          [k (let [s (pr-str v)] (subs s 0 (min 2000 (count s))))]))}))
 
 (defn run-matrix!
   "Runs cells [[workload nemesis] ...] with shared opts; returns a vector of results. Network

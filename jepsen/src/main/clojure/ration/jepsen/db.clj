@@ -10,7 +10,10 @@
   Membership (remove-node!, add-node!): the DB tracks each node taken out of the replicated
   configuration in :removed, node -> :removed (stopped, data directory wiped: not expected to
   answer, never restarted by a kill's heal) or :joining (restarted empty with --join, its
-  `cluster add` not finished: running, restarted by a kill's heal, not yet expected /ready).
+  `cluster add` not finished: running, restarted by a kill's heal, not yet expected /ready)
+  or :uncertain (a remove that timed out or went unanswered: Ratis may still commit it, so the
+  node may be out of the configuration while still running on its old data; settle-removal!
+  finds out before the next add).
   A node once wiped is started with --join for the rest of the run; add-node! may kill and
   restart a newcomer before its add (restart-newcomer!)."
   (:require [clojure.data.json :as json]
@@ -378,29 +381,70 @@
   (wipe-data! db node)
   (swap! (:joiners db) conj node))
 
+(defn removal-outcome
+  "What the answer to a remove says happened: :removed (200), :not-removed (refused or rejected
+  before anything was proposed: 400 unknown or bad request, 409 another change in progress, 412
+  it would lose the majority, 421 not the leader), or :uncertain (504 timed out, 503 failed
+  inside Ratis, or no answer at all: the new configuration may be in the leader's log and still
+  commit later)."
+  [status]
+  (cond (= 200 status) :removed
+        (#{400 409 412 421} status) :not-removed
+        :else :uncertain))
+
 (defn remove-node!
   "Takes node out of the replicated configuration through the leader's admin endpoint (POST
   /membership/remove?id=node; Ratis setConfiguration), then stops it and wipes its data
   directory. Returns what happened: {:removed node} on success; {:refused ...} when the server
   refused (HTTP 412: it would lose the majority or the current voters are not up to date —
-  expected under partitions and kills, not an error of the harness), {:failed ...} otherwise.
-  An unanswered request is settled by asking the configuration: a node no longer in it is
-  treated as removed."
+  expected under partitions and kills, not an error of the harness); {:uncertain ...} when the
+  outcome is unknown (removal-outcome): the node keeps running, is marked :uncertain, and the
+  next add settles it (settle-removal!); {:failed ...} otherwise (nothing was changed)."
   [db test node wait-s]
   (let [leader (first (u/await-fn #(seq (primaries db test)) 5000 250))
         r (when leader (admin-post db leader (str "/membership/remove?id=" (name node) "&wait=" wait-s "s")
                                    (* 1000 (+ wait-s 5))))
         answer (when leader [leader (:status r) (:body r)])
-        conf (voters-seen db test)
-        gone? (or (= 200 (:status r))
-                  (and (nil? (:status r)) conf (not (some #{(name node)} (concat (:voters conf) (:listeners conf))))))]
+        outcome (when leader (removal-outcome (:status r)))]
     (cond
-      gone? (do (wipe! db node)
-                (swap! (:removed db) assoc node :removed)
-                {:removed node :answer answer :configuration (voters-seen db test)})
       (nil? leader) {:failed node :why :no-leader-within-5s}
+      (= :removed outcome) (do (wipe! db node)
+                               (swap! (:removed db) assoc node :removed)
+                               {:removed node :answer answer :configuration (voters-seen db test)})
       (= 412 (:status r)) {:refused node :answer answer}
-      :else {:failed node :answer answer :configuration conf})))
+      (= :uncertain outcome) (do (swap! (:removed db) assoc node :uncertain)
+                                 {:uncertain node :answer answer :configuration (voters-seen db test)})
+      :else {:failed node :answer answer :configuration (voters-seen db test)})))
+
+(defn settle-removal!
+  "Settles a remove whose outcome was :uncertain by asking the leader to remove node again, until
+  timeout-s has passed: the leader answers from its committed configuration, so 200 (removed
+  now) or 400 \"unknown member\" (the first remove did commit) mean the node is out: it is
+  stopped, wiped and marked :removed, for the add that follows to bring it back as an operator
+  would. A refusal (412) means it is still a voter that cannot be taken out now: it counts as a
+  member again. Other answers (no leader, not the leader, in progress, time-outs) are retried.
+  Returns {:settled node :as :removed|:member :attempts [...]} or {:unsettled node :attempts
+  [...]} (still :uncertain; a later add tries again)."
+  [db test node timeout-s]
+  (let [deadline (+ (System/nanoTime) (* 1000000000 (long timeout-s)))]
+    (loop [attempts []]
+      (let [leader (first (primaries db test))
+            wait-s (max 1 (min 10 (long (/ (- deadline (System/nanoTime)) 1e9))))
+            r (when leader (admin-post db leader (str "/membership/remove?id=" (name node) "&wait=" wait-s "s")
+                                       (* 1000 (+ wait-s 5))))
+            attempts (conj attempts [leader (:status r) (:body r)])]
+        (cond
+          (or (= 200 (:status r))
+              (and (= 400 (:status r)) (str/includes? (str (:body r)) "unknown member")))
+          (do (wipe! db node)
+              (swap! (:removed db) assoc node :removed)
+              {:settled node :as :removed :attempts attempts})
+          (= 412 (:status r))
+          (do (swap! (:removed db) dissoc node)
+              {:settled node :as :member :attempts attempts})
+          (or (neg? (- deadline (System/nanoTime))) (>= (count attempts) 100))
+          {:unsettled node :attempts attempts}
+          :else (do (Thread/sleep 500) (recur attempts)))))))
 
 (defn- admin-up? [db node]
   (some? (u/http-get (str "http://" (address db node :admin) "/health") 1000)))

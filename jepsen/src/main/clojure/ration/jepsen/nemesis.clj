@@ -260,7 +260,9 @@
   refusals (412: the change would lose the majority, or the current voters are not up to date
   — under a partition or after a kill) are recorded as `:refused` with its answer.
 
-  :add-node brings back every node taken out: started empty with --join and added through the
+  :add-node first settles every remove whose outcome was uncertain (db/settle-removal!: a
+  timed-out remove may have committed later, leaving a running node outside the configuration),
+  then brings back every node taken out: started empty with --join and added through the
   leader's admin endpoint (listener, caught up, promoted), retried within :timeout-s (default
   20 s; the final heal passes the recovery timeout). A node not added in time stays :joining
   and the next :add-node resumes it. Half the newcomers (restart-before-add?) are killed once
@@ -286,9 +288,12 @@
                 (assoc op :type :info :value (assoc r :spec (:value op))))))
           :add-node
           (let [timeout-s (or (when (map? (:value op)) (:timeout-s (:value op))) 20)
-                ts (vec (sort (keys @(:removed d))))]
+                settled (vec (for [[n state] (sort @(:removed d)) :when (= :uncertain state)]
+                               (db/settle-removal! d test n timeout-s)))
+                ts (vec (sort (keep (fn [[n state]] (when (not= :uncertain state) n)) @(:removed d))))]
             (assoc op :type :info
                    :value {:nodes ts
+                           :settled settled
                            :results (vec (for [n ts]
                                            (db/add-node! d test n timeout-s
                                                          {:restart-before-add? (restart-before-add?)})))})))))

@@ -5,6 +5,7 @@
   a removal and re-add fails it; the same history without the second grant passes."
   (:require [clojure.test :refer [deftest is testing]]
             [ration.jepsen.checker :as c]
+            [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen]
             [ration.jepsen.history :as h]
             [ration.jepsen.nemesis :as nemesis]))
@@ -45,6 +46,13 @@
     (is (= [:add-node :await-recovery] (map :f (:final-generator p)))))
   (is (contains? nemesis/network-faults :membership-partition))
   (is (thrown? IllegalArgumentException (nemesis/package [:membership-nope] {:interval 8 :hold 8}))))
+
+;; A remove whose answer does not say it was refused before anything was proposed may still
+;; commit: the nemesis must settle it before counting the node a member again.
+(deftest removal-outcomes
+  (is (= :removed (db/removal-outcome 200)))
+  (doseq [s [400 409 412 421]] (is (= :not-removed (db/removal-outcome s)) (str s)))
+  (doseq [s [nil 500 503 504]] (is (= :uncertain (db/removal-outcome s)) (str s))))
 
 ;; ------------------------------------------------------------------ the checker over membership histories
 
