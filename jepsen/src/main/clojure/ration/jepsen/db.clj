@@ -382,14 +382,14 @@
   (swap! (:joiners db) conj node))
 
 (defn removal-outcome
-  "What the answer to a remove says happened: :removed (200), :not-removed (refused or rejected
-  before anything was proposed: 400 unknown or bad request, 409 another change in progress, 412
-  it would lose the majority, 421 not the leader), or :uncertain (504 timed out, 503 failed
-  inside Ratis, or no answer at all: the new configuration may be in the leader's log and still
-  commit later)."
+  "What the answer to a remove says happened: :removed (200), :not-removed (rejected before
+  anything was proposed: 400 unknown or bad request, 409 another change in progress, 412 it
+  would lose the majority), or :uncertain (504 timed out, 503 failed inside Ratis, 421 not the
+  leader — Ratis also answers so when its leader steps down with the change pending — or no
+  answer at all: the new configuration may be in the leader's log and still commit later)."
   [status]
   (cond (= 200 status) :removed
-        (#{400 409 412 421} status) :not-removed
+        (#{400 409 412} status) :not-removed
         :else :uncertain))
 
 (defn remove-node!

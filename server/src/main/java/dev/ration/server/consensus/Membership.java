@@ -255,6 +255,7 @@ public final class Membership {
           + " (left by an interrupted add): remove it (`ration cluster remove " + peer.id()
           + "`), stop it, wipe its data directory, start it again with --join, and add it again");
     }
+    handOffIfStaleStream(peer.id(), m, deadline);
     List<Peer> voters = new ArrayList<>(m.voters());
     if (replacedId != null) {
       voters = without(voters, replacedId);
@@ -272,6 +273,32 @@ public final class Membership {
       }
       throw e;
     }
+  }
+
+  /**
+   * A Ratis leader elected while a removal was still pending finishes the change with its first
+   * entry but keeps, for its whole term, the replication stream it opened to the removed peer
+   * (its appenders come from the joint configuration it inherited, and only a leader that
+   * commits the joint entry itself drops the leavers' streams). While that stream exists it
+   * refuses to stage the same id again ("Found duplicated element"), so re-adding a removed,
+   * wiped node fails on every attempt until leadership changes. A leader that still streams to
+   * {@code id}, which is no member, therefore hands leadership to an up-to-date voter and sends
+   * the caller there: the next leader starts with streams to members only.
+   */
+  private void handOffIfStaleStream(String id, Members m, long deadline)
+      throws MembershipException {
+    if (m.find(id).isPresent() || !followers().containsKey(id)) {
+      return;
+    }
+    String to = upToDateVoters(m).stream().filter(v -> !v.equals(node.selfId())).findFirst()
+        .orElseThrow(() -> new MembershipException(Reason.REFUSED, "this leader still streams the"
+            + " log to the removed " + id + " and must hand leadership on before " + id + " can"
+            + " be added again, but no other voter is up to date; try again once one is"));
+    LOG.warn("event=stale_replication_stream peer={} handing_leadership_to={}", id, to);
+    transferLeader(to, Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime())));
+    throw new MembershipException(Reason.NOT_LEADER, "leadership moved to " + to + ": this node"
+        + " still streamed the log to the removed " + id + ", which keeps Ratis from adding it"
+        + " again until another node leads; ask the new leader", leaderAdminAddress());
   }
 
   /**
