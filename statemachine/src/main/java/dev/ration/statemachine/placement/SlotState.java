@@ -1,0 +1,30 @@
+package dev.ration.statemachine.placement;
+
+/**
+ * What one data group knows about one slot.
+ *
+ * @param phase whether the group serves the slot ({@link Phase#ACTIVE}), is handing it over or
+ *     taking it over ({@link Phase#FROZEN}, {@link Phase#INACTIVE}), or does not hold it
+ *     ({@link Phase#ABSENT})
+ * @param epoch the slot's ownership epoch this state belongs to: it grows by one with every move,
+ *     so a command of an older move can never act on a newer state
+ * @param ownerHint for an absent slot, the group that owned it when this group last knew (the
+ *     target it was handed to, or the source of an install that was dropped); -1 when none
+ */
+public record SlotState(Phase phase, long epoch, int ownerHint) {
+
+  /** The phases of a slot in one group (docs/ARCHITECTURE.md, "Placement and moves"). */
+  public enum Phase {
+    /** Served here: commands for the slot apply. */
+    ACTIVE,
+    /** Being handed over: nothing for the slot applies here (refused as moving) until the move
+     *  is decided: released (it moved) or unfrozen (it was aborted). */
+    FROZEN,
+    /** Installed here by a move not yet decided: refused as moving until activated. */
+    INACTIVE,
+    /** Not held here: refused with the owner this group last knew. */
+    ABSENT
+  }
+
+  static final SlotState NEVER_HELD = new SlotState(Phase.ABSENT, 0, -1);
+}
