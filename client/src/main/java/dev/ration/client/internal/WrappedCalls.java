@@ -86,7 +86,30 @@ public final class WrappedCalls<Q, P, O, L> {
    */
   public <T extends P> CompletableFuture<T> call(O operation, Q request, Class<T> type) {
     long start = clock.nanoTime();
-    CompletableFuture<T> f = transport.call(wrap.apply(request)).thenApply(r -> {
+    return answer(operation, start, transport.call(wrap.apply(request)), type);
+  }
+
+  /**
+   * As {@link #call(Object, Object, Class)} under {@code requestId} (from the transport's
+   * {@code nextRequestId()}), for a request its caller resends as it was after a lost answer.
+   *
+   * @param <T> the reply type expected
+   * @param operation what the call does, for the listeners
+   * @param requestId the request id, the same for every resend
+   * @param request the request
+   * @param type the reply type expected
+   * @return the reply, as {@link #call(Object, Object, Class)}
+   */
+  public <T extends P> CompletableFuture<T> call(O operation, long requestId, Q request,
+      Class<T> type) {
+    long start = clock.nanoTime();
+    return answer(operation, start,
+        transport.call(requestId, wrap.apply(request), Response.class), type);
+  }
+
+  private <T extends P> CompletableFuture<T> answer(O operation, long start,
+      CompletableFuture<Response> sent, Class<T> type) {
+    CompletableFuture<T> f = sent.thenApply(r -> {
       P reply = unwrap.apply(r);
       if (type.isInstance(reply)) {
         return type.cast(reply);

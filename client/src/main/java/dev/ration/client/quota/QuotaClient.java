@@ -35,7 +35,10 @@ public final class QuotaClient {
   private final dev.ration.client.quota.internal.ReportBatcher reports =
       new dev.ration.client.quota.internal.ReportBatcher(this::sendReports, REPORT_FRAMES_IN_FLIGHT);
 
+  private final Transport transport;
+
   private QuotaClient(Transport client, MonotonicClock clock) {
+    this.transport = client;
     this.calls = new WrappedCalls<>(client, clock, Request.Quota::new,
         r -> r instanceof Response.Quota q ? q.response() : null, listeners, QuotaListener::onCall);
   }
@@ -577,6 +580,40 @@ public final class QuotaClient {
     return call(QuotaOperation.GRANT_BUDGET, new QuotaRequest.GrantBudget(holder, scope, resource,
         amount, lease.toMillis()), QuotaResponse.BudgetGrantReply.class)
         .thenApply(QuotaClient::grant);
+  }
+
+  /**
+   * As {@link #grantBudgetAsync(String, String, String, long, Duration)} under a request id the
+   * caller keeps ({@link #nextRequestId()}): a caller that got no answer (a lost reply, a
+   * deadline) resends the same grant under the same id, and the coordinator applies it at most
+   * once and answers every resend with the first grant, so a grant applied after its caller gave
+   * up becomes the caller's instead of a budget nobody holds until its lease ends. A different
+   * request under a used id is refused (INVALID_ARGUMENT); resend within the idempotency
+   * retention (docs/CONFIGURATION.md), after which an id's first answer is forgotten.
+   *
+   * @param holder who holds it
+   * @param scope the scope path
+   * @param resource the resource
+   * @param amount the most wanted, positive
+   * @param lease how long it is held unless renewed (100 ms to 10 min)
+   * @param requestId an id from {@link #nextRequestId()}, the same for every resend
+   * @return the budget or the refusal
+   */
+  public CompletableFuture<BudgetGrant> grantBudgetAsync(String holder, String scope,
+      String resource, long amount, Duration lease, long requestId) {
+    return calls.call(QuotaOperation.GRANT_BUDGET, requestId, new QuotaRequest.GrantBudget(holder,
+        scope, resource, amount, lease.toMillis()), QuotaResponse.BudgetGrantReply.class)
+        .thenApply(QuotaClient::grant);
+  }
+
+  /**
+   * A request id of this client never handed out before, for a call its caller may resend
+   * ({@link #grantBudgetAsync(String, String, String, long, Duration, long)}).
+   *
+   * @return the id
+   */
+  public long nextRequestId() {
+    return transport.nextRequestId();
   }
 
   /**

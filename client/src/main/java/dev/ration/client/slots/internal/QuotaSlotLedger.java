@@ -17,6 +17,7 @@ import java.util.function.Supplier;
  * report: its want is the holder's demand (the ledger shrinks the grant to it at once, or grows
  * it from what every level has free), its spend the attempts started so far (billed), and a
  * resend repeats its sequence so the ledger counts it once. A return reports the final count.
+ * An unanswered grant is resent under its request id (see {@code unansweredId}).
  */
 public final class QuotaSlotLedger implements SlotLedger {
   private final QuotaClient quotas;
@@ -52,10 +53,32 @@ public final class QuotaSlotLedger implements SlotLedger {
   /** A budget held; {@code base} is the start count when it was granted (its starts are above). */
   private record Budget(long id, long share, long durationMillis, long base) implements Held {}
 
+  /**
+   * The grant last sent that has no answer yet (its request id, 0 when none, and amount), resent
+   * as it was under that id until one comes: the coordinator applies it at most once and answers
+   * a resend with the first grant, so a grant applied after its caller gave up (a partition, a
+   * lost reply) becomes this holder's budget instead of slots nobody holds until its lease ends.
+   * Guarded by this.
+   */
+  private long unansweredId;
+
+  private long unansweredAmount;
+
   @Override
   public CompletableFuture<Answer> acquire(long demand) {
-    return quotas.grantBudgetAsync(holder, scope, resource, Math.max(1, demand), lease)
+    long requestId;
+    long amount;
+    synchronized (this) {
+      if (unansweredId == 0) {
+        unansweredId = quotas.nextRequestId();
+        unansweredAmount = Math.max(1, demand);
+      }
+      requestId = unansweredId;
+      amount = unansweredAmount;
+    }
+    return quotas.grantBudgetAsync(holder, scope, resource, amount, lease, requestId)
         .thenApply(g -> {
+          answered(requestId);
           if (!g.succeeded()) {
             return new Refused(g.retryAfter().toMillis(), g.outcome() + ": " + g.message());
           }
@@ -69,6 +92,17 @@ public final class QuotaSlotLedger implements SlotLedger {
           }
           return new Granted(new Budget(g.budgetId(), g.granted(), lease.toMillis(), started.get()));
         });
+  }
+
+  @Override
+  public synchronized void forgetUnanswered() {
+    unansweredId = 0;
+  }
+
+  private synchronized void answered(long requestId) {
+    if (unansweredId == requestId) {
+      unansweredId = 0;
+    }
   }
 
   @Override
