@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import clojure.java.api.Clojure;
 import clojure.lang.IFn;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -55,11 +53,7 @@ class JepsenMatrixTest {
   @Test
   @Timeout(value = 30, unit = TimeUnit.MINUTES)
   void ciMatrixIsValid() {
-    assumeTrue(!Boolean.getBoolean("ration.jepsen.skip"), "skipped by -Dration.jepsen.skip=true");
-    String root = System.getProperty("ration.root", "..");
-    assumeTrue(Files.exists(Path.of(root, "cli/target/ration-cli.jar")),
-        "cli/target/ration-cli.jar missing: build it with "
-            + "mvn -B -q package -DskipTests -Dfuzz.skip=true -Djavadoc.skip=true -pl cli -am");
+    NodeBuild.assumeBuilt();
     assumeTrue(isRoot(), "the Jepsen matrix needs root (network namespaces, iptables); "
         + "run as root or use scripts/jepsen.sh --mode loopback for the reduced mode");
     IFn require = Clojure.var("clojure.core", "require");

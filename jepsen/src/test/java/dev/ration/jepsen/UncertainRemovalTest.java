@@ -1,12 +1,9 @@
 package dev.ration.jepsen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import clojure.java.api.Clojure;
 import clojure.lang.IFn;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -19,11 +16,7 @@ class UncertainRemovalTest {
 
   @Test
   void aRemoveThatCommitsAfterItsTimeOutIsSettled() {
-    assumeTrue(!Boolean.getBoolean("ration.jepsen.skip"), "skipped by -Dration.jepsen.skip=true");
-    String root = System.getProperty("ration.root", "..");
-    assumeTrue(Files.exists(Path.of(root, "cli/target/ration-cli.jar")),
-        "cli/target/ration-cli.jar missing: build it with "
-            + "mvn -B -q package -DskipTests -Dfuzz.skip=true -Djavadoc.skip=true -pl cli -am");
+    NodeBuild.assumeBuilt();
     IFn require = Clojure.var("clojure.core", "require");
     Object ns = Clojure.read("ration.jepsen.uncertain-removal-it");
     require.invoke(ns);

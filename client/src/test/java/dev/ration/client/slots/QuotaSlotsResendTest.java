@@ -8,7 +8,7 @@ import dev.ration.client.quota.QuotaClient;
 import dev.ration.client.quota.internal.QuotaAccess;
 import dev.ration.client.slots.internal.QuotaSlotLedger;
 import dev.ration.client.slots.internal.SlotsAccess;
-import dev.ration.client.transport.Transport;
+import dev.ration.client.transport.OneCallClient;
 import dev.ration.protocol.QuotaRequest;
 import dev.ration.protocol.QuotaResponse;
 import dev.ration.protocol.Request;
@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -35,26 +34,14 @@ class QuotaSlotsResendTest {
   static final Waits WAIT = Waits.upTo(Duration.ofSeconds(30)).every(Duration.ofMillis(5));
 
   /** Answers grants (budget 11, 3 slots, never-ending window), reports and returns. */
-  static final class Scripted implements Transport {
-    final AtomicLong ids = new AtomicLong();
+  static final class Scripted extends OneCallClient {
     final List<Long> grantIds = new CopyOnWriteArrayList<>();
     final List<QuotaRequest.GrantBudget> grants = new CopyOnWriteArrayList<>();
     final AtomicBoolean loseFirstGrant = new AtomicBoolean();
     volatile Runnable onLostReply = () -> {};
 
-    @Override
-    public long nextRequestId() {
-      return ids.incrementAndGet();
-    }
-
-    @Override
-    public CompletableFuture<Response> call(Request request) {
-      return call(nextRequestId(), request, Response.class);
-    }
-
-    @Override
-    public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
-      return call(nextRequestId(), request, replyType);
+    Scripted() {
+      super(0);
     }
 
     @Override

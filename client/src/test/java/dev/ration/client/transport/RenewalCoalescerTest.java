@@ -27,23 +27,11 @@ class RenewalCoalescerTest {
   record Sent(long requestId, Request request, CompletableFuture<Response> reply) {}
 
   /** A transport that records every call and answers only when the test says so. */
-  static final class Scripted implements RawClient {
+  static final class Scripted extends OneCallClient {
     final List<Sent> sent = new ArrayList<>();
-    final AtomicLong ids = new AtomicLong(1000);
 
-    @Override
-    public long nextRequestId() {
-      return ids.incrementAndGet();
-    }
-
-    @Override
-    public CompletableFuture<Response> call(Request request) {
-      return call(nextRequestId(), request, Response.class);
-    }
-
-    @Override
-    public <T extends Response> CompletableFuture<T> call(Request request, Class<T> replyType) {
-      return call(nextRequestId(), request, replyType);
+    Scripted() {
+      super(1000);
     }
 
     @Override
@@ -52,21 +40,6 @@ class RenewalCoalescerTest {
       CompletableFuture<Response> f = new CompletableFuture<>();
       sent.add(new Sent(requestId, request, f));
       return f.thenApply(replyType::cast);
-    }
-
-    @Override
-    public CompletableFuture<Response> call(Request request, Duration deadline) {
-      return call(request);
-    }
-
-    @Override
-    public CompletableFuture<Response> call(long requestId, Request request, Duration deadline) {
-      return call(requestId, request, Response.class);
-    }
-
-    @Override
-    public CompletableFuture<Response.ClusterStatusReply> clusterStatus(String address) {
-      throw new UnsupportedOperationException();
     }
   }
 

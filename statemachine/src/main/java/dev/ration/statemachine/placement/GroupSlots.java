@@ -73,16 +73,7 @@ public final class GroupSlots {
 
   /** Source, first step of move attempt {@code epoch}: stop serving {@code slot}. */
   public Optional<String> freeze(int slot, long epoch) {
-    SlotState s = state(slot);
-    SlotState next = new SlotState(Phase.FROZEN, epoch, self);
-    if (s.equals(next)) {
-      return Optional.empty();
-    }
-    if (s.phase() != Phase.ACTIVE || s.epoch() >= epoch) {
-      return Optional.of(refusal(slot, "freeze", s, "active at an epoch below " + epoch));
-    }
-    slots[slot] = next;
-    return Optional.empty();
+    return begin(slot, "freeze", Phase.ACTIVE, epoch, Phase.FROZEN);
   }
 
   /** Source, after attempt {@code epoch} was aborted: serve {@code slot} again. */
@@ -97,16 +88,7 @@ public final class GroupSlots {
 
   /** Target, before attempt {@code epoch} is decided: hold {@code slot}'s state unserved. */
   public Optional<String> install(int slot, long epoch) {
-    SlotState s = state(slot);
-    SlotState next = new SlotState(Phase.INACTIVE, epoch, self);
-    if (s.equals(next)) {
-      return Optional.empty();
-    }
-    if (s.phase() != Phase.ABSENT || s.epoch() >= epoch) {
-      return Optional.of(refusal(slot, "install", s, "absent at an epoch below " + epoch));
-    }
-    slots[slot] = next;
-    return Optional.empty();
+    return begin(slot, "install", Phase.ABSENT, epoch, Phase.INACTIVE);
   }
 
   /** Target, after attempt {@code epoch} flipped: serve {@code slot}. */
@@ -120,6 +102,23 @@ public final class GroupSlots {
     return step(slot, "drop", Phase.INACTIVE, epoch, new SlotState(Phase.ABSENT, epoch, source));
   }
 
+  /** The first step of attempt {@code epoch} in this group: from {@code from} at any earlier
+   *  epoch to {@code to} at {@code epoch}. */
+  private Optional<String> begin(int slot, String what, Phase from, long epoch, Phase to) {
+    SlotState s = state(slot);
+    SlotState next = new SlotState(to, epoch, self);
+    if (s.equals(next)) {
+      return Optional.empty();
+    }
+    if (s.phase() != from || s.epoch() >= epoch) {
+      return Optional.of(refusal(slot, what, s, from.name().toLowerCase() + " at an epoch below " + epoch));
+    }
+    slots[slot] = next;
+    check(slot);
+    return Optional.empty();
+  }
+
+  /** A later step of attempt {@code epoch}: from {@code from} at {@code epoch} to {@code to}. */
   private Optional<String> step(int slot, String what, Phase from, long epoch, SlotState to) {
     SlotState s = state(slot);
     if (s.equals(to)) {
