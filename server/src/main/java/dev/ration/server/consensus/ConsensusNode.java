@@ -232,6 +232,9 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
       long tickMillis = Math.max(1, options.tickInterval().toMillis());
       node.scheduler.scheduleWithFixedDelay(
           node::tick, tickMillis, tickMillis, TimeUnit.MILLISECONDS);
+      long staleCheckMillis = Math.max(100, options.electionTimeoutMax().toMillis());
+      node.scheduler.scheduleWithFixedDelay(node.membership::handOffStaleStreams,
+          staleCheckMillis, staleCheckMillis, TimeUnit.MILLISECONDS);
       return node;
     } catch (IOException | RuntimeException e) {
       node.close();
@@ -1050,6 +1053,28 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
         Thread.currentThread().interrupt();
       }
       return "transfer to " + targetId + " failed: " + e;
+    }
+  }
+
+  /**
+   * Ends this leader's term without naming a successor (Ratis steps down; an election follows,
+   * which this node may win again, in a new term). Returns "" on success, else why not.
+   */
+  String stepDown(Duration timeout) {
+    if (!isLeader()) {
+      return "not the leader (leader: " + leaderIdOrEmpty() + ")";
+    }
+    TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, groupId,
+        callIds.incrementAndGet(), null, timeout.toMillis());
+    try {
+      RaftClientReply reply =
+          transferAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
+      return reply.isSuccess() ? "" : "step-down failed: " + reply.getException();
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      return "step-down failed: " + e;
     }
   }
 

@@ -52,6 +52,15 @@ public final class Membership {
   private static final Duration POLL = Duration.ofMillis(200);
 
   private final ConsensusNode node;
+  /**
+   * Peers this node, as leader, asked Ratis to stage, with the term it asked in: Ratis streams the
+   * log to them before they are in the configuration (and goes on after a caller's wait ran
+   * out), so their streams are not stale.
+   */
+  private final Map<String, Long> stagedInTerm = new java.util.concurrent.ConcurrentHashMap<>();
+  /** A hand-off of leadership away from a stale stream is under way. */
+  private final java.util.concurrent.atomic.AtomicBoolean handingOff =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   Membership(ConsensusNode node) {
     this.node = node;
@@ -206,6 +215,8 @@ public final class Membership {
         break;
       }
       LOG.info("event=leadership_transfer_retry to={} attempt={} why=\"{}\"", id, attempts, why);
+      // A refusal comes at once (a change in progress): ask again after a pause, not in a spin.
+      sleep(POLL);
     }
     if (why.isEmpty()) {
       return change(id + " leads");
@@ -262,6 +273,7 @@ public final class Membership {
     }
     voters.add(peer);
     checkQuorum(m, voters, Set.of(peer.id()), what, deadline);
+    stagedInTerm.put(peer.id(), node.currentTerm());
     try {
       setConfiguration(m, voters, m.listeners(), deadline, what);
     } catch (MembershipException e) {
@@ -280,25 +292,101 @@ public final class Membership {
    * entry but keeps, for its whole term, the replication stream it opened to the removed peer
    * (its appenders come from the joint configuration it inherited, and only a leader that
    * commits the joint entry itself drops the leavers' streams). While that stream exists it
-   * refuses to stage the same id again ("Found duplicated element"), so re-adding a removed,
-   * wiped node fails on every attempt until leadership changes. A leader that still streams to
-   * {@code id}, which is no member, therefore hands leadership to an up-to-date voter and sends
-   * the caller there: the next leader starts with streams to members only.
+   * refuses to stage the same id again ("Found duplicated element"), and it keeps sending the
+   * log to a node that is no member. Only a new term starts clean.
+   *
+   * <p>Run on every node every election timeout ({@link ConsensusNode}); acts only on a leader
+   * whose configuration is stable and committed and which streams to a peer that is no member
+   * and that it did not stage itself: it hands leadership to an up-to-date voter (or, the only
+   * voter, steps down and is elected again), in the background. Soon after such an election,
+   * before an operator has wiped and restarted the removed node, the streams are clean again.
+   */
+  void handOffStaleStreams() {
+    if (!node.isLeader() || handingOff.get()) {
+      return;
+    }
+    Optional<String> stale;
+    Members m;
+    try {
+      m = node.members();
+      if (m.changing() || !committedConfiguration()) {
+        return;
+      }
+      stale = staleStream(m);
+    } catch (MembershipException | RuntimeException e) {
+      return;
+    }
+    if (stale.isPresent() && handingOff.compareAndSet(false, true)) {
+      Thread t = new Thread(() -> {
+        try {
+          handOff(stale.get(), m, node.options().electionTimeoutMax().multipliedBy(5));
+        } catch (MembershipException | RuntimeException e) {
+          LOG.warn("event=stale_replication_stream_handoff_failed peer={} why=\"{}\"", stale.get(),
+              e.getMessage());
+        } finally {
+          handingOff.set(false);
+        }
+      }, "ration-stale-stream-handoff");
+      t.setDaemon(true);
+      t.start();
+    }
+  }
+
+  /** A peer this leader streams the log to that is no member and that it did not stage. */
+  private Optional<String> staleStream(Members m) throws MembershipException {
+    long term = node.currentTerm();
+    stagedInTerm.values().removeIf(t -> t != term);
+    for (String id : followers().keySet()) {
+      if (m.find(id).isEmpty() && !stagedInTerm.containsKey(id)) {
+        return Optional.of(id);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Adding {@code id} while this leader still streams to it as a removed peer: hands leadership
+   * on at once (as {@link #handOffStaleStreams} would shortly) and sends the caller to the new
+   * leader, whose streams go to members only.
    */
   private void handOffIfStaleStream(String id, Members m, long deadline)
       throws MembershipException {
-    if (m.find(id).isPresent() || !followers().containsKey(id)) {
+    if (m.find(id).isPresent() || !followers().containsKey(id) || stagedInTerm.containsKey(id)
+        && stagedInTerm.get(id) == node.currentTerm()) {
       return;
     }
-    String to = upToDateVoters(m).stream().filter(v -> !v.equals(node.selfId())).findFirst()
-        .orElseThrow(() -> new MembershipException(Reason.REFUSED, "this leader still streams the"
-            + " log to the removed " + id + " and must hand leadership on before " + id + " can"
-            + " be added again, but no other voter is up to date; try again once one is"));
-    LOG.warn("event=stale_replication_stream peer={} handing_leadership_to={}", id, to);
-    transferLeader(to, Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime())));
-    throw new MembershipException(Reason.NOT_LEADER, "leadership moved to " + to + ": this node"
-        + " still streamed the log to the removed " + id + ", which keeps Ratis from adding it"
-        + " again until another node leads; ask the new leader", leaderAdminAddress());
+    String to = handOff(id, m, Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime())));
+    throw new MembershipException(Reason.NOT_LEADER, (to.isEmpty() ? "this node stepped down"
+        : "leadership moved to " + to) + ": it still streamed the log to the removed " + id
+        + ", which keeps Ratis from adding it again until a new term; ask the leader",
+        leaderAdminAddress());
+  }
+
+  /**
+   * Ends this leader's term because it streams to the removed {@code id}: hands leadership to an
+   * up-to-date voter, or steps down when it is the only voter. Returns the voter it handed to
+   * ("" after a step-down).
+   */
+  private String handOff(String id, Members m, Duration timeout) throws MembershipException {
+    Optional<String> to = upToDateVoters(m).stream().filter(v -> !v.equals(node.selfId()))
+        .findFirst();
+    LOG.warn("event=stale_replication_stream peer={} handing_leadership_to={}", id,
+        to.orElse("(none: stepping down)"));
+    if (to.isPresent()) {
+      try {
+        transferLeader(to.get(), timeout);
+      } catch (MembershipException e) {
+        throw new MembershipException(e.reason(), "could not hand leadership on to clear the"
+            + " stream to the removed " + id + ": " + e.getMessage(), e.leaderAdminAddress());
+      }
+      return to.get();
+    }
+    String why = node.stepDown(timeout);
+    if (!why.isEmpty()) {
+      throw new MembershipException(Reason.FAILED, "could not step down to clear the stream to"
+          + " the removed " + id + ": " + why);
+    }
+    return "";
   }
 
   /**
@@ -558,14 +646,36 @@ public final class Membership {
     return a.equals(new TreeSet<>(ids(peers)));
   }
 
+  /**
+   * The configuration, once this leader has committed it: a leader elected while a change was
+   * pending holds the new configuration before it commits (and may lose it with its term), so
+   * what it says is or is not a member is only an answer once it is committed. Waits for that up
+   * to two election timeouts (a leader just elected commits its first entry within one).
+   */
   private Members stableMembersOnLeader() throws MembershipException {
-    requireLeader();
-    Members m = node.members();
-    if (m.changing()) {
-      throw new MembershipException(Reason.IN_PROGRESS,
-          "a configuration change is in progress (" + describe(m) + "); try again when it ends");
+    long until = System.nanoTime() + node.options().electionTimeoutMax().multipliedBy(2).toNanos();
+    while (true) {
+      requireLeader();
+      Members m = node.members();
+      if (m.changing()) {
+        throw new MembershipException(Reason.IN_PROGRESS,
+            "a configuration change is in progress (" + describe(m) + "); try again when it ends");
+      }
+      if (committedConfiguration()) {
+        return m;
+      }
+      if (System.nanoTime() - until >= 0) {
+        throw new MembershipException(Reason.IN_PROGRESS, "this leader has not yet committed its"
+            + " configuration (" + describe(m) + "); try again shortly");
+      }
+      sleep(POLL);
     }
-    return m;
+  }
+
+  /** Whether this leader is ready (its first entry applied) and its configuration committed. */
+  private boolean committedConfiguration() {
+    RaftServer.Division d = node.division();
+    return d.getInfo().isLeaderReady() && d.getRaftConf().getLogEntryIndex() <= commitIndex();
   }
 
   private void requireLeader() throws MembershipException {
