@@ -25,8 +25,8 @@ import java.util.Optional;
  * drop a later install); a repeat of the step that already happened is answered as done (so the
  * mover can retry without a request key). At most one group serves a slot at any time (invariant P1,
  * docs/INVARIANTS.md) follows from this per-group fencing and from the directory deciding a
- * move's flip or abort exactly once; {@code GroupSlotsPropertyTest} checks it over random moves,
- * aborts and stale deliveries.
+ * move's flip or abort exactly once; {@code PlacementPropertyTest} checks it over random moves,
+ * aborts, late and repeated deliveries and repairs.
  *
  * <p>Thread: the applying thread.
  */
@@ -83,6 +83,9 @@ public final class GroupSlots {
 
   /** Source, after attempt {@code epoch} flipped: {@code slot} now belongs to {@code target}. */
   public Optional<String> release(int slot, long epoch, int target) {
+    if (target == self || target < 0) {
+      return Optional.of("release of slot " + slot + " needs another group as its target, not " + target);
+    }
     return step(slot, "release", Phase.FROZEN, epoch, new SlotState(Phase.ABSENT, epoch, target));
   }
 
@@ -99,6 +102,9 @@ public final class GroupSlots {
   /** Target, after attempt {@code epoch} was aborted: forget the copy; the slot stays with
    *  {@code source}. */
   public Optional<String> drop(int slot, long epoch, int source) {
+    if (source == self || source < 0) {
+      return Optional.of("drop of slot " + slot + " needs another group as its source, not " + source);
+    }
     return step(slot, "drop", Phase.INACTIVE, epoch, new SlotState(Phase.ABSENT, epoch, source));
   }
 
@@ -142,6 +148,10 @@ public final class GroupSlots {
     if (s.phase() != Phase.ABSENT && s.ownerHint() != self) {
       throw new InvariantViolation("P2 slot " + slot + " is " + s.phase() + " in group " + self
           + " but names group " + s.ownerHint() + " as its holder");
+    }
+    if (s.phase() == Phase.ABSENT && s.ownerHint() == self) {
+      throw new InvariantViolation("P2 slot " + slot + " is absent from group " + self
+          + " but names it as its owner");
     }
   }
 }

@@ -6,8 +6,9 @@ package dev.ration.statemachine.placement;
  * @param phase whether the group serves the slot ({@link Phase#ACTIVE}), is handing it over or
  *     taking it over ({@link Phase#FROZEN}, {@link Phase#INACTIVE}), or does not hold it
  *     ({@link Phase#ABSENT})
- * @param epoch the slot's ownership epoch this state belongs to: it grows by one with every move,
- *     so a command of an older move can never act on a newer state
+ * @param epoch the move attempt this state belongs to (1 for a slot never moved): every attempt
+ *     gets an epoch above all earlier ones of its slot, aborted ones included, so a command of an
+ *     earlier attempt can never act on a later state
  * @param ownerHint for an absent slot, the group that owned it when this group last knew (the
  *     target it was handed to, or the source of an install that was dropped); -1 when none
  */

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ration.statemachine.placement.SlotDirectory.Repair;
+import dev.ration.statemachine.placement.SlotDirectory.Step;
 import dev.ration.statemachine.placement.SlotState.Phase;
 import dev.ration.testkit.Property;
 import dev.ration.testkit.Rng;
@@ -16,160 +18,191 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
- * The move protocol over one directory and several data groups, driven by random moves, aborts,
- * commands that arrive late (after their mover gave up on them and aborted) and replays of every
- * command already delivered. Checked after every step: at most one group serves a slot, and that
- * group is the directory's owner (P1); a group never names itself as a slot's other holder (P2).
- * Checked once the mover is idle and the repairs have run: every slot is served by its owner
- * alone and absent everywhere else.
+ * The move protocol over one directory and four data groups, driven by a mover that gives up on
+ * steps (their commands then apply late, at any later point: during later attempts too), aborts,
+ * retries, asks the directory to flip or finish too early, and by repairs run at random points,
+ * while any command already delivered may be delivered again. Checked after every step: at most
+ * one group serves a slot, and that group is the directory's owner (P1); a group never names
+ * itself as a slot's other holder (P2, asserted inside {@link GroupSlots}). Checked once every
+ * late command has arrived and the repairs have run to the end: every slot is served by its
+ * owner alone and absent everywhere else.
  */
 class PlacementPropertyTest {
   private static final int GROUPS = 4;
-  /** A few slots, so that moves of one slot follow each other and stale commands meet new ones. */
+  /** A few slots, so that attempts on one slot follow each other and late commands meet new ones. */
   private static final int[] SLOTS = {0, 7, 198, Slots.COUNT - 1};
 
-  /** A command for one data group, kept so it can be delivered again later. */
+  /** A command for one data group, kept so it can be delivered again (or late) later. */
   private record Sent(String name, int group, Function<GroupSlots, Optional<String>> step) {}
 
-  @Test
-  void oneServerPerSlotThroughMovesAbortsAndStaleCommands() {
-    Property.check(300, rng -> {
-      SlotDirectory dir = new SlotDirectory(GROUPS);
-      GroupSlots[] groups = new GroupSlots[GROUPS];
+  /** The world: the directory, the groups, what was delivered and what is still in flight. */
+  private static final class World {
+    final Rng rng;
+    final SlotDirectory dir = new SlotDirectory(GROUPS);
+    final GroupSlots[] groups = new GroupSlots[GROUPS];
+    final List<Sent> delivered = new ArrayList<>();
+    final List<Sent> late = new ArrayList<>();
+
+    World(Rng rng) {
+      this.rng = rng;
       groups[0] = GroupSlots.servingAll(0);
       for (int g = 1; g < GROUPS; g++) {
         groups[g] = GroupSlots.empty(g);
       }
-      List<Sent> delivered = new ArrayList<>();
-      List<Sent> late = new ArrayList<>();
-      int moves = rng.between(1, 25);
-      for (int i = 0; i < moves; i++) {
-        oneAttempt(rng, dir, groups, delivered, late);
-        check(dir, groups);
+    }
+
+    Optional<String> deliver(Sent s) {
+      delivered.add(s);
+      Optional<String> r = s.step().apply(groups[s.group()]);
+      check();
+      return r;
+    }
+
+    /**
+     * Sends {@code s} as the mover does: applied and answered, or (sometimes) no answer in time,
+     * in which case it stays in flight and may apply at any later point. Returns whether the
+     * mover saw it applied.
+     */
+    boolean send(Sent s) {
+      if (rng.oneIn(7)) {
+        late.add(s);
+        return false;
       }
-      // Whatever is still in flight arrives, then anything may be repeated once more.
-      for (Sent s : late) {
-        deliver(s, groups, delivered);
-        check(dir, groups);
-      }
-      for (Sent s : List.copyOf(delivered)) {
-        if (rng.oneIn(3)) {
-          deliver(s, groups, delivered);
-          check(dir, groups);
+      return deliver(s).isEmpty();
+    }
+
+    /** Whatever the world does between two of the mover's steps. */
+    void meanwhile() {
+      int n = rng.between(0, 3);
+      for (int i = 0; i < n; i++) {
+        int what = rng.between(0, 2);
+        if (what == 0 && !late.isEmpty()) {
+          deliver(late.remove(rng.between(0, late.size() - 1)));
+        } else if (what == 1 && !delivered.isEmpty()) {
+          deliver(delivered.get(rng.between(0, delivered.size() - 1)));
+        } else {
+          repairOne(rng.between(0, GROUPS - 1), SLOTS[rng.between(0, SLOTS.length - 1)]);
         }
       }
-      repair(dir, groups);
+    }
+
+    /** The directory's repair for one group's slot, applied (it may be refused: a race). */
+    boolean repairOne(int g, int slot) {
+      SlotState s = groups[g].state(slot);
+      Optional<Repair> r = dir.repair(g, slot, s);
+      if (r.isEmpty()) {
+        return false;
+      }
+      long e = s.epoch();
+      int owner = dir.owner(slot);
+      Sent step = switch (r.get()) {
+        case UNFREEZE -> new Sent("repair unfreeze " + slot + "@" + e, g, x -> x.unfreeze(slot, e));
+        case RELEASE -> new Sent("repair release " + slot + "@" + e, g, x -> x.release(slot, e, owner));
+        case ACTIVATE -> new Sent("repair activate " + slot + "@" + e, g, x -> x.activate(slot, e));
+        case DROP -> new Sent("repair drop " + slot + "@" + e, g, x -> x.drop(slot, e, owner));
+      };
+      return deliver(step).isEmpty();
+    }
+
+    /** P1 over every slot. */
+    void check() {
+      for (int slot = 0; slot < Slots.COUNT; slot++) {
+        int serving = 0;
+        for (GroupSlots g : groups) {
+          SlotState s = g.state(slot);
+          if (s.phase() == Phase.ACTIVE) {
+            serving++;
+            assertEquals(dir.owner(slot), g.self(), "slot " + slot + " served by a group that is not its owner");
+          } else {
+            assertFalse(g.admit(slot) instanceof Admission.Admitted);
+          }
+          if (s.phase() == Phase.ABSENT) {
+            assertNotEquals(g.self(), s.ownerHint());
+          }
+        }
+        assertTrue(serving <= 1, "slot " + slot + " served by " + serving + " groups");
+      }
+    }
+  }
+
+  @Test
+  void oneServerPerSlotThroughMovesAbortsLateStepsAndRepairs() {
+    Property.check(300, rng -> {
+      World w = new World(rng);
+      int attempts = rng.between(1, 30);
+      for (int i = 0; i < attempts; i++) {
+        oneAttempt(w);
+        w.meanwhile();
+      }
+      // Everything in flight arrives; then the repairs run until nothing is left over.
+      while (!w.late.isEmpty()) {
+        w.deliver(w.late.remove(0));
+      }
+      for (int round = 0; round < 3; round++) {
+        for (int slot : SLOTS) {
+          for (int g = 0; g < GROUPS; g++) {
+            w.repairOne(g, slot);
+          }
+        }
+      }
       for (int slot = 0; slot < Slots.COUNT; slot++) {
         for (int g = 0; g < GROUPS; g++) {
-          Phase expected = g == dir.owner(slot) ? Phase.ACTIVE : Phase.ABSENT;
-          assertEquals(expected, groups[g].state(slot).phase(), "slot " + slot + " in group " + g);
+          Phase expected = g == w.dir.owner(slot) ? Phase.ACTIVE : Phase.ABSENT;
+          assertEquals(expected, w.groups[g].state(slot).phase(), "slot " + slot + " in group " + g);
         }
-        assertEquals(Admission.ADMITTED, groups[dir.owner(slot)].admit(slot));
+        assertEquals(Admission.ADMITTED, w.groups[w.dir.owner(slot)].admit(slot));
       }
     });
   }
 
   /** One attempt by the mover: begun, then flipped and finished, or aborted on the way. */
-  private static void oneAttempt(Rng rng, SlotDirectory dir, GroupSlots[] groups,
-      List<Sent> delivered, List<Sent> late) {
+  private static void oneAttempt(World w) {
+    Rng rng = w.rng;
     int slot = SLOTS[rng.between(0, SLOTS.length - 1)];
     int target = rng.between(0, GROUPS - 1);
-    if (dir.begin(slot, target).isPresent()) {
-      assertEquals(target, dir.owner(slot), "begin refused only a move to the owner itself");
+    if (w.dir.begin(slot, target).isPresent()) {
+      assertEquals(target, w.dir.owner(slot), "begin refused only a move to the owner itself");
       return;
     }
-    SlotDirectory.Move m = dir.move().orElseThrow();
+    SlotDirectory.Move m = w.dir.move().orElseThrow();
     long e = m.epoch();
     int source = m.source();
-    List<Sent> before = List.of(
-        new Sent("freeze " + slot + "@" + e + " in " + source, source, g -> g.freeze(slot, e)),
-        new Sent("install " + slot + "@" + e + " in " + target, target, g -> g.install(slot, e)));
-    boolean aborted = false;
-    for (Sent s : before) {
-      replaySome(rng, dir, groups, delivered);
-      if (rng.oneIn(6)) {
-        // No answer in time: the command may still apply later; the mover aborts.
-        late.add(s);
-        aborted = true;
-        break;
-      }
-      assertEquals(Optional.empty(), deliver(s, groups, delivered), s.name());
+    boolean ok = w.send(new Sent("freeze " + slot + "@" + e + " in " + source, source, g -> g.freeze(slot, e)))
+        && w.dir.acknowledge(slot, e, Step.FROZEN).isEmpty();
+    w.meanwhile();
+    if (rng.oneIn(8)) {
+      assertTrue(w.dir.flip(slot, e).isPresent(), "no flip before the target installed");
     }
-    if (aborted || rng.oneIn(5)) {
-      assertEquals(Optional.empty(), dir.abort(slot, e));
-      // Both may be refused (their step never applied); they must not fail otherwise.
-      deliver(new Sent("drop " + slot + "@" + e + " in " + target, target,
-          g -> g.drop(slot, e, source)), groups, delivered);
-      deliver(new Sent("unfreeze " + slot + "@" + e + " in " + source, source,
-          g -> g.unfreeze(slot, e)), groups, delivered);
-      assertTrue(dir.flip(slot, e).isPresent(), "an aborted attempt cannot be flipped");
+    ok = ok && w.send(new Sent("install " + slot + "@" + e + " in " + target, target, g -> g.install(slot, e)))
+        && w.dir.acknowledge(slot, e, Step.INSTALLED).isEmpty();
+    w.meanwhile();
+    if (!ok || rng.oneIn(5)) {
+      assertEquals(Optional.empty(), w.dir.abort(slot, e));
+      assertEquals(Optional.empty(), w.dir.abort(slot, e), "a repeated abort is done");
+      // Either may be refused (its step never applied, or applies later) or get no answer.
+      w.send(new Sent("drop " + slot + "@" + e + " in " + target, target, g -> g.drop(slot, e, source)));
+      w.send(new Sent("unfreeze " + slot + "@" + e + " in " + source, source, g -> g.unfreeze(slot, e)));
+      assertTrue(w.dir.flip(slot, e).isPresent(), "an aborted attempt cannot be flipped");
       return;
     }
-    assertEquals(Optional.empty(), dir.flip(slot, e));
-    assertTrue(dir.abort(slot, e).isPresent(), "a flipped attempt cannot be aborted");
-    check(dir, groups);
-    replaySome(rng, dir, groups, delivered);
-    assertEquals(Optional.empty(), deliver(new Sent("activate " + slot + "@" + e + " in " + target,
-        target, g -> g.activate(slot, e)), groups, delivered));
-    check(dir, groups);
-    replaySome(rng, dir, groups, delivered);
-    assertEquals(Optional.empty(), deliver(new Sent("release " + slot + "@" + e + " in " + source,
-        source, g -> g.release(slot, e, target)), groups, delivered));
-    assertEquals(Optional.empty(), dir.finish(slot, e));
-  }
-
-  private static Optional<String> deliver(Sent s, GroupSlots[] groups, List<Sent> delivered) {
-    delivered.add(s);
-    return s.step().apply(groups[s.group()]);
-  }
-
-  /** Delivers a few earlier commands again, each checked against the invariants. */
-  private static void replaySome(Rng rng, SlotDirectory dir, GroupSlots[] groups,
-      List<Sent> delivered) {
-    int n = delivered.isEmpty() ? 0 : rng.between(0, 2);
-    for (int i = 0; i < n; i++) {
-      Sent s = delivered.get(rng.between(0, delivered.size() - 1));
-      s.step().apply(groups[s.group()]);
-      check(dir, groups);
+    assertEquals(Optional.empty(), w.dir.flip(slot, e));
+    assertTrue(w.dir.abort(slot, e).isPresent(), "a flipped attempt cannot be aborted");
+    w.meanwhile();
+    // After the flip each step is sent until it is seen applied; nothing may refuse it.
+    while (!w.send(new Sent("activate " + slot + "@" + e + " in " + target, target, g -> g.activate(slot, e)))) {
+      assertEquals(Phase.INACTIVE, w.groups[target].state(slot).phase(),
+          "the target keeps its copy until it activates");
     }
-  }
-
-  /**
-   * What a reconciler does once no move is in progress: a slot frozen or installed by an attempt
-   * that is not in progress (its command arrived after the mover had given up) is thawed or
-   * dropped. Epoch-checked like every step, so it cannot undo a later attempt.
-   */
-  private static void repair(SlotDirectory dir, GroupSlots[] groups) {
-    assertTrue(dir.move().isEmpty());
-    for (int slot : SLOTS) {
-      for (GroupSlots g : groups) {
-        SlotState s = g.state(slot);
-        if (s.phase() == Phase.FROZEN) {
-          assertEquals(Optional.empty(), g.unfreeze(slot, s.epoch()));
-        } else if (s.phase() == Phase.INACTIVE) {
-          assertEquals(Optional.empty(), g.drop(slot, s.epoch(), dir.owner(slot)));
-        }
-        check(dir, groups);
-      }
+    assertEquals(Optional.empty(), w.dir.acknowledge(slot, e, Step.ACTIVATED));
+    if (rng.oneIn(6)) {
+      assertTrue(w.dir.finish(slot, e).isPresent(), "no finish before the source released");
     }
-  }
-
-  /** P1 and P2 over every slot. */
-  private static void check(SlotDirectory dir, GroupSlots[] groups) {
-    for (int slot = 0; slot < Slots.COUNT; slot++) {
-      int serving = 0;
-      for (GroupSlots g : groups) {
-        SlotState s = g.state(slot);
-        if (s.phase() == Phase.ACTIVE) {
-          serving++;
-          assertEquals(dir.owner(slot), g.self(), "slot " + slot + " served by a group that is not its owner");
-        }
-        if (s.phase() == Phase.ABSENT) {
-          assertNotEquals(g.self(), s.ownerHint(), "group " + g.self() + " names itself for slot " + slot);
-          assertFalse(g.admit(slot) instanceof Admission.Admitted);
-        }
-      }
-      assertTrue(serving <= 1, "slot " + slot + " served by " + serving + " groups");
+    w.meanwhile();
+    while (!w.send(new Sent("release " + slot + "@" + e + " in " + source, source, g -> g.release(slot, e, target)))) {
+      assertEquals(Phase.FROZEN, w.groups[source].state(slot).phase(), "the source stays frozen");
     }
+    assertEquals(Optional.empty(), w.dir.acknowledge(slot, e, Step.RELEASED));
+    assertEquals(Optional.empty(), w.dir.finish(slot, e));
+    assertEquals(Optional.empty(), w.dir.finish(slot, e), "a repeated finish is done");
   }
 }

@@ -9,10 +9,6 @@ import org.junit.jupiter.api.Test;
 class SlotsTest {
 
   /**
-   * The slot of a tenant is stored format: these values must never change. A failure here means
-   * the hash or the slot count changed, which would move every tenant of a running cluster.
-   */
-  /**
    * The slot of a tenant is stored format: these values must never change (they were computed
    * independently of this class, from the definition in its comment). A failure here means the
    * hash or the slot count changed, which would move every tenant of a running cluster.
