@@ -418,7 +418,8 @@
 
 (defn settle-removal!
   "Settles a remove whose outcome was :uncertain by asking the leader to remove node again, until
-  timeout-s has passed: the leader answers from its committed configuration, so 200 (removed
+  timeout-s has passed: the leader answers from its committed configuration (it waits for its
+  configuration to commit before answering about members), so 200 (removed
   now) or 400 \"unknown member\" (the first remove did commit) mean the node is out: it is
   stopped, wiped and marked :removed, for the add that follows to bring it back as an operator
   would. A refusal (412) means it is still a voter that cannot be taken out now: it counts as a
@@ -442,7 +443,7 @@
           (= 412 (:status r))
           (do (swap! (:removed db) dissoc node)
               {:settled node :as :member :attempts attempts})
-          (or (neg? (- deadline (System/nanoTime))) (>= (count attempts) 100))
+          (or (neg? (- deadline (System/nanoTime))) (>= (count attempts) 1000))
           {:unsettled node :attempts attempts}
           :else (do (Thread/sleep 500) (recur attempts)))))))
 

@@ -101,8 +101,13 @@ class QuotaSlotsResendTest {
     assertNotEquals(t.grantIds.get(0), t.grantIds.get(1), "an answered grant's id is not reused");
     t.loseFirstGrant.set(true);
     assertTrue(ledger.acquire(5).handle((a, e) -> e != null).get(), "the lost one fails");
+    ledger.acquire(7).get();
+    assertEquals(t.grantIds.get(2), t.grantIds.get(3), "resent under its id");
+    assertEquals(5, t.grants.get(3).amount(), "resent as it was, whatever the demand is now");
+    t.loseFirstGrant.set(true);
+    assertTrue(ledger.acquire(5).handle((a, e) -> e != null).get(), "the lost one fails");
     ledger.forgetUnanswered();
     ledger.acquire(5).get();
-    assertNotEquals(t.grantIds.get(2), t.grantIds.get(3), "a forgotten grant is not resent");
+    assertNotEquals(t.grantIds.get(4), t.grantIds.get(5), "a forgotten grant is not resent");
   }
 }
