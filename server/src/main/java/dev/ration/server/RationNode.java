@@ -107,6 +107,7 @@ public final class RationNode {
       metrics.bindStore(consensus::storeProperties, config.consensus().dataDir().toFile());
       metrics.bindRatis(nodeId);
       metrics.bindSnapshotInstalls(consensus::snapshotInstalls);
+      metrics.bindStaleStreamHandoffs(consensus.membership()::staleStreamHandoffs);
       metrics.bindForwarding(consensus::forwardsSent, consensus::forwardsReceived);
       TtlChangeLog watched = consensus.ttlChanges();
       metrics.bindTtlWatches(watched::size, watched::dropped, watched::waiting);

@@ -61,6 +61,8 @@ public final class Membership {
   /** A hand-off of leadership away from a stale stream is under way. */
   private final java.util.concurrent.atomic.AtomicBoolean handingOff =
       new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicLong staleStreamHandoffs =
+      new java.util.concurrent.atomic.AtomicLong();
 
   Membership(ConsensusNode node) {
     this.node = node;
@@ -332,6 +334,11 @@ public final class Membership {
     }
   }
 
+  /** Terms this node ended (or tried to) because it streamed to a removed peer, since start. */
+  public long staleStreamHandoffs() {
+    return staleStreamHandoffs.get();
+  }
+
   /** A peer this leader streams the log to that is no member and that it did not stage. */
   private Optional<String> staleStream(Members m) throws MembershipException {
     long term = node.currentTerm();
@@ -372,6 +379,7 @@ public final class Membership {
         .findFirst();
     LOG.warn("event=stale_replication_stream peer={} handing_leadership_to={}", id,
         to.orElse("(none: stepping down)"));
+    staleStreamHandoffs.incrementAndGet();
     if (to.isPresent()) {
       try {
         transferLeader(to.get(), timeout);

@@ -336,6 +336,17 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
   }
 
   /**
+   * Terms this node ended because, as leader, it streamed the log to a removed peer:
+   * {@code ration_membership_stale_stream_handoffs_total} (docs/OPERATIONS.md, "Adding a node").
+   */
+  public void bindStaleStreamHandoffs(LongSupplier handoffs) {
+    strongReferences.add(handoffs);
+    FunctionCounter.builder("ration.membership.stale.stream.handoffs", handoffs, LongSupplier::getAsLong)
+        .description("Leadership handed on (or stepped down) to stop streaming to a removed peer")
+        .register(registry);
+  }
+
+  /**
    * The TTL change buffer watches are answered from: {@code ration_ttl_watch_changes_held},
    * {@code ration_ttl_watch_changes_dropped_total} (dropped at the buffer's bound: a watch that
    * far behind is told "compacted") and {@code ration_ttl_watch_polls_waiting}.
