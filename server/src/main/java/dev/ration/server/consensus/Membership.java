@@ -304,51 +304,84 @@ public final class Membership {
    * before an operator has wiped and restarted the removed node, the streams are clean again.
    */
   void handOffStaleStreams() {
-    if (!node.isLeader() || handingOff.get()) {
-      return;
-    }
-    Optional<String> stale;
-    Members m;
     try {
-      m = node.members();
-      if (m.changing() || !committedConfiguration()) {
+      if (!node.isLeader() || handingOff.get() || staleStreamNow().isEmpty()
+          || !handingOff.compareAndSet(false, true)) {
         return;
       }
-      stale = staleStream(m);
-    } catch (MembershipException | RuntimeException e) {
-      return;
-    }
-    if (stale.isPresent() && handingOff.compareAndSet(false, true)) {
-      Thread t = new Thread(() -> {
-        try {
-          handOff(stale.get(), m, node.options().electionTimeoutMax().multipliedBy(5));
-        } catch (MembershipException | RuntimeException e) {
-          LOG.warn("event=stale_replication_stream_handoff_failed peer={} why=\"{}\"", stale.get(),
-              e.getMessage());
-        } finally {
-          handingOff.set(false);
-        }
-      }, "ration-stale-stream-handoff");
+      Thread t = new Thread(this::handOffStaleStreamLocked, "ration-stale-stream-handoff");
       t.setDaemon(true);
       t.start();
+    } catch (RuntimeException | Error e) {
+      // Never out of the scheduler's periodic task: an exception would cancel it.
+      handingOff.set(false);
+      LOG.warn("event=stale_replication_stream_check_failed why=\"{}\"", e.toString());
     }
   }
 
-  /** Terms this node ended (or tried to) because it streamed to a removed peer, since start. */
+  /**
+   * The hand-off itself, under this object's lock (so never in the middle of a change this node
+   * is making), after checking again: a change that committed meanwhile may have dropped the
+   * stream already (Ratis's leader drops leavers' streams when it commits a joint configuration).
+   */
+  private synchronized void handOffStaleStreamLocked() {
+    try {
+      Optional<String> stale = staleStreamNow();
+      if (stale.isPresent()) {
+        handOff(stale.get(), node.members(), node.options().electionTimeoutMax().multipliedBy(5));
+      }
+    } catch (MembershipException | RuntimeException e) {
+      LOG.warn("event=stale_replication_stream_handoff_failed why=\"{}\"", e.getMessage());
+    } finally {
+      handingOff.set(false);
+    }
+  }
+
+  /**
+   * The stale stream of this leader, read consistently: a stable, committed configuration, no
+   * staging of its own under way (Ratis refuses to hand leadership on while it stages), and the
+   * term and configuration unchanged while the followers were read. Empty otherwise.
+   */
+  private Optional<String> staleStreamNow() {
+    try {
+      if (!node.isLeader()) {
+        return Optional.empty();
+      }
+      long term = node.currentTerm();
+      RaftConfiguration conf = node.division().getRaftConf();
+      Members m = node.members();
+      if (m.changing() || !committedConfiguration()) {
+        return Optional.empty();
+      }
+      stagedInTerm.values().removeIf(t -> t < term);
+      Set<String> streams = followers().keySet();
+      if (node.currentTerm() != term || node.division().getRaftConf() != conf) {
+        return Optional.empty();
+      }
+      Optional<String> stale = Optional.empty();
+      for (String id : streams) {
+        if (stagedHere(id, term)) {
+          return Optional.empty();
+        }
+        if (m.find(id).isEmpty()) {
+          stale = Optional.of(id);
+        }
+      }
+      return stale;
+    } catch (MembershipException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Whether this node, as leader in {@code term}, asked Ratis to stage {@code id}. */
+  private boolean stagedHere(String id, long term) {
+    Long t = stagedInTerm.get(id);
+    return t != null && t == term;
+  }
+
+  /** Terms this node ended because it streamed to a removed peer, since start. */
   public long staleStreamHandoffs() {
     return staleStreamHandoffs.get();
-  }
-
-  /** A peer this leader streams the log to that is no member and that it did not stage. */
-  private Optional<String> staleStream(Members m) throws MembershipException {
-    long term = node.currentTerm();
-    stagedInTerm.values().removeIf(t -> t != term);
-    for (String id : followers().keySet()) {
-      if (m.find(id).isEmpty() && !stagedInTerm.containsKey(id)) {
-        return Optional.of(id);
-      }
-    }
-    return Optional.empty();
   }
 
   /**
@@ -358,8 +391,8 @@ public final class Membership {
    */
   private void handOffIfStaleStream(String id, Members m, long deadline)
       throws MembershipException {
-    if (m.find(id).isPresent() || !followers().containsKey(id) || stagedInTerm.containsKey(id)
-        && stagedInTerm.get(id) == node.currentTerm()) {
+    if (m.find(id).isPresent() || !followers().containsKey(id)
+        || stagedHere(id, node.currentTerm())) {
       return;
     }
     String to = handOff(id, m, Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime())));
@@ -372,14 +405,20 @@ public final class Membership {
   /**
    * Ends this leader's term because it streams to the removed {@code id}: hands leadership to an
    * up-to-date voter, or steps down when it is the only voter. Returns the voter it handed to
-   * ("" after a step-down).
+   * ("" after a step-down). With other voters none of which is up to date it does nothing yet
+   * (REFUSED): a step-down would only force an election its followers may not win.
    */
   private String handOff(String id, Members m, Duration timeout) throws MembershipException {
     Optional<String> to = upToDateVoters(m).stream().filter(v -> !v.equals(node.selfId()))
         .findFirst();
+    boolean alone = m.voters().size() == 1 && m.isVoter(node.selfId());
+    if (to.isEmpty() && !alone) {
+      throw new MembershipException(Reason.REFUSED, "this leader still streams the log to the"
+          + " removed " + id + " and must hand leadership on, but no other voter is up to date"
+          + " yet; try again shortly");
+    }
     LOG.warn("event=stale_replication_stream peer={} handing_leadership_to={}", id,
-        to.orElse("(none: stepping down)"));
-    staleStreamHandoffs.incrementAndGet();
+        to.orElse("(none: the only voter steps down)"));
     if (to.isPresent()) {
       try {
         transferLeader(to.get(), timeout);
@@ -387,6 +426,7 @@ public final class Membership {
         throw new MembershipException(e.reason(), "could not hand leadership on to clear the"
             + " stream to the removed " + id + ": " + e.getMessage(), e.leaderAdminAddress());
       }
+      staleStreamHandoffs.incrementAndGet();
       return to.get();
     }
     String why = node.stepDown(timeout);
@@ -394,6 +434,7 @@ public final class Membership {
       throw new MembershipException(Reason.FAILED, "could not step down to clear the stream to"
           + " the removed " + id + ": " + why);
     }
+    staleStreamHandoffs.incrementAndGet();
     return "";
   }
 

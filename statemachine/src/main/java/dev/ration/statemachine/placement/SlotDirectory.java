@@ -15,12 +15,15 @@ import java.util.Set;
  * included, so the groups can tell the commands of two attempts apart ({@link GroupSlots}).
  *
  * <p>A move is decided here and only here: {@link #flip} and {@link #abort} are mutually
- * exclusive entries of one log, so an attempt's outcome is never decided twice. The directory
- * does not take the mover's word for the groups' steps: the mover records each step a group
- * applied ({@link #acknowledge}), and the directory flips only an attempt whose source froze and
- * whose target installed, and finishes only one whose target activated and whose source
- * released. One mover at a time: a second {@link #begin} is refused until the first has finished
- * or been aborted. Repeats of begin's outcome, flip, abort and finish answer as done.
+ * exclusive entries of one log, so an attempt's outcome is never decided twice. The mover records
+ * each step it saw a group apply ({@link #acknowledge}, naming the group, which must be the
+ * attempt's source or target as the step requires), and the directory flips only an attempt
+ * whose source froze and whose target installed, and finishes only one whose target activated
+ * and whose source released. What remains the mover's obligation: it sends activate and release
+ * only after a flip it saw succeed, and unfreeze and drop only after an abort it saw succeed or
+ * as {@link #repair} says. One mover at a time: a second {@link #begin} is refused until the
+ * first has finished or been aborted. A repeated flip, abort or finish of an attempt answers as
+ * done.
  *
  * <p>Phases of the move: PREPARING (source freezing, target installing; abort allowed), then
  * FLIPPED (owner and epoch already changed; target activating, source releasing; no abort), then
@@ -97,11 +100,16 @@ public final class SlotDirectory {
     return Optional.empty();
   }
 
-  /** Records that a group applied {@code step} of the attempt of {@code slot} at {@code moveEpoch}. */
-  public Optional<String> acknowledge(int slot, long moveEpoch, Step step) {
+  /** Records that {@code group} applied {@code step} of the attempt of {@code slot} at {@code moveEpoch}. */
+  public Optional<String> acknowledge(int group, int slot, long moveEpoch, Step step) {
     if (!inProgress(slot, moveEpoch)) {
       return Optional.of("no move of slot " + slot + " at epoch " + moveEpoch + " in progress"
           + " (move: " + move + ")");
+    }
+    int expected = step == Step.FROZEN || step == Step.RELEASED ? move.source() : move.target();
+    if (group != expected) {
+      return Optional.of(step + " of slot " + slot + " at epoch " + moveEpoch + " is group "
+          + expected + "'s step, not group " + group + "'s");
     }
     boolean beforeFlip = step == Step.FROZEN || step == Step.INSTALLED;
     if (beforeFlip == move.flipped()) {
@@ -135,7 +143,7 @@ public final class SlotDirectory {
 
   /** Decides the attempt of {@code slot} at {@code moveEpoch} the other way: it stays. */
   public Optional<String> abort(int slot, long moveEpoch) {
-    if (move == null && abortedEpoch[Slots.check(slot)] == moveEpoch) {
+    if (!inProgress(slot, moveEpoch) && abortedEpoch[slot] == moveEpoch) {
       return Optional.empty();
     }
     Optional<String> wrong = preparing(slot, moveEpoch, "abort");
@@ -149,7 +157,7 @@ public final class SlotDirectory {
 
   /** Ends a flipped attempt once its target activated and its source released the slot. */
   public Optional<String> finish(int slot, long moveEpoch) {
-    if (move == null && ownerEpoch[Slots.check(slot)] == moveEpoch && lastEpoch[slot] == moveEpoch) {
+    if (!inProgress(slot, moveEpoch) && ownerEpoch[slot] == moveEpoch) {
       return Optional.empty();
     }
     if (!inProgress(slot, moveEpoch) || !move.flipped()) {
@@ -177,6 +185,13 @@ public final class SlotDirectory {
     }
     if (inProgress(slot, s.epoch())) {
       return Optional.empty();
+    }
+    if (s.epoch() > lastEpoch[slot] || s.epoch() < ownerEpoch[slot] && s.phase() == Phase.FROZEN) {
+      // A frozen source older than the slot's ownership would be thawed beside the owner: no
+      // step sequence the groups accept leaves one (a later attempt needs it active or absent).
+      throw new InvariantViolation("P1 group " + group + " holds slot " + slot + " " + s
+          + " but the directory's last attempt is " + lastEpoch[slot] + " and its owner "
+          + owner[slot] + " since " + ownerEpoch[slot]);
     }
     boolean flippedHere = ownerEpoch[slot] == s.epoch();
     if (s.phase() == Phase.FROZEN) {

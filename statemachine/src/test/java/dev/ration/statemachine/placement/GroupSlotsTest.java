@@ -26,18 +26,20 @@ class GroupSlotsTest {
     assertEquals(new Admission.Moving(5, 2), b.admit(5));
     assertEquals(Optional.of("slot 5 at epoch 2 cannot flip before its source froze and its target"
         + " installed (acknowledged: [])"), dir.flip(5, e));
-    assertEquals(Optional.empty(), dir.acknowledge(5, e, SlotDirectory.Step.FROZEN));
-    assertEquals(Optional.empty(), dir.acknowledge(5, e, SlotDirectory.Step.INSTALLED));
+    assertEquals(Optional.of("FROZEN of slot 5 at epoch 2 is group 0's step, not group 1's"),
+        dir.acknowledge(1, 5, e, SlotDirectory.Step.FROZEN));
+    assertEquals(Optional.empty(), dir.acknowledge(0, 5, e, SlotDirectory.Step.FROZEN));
+    assertEquals(Optional.empty(), dir.acknowledge(1, 5, e, SlotDirectory.Step.INSTALLED));
     assertEquals(Optional.of("ACTIVATED belongs after the flip of slot 5 at epoch 2"),
-        dir.acknowledge(5, e, SlotDirectory.Step.ACTIVATED));
+        dir.acknowledge(1, 5, e, SlotDirectory.Step.ACTIVATED));
     assertEquals(Optional.empty(), dir.flip(5, e));
     assertEquals(1, dir.owner(5));
     assertEquals(Optional.empty(), b.activate(5, e));
-    assertEquals(Optional.empty(), dir.acknowledge(5, e, SlotDirectory.Step.ACTIVATED));
+    assertEquals(Optional.empty(), dir.acknowledge(1, 5, e, SlotDirectory.Step.ACTIVATED));
     assertEquals(Optional.of("slot 5 at epoch 2 cannot finish before its target activated and its"
         + " source released (acknowledged: [ACTIVATED])"), dir.finish(5, e));
     assertEquals(Optional.empty(), a.release(5, e, 1));
-    assertEquals(Optional.empty(), dir.acknowledge(5, e, SlotDirectory.Step.RELEASED));
+    assertEquals(Optional.empty(), dir.acknowledge(0, 5, e, SlotDirectory.Step.RELEASED));
     assertEquals(Optional.empty(), dir.finish(5, e));
     assertEquals(Optional.empty(), dir.finish(5, e), "a repeated finish is done");
 
@@ -71,9 +73,10 @@ class GroupSlotsTest {
     assertEquals(Optional.empty(), dir.abort(1, 2));
     assertEquals(Optional.empty(), dir.abort(1, 2), "a repeated abort is done");
     assertEquals(Optional.empty(), dir.begin(1, 2));
+    assertEquals(Optional.empty(), dir.abort(1, 2), "still done while a later attempt runs");
     assertEquals(3, dir.move().orElseThrow().epoch(), "an aborted attempt's epoch is never reused");
-    assertEquals(Optional.empty(), dir.acknowledge(1, 3, SlotDirectory.Step.FROZEN));
-    assertEquals(Optional.empty(), dir.acknowledge(1, 3, SlotDirectory.Step.INSTALLED));
+    assertEquals(Optional.empty(), dir.acknowledge(0, 1, 3, SlotDirectory.Step.FROZEN));
+    assertEquals(Optional.empty(), dir.acknowledge(2, 1, 3, SlotDirectory.Step.INSTALLED));
     assertEquals(Optional.empty(), dir.flip(1, 3));
     assertEquals(Optional.empty(), dir.flip(1, 3), "a repeated flip is done");
     assertEquals(Optional.of("the move of slot 1 at epoch 3 is already flipped: it can only be finished"),
@@ -96,11 +99,11 @@ class GroupSlotsTest {
     assertEquals(Optional.of(SlotDirectory.Repair.DROP),
         dir.repair(1, 4, new SlotState(SlotState.Phase.INACTIVE, 2, 1)));
     assertEquals(Optional.empty(), dir.begin(4, 1));
-    assertEquals(Optional.empty(), dir.acknowledge(4, 3, SlotDirectory.Step.FROZEN));
-    assertEquals(Optional.empty(), dir.acknowledge(4, 3, SlotDirectory.Step.INSTALLED));
+    assertEquals(Optional.empty(), dir.acknowledge(0, 4, 3, SlotDirectory.Step.FROZEN));
+    assertEquals(Optional.empty(), dir.acknowledge(1, 4, 3, SlotDirectory.Step.INSTALLED));
     assertEquals(Optional.empty(), dir.flip(4, 3));
-    assertEquals(Optional.empty(), dir.acknowledge(4, 3, SlotDirectory.Step.ACTIVATED));
-    assertEquals(Optional.empty(), dir.acknowledge(4, 3, SlotDirectory.Step.RELEASED));
+    assertEquals(Optional.empty(), dir.acknowledge(1, 4, 3, SlotDirectory.Step.ACTIVATED));
+    assertEquals(Optional.empty(), dir.acknowledge(0, 4, 3, SlotDirectory.Step.RELEASED));
     assertEquals(Optional.empty(), dir.finish(4, 3));
     assertEquals(Optional.of(SlotDirectory.Repair.RELEASE),
         dir.repair(0, 4, new SlotState(SlotState.Phase.FROZEN, 3, 0)));

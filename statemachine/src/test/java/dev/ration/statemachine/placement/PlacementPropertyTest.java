@@ -168,13 +168,13 @@ class PlacementPropertyTest {
     long e = m.epoch();
     int source = m.source();
     boolean ok = w.send(new Sent("freeze " + slot + "@" + e + " in " + source, source, g -> g.freeze(slot, e)))
-        && w.dir.acknowledge(slot, e, Step.FROZEN).isEmpty();
+        && w.dir.acknowledge(source, slot, e, Step.FROZEN).isEmpty();
     w.meanwhile();
     if (rng.oneIn(8)) {
       assertTrue(w.dir.flip(slot, e).isPresent(), "no flip before the target installed");
     }
     ok = ok && w.send(new Sent("install " + slot + "@" + e + " in " + target, target, g -> g.install(slot, e)))
-        && w.dir.acknowledge(slot, e, Step.INSTALLED).isEmpty();
+        && w.dir.acknowledge(target, slot, e, Step.INSTALLED).isEmpty();
     w.meanwhile();
     if (!ok || rng.oneIn(5)) {
       assertEquals(Optional.empty(), w.dir.abort(slot, e));
@@ -193,7 +193,7 @@ class PlacementPropertyTest {
       assertEquals(Phase.INACTIVE, w.groups[target].state(slot).phase(),
           "the target keeps its copy until it activates");
     }
-    assertEquals(Optional.empty(), w.dir.acknowledge(slot, e, Step.ACTIVATED));
+    assertEquals(Optional.empty(), w.dir.acknowledge(target, slot, e, Step.ACTIVATED));
     if (rng.oneIn(6)) {
       assertTrue(w.dir.finish(slot, e).isPresent(), "no finish before the source released");
     }
@@ -201,7 +201,7 @@ class PlacementPropertyTest {
     while (!w.send(new Sent("release " + slot + "@" + e + " in " + source, source, g -> g.release(slot, e, target)))) {
       assertEquals(Phase.FROZEN, w.groups[source].state(slot).phase(), "the source stays frozen");
     }
-    assertEquals(Optional.empty(), w.dir.acknowledge(slot, e, Step.RELEASED));
+    assertEquals(Optional.empty(), w.dir.acknowledge(source, slot, e, Step.RELEASED));
     assertEquals(Optional.empty(), w.dir.finish(slot, e));
     assertEquals(Optional.empty(), w.dir.finish(slot, e), "a repeated finish is done");
   }
