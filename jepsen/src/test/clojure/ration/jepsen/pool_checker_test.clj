@@ -195,9 +195,11 @@
 (defn usage-op [levels t]
   [[0 :invoke :usage {} t] [0 :ok :usage {:levels levels} (inc t)]])
 
-(defn lost-op [p pool scope t]
-  [[p :invoke :slots-lost {:pool pool :scope scope :leases-lost 1} t]
-   [p :ok :slots-lost {:pool pool :scope scope :leases-lost 1} t]])
+(defn lost-op
+  ([p pool scope t] (lost-op p pool scope t nil))
+  ([p pool scope t end-ago-ms]
+   (let [v (cond-> {:pool pool :scope scope :leases-lost 1} end-ago-ms (assoc :end-ago-ms end-ago-ms))]
+     [[p :invoke :slots-lost v t] [p :ok :slots-lost v t]])))
 
 (deftest billing-exact-over-and-under
   ;; Pool 0 on o/t/a started 3 attempts (0, 10, 3000 ms), pool 1 on o/t/b one (5 ms).
@@ -232,6 +234,15 @@
                                                        (usage-op (billed 1 1) 5000))))]
         (is (false? (:valid? r)))
         (is (= :unbilled-beyond-the-lost-budgets (get-in r [:levels "o/t/a" :error])))))
+    (testing "a loss recorded late (at 7000 ms) whose lease ended locally at 3500 ms covers the 3000 ms start"
+      (let [r (qcheck (pc/billing) (apply hist (concat runs (lost-op 200 0 "o/t/a" 7000 3500) drains
+                                                       (usage-op (billed 2 1) 8000))))]
+        (is (true? (:valid? r)) (pr-str r))
+        (is (= 1 (get-in r [:levels "o/t/a" :allowance])))))
+    (testing "... which the loss's own time alone would not (window 5600-7600 ms)"
+      (let [r (qcheck (pc/billing) (apply hist (concat runs (lost-op 200 0 "o/t/a" 7100) drains
+                                                       (usage-op (billed 2 1) 8000))))]
+        (is (false? (:valid? r)))))
     (testing "a loss of another pool does not cover pool 0's starts"
       (is (false? (:valid? (qcheck (pc/billing) (apply hist (concat runs (lost-op 200 1 "o/t/b" 3500) drains
                                                                      (usage-op (billed 2 1) 5000))))))))

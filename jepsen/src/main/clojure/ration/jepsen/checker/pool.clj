@@ -211,8 +211,9 @@
     billed ≤ attempts        always: an attempt is one :run record (one attempt per job), and
                              nothing else is billed on the resource;
     attempts − billed ≤ L    where L = the runs of that level's pools that started in a window
-                             [t − lease − slack, t + slack] around a recorded loss t of their
-                             pool's budget (a :slots-lost op).
+                             [e − lease − slack, t + slack] around a recorded loss t of their
+                             pool's budget (a :slots-lost op) whose lease ended locally at e
+                             (t minus the op's :end-ago-ms; t when it has none).
 
   Why the second bound is what is sound: each report carries the budget's cumulative starts,
   so the only starts never billed are those after the last report or return that reached the
@@ -220,9 +221,10 @@
   every pool drains and closes after the heal, its return answered), or a budget was lost while
   its pool could not reach the cluster and that return (sent once) did not get through either.
   Such a budget's unbilled starts came after its last answered report was sent (S); the pool
-  holds it until S + lease·(1 − 2 %) at most and records the loss then (or, on a refusal that
-  came back late, up to a request deadline later), so they lie within [t − lease − slack, t].
-  slack = the op timeout (3 s). An exact equality is required where no budget of the level's
+  holds it until its local end e ≤ S + lease·(1 − 2 %) and starts nothing after e, so they lie
+  within [e − lease, e]; the loss is recorded at e or later (a renewal in flight at e fails only
+  at its deadline, and a loaded machine runs the pool's threads late), which is why the window
+  is anchored at e, as the pool saw it. slack = the op timeout (3 s). An exact equality is required where no budget of the level's
   pools was lost; a pool that never drained (never returned its budget) leaves its level's
   lower bound unchecked (the :jobs checker fails that run anyway). No :usage read: :unknown.
   When the read also replayed the whole usage log (:replayed, complete), each level's aggregate
@@ -239,9 +241,10 @@
             usage (->> cs (filter #(and (= :usage (:f %)) (h/ok? %))) last)
             rs (vec (runs history))
             losses (->> history (filter #(and (= :slots-lost (:f %)) (h/invoke? %)))
-                        (map (fn [op] {:pool (get-in op [:value :pool]) :time (:time op)})))
+                        (map (fn [op] {:pool (get-in op [:value :pool]) :time (:time op)
+                                       :end (- (:time op) (* 1000000 (max 0 (long (get-in op [:value :end-ago-ms] 0)))))})))
             losses-by-pool (group-by :pool losses)
-            in-window? (fn [r] (some (fn [{t :time}] (<= (- t lease-ns slack-ns) (:start r) (+ t slack-ns)))
+            in-window? (fn [r] (some (fn [{t :time e :end}] (<= (- e lease-ns slack-ns) (:start r) (+ t slack-ns)))
                                      (get losses-by-pool (:pool r))))
             drained (set (keys (drains history)))
             undrained (set (remove drained (distinct (map :pool rs))))]

@@ -142,16 +142,26 @@
 
 (defn- record-losses!
   "Records every lease the source loses (its leasesLost() grew) as a :slots-lost op, when it
-  happens (the listener runs on every change of the permits, the loss included)."
+  happens (the listener runs on every change of the permits, the loss included), with
+  :end-ago-ms: how long before that moment the lost lease's local end (validUntil, the last one
+  the listener saw) was. The pool starts nothing after that end; the loss itself may be
+  recorded later (a renewal in flight at the end fails only at its deadline), and the billing
+  checker anchors its window at the end."
   [test ^LeasedSlots lease pool-id scope]
-  (let [seen (atom 0)]
+  (let [seen (atom 0)
+        last-end (atom nil)]
     (.addListener lease
                   (fn []
+                    (let [u (.validUntil lease)]
+                      (when (.isAfter u java.time.Instant/EPOCH) (reset! last-end u)))
                     (let [n (.leasesLost lease)
                           old @seen]
                       (when (and (> n old) (compare-and-set! seen old n))
                         (let [p (client/side-process! test)
-                              v (cond-> {:pool pool-id :leases-lost n} scope (assoc :scope scope))]
+                              end @last-end
+                              v (cond-> {:pool pool-id :leases-lost n}
+                                  scope (assoc :scope scope)
+                                  end (assoc :end-ago-ms (- (System/currentTimeMillis) (.toEpochMilli ^java.time.Instant end))))]
                           (client/record! test {:process p :type :invoke :f :slots-lost :value v})
                           (client/record! test {:process p :type :ok :f :slots-lost :value v}))))))))
 
