@@ -1005,20 +1005,10 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     if (!isLeader() || other.isEmpty() || !members.isVoter(options.nodeId())) {
       return;
     }
-    Peer target = other.get();
-    TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, groupId,
-        callIds.incrementAndGet(), RaftPeerId.valueOf(target.id()), timeout.toMillis());
-    try {
-      RaftClientReply reply =
-          transferAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
-      if (!reply.isSuccess()) {
-        LOG.warn("{}: leadership transfer to {} failed: {}", selfId, target.id(), reply.getException());
-      }
-    } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      LOG.warn("{}: leadership transfer to {} failed", selfId, target.id(), e);
+    String target = other.get().id();
+    String failure = transferAndWait(RaftPeerId.valueOf(target), timeout);
+    if (!failure.isEmpty()) {
+      LOG.warn("{}: leadership transfer to {} failed: {}", selfId, target, failure);
     }
   }
 
@@ -1042,18 +1032,8 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     if (!isLeader()) {
       return "not the leader (leader: " + leaderIdOrEmpty() + ")";
     }
-    TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, groupId,
-        callIds.incrementAndGet(), RaftPeerId.valueOf(targetId), timeout.toMillis());
-    try {
-      RaftClientReply reply =
-          transferAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
-      return reply.isSuccess() ? "" : "transfer to " + targetId + " failed: " + reply.getException();
-    } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      return "transfer to " + targetId + " failed: " + e;
-    }
+    String failure = transferAndWait(RaftPeerId.valueOf(targetId), timeout);
+    return failure.isEmpty() ? "" : "transfer to " + targetId + " failed: " + failure;
   }
 
   /**
@@ -1064,17 +1044,26 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     if (!isLeader()) {
       return "not the leader (leader: " + leaderIdOrEmpty() + ")";
     }
+    String failure = transferAndWait(null, timeout);
+    return failure.isEmpty() ? "" : "step-down failed: " + failure;
+  }
+
+  /**
+   * Asks Ratis to hand this leader's term to {@code target} (null: to nobody, a step-down) and
+   * waits up to {@code timeout} and half a second more. Returns "" on success, else the failure.
+   */
+  private String transferAndWait(RaftPeerId target, Duration timeout) {
     TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, groupId,
-        callIds.incrementAndGet(), null, timeout.toMillis());
+        callIds.incrementAndGet(), target, timeout.toMillis());
     try {
       RaftClientReply reply =
           transferAsync(request).get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
-      return reply.isSuccess() ? "" : "step-down failed: " + reply.getException();
+      return reply.isSuccess() ? "" : String.valueOf(reply.getException());
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      return "step-down failed: " + e;
+      return e.toString();
     }
   }
 
