@@ -18,17 +18,17 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
- * A {@link LedgerStore} in plain collections, for running a {@link LeaseLedger} without RocksDB
- * in unit tests. {@link #commit} plays the WriteBatch: the ledger sees an entry's writes only
- * after it. Thread: the test's.
+ * A {@link LedgerStore} in plain collections (the kernel's idempotency records and expiry
+ * index), for running ledgers without RocksDB in unit tests. {@link #commit} plays the
+ * WriteBatch: the ledger sees an entry's writes only after it. Thread: the test's.
  */
-final class MemoryLedgerStore implements LedgerStore {
+public final class MemoryLedgerStore implements LedgerStore {
   /** Generation start, then request key. */
   private final TreeMap<Long, Map<RequestKey, IdempotencyRecord>> records = new TreeMap<>();
   private final TreeMap<Long, IdempotencyGeneration> generations = new TreeMap<>();
   private final TreeSet<ExpiryKey> expiry = new TreeSet<>();
 
-  void commit(Changes changes) {
+  public void commit(Changes changes) {
     for (long dropped : changes.generationDrops) {
       records.remove(dropped);
       generations.remove(dropped);
