@@ -209,8 +209,32 @@
       (is (true? (:valid? (apply check (rc/usage-events)
                                  (conj base (reserve 1 1 nil "o" [["jobs" 1]] 40 50 :type :info)
                                        (ulog 1 100 [1 1 "jobs" :completed 1] [2 9 "jobs" :expired 1])))))))
+    (testing "...or an :info attempt of a key a later attempt saw refused"
+      (is (true? (:valid? (apply check (rc/usage-events)
+                                 (conj base (reserve 1 1 nil "o" [["jobs" 1]] 40 50 :type :info)
+                                       (reserve 1 1 nil "o" [["jobs" 1]] 60 70 :type :refused)
+                                       (ulog 1 100 [1 1 "jobs" :completed 1] [2 9 "jobs" :expired 1])))))))
     (testing "no usage log read: unknown"
       (is (= :unknown (:valid? (apply check (rc/usage-events) base)))))))
+
+(deftest killed-attempts
+  (let [c {:type :fail :f :reserve :value {:req-id [0 1]} :error [:NOT_LEADER "not the leader"]}
+        refused {:type :fail :f :reserve :value {:req-id [0 1]} :error [:outcome :limit_exhausted]}
+        ok {:type :ok :f :reserve :value {:req-id [0 1] :reservation-id 7}}]
+    (testing "the retry's definite failure says nothing about an attempt whose outcome is unknown"
+      (let [r (rw/killed-completion c :unknown)]
+        (is (= :info (:type r)))
+        (is (= [:killed-attempt-unknown [:NOT_LEADER "not the leader"]] (:error r)))
+        (is (true? (get-in r [:value :restarted?])))))
+    (testing "nor does its refusal"
+      (is (= :info (:type (rw/killed-completion refused :unknown)))))
+    (testing "a retry that reserved is the op's answer"
+      (is (= :ok (:type (rw/killed-completion ok :unknown)))))
+    (testing "a killed attempt that certainly did nothing leaves the retry's answer"
+      (is (= :fail (:type (rw/killed-completion c :refused))))
+      (is (= [:outcome :limit_exhausted] (:error (rw/killed-completion refused :refused)))))
+    (testing "a killed attempt that reserved is kept for the keys checker"
+      (is (= 4 (get-in (rw/killed-completion ok {:granted 4}) [:value :first-reservation-id]))))))
 
 (deftest prepare-op-shapes
   (let [o (assoc rw/defaults :disk-fraction 1.0 :abandon-fraction 0.0)

@@ -72,7 +72,11 @@
                              :scope (:scope v) :items (:items v) :ttl-ms (:ttl-ms v)
                              :rid (get-in (first oks) [:value :reservation-id])
                              :start (:time (first oks))
+                             ;; An attempt with an unknown outcome may be applied after a
+                             ;; later attempt's refusal (an entry a deposed leader replicated
+                             ;; commits under the next one): refused only when none is unknown.
                              :status (cond (seq oks) :granted
+                                           (some h/info? done) :unknown
                                            (seq refused) :refused
                                            (and (= (count done) (count ops)) (every? h/fail? done)) :not-applied
                                            :else :unknown)}]))

@@ -35,7 +35,7 @@
             [ration.jepsen.db :as db]
             [ration.jepsen.generator :as gen]
             [ration.jepsen.util :as u])
-  (:import (dev.ration.client RationClient)
+  (:import (dev.ration.client RationClient RationException)
            (dev.ration.client.transport RawClient)
            (dev.ration.wire Outcome Overage QuotaKind Window)
            (dev.ration.wire.quota QuotaSpec UsageEvent)
@@ -47,7 +47,8 @@
                                        QuotaResponse$QuotaList QuotaResponse$QuotaInfo
                                        QuotaResponse$UsageBatch
                                        QuotaResponse$QuotaSetReply)
-           (java.time Duration)))
+           (java.time Duration)
+           (java.util.concurrent CompletableFuture)))
 
 (def kinds {:concurrent QuotaKind/CONCURRENT :allocation QuotaKind/ALLOCATION})
 
@@ -216,6 +217,32 @@
     (reset! conn-box (client/open-ration-client (db/client-addresses (:db test) test) t opts
                                                 (:seed test 0) (+ 2000 t (* 100000 n))))))
 
+(defn killed-attempt
+  "What the killed first attempt of a reserve told before its client was closed: {:granted id}
+  (it answered with a reservation), :refused (it certainly had no effect: a domain refusal or a
+  definite error) or :unknown (no answer, or an indeterminate one: it may still be applied,
+  later than the retry's answer, from an entry a deposed leader had already replicated)."
+  [^CompletableFuture f]
+  (if-not (.isDone f)
+    :unknown
+    (try (let [^QuotaResponse$ReserveReply r (.response ^Response$Quota (.join f))]
+           (if (= Outcome/SUCCESS (.outcome r)) {:granted (.reservationId r)} :refused))
+         (catch Throwable t
+           (let [t (if (and (instance? java.util.concurrent.CompletionException t) (.getCause t))
+                     (.getCause t) t)]
+             (if (and (instance? RationException t) (.definite ^RationException t)) :refused :unknown))))))
+
+(defn killed-completion
+  "The completion of a reserve whose first attempt was killed: the retry's completion c, unless
+  the retry did not reserve and the killed attempt's outcome is unknown. Then the op is :info:
+  the retry's refusal or definite error is about the retry alone, and the killed attempt may
+  still have been applied."
+  [c first]
+  (cond-> (assoc-in c [:value :restarted?] true)
+    (map? first) (assoc-in [:value :first-reservation-id] (:granted first))
+    (and (= :unknown first) (not= :ok (:type c)))
+    (assoc :type :info :error [:killed-attempt-unknown (:error c)])))
+
 (defn- reserve-with-kill!
   "A reserve whose client is killed mid-call when prepare-op chose so (probability
   :kill-fraction: the call started, the client closed :kill-after-ms 0-20 ms later) and retried
@@ -224,8 +251,8 @@
   also goes through a new client; a resend of a definite answer keeps the client and the request
   id, so it is the very transport key of the answer it resends (the checker compares the answers
   of one request id, so the retry must not use some other id of the new client's). The
-  completion is the retry's answer; a killed attempt's success, if it arrived, is kept as
-  :first-reservation-id for the checker."
+  completion is the retry's answer (killed-completion); a killed attempt's success, if it
+  arrived, is kept as :first-reservation-id for the checker."
   [conn-box state test opts t op]
   (let [v (:value op)
         kill? (and (:kill-after-ms v) (not (:resend? v)))
@@ -234,19 +261,18 @@
         restart? (or kill? (:after-info? v))]
     (if-not restart?
       (reserve-completion op (quota-call @conn-box opts (second (:req-id v)) (reserve-request v)))
-      (let [first-id (when kill?
-                       (let [f (.call (RawClient/of @conn-box) (long (second (:req-id v)))
-                                      (Request$Quota. (reserve-request v))
-                                      (Duration/ofMillis (:request-deadline-ms opts)))]
-                         (Thread/sleep (long (:kill-after-ms v)))
-                         (when (.isDone f)
-                           (try (let [^QuotaResponse$ReserveReply r (.response ^Response$Quota (.join f))]
-                                  (when (= Outcome/SUCCESS (.outcome r)) (.reservationId r)))
-                                (catch Throwable _ nil)))))]
+      (let [first (when kill?
+                    (let [f (.call (RawClient/of @conn-box) (long (second (:req-id v)))
+                                   (Request$Quota. (reserve-request v))
+                                   (Duration/ofMillis (:request-deadline-ms opts)))]
+                      (Thread/sleep (long (:kill-after-ms v)))
+                      (killed-attempt f)))]
         (restart! conn-box state test opts t)
-        (let [c (reserve-completion op (quota-call @conn-box opts (second (:req-id v)) (reserve-request v)))]
-          (cond-> (assoc-in c [:value :restarted?] true)
-            first-id (assoc-in [:value :first-reservation-id] first-id)))))))
+        (let [c (try (reserve-completion op (quota-call @conn-box opts (second (:req-id v)) (reserve-request v)))
+                     (catch Throwable e (client/error-completion op e)))]
+          (if kill?
+            (killed-completion c first)
+            (assoc-in c [:value :restarted?] true)))))))
 
 (defrecord ReservationClient [opts state ^RationClient conn]
   client/Client
