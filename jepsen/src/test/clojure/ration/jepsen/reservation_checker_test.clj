@@ -214,8 +214,35 @@
                                  (conj base (reserve 1 1 nil "o" [["jobs" 1]] 40 50 :type :info)
                                        (reserve 1 1 nil "o" [["jobs" 1]] 60 70 :type :refused)
                                        (ulog 1 100 [1 1 "jobs" :completed 1] [2 9 "jobs" :expired 1])))))))
+    (testing "...but only one that fits it: the same scope, resources and, expired, amount"
+      (is (= [:phantom-reservations]
+             (map :kind (:errors (apply check (rc/usage-events)
+                                        (conj base (reserve 1 1 nil "o" [["jobs" 2]] 40 50 :type :info)
+                                              (ulog 1 100 [1 1 "jobs" :completed 1] [2 9 "jobs" :expired 1])))))))
+      (is (= [:phantom-reservations]
+             (map :kind (:errors (apply check (rc/usage-events)
+                                        (conj base (reserve 1 1 nil "o" [["disk" 1]] 40 50 :type :info)
+                                              (ulog 1 100 [1 1 "jobs" :completed 1] [2 9 "jobs" :expired 1]))))))))
+    (testing "one indeterminate reserve explains one phantom, not two"
+      (let [r (apply check (rc/usage-events)
+                     (conj base (reserve 1 1 nil "o" [["jobs" 1]] 40 50 :type :info)
+                           (ulog 1 100 [1 1 "jobs" :completed 1] [2 9 "jobs" :expired 1] [3 10 "jobs" :expired 1])))]
+        (is (= [:phantom-reservations] (map :kind (:errors r))))
+        (is (= 1 (:unexplained (first (:errors r)))))))
     (testing "no usage log read: unknown"
       (is (= :unknown (:valid? (apply check (rc/usage-events) base)))))))
+
+(deftest phantom-matching
+  (testing "a matching, not a first fit: the reserve that fits both phantoms is left to the one only it fits"
+    (is (= [] (rc/unexplained-phantoms
+               {9 [{:scope "o" :resource "jobs" :type :completed :quantity 0}]
+                10 [{:scope "o" :resource "jobs" :type :expired :quantity 1}]}
+               [{:scope "o" :items [{:resource "jobs" :amount 1}]}
+                {:scope "o" :items [{:resource "jobs" :amount 3}]}])))
+    (is (= [10] (rc/unexplained-phantoms
+                 {9 [{:scope "o" :resource "jobs" :type :expired :quantity 1}]
+                  10 [{:scope "o/t" :resource "jobs" :type :expired :quantity 1}]}
+                 [{:scope "o" :items [{:resource "jobs" :amount 1}]}])))))
 
 (deftest killed-attempts
   (let [c {:type :fail :f :reserve :value {:req-id [0 1]} :error [:NOT_LEADER "not the leader"]}

@@ -278,6 +278,42 @@
          :error-count (count errs)
          :errors (vec (take 10 errs))}))))
 
+(defn- phantom-fits?
+  "Whether reserve group g (unknown outcome) could have made the reservation whose usage events
+  are es: the same scope, the same resources, and an expiry's quantity equal to the amount."
+  [g es]
+  (let [items (into {} (map (juxt :resource :amount)) (:items g))]
+    (and (every? #(= (:scope g) (:scope %)) es)
+         (= (set (keys items)) (set (map :resource es)))
+         (every? #(or (not= :expired (:type %)) (= (items (:resource %)) (:quantity %))) es))))
+
+(defn- augment
+  "Kuhn's step: tries to match phantom i to a reserve (cands i), moving earlier matches along.
+  match maps a reserve's index to the phantom it explains. Returns [match matched? seen]."
+  [cands match i seen]
+  (loop [js (cands i), seen seen]
+    (if-let [j (first js)]
+      (if (seen j)
+        (recur (rest js) seen)
+        (let [seen (conj seen j), k (match j)]
+          (if (nil? k)
+            [(assoc match j i) true seen]
+            (let [[m ok seen] (augment cands match k seen)]
+              (if ok [(assoc m j i) true seen] (recur (rest js) seen))))))
+      [match false seen])))
+
+(defn unexplained-phantoms
+  "The reservation ids among phantoms ({rid events}) that no distinct reserve of unknown outcome
+  (unknowns: groups with :scope and :items) can account for: a maximum matching of phantoms to
+  reserves that fit them, so one indeterminate reserve explains at most one reservation."
+  [phantoms unknowns]
+  (let [ps (vec (sort-by key phantoms))
+        us (vec unknowns)
+        cands (vec (for [[_ es] ps] (vec (keep-indexed (fn [j g] (when (phantom-fits? g es) j)) us))))
+        match (reduce (fn [match i] (first (augment cands match i #{}))) {} (range (count ps)))
+        explained (set (vals match))]
+    (vec (for [i (range (count ps)) :when (not (explained i))] (key (nth ps i))))))
+
 (defn usage-events
   "At most one usage event per settled (reservation, resource), agreeing with the settlement
   answers; no phantom reservations. Needs the final usage-log read (:unknown without one)."
@@ -328,11 +364,15 @@
                         {:kind :missing-event :reservation-id rid :resource (:resource it)})
               logged (set (map :reservation-id settles))
               phantom (remove rs logged)
-              unknown (count (filter #(= :unknown (:status %)) (vals (:groups m))))
+              unknowns (filter #(= :unknown (:status %)) (vals (:groups m)))
+              unexplained (unexplained-phantoms (select-keys (group-by :reservation-id settles) phantom)
+                                                unknowns)
               errs (vec (concat dups mismatch invalid seq-errs missing
-                                (when (> (count phantom) unknown)
-                                  [{:kind :phantom-reservations :count (count phantom) :indeterminate-reserves unknown
-                                    :reservation-ids (vec (take 10 (sort phantom)))}])))]
+                                (when (seq unexplained)
+                                  [{:kind :phantom-reservations :count (count phantom)
+                                    :indeterminate-reserves (count unknowns)
+                                    :unexplained (count unexplained)
+                                    :reservation-ids (vec (take 10 unexplained))}])))]
           {:valid? (empty? errs)
            :events (count events)
            :settlement-events (count settles)
