@@ -261,7 +261,23 @@
       (is (= :fail (:type (rw/killed-completion c :refused))))
       (is (= [:outcome :limit_exhausted] (:error (rw/killed-completion refused :refused)))))
     (testing "a killed attempt that reserved is kept for the keys checker"
-      (is (= 4 (get-in (rw/killed-completion ok {:granted 4}) [:value :first-reservation-id]))))))
+      (is (= 4 (get-in (rw/killed-completion ok {:granted 4}) [:value :first-reservation-id]))))
+    (testing "a killed attempt that reserved makes the op :ok with its reservation, whatever the retry said"
+      (let [r (rw/killed-completion c {:granted 4 :expires-at-ms 900 :config-version 2})]
+        (is (= :ok (:type r)))
+        (is (nil? (:error r)))
+        (is (= 4 (get-in r [:value :reservation-id])))
+        (is (= 900 (get-in r [:value :expires-at-ms])))
+        (is (= [:fail [:NOT_LEADER "not the leader"]] ((juxt :retry-type :retry-error) (:value r))))))
+    (testing "a retry refused under a key whose killed attempt reserved is reported by the keys checker"
+      (let [k (fn [& ops] (c/check (rc/keys-checker) {} (h/index ops) opts))
+            r (fn [c] (assoc-in (rw/killed-completion c {:granted 4 :expires-at-ms 900 :config-version 2})
+                                [:value :idem-key] "k1"))
+            invoke {:type :invoke :f :reserve :process 0 :time 0 :value {:req-id [0 1] :idem-key "k1"}}]
+        (is (false? (:valid? (k invoke (assoc (r refused) :process 0 :time 1)))))
+        (is (= :retry-refused-under-a-reserved-key
+               (get-in (k invoke (assoc (r refused) :process 0 :time 1)) [:errors 0 :kind])))
+        (is (true? (:valid? (k invoke (assoc (r c) :process 0 :time 1)))) "a definite error is no contradiction")))))
 
 (deftest prepare-op-shapes
   (let [o (assoc rw/defaults :disk-fraction 1.0 :abandon-fraction 0.0)

@@ -387,7 +387,8 @@
   "One reservation per idempotency key: every :ok reserve under one key (and the answer of a
   killed first attempt, when it arrived before the kill) names the same reservation id. A
   second reservation for a key is what a retry from a restarted client (a new client id, so a
-  new transport key) would make if the key were not kept."
+  new transport key) would make if the key were not kept; a retry refused under a key whose killed
+  attempt reserved is the same fault seen the other way."
   []
   (reify Checker
     (check [_ test history opts]
@@ -397,7 +398,14 @@
                        :let [ids (distinct (mapcat #(keep (:value %) [:reservation-id :first-reservation-id]) ops))]
                        :when (> (count ids) 1)]
                    {:kind :two-reservations-for-one-key :key k :reservation-ids (vec ids)
-                    :indexes (mapv :index ops)})]
+                    :indexes (mapv :index ops)})
+            ;; A retry refused under a key whose killed attempt reserved: the key was not kept.
+            refused (for [o oks
+                          :let [e (get-in o [:value :retry-error])]
+                          :when (and (vector? e) (= :outcome (first e)))]
+                      {:kind :retry-refused-under-a-reserved-key :key (key-of o)
+                       :reservation-id (get-in o [:value :reservation-id]) :retry-error e :index (:index o)})
+            errs (concat errs refused)]
         {:valid? (empty? errs)
          :keys (count (distinct (map key-of oks)))
          :restarted-retries (count (filter #(get-in % [:value :restarted?]) oks))

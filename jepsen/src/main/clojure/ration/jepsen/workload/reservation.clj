@@ -21,7 +21,8 @@
 
   Ops and values (ledger times in ms, as the server reported them):
     :reserve   {:scope :items [{:resource :amount}] :ttl-ms :req-id :idem-key [:kill-after-ms]}
-               + {:restarted? :first-reservation-id} when retried by a new client
+               + {:restarted? :first-reservation-id} when retried by a new client (+ {:retry-type
+                 :retry-error} when the killed attempt reserved and the retry did not)
                ok + {:reservation-id :expires-at-ms :config-version};
                :fail [:outcome :limit_exhausted] + {:level-scope :refused-resource}
     :complete  {:reservation-id :actuals [..] :req-id}   ok + {:how :quantities :event-seqs :already-settled?}
@@ -218,30 +219,50 @@
                                                 (:seed test 0) (+ 2000 t (* 100000 n))))))
 
 (defn killed-attempt
-  "What the killed first attempt of a reserve told before its client was closed: {:granted id}
-  (it answered with a reservation), :refused (it certainly had no effect: a domain refusal or a
+  "What the killed first attempt of a reserve told before its client was closed: {:granted id
+  :expires-at-ms :config-version} (it answered with a reservation), :refused (it certainly had no effect: a domain refusal or a
   definite error) or :unknown (no answer, or an indeterminate one: it may still be applied,
   later than the retry's answer, from an entry a deposed leader had already replicated)."
   [^CompletableFuture f]
   (if-not (.isDone f)
     :unknown
     (try (let [^QuotaResponse$ReserveReply r (.response ^Response$Quota (.join f))]
-           (if (= Outcome/SUCCESS (.outcome r)) {:granted (.reservationId r)} :refused))
+           (if (= Outcome/SUCCESS (.outcome r))
+             {:granted (.reservationId r) :expires-at-ms (.expiresAtMillis r) :config-version (.configVersion r)}
+             :refused))
          (catch Throwable t
            (let [t (if (and (instance? java.util.concurrent.CompletionException t) (.getCause t))
                      (.getCause t) t)]
              (if (and (instance? RationException t) (.definite ^RationException t)) :refused :unknown))))))
 
 (defn killed-completion
-  "The completion of a reserve whose first attempt was killed: the retry's completion c, unless
-  the retry did not reserve and the killed attempt's outcome is unknown. Then the op is :info:
-  the retry's refusal or definite error is about the retry alone, and the killed attempt may
-  still have been applied."
-  [c first]
-  (cond-> (assoc-in c [:value :restarted?] true)
-    (map? first) (assoc-in [:value :first-reservation-id] (:granted first))
-    (and (= :unknown first) (not= :ok (:type c)))
-    (assoc :type :info :error [:killed-attempt-unknown (:error c)])))
+  "The completion of a reserve whose first attempt was killed, given the retry's completion c
+  and what the killed attempt told (killed-attempt):
+  - the killed attempt reserved: the op is :ok with that reservation, whatever the retry said.
+    The retry's answer is kept as :retry-type/:retry-error; a retry that was refused
+    (:retry-error [:outcome ...]) under a key that holds a reservation is what the keys checker
+    reports, a retry that merely failed (a definite error, no answer) is not a contradiction;
+  - the killed attempt's outcome is unknown and the retry did not reserve: :info, since the
+    retry's refusal or definite error is about the retry alone and the killed attempt may still
+    be applied;
+  - otherwise the retry's completion."
+  [c killed]
+  (let [c (assoc-in c [:value :restarted?] true)]
+    (cond
+      (map? killed)
+      (if (= :ok (:type c))
+        (assoc-in c [:value :first-reservation-id] (:granted killed))
+        (-> c
+            (dissoc :error)
+            (assoc :type :ok)
+            (update :value merge {:reservation-id (:granted killed) :first-reservation-id (:granted killed)
+                                  :expires-at-ms (:expires-at-ms killed) :config-version (:config-version killed)
+                                  :retry-type (:type c) :retry-error (:error c)})))
+
+      (and (= :unknown killed) (not= :ok (:type c)))
+      (assoc c :type :info :error [:killed-attempt-unknown (:error c)])
+
+      :else c)))
 
 (defn- reserve-with-kill!
   "A reserve whose client is killed mid-call when prepare-op chose so (probability
@@ -251,8 +272,8 @@
   also goes through a new client; a resend of a definite answer keeps the client and the request
   id, so it is the very transport key of the answer it resends (the checker compares the answers
   of one request id, so the retry must not use some other id of the new client's). The
-  completion is the retry's answer (killed-completion); a killed attempt's success, if it
-  arrived, is kept as :first-reservation-id for the checker."
+  completion is the retry's answer, or the killed attempt's reservation when that arrived
+  (killed-completion)."
   [conn-box state test opts t op]
   (let [v (:value op)
         kill? (and (:kill-after-ms v) (not (:resend? v)))
@@ -261,7 +282,7 @@
         restart? (or kill? (:after-info? v))]
     (if-not restart?
       (reserve-completion op (quota-call @conn-box opts (second (:req-id v)) (reserve-request v)))
-      (let [first (when kill?
+      (let [killed (when kill?
                     (let [f (.call (RawClient/of @conn-box) (long (second (:req-id v)))
                                    (Request$Quota. (reserve-request v))
                                    (Duration/ofMillis (:request-deadline-ms opts)))]
@@ -271,7 +292,7 @@
         (let [c (try (reserve-completion op (quota-call @conn-box opts (second (:req-id v)) (reserve-request v)))
                      (catch Throwable e (client/error-completion op e)))]
           (if kill?
-            (killed-completion c first)
+            (killed-completion c killed)
             (assoc-in c [:value :restarted?] true)))))))
 
 (defrecord ReservationClient [opts state ^RationClient conn]
