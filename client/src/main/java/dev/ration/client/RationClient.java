@@ -858,7 +858,9 @@ public final class RationClient implements AutoCloseable {
           }
           retryOrFail(e.code(), e.message(), e.retryAfterMillis(), null);
         }
-        case OVERLOADED -> retryOrFail(e.code(), e.message(), e.retryAfterMillis(), null);
+        // Refused unapplied and unrecorded while the tenant's slot moves: the same request id
+        // is decided afresh once it settles.
+        case OVERLOADED, MOVING -> retryOrFail(e.code(), e.message(), e.retryAfterMillis(), null);
         default -> fail(e.code(), e.message(), e.retryAfterMillis(), null);
       }
     }

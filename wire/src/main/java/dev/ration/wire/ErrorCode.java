@@ -28,7 +28,13 @@ public enum ErrorCode {
   HELLO_REQUIRED(13, true),
   INTERNAL(14, false),
   /** Withdrawn by CANCEL (or by its connection closing) before it was proposed: never applied. */
-  CANCELLED(15, true);
+  CANCELLED(15, true),
+  /** The tenant's slot is served by another Raft group (the message names the owner this group
+   *  last knew): nothing was applied; send it to the owner. */
+  WRONG_GROUP(16, true),
+  /** The tenant's slot is being moved between groups: nothing was applied; retry shortly
+   *  ({@code retryAfterMillis}), under the same request id. */
+  MOVING(17, true);
 
   private final int code;
   private final boolean definite;

@@ -25,6 +25,9 @@ import java.util.List;
  * Stateless; any thread.
  */
 final class Replies {
+  /** The retry hint of MOVING: a move's freeze window is a few log round trips. */
+  static final int MOVING_RETRY_MILLIS = 25;
+
   private Replies() {}
 
   /** The reply to a mutation {@code request} whose replicated result is {@code result}. */
@@ -137,6 +140,18 @@ final class Replies {
       public Response denied(Result.Denied d) {
         // Outside the caller's grants, found by the replica: nothing changed.
         return ErrorReplies.error(ErrorCode.PERMISSION_DENIED, d.message(), "", 0);
+      }
+
+      @Override
+      public Response misrouted(Result.Misrouted m) {
+        // Refused before it was applied or recorded: definite, and a retry is decided afresh.
+        if (m.moving()) {
+          return ErrorReplies.error(ErrorCode.MOVING, "slot " + m.slot()
+              + " is moving (move epoch " + m.epoch() + "); retry shortly", "", MOVING_RETRY_MILLIS);
+        }
+        return ErrorReplies.error(ErrorCode.WRONG_GROUP, "slot " + m.slot() + " is not served by this group; "
+            + (m.ownerGroup() < 0 ? "no owner known here" : "group " + m.ownerGroup() + " owns it")
+            + " (move epoch " + m.epoch() + ")", "", 0);
       }
 
       @Override

@@ -33,6 +33,8 @@ import java.util.Optional;
 public final class GroupSlots {
   private final int self;
   private final SlotState[] slots = new SlotState[Slots.COUNT];
+  /** How many slots are not {@link Phase#ACTIVE} here: 0 lets admission skip the table. */
+  private int notActive;
 
   private GroupSlots(int self, SlotState initial) {
     if (self < 0) {
@@ -40,6 +42,7 @@ public final class GroupSlots {
     }
     this.self = self;
     Arrays.fill(slots, initial);
+    this.notActive = initial.phase() == Phase.ACTIVE ? 0 : Slots.COUNT;
   }
 
   /** The first data group of a cluster (or a single-group cluster upgraded in place): serves
@@ -59,6 +62,11 @@ public final class GroupSlots {
 
   public SlotState state(int slot) {
     return slots[Slots.check(slot)];
+  }
+
+  /** Whether every slot is served here (a single-group cluster): nothing can be misrouted. */
+  public boolean servesEverySlot() {
+    return notActive == 0;
   }
 
   /** Whether a command for {@code slot} applies here. */
@@ -119,8 +127,7 @@ public final class GroupSlots {
     if (s.phase() != from || s.epoch() >= epoch) {
       return Optional.of(refusal(slot, what, s, from.name().toLowerCase() + " at an epoch below " + epoch));
     }
-    slots[slot] = next;
-    check(slot);
+    set(slot, next);
     return Optional.empty();
   }
 
@@ -133,14 +140,19 @@ public final class GroupSlots {
     if (s.phase() != from || s.epoch() != epoch) {
       return Optional.of(refusal(slot, what, s, from.name().toLowerCase() + " at epoch " + epoch));
     }
-    slots[slot] = to;
-    check(slot);
+    set(slot, to);
     return Optional.empty();
   }
 
   private static String refusal(int slot, String what, SlotState s, String needed) {
     return what + " of slot " + slot + " needs it " + needed + ", but it is "
         + s.phase().name().toLowerCase() + " at epoch " + s.epoch();
+  }
+
+  private void set(int slot, SlotState next) {
+    notActive += (slots[slot].phase() == Phase.ACTIVE ? 1 : 0) - (next.phase() == Phase.ACTIVE ? 1 : 0);
+    slots[slot] = next;
+    check(slot);
   }
 
   private void check(int slot) {

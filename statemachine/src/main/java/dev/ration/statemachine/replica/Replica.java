@@ -12,11 +12,14 @@ import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.command.Touches;
+import dev.ration.statemachine.placement.Admission;
+import dev.ration.statemachine.placement.GroupSlots;
 import dev.ration.statemachine.query.Query;
 import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.placement.Slots;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -66,6 +69,10 @@ public final class Replica implements ApplyContext {
   /** Every client request's first answer, kept for the retention. */
   private final Idempotency idempotency;
 
+  /** Which slots this group serves; a client command for any other is refused before it is
+   *  applied or recorded. */
+  private final GroupSlots slots;
+
   private Changes changes = new Changes();
   /** The last expiry-index key a Tick of the current entry popped: the next Tick goes on after it. */
   private ExpiryKey tickCursor = ExpiryKey.BEFORE_ALL;
@@ -77,7 +84,17 @@ public final class Replica implements ApplyContext {
    */
   public Replica(StateOptions options, LedgerStore store, FamilyStore families,
       List<Function<ApplyContext, Ledger>> ledgers) {
+    this(options, store, families, ledgers, GroupSlots.servingAll(0));
+  }
+
+  /**
+   * A replica of a data group that serves what {@code slots} says (a cluster of one data group,
+   * the only layout a node runs today, serves every slot: {@link GroupSlots#servingAll}).
+   */
+  public Replica(StateOptions options, LedgerStore store, FamilyStore families,
+      List<Function<ApplyContext, Ledger>> ledgers, GroupSlots slots) {
     this.options = options;
+    this.slots = slots;
     this.store = store;
     this.families = families;
     this.idempotency = new Idempotency(store, options.idempotencyRetentionMillis());
@@ -182,6 +199,12 @@ public final class Replica implements ApplyContext {
   }
 
   private Result applyProposal(Proposal proposal) {
+    Optional<Result.Misrouted> misrouted = misrouted(proposal.command());
+    if (misrouted.isPresent()) {
+      // Before the idempotency lookup and never recorded: the key's answer belongs to the group
+      // that serves the slot, where the retry goes.
+      return misrouted.get();
+    }
     RequestKey key = proposal.key();
     Optional<IdempotencyRecord> seen = Optional.empty();
     Fingerprint fingerprint = null;
@@ -209,6 +232,59 @@ public final class Replica implements ApplyContext {
       idempotency.record(key, seen, fingerprint, ResultCodec.encode(result), nowMillis, changes);
     }
     return result;
+  }
+
+  /**
+   * The refusal of a client command whose slot this group does not serve, decided on the
+   * group's replicated slot table so that every replica decides the same and a proposal that
+   * was in flight while its slot moved cannot land here. The slot is the tenant's that the
+   * command declares ({@link Command#touches()}): a tenant it names, or the tenant of a live
+   * object an id names (an id this group cannot resolve is left to the ledger, which answers it
+   * as unknown). State of no tenant is every group's own and is always admitted. A command
+   * wrapped by {@link SecurityCommand.Authorized} is judged by the command it wraps.
+   */
+  private Optional<Result.Misrouted> misrouted(Command command) {
+    if (slots.servesEverySlot()) {
+      return Optional.empty();
+    }
+    Command target = command instanceof SecurityCommand.Authorized a ? inner(a) : command;
+    if (!target.fromClient()) {
+      return Optional.empty();
+    }
+    Touches touches = target.touches();
+    for (String tenant : touches.tenants()) {
+      Optional<Result.Misrouted> refused = admission(Slots.of(tenant));
+      if (refused.isPresent()) {
+        return refused;
+      }
+    }
+    Ledger owner = byFamily.get(target.family());
+    for (long id : touches.ids()) {
+      Optional<String> tenant = owner.tenantOfId(id, true);
+      if (tenant.isPresent()) {
+        Optional<Result.Misrouted> refused = admission(Slots.of(tenant.get()));
+        if (refused.isPresent()) {
+          return refused;
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Optional<Result.Misrouted> admission(int slot) {
+    Admission a = slots.admit(slot);
+    if (a instanceof Admission.Moving m) {
+      return Optional.of(new Result.Misrouted(m.slot(), slots.self(), m.epoch(), true));
+    }
+    if (a instanceof Admission.WrongGroup w) {
+      return Optional.of(new Result.Misrouted(w.slot(), w.ownerHint(), w.epoch(), false));
+    }
+    return Optional.empty();
+  }
+
+  /** The slot table this group applies under. */
+  public GroupSlots slots() {
+    return slots;
   }
 
   /**
@@ -247,16 +323,7 @@ public final class Replica implements ApplyContext {
    * audit log).
    */
   private Result authorized(SecurityCommand.Authorized a) {
-    Command inner;
-    try {
-      inner = BatchCodec.decodeCommand(a.inner().unsafeArray());
-    } catch (BatchFormatException e) {
-      // The endpoint encoded this command itself, so it decodes on every replica of the same
-      // release. One that does not is a command of a newer release (an unknown code): refusing
-      // it here while upgraded replicas apply it would make the replicas diverge, so the
-      // replica stops instead, as for an undecodable batch.
-      throw new BatchFormatException("authorized " + e.getMessage());
-    }
+    Command inner = inner(a);
     if (inner instanceof SecurityCommand.Authorized || !inner.fromClient()) {
       return new Result.Rejected(Outcome.INVALID_ARGUMENT,
           "an authorized command must wrap one client command, not " + inner.getClass().getSimpleName(),
@@ -279,6 +346,18 @@ public final class Replica implements ApplyContext {
       ledger.attributed(a.actor(), inner, result);
     }
     return result;
+  }
+
+  private static Command inner(SecurityCommand.Authorized a) {
+    try {
+      return BatchCodec.decodeCommand(a.inner().unsafeArray());
+    } catch (BatchFormatException e) {
+      // The endpoint encoded this command itself, so it decodes on every replica of the same
+      // release. One that does not is a command of a newer release (an unknown code): refusing
+      // it here while upgraded replicas apply it would make the replicas diverge, so the
+      // replica stops instead, as for an undecodable batch.
+      throw new BatchFormatException("authorized " + e.getMessage());
+    }
   }
 
   /**

@@ -61,6 +61,8 @@ public sealed interface Result {
 
     R denied(Denied result);
 
+    R misrouted(Misrouted result);
+
     R quota(Quota result);
   }
 
@@ -488,6 +490,36 @@ public sealed interface Result {
     /** Its stored fields, in this order after the result code. */
     public static final Shape<Denied> SHAPE =
         Shape.of(Denied.class, str("message", Denied::message));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * A client command for a slot this group does not serve now, refused at apply time from the
+   * group's own slot table: nothing was applied and nothing recorded under the request's key,
+   * so a retry (at the owner, or here once a move settles) is decided afresh. {@code moving}: the
+   * slot is being moved into or out of this group (retry shortly); otherwise {@code ownerGroup}
+   * is the group this one last knew to own it (-1: none known) at move epoch {@code epoch}.
+   */
+  record Misrouted(int slot, int ownerGroup, long epoch, boolean moving) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.misrouted(this);
+    }
+
+    public static final int CODE = 62;
+
+    /** Its stored fields, in this order after the result code (never stored in the ledger:
+     *  the shape lets a result be encoded uniformly). */
+    public static final Shape<Misrouted> SHAPE =
+        Shape.of(
+            Misrouted.class,
+            i32("slot", Misrouted::slot),
+            i32("ownerGroup", Misrouted::ownerGroup),
+            i64("epoch", Misrouted::epoch),
+            bool("moving", Misrouted::moving));
 
     public int code() {
       return CODE;

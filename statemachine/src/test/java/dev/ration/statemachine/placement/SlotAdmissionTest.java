@@ -1,0 +1,128 @@
+package dev.ration.statemachine.placement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ration.statemachine.StateOptions;
+import dev.ration.statemachine.command.Batch;
+import dev.ration.statemachine.command.BatchCodec;
+import dev.ration.statemachine.command.Command;
+import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
+import dev.ration.statemachine.command.LeaseCommand.RenewLease;
+import dev.ration.statemachine.command.LeaseCommand.SetLimit;
+import dev.ration.statemachine.command.Proposal;
+import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.SecurityCommand;
+import dev.ration.statemachine.lease.MemoryLedgerStore;
+import dev.ration.statemachine.quota.QuotaOptions;
+import dev.ration.statemachine.replica.FamilyStore;
+import dev.ration.statemachine.replica.Replica;
+import dev.ration.statemachine.result.Result;
+import dev.ration.statemachine.store.RocksCoordinatorState;
+import dev.ration.wire.Mode;
+import dev.ration.wire.Policy;
+import dev.ration.wire.lease.Limit;
+import dev.ration.wire.placement.Slots;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A data group's replica refuses, at apply time, every client command for a slot it does not
+ * serve now, before the idempotency lookup and without recording anything under the request's
+ * key: a proposal that was in flight while its slot moved never lands in the wrong group, and
+ * its retry is decided afresh where the slot is served.
+ */
+class SlotAdmissionTest {
+  private static final StateOptions OPTIONS = new StateOptions(1_000, 4, 10_000, 8, QuotaOptions.defaults());
+  private static final String A = "tenant-a";
+  /** A tenant in another slot than {@link #A}'s. */
+  private static final String B = otherSlotThan(A);
+
+  private GroupSlots slots;
+  private Replica replica;
+  private long index;
+  private long now = 1_000;
+
+  @BeforeEach
+  void open() {
+    slots = GroupSlots.servingAll(0);
+    replica = new Replica(OPTIONS, new MemoryLedgerStore(), FamilyStore.EMPTY,
+        RocksCoordinatorState.ledgers(OPTIONS), slots);
+    for (String tenant : List.of(A, B)) {
+      apply(RequestKey.NONE, new SetLimit(new Limit(tenant, "api", 1_000, 100, Mode.HARD,
+          10_000, 0, 0, Policy.FREE_CAPACITY, 0)));
+    }
+  }
+
+  @Test
+  void aFrozenSlotRefusesAsMovingRecordsNothingAndServesTheSameKeyAfterAnAbort() {
+    long lease = granted(apply(key(1), acquire(A))).lease().leaseId();
+    int slot = Slots.of(A);
+    assertEquals(java.util.Optional.empty(), slots.freeze(slot, 2));
+
+    Result refused = apply(key(2), acquire(A));
+    assertEquals(new Result.Misrouted(slot, 0, 2, true), refused);
+    assertEquals(new Result.Misrouted(slot, 0, 2, true),
+        apply(key(3), new RenewLease(lease, 1, 10, 0, 0, 0, 0)), "an id resolves to its tenant's slot");
+    assertEquals(new Result.Misrouted(slot, 0, 2, true),
+        apply(key(4), SecurityCommand.Authorized.of("svc", List.of(A), acquire(A))),
+        "an authorized command is judged by the command it wraps");
+    granted(apply(key(5), acquire(B)));
+
+    assertEquals(java.util.Optional.empty(), slots.unfreeze(slot, 2));
+    Result retried = apply(key(2), acquire(A));
+    assertNotEquals(lease, granted(retried).lease().leaseId(),
+        "the refused key was not recorded: its retry is a new decision");
+    assertEquals(retried, apply(key(2), acquire(A)), "and that decision is the key's answer from then on");
+  }
+
+  @Test
+  void aReleasedSlotNamesItsNewOwner() {
+    int slot = Slots.of(A);
+    assertEquals(java.util.Optional.empty(), slots.freeze(slot, 2));
+    assertEquals(java.util.Optional.empty(), slots.release(slot, 2, 3));
+    assertEquals(new Result.Misrouted(slot, 3, 2, false), apply(key(1), acquire(A)));
+    assertTrue(slots.admit(Slots.of(B)) instanceof Admission.Admitted);
+    granted(apply(key(2), acquire(B)));
+  }
+
+  @Test
+  void aGroupServingEverySlotAdmitsEverything() {
+    assertTrue(slots.servesEverySlot());
+    granted(apply(key(1), acquire(A)));
+    slots.freeze(Slots.of(A), 2);
+    assertTrue(!slots.servesEverySlot());
+    slots.unfreeze(Slots.of(A), 2);
+    assertTrue(slots.servesEverySlot(), "the count of unserved slots follows every step");
+  }
+
+  private static AcquireLease acquire(String tenant) {
+    return new AcquireLease(tenant, "api", "h", 10, 0);
+  }
+
+  private static RequestKey key(long sequence) {
+    return new RequestKey(7, 9, sequence);
+  }
+
+  private static Result.LeaseGranted granted(Result r) {
+    return assertInstanceOf(Result.LeaseGranted.class, r, r.toString());
+  }
+
+  private Result apply(RequestKey key, Command command) {
+    now += 10;
+    Batch batch = BatchCodec.decode(BatchCodec.encode(Batch.of(now, List.of(new Proposal(key, command)))));
+    return replica.apply(1, index++, batch).get(0);
+  }
+
+  private static String otherSlotThan(String tenant) {
+    for (int i = 0; ; i++) {
+      String other = "tenant-" + i;
+      if (Slots.of(other) != Slots.of(tenant)) {
+        return other;
+      }
+    }
+  }
+}
