@@ -1,5 +1,7 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.placement.SlotIds;
+import dev.ration.wire.placement.Slots;
 import dev.ration.statemachine.InvariantViolation;
 import dev.ration.statemachine.replica.ApplyContext;
 import dev.ration.statemachine.replica.ExpiryKey;
@@ -82,14 +84,22 @@ final class LeaseBook {
     epochStartMillis = nowMillis;
   }
 
-  /** The id the next granted lease gets. */
+  /** The counter the next granted lease's id is minted from ({@link SlotIds}). */
   long nextLeaseId() {
     return nextLeaseId;
   }
 
-  /** Takes {@link #nextLeaseId()} for a lease being granted. */
-  long mintLeaseId() {
-    return nextLeaseId++;
+  /** The id the next lease granted to {@code tenant} gets: {@link #nextLeaseId()} and the
+   *  tenant's slot. */
+  long peekLeaseId(String tenant) {
+    return SlotIds.of(nextLeaseId, Slots.of(tenant));
+  }
+
+  /** Takes {@link #peekLeaseId} for a lease being granted to {@code tenant}. */
+  long mintLeaseId(String tenant) {
+    long id = peekLeaseId(tenant);
+    nextLeaseId++;
+    return id;
   }
 
   void restoreMeta(long epoch, long epochStart, long nextLeaseId) {

@@ -1,5 +1,6 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.statemachine.placement.MintedIds;
 import dev.ration.wire.lease.Limit;
 
 import dev.ration.statemachine.InvariantViolation;
@@ -60,10 +61,7 @@ final class LeaseVerifier {
     }
     for (Lease lease : leases) {
       checkLease(lease);
-      if (lease.leaseId() <= 0 || lease.leaseId() >= nextLeaseId) {
-        throw new InvariantViolation("I7 lease id " + lease.leaseId() + " not in [1, nextLeaseId "
-            + nextLeaseId + ")");
-      }
+      MintedIds.verify("I7", "lease", lease.leaseId(), lease.tenant(), nextLeaseId);
       if (lease.version() <= 0 || lease.version() >= nextVersion || !versions.add(lease.version())) {
         throw new InvariantViolation("I7 lease " + lease.leaseId() + " version " + lease.version()
             + " not unique or not below nextVersion " + nextVersion);

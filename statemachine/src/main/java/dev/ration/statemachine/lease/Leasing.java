@@ -1,5 +1,6 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.placement.SlotIds;
 import static dev.ration.statemachine.lease.Arguments.firstInvalid;
 import static dev.ration.statemachine.lease.Arguments.invalid;
 
@@ -72,7 +73,7 @@ final class Leasing {
               + " leases, maxLeasesPerLimit " + options.maxLeasesPerLimit(),
           retryAfterMillis(ledger), 0);
     }
-    long leaseId = book.nextLeaseId();
+    long leaseId = book.peekLeaseId(tenant);
     A free = what.free(ledger);
     A granted = what.allocate(book, ledger, leaseId, what.none(), free);
     boolean waitForShare = limit.policy() != Policy.FREE_CAPACITY
@@ -81,7 +82,7 @@ final class Leasing {
       return new Result.Rejected(Outcome.LIMIT_EXHAUSTED,
           what.exhausted(ledger, tenant, resource), retryAfterMillis(ledger), 0);
     }
-    book.mintLeaseId();
+    book.mintLeaseId(tenant);
     long version = context.mintVersion();
     long startBalance = what.startBalance(ledger, granted);
     long now = book.nowMillis();
@@ -183,9 +184,9 @@ final class Leasing {
 
   /** LEASE_UNKNOWN for an id no lease ever had; null for one that was granted. */
   private Result.Rejected neverGranted(long leaseId) {
-    if (leaseId <= 0 || leaseId >= book.nextLeaseId()) {
+    if (leaseId <= 0 || SlotIds.counterOf(leaseId) >= book.nextLeaseId()) {
       return new Result.Rejected(Outcome.LEASE_UNKNOWN, "lease " + leaseId
-          + " was never granted (next lease id " + book.nextLeaseId() + ")", 0, 0);
+          + " was never granted (next lease counter " + book.nextLeaseId() + ")", 0, 0);
     }
     return null;
   }

@@ -155,7 +155,7 @@ final class Budgets {
               + " rolls over in " + retryAfter + " ms",
           spec.scope(), spec.resource(), retryAfter, 0);
     }
-    long id = counters.takeReservationId();
+    long id = counters.takeReservationId(c.scope());
     long windowEnd = Long.MAX_VALUE;
     long keepUntil = Long.MIN_VALUE;
     List<LevelCharge> charges = new ArrayList<>(levels.size());

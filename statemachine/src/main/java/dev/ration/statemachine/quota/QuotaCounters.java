@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.placement.SlotIds;
+import dev.ration.wire.placement.Slots;
 import dev.ration.statemachine.query.QuotaAnswer;
 import dev.ration.wire.ByteReader;
 
@@ -70,9 +72,10 @@ final class QuotaCounters {
     return nextReservationId;
   }
 
-  /** The id of a new reservation. */
-  long takeReservationId() {
-    return nextReservationId++;
+  /** The id of a new reservation or budget of a tenant in scope path {@code scope}: the next
+   *  counter and the tenant's slot ({@link SlotIds}). */
+  long takeReservationId(String scope) {
+    return SlotIds.of(nextReservationId++, Slots.ofPath(scope));
   }
 
   long reservations() {

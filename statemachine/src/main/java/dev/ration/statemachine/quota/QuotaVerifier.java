@@ -1,5 +1,8 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.statemachine.placement.MintedIds;
+import dev.ration.wire.security.Tenants;
+
 import dev.ration.statemachine.query.LevelUsage;
 
 import dev.ration.statemachine.query.LevelCharge;
@@ -171,6 +174,8 @@ final class QuotaVerifier {
     long outstanding = 0;
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.RESERVATION, Integer.MAX_VALUE)) {
       Reservation r = QuotaFormat.read(e.getValue(), "reservation", QuotaFormat::readReservation);
+      MintedIds.verify("Q2", "reservation", r.reservationId(), Tenants.ofPath(r.scope()),
+          counters.nextReservationId());
       outstanding++;
       for (ReservationItem item : r.items()) {
         for (LevelCharge c : item.charges()) {
@@ -357,6 +362,7 @@ final class QuotaVerifier {
     for (Map.Entry<byte[], byte[]> e : records.scanTag(QuotaKeys.BUDGET, Integer.MAX_VALUE)) {
       dev.ration.statemachine.query.Budget b =
           QuotaFormat.read(e.getValue(), "budget", dev.ration.statemachine.query.Budget.SHAPE::read);
+      MintedIds.verify("Q9", "budget", b.budgetId(), Tenants.ofPath(b.scope()), counters.nextReservationId());
       if (b.slots()) {
         verifySlotBudget(b);
         continue;
@@ -364,7 +370,6 @@ final class QuotaVerifier {
       if (b.spent() < 0 || b.spent() > b.granted() || b.reportSequence() < 0
           || b.overdrawn() < 0 || b.overdrawn() > b.overdraft()
           || b.expiresAtMillis() > b.windowEndMillis() || b.windowEndMillis() > b.keepUntilMillis()
-          || b.budgetId() < 1 || b.budgetId() >= counters.nextReservationId()
           || b.charges().isEmpty()) {
         throw new InvariantViolation("Q9 budget " + b);
       }
@@ -428,7 +433,6 @@ final class QuotaVerifier {
         : b.keepUntilMillis() == Long.MAX_VALUE;
     if (b.granted() < 0 || b.spent() < 0 || b.reportSequence() < 0 || b.overdraft() != 0
         || b.overdrawn() != 0 || b.windowEndMillis() != Long.MAX_VALUE || !keptRight
-        || b.budgetId() < 1 || b.budgetId() >= counters.nextReservationId()
         || b.charges().isEmpty()) {
       throw new InvariantViolation("Q9 slot budget " + b);
     }

@@ -205,7 +205,7 @@ final class Reservations {
         }
       }
     }
-    long id = counters.takeReservationId();
+    long id = counters.takeReservationId(c.scope());
     long expiresAt = now + c.ttlMillis();
     List<ReservationItem> items = new ArrayList<>(c.items().size());
     List<QuotaResult.Reserved.Item> reservedItems = new ArrayList<>(c.items().size());

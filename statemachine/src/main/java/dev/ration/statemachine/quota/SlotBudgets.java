@@ -82,7 +82,7 @@ final class SlotBudgets {
               + " of its limit " + tightest.limit(),
           tightest.scope(), tightest.resource(), 0, 0);
     }
-    long id = counters.takeReservationId();
+    long id = counters.takeReservationId(c.scope());
     List<LevelCharge> charges = new ArrayList<>(specs.size());
     for (QuotaSpec spec : specs) {
       hold(id, spec, catalog.usage(spec.scope(), c.resource()), granted);

@@ -19,6 +19,7 @@ import dev.ration.statemachine.query.QueryResult;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.result.ResultCodec;
 import dev.ration.wire.Outcome;
+import dev.ration.wire.placement.SlotIds;
 import dev.ration.wire.placement.Slots;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -238,9 +239,9 @@ public final class Replica implements ApplyContext {
    * The refusal of a client command whose slot this group does not serve, decided on the
    * group's replicated slot table so that every replica decides the same and a proposal that
    * was in flight while its slot moved cannot land here. The slot is the tenant's that the
-   * command declares ({@link Command#touches()}): a tenant it names, or the tenant of a live
-   * object an id names (an id this group cannot resolve is left to the ledger, which answers it
-   * as unknown). State of no tenant is every group's own and is always admitted. A command
+   * command declares ({@link Command#touches()}): a tenant it names, or the slot an id carries
+   * ({@link SlotIds}; an id minted before slots existed names its live object's tenant here, and
+   * one that names nothing is left to the ledger, which answers it as unknown). State of no tenant is every group's own and is always admitted. A command
    * wrapped by {@link SecurityCommand.Authorized} is judged by the command it wraps.
    */
   private Optional<Result.Misrouted> misrouted(Command command) {
@@ -260,12 +261,18 @@ public final class Replica implements ApplyContext {
     }
     Ledger owner = byFamily.get(target.family());
     for (long id : touches.ids()) {
-      Optional<String> tenant = owner.tenantOfId(id, true);
-      if (tenant.isPresent()) {
-        Optional<Result.Misrouted> refused = admission(Slots.of(tenant.get()));
-        if (refused.isPresent()) {
-          return refused;
+      int slot = SlotIds.slotOf(id);
+      if (slot < 0) {
+        // An id from before slots existed: only a live object here tells its tenant.
+        Optional<String> tenant = owner.tenantOfId(id, true);
+        if (tenant.isEmpty()) {
+          continue;
         }
+        slot = Slots.of(tenant.get());
+      }
+      Optional<Result.Misrouted> refused = admission(slot);
+      if (refused.isPresent()) {
+        return refused;
       }
     }
     return Optional.empty();

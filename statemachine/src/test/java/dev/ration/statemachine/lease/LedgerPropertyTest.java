@@ -1,5 +1,8 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.placement.SlotIds;
+import dev.ration.wire.placement.Slots;
+
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
@@ -230,7 +233,9 @@ class LedgerPropertyTest {
       List<Long> ids = new ArrayList<>(model.leases.keySet());
       return ids.get(op.a() % ids.size());
     }
-    return 1 + op.a() % Math.max(1, model.nextLeaseId + 1);
+    long counter = 1 + op.a() % Math.max(1, model.nextLeaseId + 1);
+    // Now and then an id from before ids carried slots: the same counter, no slot.
+    return op.c() % 4 == 0 ? counter : SlotIds.of(counter, Slots.of("t"));
   }
 
   /** Rejection messages are prose and not modelled; everything else must match exactly. */

@@ -1,5 +1,8 @@
 package dev.ration.statemachine.lease;
 
+import dev.ration.wire.placement.SlotIds;
+import dev.ration.wire.placement.Slots;
+
 import dev.ration.wire.lease.LeaseView;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.lease.LimitStatus;
@@ -110,6 +113,7 @@ final class ReferenceLedger {
   long now;
   long epoch;
   long epochStart;
+  /** The counter the next lease id is minted from (ids carry their tenant's slot). */
   long nextLeaseId = 1;
   long nextVersion = 1;
   final TreeMap<LimitKey, ModelLimit> limits = new TreeMap<>();
@@ -245,14 +249,14 @@ final class ReferenceLedger {
       if (s[5] >= options.maxLeasesPerLimit()) {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
       }
-      long target = slotTarget(l, nextLeaseId, c.demandSlots());
+      long target = slotTarget(l, SlotIds.of(nextLeaseId, Slots.of(c.tenant())), c.demandSlots());
       long granted = Math.min(target, Math.max(0, l.concurrency - s[6]));
       boolean waiting = l.limit.policy() != Policy.FREE_CAPACITY && target > 0;
       if (c.demandSlots() > 0 && granted == 0 && !waiting) {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
       }
       ModelLease x = new ModelLease();
-      x.id = nextLeaseId++;
+      x.id = SlotIds.of(nextLeaseId++, Slots.of(c.tenant()));
       x.version = nextVersion++;
       x.tenant = c.tenant();
       x.resource = c.resource();
@@ -294,7 +298,7 @@ final class ReferenceLedger {
       }
       long freeRate = Math.max(0, l.limit.ratePerSecond() - s[0]);
       long freeBurst = Math.max(0, l.limit.burst() - s[1] - l.pool);
-      long[] target = target(l, nextLeaseId, c.demandRatePerSecond(), c.demandBurst());
+      long[] target = target(l, SlotIds.of(nextLeaseId, Slots.of(c.tenant())), c.demandRatePerSecond(), c.demandBurst());
       long rate = Math.min(target[0], freeRate);
       long burst = Math.min(target[1], freeBurst);
       boolean waiting = l.limit.policy() != Policy.FREE_CAPACITY && (target[0] > 0 || target[1] > 0);
@@ -303,7 +307,7 @@ final class ReferenceLedger {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
       }
       ModelLease x = new ModelLease();
-      x.id = nextLeaseId++;
+      x.id = SlotIds.of(nextLeaseId++, Slots.of(c.tenant()));
       x.version = nextVersion++;
       x.tenant = c.tenant();
       x.resource = c.resource();
@@ -337,7 +341,7 @@ final class ReferenceLedger {
           || c.rejectedPerSecond() < 0 || c.emergencyUsed() < 0) {
         return invalid();
       }
-      if (c.leaseId() <= 0 || c.leaseId() >= nextLeaseId) {
+      if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= nextLeaseId) {
         return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
       }
       ModelLease x = leases.get(c.leaseId());
@@ -384,7 +388,7 @@ final class ReferenceLedger {
       if (c.unusedBalance() < 0) {
         return invalid();
       }
-      if (c.leaseId() <= 0 || c.leaseId() >= nextLeaseId) {
+      if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= nextLeaseId) {
         return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
       }
       ModelLease held = leases.get(c.leaseId());
@@ -442,7 +446,7 @@ final class ReferenceLedger {
     if (c.running() < 0 || c.queued() < 0 || c.release() < -1) {
       return invalid();
     }
-    if (c.leaseId() <= 0 || c.leaseId() >= nextLeaseId) {
+    if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= nextLeaseId) {
       return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
     }
     ModelLease x = leases.get(c.leaseId());

@@ -24,6 +24,7 @@ import dev.ration.statemachine.store.RocksCoordinatorState;
 import dev.ration.wire.Mode;
 import dev.ration.wire.Policy;
 import dev.ration.wire.lease.Limit;
+import dev.ration.wire.placement.SlotIds;
 import dev.ration.wire.placement.Slots;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -85,8 +86,20 @@ class SlotAdmissionTest {
     assertEquals(java.util.Optional.empty(), slots.freeze(slot, 2));
     assertEquals(java.util.Optional.empty(), slots.release(slot, 2, 3));
     assertEquals(new Result.Misrouted(slot, 3, 2, false), apply(key(1), acquire(A)));
+    assertEquals(new Result.Misrouted(slot, 3, 2, false),
+        apply(key(3), new RenewLease(SlotIds.of(99, slot), 1, 10, 0, 0, 0, 0)),
+        "an id this group never minted is routed by the slot it carries, not answered unknown");
     assertTrue(slots.admit(Slots.of(B)) instanceof Admission.Admitted);
     granted(apply(key(2), acquire(B)));
+  }
+
+  @Test
+  void mintedIdsCarryTheirTenantsSlot() {
+    long lease = granted(apply(key(1), acquire(A))).lease().leaseId();
+    long other = granted(apply(key(2), acquire(B))).lease().leaseId();
+    assertEquals(Slots.of(A), SlotIds.slotOf(lease));
+    assertEquals(Slots.of(B), SlotIds.slotOf(other));
+    assertEquals(SlotIds.counterOf(lease) + 1, SlotIds.counterOf(other), "one counter per group");
   }
 
   @Test

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.quota;
 
+import dev.ration.wire.placement.SlotIds;
+
 import dev.ration.statemachine.query.Reservation;
 
 import dev.ration.wire.quota.UsageEvent;
@@ -469,7 +471,7 @@ class QuotaLedgerTest {
     h.apply(new CompleteReservation(id, List.of(4L)));
     assertEquals(0, h.usage("acme", "jobs").held());
     long next = reserved(h.apply(reserve("acme/t1", "jobs", 1))).reservationId();
-    assertEquals(id + 1, next, "ids continue from the stored counter");
+    assertEquals(SlotIds.counterOf(id) + 1, SlotIds.counterOf(next), "ids continue from the stored counter");
   }
 
   /**
