@@ -155,6 +155,11 @@ final class Replies {
       }
 
       @Override
+      public Response slotStepped(Result.SlotStepped r) {
+        return unexpected(kind, r); // the node's own placement step: no client asked for it
+      }
+
+      @Override
       public Response quota(Result.Quota q) {
         return request instanceof Request.Quota r
             ? new Response.Quota(QuotaTranslation.toResponse(r.request(), q.result()))

@@ -78,6 +78,7 @@ import java.util.Set;
  *   RevokeRole (63)   str identity, str role, str tenant, str actor
  *   Authorized (64)   str actor, str tenants, bytes inner (a command code and its fields)
  *   Authorized, closed (65) Authorized's fields (fails closed on the inner command's touches)
+ *   SlotStep (80)     u8 step, i32 slot, i64 epoch, i32 other
  * bytes = i32 length | the bytes
  * str = u16 byte length | UTF-8 bytes (strict: malformed input is refused both ways)
  * </pre>

@@ -149,6 +149,27 @@ public final class GroupSlots {
         + s.phase().name().toLowerCase() + " at epoch " + s.epoch();
   }
 
+  /**
+   * Sets {@code slot} to a state read back from the group's store (at open): no step check, only
+   * the per-slot invariant, since the stored state was reached by checked steps.
+   */
+  public void restore(int slot, SlotState state) {
+    set(Slots.check(slot), state);
+  }
+
+  /** P2 for every slot, and the count of unserved slots is exact; throws InvariantViolation. */
+  public void verify() {
+    int unserved = 0;
+    for (int s = 0; s < Slots.COUNT; s++) {
+      check(s);
+      unserved += slots[s].phase() == Phase.ACTIVE ? 0 : 1;
+    }
+    if (unserved != notActive) {
+      throw new InvariantViolation("P2 group " + self + " counts " + notActive
+          + " unserved slots but " + unserved + " are not active");
+    }
+  }
+
   private void set(int slot, SlotState next) {
     notActive += (slots[slot].phase() == Phase.ACTIVE ? 1 : 0) - (next.phase() == Phase.ACTIVE ? 1 : 0);
     slots[slot] = next;

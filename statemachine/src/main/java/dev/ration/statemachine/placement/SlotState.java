@@ -17,14 +17,34 @@ public record SlotState(Phase phase, long epoch, int ownerHint) {
   /** The phases of a slot in one group (docs/ARCHITECTURE.md, "Placement and moves"). */
   public enum Phase {
     /** Served here: commands for the slot apply. */
-    ACTIVE,
+    ACTIVE(1),
     /** Being handed over: nothing for the slot applies here (refused as moving) until the move
      *  is decided: released (it moved) or unfrozen (it was aborted). */
-    FROZEN,
+    FROZEN(2),
     /** Installed here by a move not yet decided: refused as moving until activated. */
-    INACTIVE,
+    INACTIVE(3),
     /** Not held here: refused with the owner this group last knew. */
-    ABSENT
+    ABSENT(4);
+
+    private final int code;
+
+    Phase(int code) {
+      this.code = code;
+    }
+
+    /** Its stable code in the store and in results. */
+    public int code() {
+      return code;
+    }
+
+    public static Phase fromCode(int code) {
+      for (Phase p : values()) {
+        if (p.code == code) {
+          return p;
+        }
+      }
+      throw new IllegalArgumentException("unknown slot phase code " + code);
+    }
   }
 
   static final SlotState NEVER_HELD = new SlotState(Phase.ABSENT, 0, -1);

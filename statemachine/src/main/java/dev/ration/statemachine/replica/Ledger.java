@@ -26,6 +26,14 @@ public interface Ledger {
   String name();
 
   /**
+   * The group's slot table, if this ledger keeps it (exactly one ledger of a node does, or
+   * none: then the group serves every slot). The replica admits client commands by it.
+   */
+  default dev.ration.statemachine.placement.GroupSlots slotTable() {
+    return null;
+  }
+
+  /**
    * The sealed family of commands this ledger applies (exactly one ledger applies each family;
    * the replica checks it at start).
    */

@@ -70,8 +70,8 @@ public final class Replica implements ApplyContext {
   /** Every client request's first answer, kept for the retention. */
   private final Idempotency idempotency;
 
-  /** Which slots this group serves; a client command for any other is refused before it is
-   *  applied or recorded. */
+  /** Which slots this group serves (the placement ledger's table); a client command for any
+   *  other is refused before it is applied or recorded. */
   private final GroupSlots slots;
 
   private Changes changes = new Changes();
@@ -85,17 +85,7 @@ public final class Replica implements ApplyContext {
    */
   public Replica(StateOptions options, LedgerStore store, FamilyStore families,
       List<Function<ApplyContext, Ledger>> ledgers) {
-    this(options, store, families, ledgers, GroupSlots.servingAll(0));
-  }
-
-  /**
-   * A replica of a data group that serves what {@code slots} says (a cluster of one data group,
-   * the only layout a node runs today, serves every slot: {@link GroupSlots#servingAll}).
-   */
-  public Replica(StateOptions options, LedgerStore store, FamilyStore families,
-      List<Function<ApplyContext, Ledger>> ledgers, GroupSlots slots) {
     this.options = options;
-    this.slots = slots;
     this.store = store;
     this.families = families;
     this.idempotency = new Idempotency(store, options.idempotencyRetentionMillis());
@@ -105,6 +95,7 @@ public final class Replica implements ApplyContext {
     }
     this.ledgers = List.copyOf(built);
     this.byFamily = routes(this.ledgers);
+    this.slots = slotTable(this.ledgers);
   }
 
   /**
@@ -127,6 +118,19 @@ public final class Replica implements ApplyContext {
       }
     }
     return Map.copyOf(routes);
+  }
+
+  /** The one ledger's slot table, or one serving every slot when no ledger keeps it. */
+  private static GroupSlots slotTable(List<Ledger> ledgers) {
+    GroupSlots table = null;
+    for (Ledger ledger : ledgers) {
+      GroupSlots t = ledger.slotTable();
+      if (t != null && table != null) {
+        throw new IllegalStateException("two ledgers keep the slot table (ledgers: " + ledgers + ")");
+      }
+      table = t == null ? table : t;
+    }
+    return table == null ? GroupSlots.servingAll(0) : table;
   }
 
   /** The ledger of type {@code type}; throws if this replica runs none. */

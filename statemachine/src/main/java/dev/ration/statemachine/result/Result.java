@@ -63,6 +63,8 @@ public sealed interface Result {
 
     R misrouted(Misrouted result);
 
+    R slotStepped(SlotStepped result);
+
     R quota(Quota result);
   }
 
@@ -520,6 +522,33 @@ public sealed interface Result {
             i32("ownerGroup", Misrouted::ownerGroup),
             i64("epoch", Misrouted::epoch),
             bool("moving", Misrouted::moving));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /**
+   * A placement step took effect (or had already): {@code slot}'s state in this group is now
+   * phase {@code phaseCode} ({@code placement.SlotState.Phase}) at move epoch {@code epoch}, with
+   * {@code ownerHint} the group this one knows to hold it.
+   */
+  record SlotStepped(int slot, int phaseCode, long epoch, int ownerHint) implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.slotStepped(this);
+    }
+
+    public static final int CODE = 63;
+
+    /** Its stored fields, in this order after the result code. */
+    public static final Shape<SlotStepped> SHAPE =
+        Shape.of(
+            SlotStepped.class,
+            i32("slot", SlotStepped::slot),
+            i32("phaseCode", SlotStepped::phaseCode),
+            i64("epoch", SlotStepped::epoch),
+            i32("ownerHint", SlotStepped::ownerHint));
 
     public int code() {
       return CODE;

@@ -1,5 +1,8 @@
 package dev.ration.statemachine.store;
 
+import dev.ration.statemachine.placement.GroupSlots;
+import dev.ration.statemachine.slotledger.PlacementLedger;
+
 import dev.ration.statemachine.CheckpointManifest;
 import dev.ration.statemachine.CoordinatorState;
 import dev.ration.statemachine.StateOptions;
@@ -90,6 +93,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
       TtlLedger.ENTRIES, TtlLedger.ORDER, TtlLedger.NAMESPACES,
       QuotaLedger.FAMILY_QUOTA, QuotaLedger.FAMILY_USAGE,
       SecurityLedger.FAMILY,
+      PlacementLedger.FAMILY,
   };
   /** Index of the first store-only family in {@link #FAMILIES}. */
   private static final int FIRST_STORE_ONLY_FAMILY = 5;
@@ -150,11 +154,17 @@ public final class RocksCoordinatorState implements CoordinatorState {
 
   /** The ledgers a node runs, in routing order. */
   public static List<Function<ApplyContext, Ledger>> ledgers(StateOptions options) {
+    return ledgers(options, GroupSlots.servingAll(0));
+  }
+
+  /** The ledgers of a data group whose slot table starts as {@code slots}. */
+  public static List<Function<ApplyContext, Ledger>> ledgers(StateOptions options, GroupSlots slots) {
     return List.of(
         context -> new LeaseLedger(options, context),
         context -> new TtlLedger(options, context),
         context -> new QuotaLedger(options, context),
-        context -> new SecurityLedger(options, context));
+        context -> new SecurityLedger(options, context),
+        context -> new PlacementLedger(context, slots));
   }
 
   /** Creates or reopens the state in {@code dataDir}, loads it into memory and verifies it. */

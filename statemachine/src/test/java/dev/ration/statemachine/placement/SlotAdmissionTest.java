@@ -12,6 +12,8 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
 import dev.ration.statemachine.command.LeaseCommand.SetLimit;
+import dev.ration.statemachine.command.PlacementCommand.SlotStep;
+import dev.ration.statemachine.command.PlacementCommand.Step;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.SecurityCommand;
@@ -22,6 +24,7 @@ import dev.ration.statemachine.replica.Replica;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.store.RocksCoordinatorState;
 import dev.ration.wire.Mode;
+import dev.ration.wire.Outcome;
 import dev.ration.wire.Policy;
 import dev.ration.wire.lease.Limit;
 import dev.ration.wire.placement.SlotIds;
@@ -51,7 +54,7 @@ class SlotAdmissionTest {
   void open() {
     slots = GroupSlots.servingAll(0);
     replica = new Replica(OPTIONS, new MemoryLedgerStore(), FamilyStore.EMPTY,
-        RocksCoordinatorState.ledgers(OPTIONS), slots);
+        RocksCoordinatorState.ledgers(OPTIONS, slots));
     for (String tenant : List.of(A, B)) {
       apply(RequestKey.NONE, new SetLimit(new Limit(tenant, "api", 1_000, 100, Mode.HARD,
           10_000, 0, 0, Policy.FREE_CAPACITY, 0)));
@@ -62,7 +65,7 @@ class SlotAdmissionTest {
   void aFrozenSlotRefusesAsMovingRecordsNothingAndServesTheSameKeyAfterAnAbort() {
     long lease = granted(apply(key(1), acquire(A))).lease().leaseId();
     int slot = Slots.of(A);
-    assertEquals(java.util.Optional.empty(), slots.freeze(slot, 2));
+    stepped(apply(RequestKey.NONE, step(Step.FREEZE, slot, 2, -1)));
 
     Result refused = apply(key(2), acquire(A));
     assertEquals(new Result.Misrouted(slot, 0, 2, true), refused);
@@ -73,7 +76,7 @@ class SlotAdmissionTest {
         "an authorized command is judged by the command it wraps");
     granted(apply(key(5), acquire(B)));
 
-    assertEquals(java.util.Optional.empty(), slots.unfreeze(slot, 2));
+    stepped(apply(RequestKey.NONE, step(Step.UNFREEZE, slot, 2, -1)));
     Result retried = apply(key(2), acquire(A));
     assertNotEquals(lease, granted(retried).lease().leaseId(),
         "the refused key was not recorded: its retry is a new decision");
@@ -83,8 +86,9 @@ class SlotAdmissionTest {
   @Test
   void aReleasedSlotNamesItsNewOwner() {
     int slot = Slots.of(A);
-    assertEquals(java.util.Optional.empty(), slots.freeze(slot, 2));
-    assertEquals(java.util.Optional.empty(), slots.release(slot, 2, 3));
+    stepped(apply(RequestKey.NONE, step(Step.FREEZE, slot, 2, -1)));
+    assertEquals(new Result.SlotStepped(slot, SlotState.Phase.ABSENT.code(), 2, 3),
+        apply(RequestKey.NONE, step(Step.RELEASE, slot, 2, 3)));
     assertEquals(new Result.Misrouted(slot, 3, 2, false), apply(key(1), acquire(A)));
     assertEquals(new Result.Misrouted(slot, 3, 2, false),
         apply(key(3), new RenewLease(SlotIds.of(99, slot), 1, 10, 0, 0, 0, 0)),
@@ -106,10 +110,39 @@ class SlotAdmissionTest {
   void aGroupServingEverySlotAdmitsEverything() {
     assertTrue(slots.servesEverySlot());
     granted(apply(key(1), acquire(A)));
-    slots.freeze(Slots.of(A), 2);
+    stepped(apply(RequestKey.NONE, step(Step.FREEZE, Slots.of(A), 2, -1)));
     assertTrue(!slots.servesEverySlot());
-    slots.unfreeze(Slots.of(A), 2);
+    stepped(apply(RequestKey.NONE, step(Step.UNFREEZE, Slots.of(A), 2, -1)));
     assertTrue(slots.servesEverySlot(), "the count of unserved slots follows every step");
+  }
+
+  @Test
+  void aStepThatDoesNotFitIsRefusedAndChangesNothing() {
+    int slot = Slots.of(A);
+    Result early = apply(RequestKey.NONE, step(Step.ACTIVATE, slot, 2, -1));
+    assertEquals(Outcome.VERSION_MISMATCH, assertInstanceOf(Result.Rejected.class, early).outcome());
+    assertTrue(slots.servesEverySlot());
+    stepped(apply(RequestKey.NONE, step(Step.FREEZE, slot, 2, -1)));
+    assertEquals(stepped(apply(RequestKey.NONE, step(Step.FREEZE, slot, 2, -1))),
+        new Result.SlotStepped(slot, SlotState.Phase.FROZEN.code(), 2, 0), "a repeat answers as done");
+    assertInstanceOf(Result.Rejected.class, apply(RequestKey.NONE, step(Step.UNFREEZE, slot, 1, -1)),
+        "an earlier attempt's unfreeze cannot thaw this one's freeze");
+    assertEquals(new Admission.Moving(slot, 2), slots.admit(slot));
+  }
+
+  @Test
+  void aClientCannotSendAPlacementStep() {
+    Result r = apply(key(1), SecurityCommand.Authorized.of("svc", List.of(), step(Step.FREEZE, 3, 2, -1)));
+    assertEquals(Outcome.INVALID_ARGUMENT, assertInstanceOf(Result.Rejected.class, r).outcome());
+    assertTrue(slots.servesEverySlot());
+  }
+
+  private static SlotStep step(Step step, int slot, long epoch, int other) {
+    return new SlotStep(step, slot, epoch, other);
+  }
+
+  private static Result.SlotStepped stepped(Result r) {
+    return assertInstanceOf(Result.SlotStepped.class, r, r.toString());
   }
 
   private static AcquireLease acquire(String tenant) {
