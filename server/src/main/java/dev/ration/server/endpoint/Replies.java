@@ -160,6 +160,11 @@ final class Replies {
       }
 
       @Override
+      public Response idsSlotted(Result.IdsSlotted r) {
+        return unexpected(kind, r); // the leader's own command: no client asked for it
+      }
+
+      @Override
       public Response quota(Result.Quota q) {
         return request instanceof Request.Quota r
             ? new Response.Quota(QuotaTranslation.toResponse(r.request(), q.result()))

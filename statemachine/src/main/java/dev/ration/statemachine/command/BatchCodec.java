@@ -46,6 +46,7 @@ import java.util.Set;
  *   RenewSlots (10)         u16 n × (i64 leaseId, i64 presentedVersion, i64 running,
  *                           i64 queued, i64 release)
  *   ReturnLease, fenced (11) ReturnLease's fields (frees the lease only at its current version)
+ *   SlottedIds (12)         no fields
  *   PutEntry (20)           str namespace, str key, bytes value, i64 ttlMillis
  *   CompareAndSetEntry (21) str namespace, str key, i64 expectedVersion, bytes value, i64 ttlMillis
  *   RefreshEntry (22)       str namespace, str key, i64 ttlMillis, i64 expectedVersion

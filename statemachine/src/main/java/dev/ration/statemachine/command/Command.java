@@ -8,15 +8,16 @@ package dev.ration.statemachine.command;
  * Wire codes are explicit and append-only (see {@link #code()}); never derive them from ordinals.
  *
  * <p>Commands come in families, one per ledger: {@link LeaseCommand}, {@link TtlCommand},
- * {@link QuotaCommand}, {@link SecurityCommand}, {@link PlacementCommand}; {@link Tick} is the
- * replica's own. Each family is a sealed interface with
+ * {@link QuotaCommand}, {@link SecurityCommand}, {@link PlacementCommand}; {@link Tick} and
+ * {@link SlottedIds} are the replica's own. Each family is a sealed interface with
  * a handler that has one method per command, so a new command does not compile until the
  * ledger that applies it handles it (Java 17 has no exhaustive switch over sealed types; the
  * visitor gives the same guarantee). The replica routes a command by its {@link #family()} to
  * the one ledger that applies that family, and checks at start that every family has one.
  */
 public sealed interface Command
-    permits LeaseCommand, TtlCommand, QuotaCommand, SecurityCommand, PlacementCommand, Tick {
+    permits LeaseCommand, TtlCommand, QuotaCommand, SecurityCommand, PlacementCommand, Tick,
+        SlottedIds {
 
   /** The command's stable code in the log format. Append-only. */
   int code();

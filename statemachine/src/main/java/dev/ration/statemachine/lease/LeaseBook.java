@@ -84,15 +84,25 @@ final class LeaseBook {
     epochStartMillis = nowMillis;
   }
 
-  /** The counter the next granted lease's id is minted from ({@link SlotIds}). */
+  /** The counter part of the next granted lease's id ({@link SlotIds#counterPart}): every
+   *  lease id ever minted here has a smaller one. */
   long nextLeaseId() {
+    return SlotIds.counterPart(nextLeaseId);
+  }
+
+  /** The stored counter, which also says whether ids carry slots ({@link SlotIds#mint}). */
+  long storedLeaseCounter() {
     return nextLeaseId;
   }
 
-  /** The id the next lease granted to {@code tenant} gets: {@link #nextLeaseId()} and the
-   *  tenant's slot. */
+  /** From now on, lease ids carry their tenant's slot. */
+  void mintSlottedIds() {
+    nextLeaseId = SlotIds.slottedCounter(nextLeaseId);
+  }
+
+  /** The id the next lease granted to {@code tenant} gets. */
   long peekLeaseId(String tenant) {
-    return SlotIds.of(nextLeaseId, Slots.of(tenant));
+    return SlotIds.mint(nextLeaseId, Slots.of(tenant));
   }
 
   /** Takes {@link #peekLeaseId} for a lease being granted to {@code tenant}. */

@@ -270,8 +270,19 @@ public final class LeaseLedger implements Ledger {
     return book.epochStartMillis();
   }
 
+  /** The counter part of the next lease id. */
   public long nextLeaseId() {
     return book.nextLeaseId();
+  }
+
+  /** The lease id counter as stored (it also says whether ids carry slots). */
+  public long storedLeaseCounter() {
+    return book.storedLeaseCounter();
+  }
+
+  @Override
+  public void mintSlottedIds() {
+    book.mintSlottedIds();
   }
 
   public Optional<LimitLedger> limit(LimitKey key) {

@@ -182,7 +182,11 @@ final class Leasing {
     return null;
   }
 
-  /** LEASE_UNKNOWN for an id no lease ever had; null for one that was granted. */
+  /**
+   * LEASE_UNKNOWN for an id whose counter was never reached; null for one that may have been
+   * granted (a plain id below the counter after the switch to slotted ids may also never have
+   * been minted: it is then answered as a lease that is gone, which changes nothing either).
+   */
   private Result.Rejected neverGranted(long leaseId) {
     if (leaseId <= 0 || SlotIds.counterOf(leaseId) >= book.nextLeaseId()) {
       return new Result.Rejected(Outcome.LEASE_UNKNOWN, "lease " + leaseId

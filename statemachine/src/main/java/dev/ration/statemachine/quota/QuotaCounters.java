@@ -57,7 +57,7 @@ final class QuotaCounters {
   QuotaAnswer.QuotaStatusAnswer status(long firstSequence,
       java.util.List<QuotaAnswer.BudgetFigures> budgets) {
     return new QuotaAnswer.QuotaStatusAnswer(catalogVersion, reservations, lastSequence,
-        alertsRaised, nextReservationId, firstSequence, budgets);
+        alertsRaised, nextReservationId(), firstSequence, budgets);
   }
 
   long catalogVersion() {
@@ -68,14 +68,20 @@ final class QuotaCounters {
     catalogVersion = version;
   }
 
+  /** The counter part of the next reservation or budget id ({@link SlotIds#counterPart}). */
   long nextReservationId() {
-    return nextReservationId;
+    return SlotIds.counterPart(nextReservationId);
   }
 
-  /** The id of a new reservation or budget of a tenant in scope path {@code scope}: the next
-   *  counter and the tenant's slot ({@link SlotIds}). */
+  /** From now on, reservation and budget ids carry their tenant's slot. */
+  void mintSlottedIds() {
+    nextReservationId = SlotIds.slottedCounter(nextReservationId);
+  }
+
+  /** The id of a new reservation or budget of a tenant in scope path {@code scope}
+   *  ({@link SlotIds#mint}: with the tenant's slot once the log switched ids to slots). */
   long takeReservationId(String scope) {
-    return SlotIds.of(nextReservationId++, Slots.ofPath(scope));
+    return SlotIds.mint(nextReservationId++, Slots.ofPath(scope));
   }
 
   long reservations() {

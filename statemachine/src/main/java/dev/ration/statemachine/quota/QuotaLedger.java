@@ -245,6 +245,12 @@ public final class QuotaLedger implements Ledger {
     counters.write();
   }
 
+  @Override
+  public void mintSlottedIds() {
+    counters.mintSlottedIds();
+    writeMeta();
+  }
+
   /**
    * Tick popped {@code due}: expire a reservation (one usage event per item), forget a settlement
    * or an event id past its retention — only if the record is still current.

@@ -58,7 +58,7 @@ final class Idempotency {
    * ({@code fingerprint}), until one retention after now. {@code seen} is the key's newest
    * record before this request, if any (an expired one: a live one is answered, never replaced).
    */
-  void record(RequestKey key, Optional<IdempotencyRecord> seen, Fingerprint fingerprint,
+  void record(RequestKey key, Optional<IdempotencyRecord> seen, Fingerprint fingerprint, int slot,
       byte[] encodedResult, long nowMillis, Changes changes) {
     long expiresAt = Millis.plus(nowMillis, retentionMillis);
     IdempotencyGeneration generation = generationFor(expiresAt);
@@ -71,7 +71,7 @@ final class Idempotency {
       records++;
     }
     changes.putIdempotency(key, new IdempotencyRecord(generation.start(), expiresAt,
-        Optional.of(fingerprint), encodedResult),
+        Optional.of(fingerprint), slot, encodedResult),
         generation);
   }
 

@@ -26,6 +26,13 @@ public interface Ledger {
   String name();
 
   /**
+   * From the current entry on, mint ids that carry their tenant's slot
+   * ({@link dev.ration.statemachine.command.SlottedIds}); a ledger that mints no ids ignores it,
+   * and one already doing so changes nothing.
+   */
+  default void mintSlottedIds() {}
+
+  /**
    * The group's slot table, if this ledger keeps it (exactly one ledger of a node does, or
    * none: then the group serves every slot). The replica admits client commands by it.
    */

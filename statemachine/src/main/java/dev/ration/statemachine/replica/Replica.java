@@ -10,6 +10,7 @@ import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
+import dev.ration.statemachine.command.SlottedIds;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.command.Touches;
 import dev.ration.statemachine.placement.Admission;
@@ -112,7 +113,7 @@ public final class Replica implements ApplyContext {
       }
     }
     for (Class<?> family : Command.class.getPermittedSubclasses()) {
-      if (family != Tick.class && !routes.containsKey(family)) {
+      if (family != Tick.class && family != SlottedIds.class && !routes.containsKey(family)) {
         throw new IllegalStateException("no ledger applies " + family.getSimpleName()
             + " (ledgers: " + ledgers + ")");
       }
@@ -204,7 +205,13 @@ public final class Replica implements ApplyContext {
   }
 
   private Result applyProposal(Proposal proposal) {
-    Optional<Result.Misrouted> misrouted = misrouted(proposal.command());
+    Command command = proposal.command();
+    // What an authorized wrapper carries is decoded once: placement, the record's slot and the
+    // authorization check all judge the wrapped command.
+    Command target = command instanceof SecurityCommand.Authorized a ? inner(a) : command;
+    List<String> allowed = command instanceof SecurityCommand.Authorized a ? a.tenantList() : List.of();
+    int[] touched = target.fromClient() ? slotsOf(target, allowed) : NO_SLOTS;
+    Optional<Result.Misrouted> misrouted = misrouted(touched);
     if (misrouted.isPresent()) {
       // Before the idempotency lookup and never recorded: the key's answer belongs to the group
       // that serves the slot, where the retry goes.
@@ -214,7 +221,7 @@ public final class Replica implements ApplyContext {
     Optional<IdempotencyRecord> seen = Optional.empty();
     Fingerprint fingerprint = null;
     if (!key.isNone()) {
-      fingerprint = Fingerprint.of(proposal.command());
+      fingerprint = Fingerprint.of(command);
       seen = idempotency.newest(key, changes);
       if (seen.isPresent() && seen.get().answersAt(nowMillis)) {
         if (!seen.get().answers(fingerprint)) {
@@ -229,51 +236,73 @@ public final class Replica implements ApplyContext {
     for (Ledger ledger : ledgers) {
       ledger.beginCommand();
     }
-    Result result = dispatch(proposal.command());
+    Result result = dispatch(command, target);
     for (Ledger ledger : ledgers) {
       ledger.endCommand();
     }
     if (!key.isNone()) {
-      idempotency.record(key, seen, fingerprint, ResultCodec.encode(result), nowMillis, changes);
+      idempotency.record(key, seen, fingerprint, touched.length == 1 ? touched[0] : IdempotencyRecord.NO_SLOT,
+          ResultCodec.encode(result), nowMillis, changes);
     }
     return result;
   }
 
+  private static final int[] NO_SLOTS = new int[0];
+
   /**
-   * The refusal of a client command whose slot this group does not serve, decided on the
-   * group's replicated slot table so that every replica decides the same and a proposal that
-   * was in flight while its slot moved cannot land here. The slot is the tenant's that the
-   * command declares ({@link Command#touches()}): a tenant it names, or the slot an id carries
-   * ({@link SlotIds}; an id minted before slots existed names its live object's tenant here, and
-   * one that names nothing is left to the ledger, which answers it as unknown). State of no tenant is every group's own and is always admitted. A command
-   * wrapped by {@link SecurityCommand.Authorized} is judged by the command it wraps.
+   * The slots a client command acts in, from its own declaration ({@link Command#touches()}):
+   * the slot of each tenant it names and the slot each id carries ({@link SlotIds}); an id
+   * minted before slots existed gives its live object's tenant's slot here, and one that names
+   * nothing gives none (the ledger answers it as unknown), as does one naming an object of a
+   * tenant outside {@code allowed} (when not empty: the identity's tenants). State of no tenant is in no slot.
+   * Distinct, in the order declared.
    */
-  private Optional<Result.Misrouted> misrouted(Command command) {
-    if (slots.servesEverySlot()) {
-      return Optional.empty();
-    }
-    Command target = command instanceof SecurityCommand.Authorized a ? inner(a) : command;
-    if (!target.fromClient()) {
-      return Optional.empty();
-    }
+  private int[] slotsOf(Command target, List<String> allowed) {
     Touches touches = target.touches();
+    int[] out = new int[touches.tenants().size() + touches.ids().size()];
+    int n = 0;
     for (String tenant : touches.tenants()) {
-      Optional<Result.Misrouted> refused = admission(Slots.of(tenant));
-      if (refused.isPresent()) {
-        return refused;
-      }
+      n = addSlot(out, n, Slots.of(tenant));
     }
-    Ledger owner = byFamily.get(target.family());
+    Ledger owner = null;
     for (long id : touches.ids()) {
       int slot = SlotIds.slotOf(id);
       if (slot < 0) {
-        // An id from before slots existed: only a live object here tells its tenant.
-        Optional<String> tenant = owner.tenantOfId(id, true);
-        if (tenant.isEmpty()) {
+        owner = owner == null ? byFamily.get(target.family()) : owner;
+        Optional<String> tenant = owner == null ? Optional.empty() : owner.tenantOfId(id, true);
+        if (tenant.isEmpty() || !allowed.isEmpty() && !allowed.contains(tenant.get())) {
+          // Nothing live, or another tenant's object an identity limited to tenants may not
+          // learn about (authorization refuses it with the words it uses for "nothing").
           continue;
         }
         slot = Slots.of(tenant.get());
       }
+      n = addSlot(out, n, slot);
+    }
+    return n == out.length ? out : java.util.Arrays.copyOf(out, n);
+  }
+
+  private static int addSlot(int[] slots, int n, int slot) {
+    for (int i = 0; i < n; i++) {
+      if (slots[i] == slot) {
+        return n;
+      }
+    }
+    slots[n] = slot;
+    return n + 1;
+  }
+
+  /**
+   * The refusal of a client command acting in a slot this group does not serve (of the command's
+   * {@code touched} slots, the first not served), decided on the group's replicated slot table so
+   * that every replica decides the same and a proposal that was in flight while its slot moved
+   * cannot land here. State of no tenant is every group's own and always admitted.
+   */
+  private Optional<Result.Misrouted> misrouted(int[] touched) {
+    if (slots.servesEverySlot()) {
+      return Optional.empty();
+    }
+    for (int slot : touched) {
       Optional<Result.Misrouted> refused = admission(slot);
       if (refused.isPresent()) {
         return refused;
@@ -317,13 +346,22 @@ public final class Replica implements ApplyContext {
     return String.format("%016x%016x", key.clientHigh(), key.clientLow());
   }
 
-  /** The one dispatch: Tick here, every other command to the ledger applying its family. */
-  private Result dispatch(Command command) {
+  /**
+   * The one dispatch: Tick here, an authorized wrapper by the command it wraps ({@code target},
+   * already decoded), every other command to the ledger applying its family.
+   */
+  private Result dispatch(Command command, Command target) {
     if (command instanceof Tick c) {
       return tick(c);
     }
+    if (command instanceof SlottedIds) {
+      for (Ledger ledger : ledgers) {
+        ledger.mintSlottedIds();
+      }
+      return new Result.IdsSlotted();
+    }
     if (command instanceof SecurityCommand.Authorized a) {
-      return authorized(a);
+      return authorized(a, target);
     }
     return byFamily.get(command.family()).apply(command);
   }
@@ -333,8 +371,7 @@ public final class Replica implements ApplyContext {
    * within the identity's tenants, else applied and shown to every ledger with its actor (the
    * audit log).
    */
-  private Result authorized(SecurityCommand.Authorized a) {
-    Command inner = inner(a);
+  private Result authorized(SecurityCommand.Authorized a, Command inner) {
     if (inner instanceof SecurityCommand.Authorized || !inner.fromClient()) {
       return new Result.Rejected(Outcome.INVALID_ARGUMENT,
           "an authorized command must wrap one client command, not " + inner.getClass().getSimpleName(),

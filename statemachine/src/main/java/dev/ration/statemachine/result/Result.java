@@ -65,6 +65,8 @@ public sealed interface Result {
 
     R slotStepped(SlotStepped result);
 
+    R idsSlotted(IdsSlotted result);
+
     R quota(Quota result);
   }
 
@@ -549,6 +551,23 @@ public sealed interface Result {
             i32("phaseCode", SlotStepped::phaseCode),
             i64("epoch", SlotStepped::epoch),
             i32("ownerHint", SlotStepped::ownerHint));
+
+    public int code() {
+      return CODE;
+    }
+  }
+
+  /** The ledgers mint ids that carry their tenant's slot from this entry on. */
+  record IdsSlotted() implements Result {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.idsSlotted(this);
+    }
+
+    public static final int CODE = 64;
+
+    /** Its stored fields after the result code: none. */
+    public static final Shape<IdsSlotted> SHAPE = Shape.of(IdsSlotted.class);
 
     public int code() {
       return CODE;

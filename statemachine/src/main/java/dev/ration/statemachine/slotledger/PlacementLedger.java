@@ -24,8 +24,7 @@ import java.util.function.Consumer;
 /**
  * The group's slot table as replicated state: applies {@link PlacementCommand}s to its
  * {@link GroupSlots} (the same object the replica admits client commands by) and keeps every
- * slot whose state differs from the group's initial one in the {@link #FAMILY} column family,
- * one record per slot, so a restart or a snapshot install resumes a move exactly where the log
+ * slot a step changed in the {@link #FAMILY} column family, one record per slot, so a restart or a snapshot install resumes a move exactly where the log
  * left it.
  *
  * <p>Stored record, key {@code [slot]}: u8 format 1, u8 phase code, i64 epoch, i32 owner hint.
@@ -87,12 +86,10 @@ public final class PlacementLedger implements Ledger {
       // The step does not fit the slot's phase or epoch (late, or of another attempt).
       return new Result.Rejected(Outcome.VERSION_MISMATCH, refused.get(), 0, slots.state(c.slot()).epoch());
     }
+    // Every step leaves the slot at an epoch above its initial one, so a stepped slot always
+    // differs from its initial state and keeps a record.
     SlotState now = slots.state(c.slot());
-    if (now.equals(initial[c.slot()])) {
-      context.changes().deleteRecord(FAMILY, key(c.slot()));
-    } else {
-      context.changes().putRecord(FAMILY, key(c.slot()), encode(now));
-    }
+    context.changes().putRecord(FAMILY, key(c.slot()), encode(now));
     return new Result.SlotStepped(c.slot(), now.phase().code(), now.epoch(), now.ownerHint());
   }
 

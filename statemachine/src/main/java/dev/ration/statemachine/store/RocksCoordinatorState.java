@@ -154,10 +154,19 @@ public final class RocksCoordinatorState implements CoordinatorState {
 
   /** The ledgers a node runs, in routing order. */
   public static List<Function<ApplyContext, Ledger>> ledgers(StateOptions options) {
-    return ledgers(options, GroupSlots.servingAll(0));
+    return List.of(
+        context -> new LeaseLedger(options, context),
+        context -> new TtlLedger(options, context),
+        context -> new QuotaLedger(options, context),
+        context -> new SecurityLedger(options, context),
+        // Each replica built from this list gets a table of its own.
+        context -> new PlacementLedger(context, GroupSlots.servingAll(0)));
   }
 
-  /** The ledgers of a data group whose slot table starts as {@code slots}. */
+  /**
+   * The ledgers of one data group whose slot table starts as {@code slots}, which becomes that
+   * group's replicated table: build one replica from this list.
+   */
   public static List<Function<ApplyContext, Ledger>> ledgers(StateOptions options, GroupSlots slots) {
     return List.of(
         context -> new LeaseLedger(options, context),
@@ -354,7 +363,7 @@ public final class RocksCoordinatorState implements CoordinatorState {
       }
       batch.put(metaCf, StoreFormat.META_KEY, StoreFormat.metaValue(replica.appliedTerm(),
           replica.appliedIndex(), replica.nowMillis(), ledger.epoch(), ledger.epochStartMillis(),
-          ledger.nextLeaseId(), replica.nextVersion(), replica.idempotencyRecords()));
+          ledger.storedLeaseCounter(), replica.nextVersion(), replica.idempotencyRecords()));
       db.write(writeOptions, batch);
       store.committed(changes);
     } catch (RocksDBException e) {

@@ -1,5 +1,7 @@
 package dev.ration.statemachine.store;
 
+import dev.ration.wire.placement.Slots;
+
 import dev.ration.statemachine.StoreException;
 import dev.ration.statemachine.command.Fingerprint;
 import dev.ration.statemachine.command.RequestKey;
@@ -46,14 +48,18 @@ import java.util.Optional;
  * fingerprint of the request it answered (command code and a digest of its log encoding), so a
  * request key reused for another request is refused instead of answered (invariant I9). Values
  * of format 2 have no fingerprint; they are still read, answered as before, and all expire
- * within one idempotency retention after the upgrade, so no migration rewrites them. A build
- * without fingerprints cannot read format 3 values: a directory or snapshot written by this
- * build must not be opened by an older one (docs/OPERATIONS.md, "State directory format").
+ * within one idempotency retention after the upgrade, so no migration rewrites them. Format 4
+ * adds the slot the request acted in (i32, -1 for none), so a slot's records can move with it;
+ * format 3 values are read as in no slot. A build that knows fewer formats cannot read the
+ * newer values: a directory or snapshot written by this build must not be opened by an older
+ * one (docs/OPERATIONS.md, "State directory format").
  */
 final class StoreFormat {
   static final int FORMAT_VERSION = 2;
-  /** Idempotency values only: 3 = with the request's fingerprint; 2 (without) is still read. */
-  static final int IDEMPOTENCY_FORMAT_VERSION = 3;
+  /** Idempotency values only: 4 = with the request's fingerprint and slot; 3 (fingerprint, no
+   *  slot) and 2 (neither) are still read. */
+  static final int IDEMPOTENCY_FORMAT_VERSION = 4;
+  private static final int IDEMPOTENCY_WITHOUT_SLOT = 3;
   static final byte[] META_KEY = {'l', 'e', 'd', 'g', 'e', 'r'};
   /** The meta record only: version 3 = idempotency generations (see the class comment). */
   static final int META_FORMAT_VERSION = 3;
@@ -119,25 +125,34 @@ final class StoreFormat {
   static byte[] idempotencyValue(IdempotencyRecord record) {
     Fingerprint fingerprint = record.fingerprint().orElseThrow(() -> new IllegalArgumentException(
         "an idempotency record is written with the fingerprint of its request"));
-    return new ByteWriter(32 + record.encodedResult().length).u8(IDEMPOTENCY_FORMAT_VERSION)
+    return new ByteWriter(36 + record.encodedResult().length).u8(IDEMPOTENCY_FORMAT_VERSION)
         .i64(record.expiresAtMillis()).u8(fingerprint.commandCode()).raw(fingerprint.digest())
-        .raw(record.encodedResult()).toByteArray();
+        .i32(record.slot()).raw(record.encodedResult()).toByteArray();
   }
 
-  /** Reads an idempotency value of format 3, or of format 2 (no fingerprint). */
+  /** Reads an idempotency value of format 4, 3 (no slot) or 2 (no fingerprint, no slot). */
   static IdempotencyRecord readIdempotency(long generation, byte[] value) {
     ByteReader in = new ByteReader(value, "idempotency record",
         message -> new StoreException("corrupt store record " + message));
     int format = in.u8("formatVersion");
-    if (format != IDEMPOTENCY_FORMAT_VERSION && format != FORMAT_VERSION) {
+    if (format != IDEMPOTENCY_FORMAT_VERSION && format != IDEMPOTENCY_WITHOUT_SLOT
+        && format != FORMAT_VERSION) {
       throw in.fail("unknown idempotency record format version " + format + ", expected "
-          + IDEMPOTENCY_FORMAT_VERSION + " (or " + FORMAT_VERSION + ", without fingerprint)");
+          + IDEMPOTENCY_FORMAT_VERSION + " (or " + IDEMPOTENCY_WITHOUT_SLOT + ", without slot, or "
+          + FORMAT_VERSION + ", without fingerprint)");
     }
     long expiresAt = in.i64("expiresAt");
     Optional<Fingerprint> fingerprint = Optional.empty();
-    if (format == IDEMPOTENCY_FORMAT_VERSION) {
+    if (format != FORMAT_VERSION) {
       int code = in.u8("commandCode");
       fingerprint = Optional.of(new Fingerprint(code, in.raw(Fingerprint.DIGEST_BYTES, "fingerprint")));
+    }
+    int slot = IdempotencyRecord.NO_SLOT;
+    if (format == IDEMPOTENCY_FORMAT_VERSION) {
+      slot = in.i32("slot");
+      if (slot != IdempotencyRecord.NO_SLOT && (slot < 0 || slot >= Slots.COUNT)) {
+        throw in.fail("slot " + slot + " is not in [0, " + Slots.COUNT + ") nor " + IdempotencyRecord.NO_SLOT);
+      }
     }
     byte[] result = in.raw(in.remaining(), "result");
     try {
@@ -146,7 +161,7 @@ final class StoreFormat {
       // A corrupt result is a corrupt store record like any other, reported as one.
       throw new StoreException("corrupt store record idempotency record: " + e.getMessage(), e);
     }
-    return new IdempotencyRecord(generation, expiresAt, fingerprint, result);
+    return new IdempotencyRecord(generation, expiresAt, fingerprint, slot, result);
   }
 
   static byte[] generationKey(long start) {

@@ -1,8 +1,5 @@
 package dev.ration.statemachine.lease;
 
-import dev.ration.wire.placement.SlotIds;
-import dev.ration.wire.placement.Slots;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
@@ -38,9 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  * B=10, C=10 slots, free capacity, lease 1000 ms, grace 100 ms.
  */
 class MixedLeaseTest {
-  /** The first lease of tenant t: counter 1, t's slot. */
-  private static final long LEASE = SlotIds.of(1, Slots.of("t"));
-
   static final long T0 = 10_000;
 
   @TempDir Path dir;
@@ -71,13 +65,13 @@ class MixedLeaseTest {
   }
 
   LeaseView renewRate(long at, long presented, long demandRate, long demandBurst) {
-    Result r = d.at(at, new RenewLease(LEASE, presented, demandRate, demandBurst, 0, 0, 0));
+    Result r = d.at(at, new RenewLease(1, presented, demandRate, demandBurst, 0, 0, 0));
     return assertInstanceOf(Result.LeaseRenewed.class, r).lease();
   }
 
   SlotLease renewSlots(long at, long presented, long running, long release) {
     Result.SlotsRenewed r = assertInstanceOf(Result.SlotsRenewed.class, d.at(at,
-        new RenewSlots(List.of(new SlotRenewal(LEASE, presented, running, 0, release)))));
+        new RenewSlots(List.of(new SlotRenewal(1, presented, running, 0, release)))));
     Result.SlotRenewalAnswer a = r.renewals().get(0);
     assertEquals(Outcome.SUCCESS, a.outcome(), a.message());
     return a.lease();
@@ -88,7 +82,7 @@ class MixedLeaseTest {
   void eachKindRenewsOnlyItsOwnShare() {
     SlotLease granted = assertInstanceOf(Result.SlotsGranted.class,
         d.at(T0, new AcquireSlots("t", "r", "a", 4))).lease();
-    assertEquals(LEASE, granted.leaseId());
+    assertEquals(1, granted.leaseId());
 
     LeaseView v1 = renewRate(T0 + 100, granted.version(), 50, 5);
     assertEquals(50, v1.rateShare());

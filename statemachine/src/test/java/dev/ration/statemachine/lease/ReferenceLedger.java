@@ -20,6 +20,7 @@ import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
+import dev.ration.statemachine.command.SlottedIds;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
 import dev.ration.statemachine.command.LeaseCommand.RenewLeases;
@@ -113,7 +114,7 @@ final class ReferenceLedger {
   long now;
   long epoch;
   long epochStart;
-  /** The counter the next lease id is minted from (ids carry their tenant's slot). */
+  /** The stored lease id counter ({@link SlotIds#mint}: plain until a SlottedIds entry). */
   long nextLeaseId = 1;
   long nextVersion = 1;
   final TreeMap<LimitKey, ModelLimit> limits = new TreeMap<>();
@@ -249,14 +250,14 @@ final class ReferenceLedger {
       if (s[5] >= options.maxLeasesPerLimit()) {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
       }
-      long target = slotTarget(l, SlotIds.of(nextLeaseId, Slots.of(c.tenant())), c.demandSlots());
+      long target = slotTarget(l, SlotIds.mint(nextLeaseId, Slots.of(c.tenant())), c.demandSlots());
       long granted = Math.min(target, Math.max(0, l.concurrency - s[6]));
       boolean waiting = l.limit.policy() != Policy.FREE_CAPACITY && target > 0;
       if (c.demandSlots() > 0 && granted == 0 && !waiting) {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
       }
       ModelLease x = new ModelLease();
-      x.id = SlotIds.of(nextLeaseId++, Slots.of(c.tenant()));
+      x.id = SlotIds.mint(nextLeaseId++, Slots.of(c.tenant()));
       x.version = nextVersion++;
       x.tenant = c.tenant();
       x.resource = c.resource();
@@ -298,7 +299,7 @@ final class ReferenceLedger {
       }
       long freeRate = Math.max(0, l.limit.ratePerSecond() - s[0]);
       long freeBurst = Math.max(0, l.limit.burst() - s[1] - l.pool);
-      long[] target = target(l, SlotIds.of(nextLeaseId, Slots.of(c.tenant())), c.demandRatePerSecond(), c.demandBurst());
+      long[] target = target(l, SlotIds.mint(nextLeaseId, Slots.of(c.tenant())), c.demandRatePerSecond(), c.demandBurst());
       long rate = Math.min(target[0], freeRate);
       long burst = Math.min(target[1], freeBurst);
       boolean waiting = l.limit.policy() != Policy.FREE_CAPACITY && (target[0] > 0 || target[1] > 0);
@@ -307,7 +308,7 @@ final class ReferenceLedger {
         return new Result.Rejected(Outcome.LIMIT_EXHAUSTED, "", retryAfter(l), 0);
       }
       ModelLease x = new ModelLease();
-      x.id = SlotIds.of(nextLeaseId++, Slots.of(c.tenant()));
+      x.id = SlotIds.mint(nextLeaseId++, Slots.of(c.tenant()));
       x.version = nextVersion++;
       x.tenant = c.tenant();
       x.resource = c.resource();
@@ -341,7 +342,7 @@ final class ReferenceLedger {
           || c.rejectedPerSecond() < 0 || c.emergencyUsed() < 0) {
         return invalid();
       }
-      if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= nextLeaseId) {
+      if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= SlotIds.counterPart(nextLeaseId)) {
         return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
       }
       ModelLease x = leases.get(c.leaseId());
@@ -388,7 +389,7 @@ final class ReferenceLedger {
       if (c.unusedBalance() < 0) {
         return invalid();
       }
-      if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= nextLeaseId) {
+      if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= SlotIds.counterPart(nextLeaseId)) {
         return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
       }
       ModelLease held = leases.get(c.leaseId());
@@ -404,6 +405,10 @@ final class ReferenceLedger {
       long credit = Math.min(c.unusedBalance(), Math.min(x.burst, room));
       l.pool += credit;
       return new Result.LeaseReturned(c.leaseId(), credit, false);
+    }
+    if (command instanceof SlottedIds) {
+      nextLeaseId = SlotIds.slottedCounter(nextLeaseId);
+      return new Result.IdsSlotted();
     }
     if (command instanceof NewEpoch) {
       epoch++;
@@ -446,7 +451,7 @@ final class ReferenceLedger {
     if (c.running() < 0 || c.queued() < 0 || c.release() < -1) {
       return invalid();
     }
-    if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= nextLeaseId) {
+    if (c.leaseId() <= 0 || SlotIds.counterOf(c.leaseId()) >= SlotIds.counterPart(nextLeaseId)) {
       return new Result.Rejected(Outcome.LEASE_UNKNOWN, "", 0, 0);
     }
     ModelLease x = leases.get(c.leaseId());

@@ -17,9 +17,11 @@ import dev.ration.statemachine.command.PlacementCommand.Step;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.SecurityCommand;
+import dev.ration.statemachine.command.SlottedIds;
 import dev.ration.statemachine.lease.MemoryLedgerStore;
 import dev.ration.statemachine.quota.QuotaOptions;
 import dev.ration.statemachine.replica.FamilyStore;
+import dev.ration.statemachine.replica.IdempotencyRecord;
 import dev.ration.statemachine.replica.Replica;
 import dev.ration.statemachine.result.Result;
 import dev.ration.statemachine.store.RocksCoordinatorState;
@@ -46,6 +48,7 @@ class SlotAdmissionTest {
   private static final String B = otherSlotThan(A);
 
   private GroupSlots slots;
+  private MemoryLedgerStore store;
   private Replica replica;
   private long index;
   private long now = 1_000;
@@ -53,8 +56,10 @@ class SlotAdmissionTest {
   @BeforeEach
   void open() {
     slots = GroupSlots.servingAll(0);
-    replica = new Replica(OPTIONS, new MemoryLedgerStore(), FamilyStore.EMPTY,
+    store = new MemoryLedgerStore();
+    replica = new Replica(OPTIONS, store, FamilyStore.EMPTY,
         RocksCoordinatorState.ledgers(OPTIONS, slots));
+    apply(RequestKey.NONE, new SlottedIds()); // as every leader proposes it with its epoch
     for (String tenant : List.of(A, B)) {
       apply(RequestKey.NONE, new SetLimit(new Limit(tenant, "api", 1_000, 100, Mode.HARD,
           10_000, 0, 0, Policy.FREE_CAPACITY, 0)));
@@ -104,6 +109,35 @@ class SlotAdmissionTest {
     assertEquals(Slots.of(A), SlotIds.slotOf(lease));
     assertEquals(Slots.of(B), SlotIds.slotOf(other));
     assertEquals(SlotIds.counterOf(lease) + 1, SlotIds.counterOf(other), "one counter per group");
+  }
+
+  @Test
+  void aRequestsRecordKeepsTheSlotItActedIn() {
+    long lease = granted(apply(key(1), acquire(A))).lease().leaseId();
+    apply(key(2), new RenewLease(lease, 1, 10, 0, 0, 0, 0));
+    apply(key(3), new RenewLease(SlotIds.of(77, Slots.of(B)), 1, 10, 0, 0, 0, 0));
+    apply(key(4), new SecurityCommand.RevokeToken(5, "admin"));
+    java.util.Map<Long, Integer> slotBySequence = new java.util.HashMap<>();
+    store.forEachIdempotencyRecord((k, r) -> slotBySequence.put(k.sequence(), r.slot()));
+    assertEquals(java.util.Map.of(1L, Slots.of(A), 2L, Slots.of(A), 3L, Slots.of(B),
+        4L, IdempotencyRecord.NO_SLOT), slotBySequence,
+        "a tenant's slot, an id's slot (even one this group never minted), none for state of no tenant");
+  }
+
+  @Test
+  void idsCarrySlotsOnlyFromTheSwitchInTheLog() {
+    Replica plain = new Replica(OPTIONS, new MemoryLedgerStore(), FamilyStore.EMPTY,
+        RocksCoordinatorState.ledgers(OPTIONS));
+    plain.apply(1, 0, Batch.of(1_000, List.of(new Proposal(RequestKey.NONE, new SetLimit(new Limit(A, "api",
+        1_000, 100, Mode.HARD, 10_000, 0, 0, Policy.FREE_CAPACITY, 0))))));
+    Result first = plain.apply(1, 1, Batch.of(1_010, List.of(new Proposal(key(1), acquire(A))))).get(0);
+    assertEquals(1, granted(first).lease().leaseId(), "entries written before the switch mint as they did");
+    assertEquals(new Result.IdsSlotted(),
+        plain.apply(1, 2, Batch.of(1_020, List.of(new Proposal(RequestKey.NONE, new SlottedIds())))).get(0));
+    plain.apply(1, 3, Batch.of(1_030, List.of(new Proposal(RequestKey.NONE, new SlottedIds()))));
+    Result second = plain.apply(1, 4, Batch.of(1_040, List.of(new Proposal(key(2), acquire(A))))).get(0);
+    assertEquals(SlotIds.of(2, Slots.of(A)), granted(second).lease().leaseId(),
+        "after it, the same counter with the tenant's slot (a repeated switch changes nothing)");
   }
 
   @Test
@@ -160,7 +194,9 @@ class SlotAdmissionTest {
   private Result apply(RequestKey key, Command command) {
     now += 10;
     Batch batch = BatchCodec.decode(BatchCodec.encode(Batch.of(now, List.of(new Proposal(key, command)))));
-    return replica.apply(1, index++, batch).get(0);
+    Result r = replica.apply(1, index++, batch).get(0);
+    store.commit(replica.takeChanges());
+    return r;
   }
 
   private static String otherSlotThan(String tenant) {

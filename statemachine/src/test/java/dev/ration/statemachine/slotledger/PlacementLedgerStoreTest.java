@@ -64,7 +64,7 @@ class PlacementLedgerStoreTest {
     try {
       assertReleasedToGroupOne(state);
       apply(state, new SlotStep(Step.UNFREEZE, OTHER, 3, -1));
-      state.verify(); // back to its initial state: its record is gone, as verify checks
+      state.verify(); // served again at epoch 3: its record says so, as verify checks
     } finally {
       state.close();
     }

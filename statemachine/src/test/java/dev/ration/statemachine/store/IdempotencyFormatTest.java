@@ -15,24 +15,51 @@ import dev.ration.wire.ByteWriter;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The stored idempotency value: format 3 (with fingerprint) written and read, format 2 read. */
+/** The stored idempotency value: format 4 (fingerprint and slot) written and read, 3 and 2 read. */
 class IdempotencyFormatTest {
   private static final Result RESULT = new Result.EntryWritten("ns", "k1", 1, 61_000);
 
-  /** Goal: a format-3 value keeps expiry, fingerprint and the result byte for byte. */
+  /** Goal: a format-4 value keeps expiry, fingerprint, slot and the result byte for byte. */
   @Test
-  void formatThreeRoundTrips() {
+  void formatFourRoundTrips() {
     Fingerprint f = Fingerprint.of(Fixtures.acquire("h", 10, 1));
     byte[] encoded = ResultCodec.encode(RESULT);
-    byte[] value = StoreFormat.idempotencyValue(
-        new IdempotencyRecord(60_000, 61_000, Optional.of(f), encoded));
-    assertEquals(3, value[0]);
-    assertEquals(1 + 8 + 1 + 16 + encoded.length, value.length);
-    IdempotencyRecord read = StoreFormat.readIdempotency(60_000, value);
-    assertEquals(61_000, read.expiresAtMillis());
+    for (int slot : new int[] {IdempotencyRecord.NO_SLOT, 0, 37, 255}) {
+      byte[] value = StoreFormat.idempotencyValue(
+          new IdempotencyRecord(60_000, 61_000, Optional.of(f), slot, encoded));
+      assertEquals(4, value[0]);
+      assertEquals(1 + 8 + 1 + 16 + 4 + encoded.length, value.length);
+      IdempotencyRecord read = StoreFormat.readIdempotency(60_000, value);
+      assertEquals(61_000, read.expiresAtMillis());
+      assertEquals(Optional.of(f), read.fingerprint());
+      assertEquals(slot, read.slot());
+      assertArrayEquals(encoded, read.encodedResult());
+      assertTrue(read.answers(f));
+    }
+  }
+
+  /** Goal: a value as the previous build writes it (format 3: fingerprint, no slot) reads as in
+   *  no slot, answered as before. */
+  @Test
+  void formatThreeValueIsReadInNoSlot() {
+    Fingerprint f = Fingerprint.of(Fixtures.acquire("h", 10, 1));
+    byte[] encoded = ResultCodec.encode(RESULT);
+    byte[] old = new ByteWriter(64).u8(3).i64(61_000).u8(f.commandCode()).raw(f.digest()).raw(encoded)
+        .toByteArray();
+    IdempotencyRecord read = StoreFormat.readIdempotency(60_000, old);
+    assertEquals(IdempotencyRecord.NO_SLOT, read.slot());
     assertEquals(Optional.of(f), read.fingerprint());
     assertArrayEquals(encoded, read.encodedResult());
-    assertTrue(read.answers(f));
+  }
+
+  /** Goal: a slot outside the table is a corrupt record. */
+  @Test
+  void aSlotOutsideTheTableIsRefused() {
+    Fingerprint f = Fingerprint.of(Fixtures.acquire("h", 10, 1));
+    byte[] bad = new ByteWriter(64).u8(4).i64(61_000).u8(f.commandCode()).raw(f.digest()).i32(256)
+        .raw(ResultCodec.encode(RESULT)).toByteArray();
+    StoreException e = assertThrows(StoreException.class, () -> StoreFormat.readIdempotency(60_000, bad));
+    assertTrue(e.getMessage().contains("slot 256"), e.getMessage());
   }
 
   /**
@@ -53,16 +80,16 @@ class IdempotencyFormatTest {
   /** Goal: an unknown format byte is refused, naming it. */
   @Test
   void unknownFormatIsRefused() {
-    byte[] future = new ByteWriter(32).u8(4).i64(61_000).raw(ResultCodec.encode(RESULT)).toByteArray();
+    byte[] future = new ByteWriter(32).u8(5).i64(61_000).raw(ResultCodec.encode(RESULT)).toByteArray();
     StoreException e = assertThrows(StoreException.class,
         () -> StoreFormat.readIdempotency(60_000, future));
-    assertTrue(e.getMessage().contains("unknown idempotency record format version 4"), e.getMessage());
+    assertTrue(e.getMessage().contains("unknown idempotency record format version 5"), e.getMessage());
   }
 
   /** Goal: a record is never written without the fingerprint of its request. */
   @Test
   void recordWithoutFingerprintIsNotWritten() {
     assertThrows(IllegalArgumentException.class, () -> StoreFormat.idempotencyValue(
-        new IdempotencyRecord(0, 1, Optional.empty(), ResultCodec.encode(RESULT))));
+        new IdempotencyRecord(0, 1, Optional.empty(), IdempotencyRecord.NO_SLOT, ResultCodec.encode(RESULT))));
   }
 }

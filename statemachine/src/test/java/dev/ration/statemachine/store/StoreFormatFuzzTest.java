@@ -82,11 +82,13 @@ public class StoreFormatFuzzTest {
       }
       case IDEMPOTENCY_VALUE -> {
         IdempotencyRecord r = StoreFormat.readIdempotency(5, value);
-        if (r.fingerprint().isPresent()) {
+        if (value[0] == 4) {
           assertArrayEquals(value, StoreFormat.idempotencyValue(r));
         } else {
-          // A format-2 value (written before fingerprints) is read but never written again.
-          assertEquals(2, value[0]);
+          // Values of formats 2 and 3 (written before fingerprints or slots) are read but never
+          // written again: in no slot, and a format-2 value without a fingerprint.
+          assertEquals(IdempotencyRecord.NO_SLOT, r.slot());
+          assertEquals(value[0] == 3, r.fingerprint().isPresent());
         }
       }
       case GENERATION -> {
@@ -148,7 +150,7 @@ public class StoreFormatFuzzTest {
       seeds.put("idempotency-value-" + i, input(IDEMPOTENCY_VALUE, none, StoreFormat.idempotencyValue(
           new IdempotencyRecord(5, 61_000 + i,
               java.util.Optional.of(dev.ration.statemachine.command.Fingerprint.of(new dev.ration.statemachine.command.Tick(i))),
-              ResultCodec.encode(generate.result())))));
+              i % 3 == 0 ? IdempotencyRecord.NO_SLOT : i % 256, ResultCodec.encode(generate.result())))));
       IdempotencyGeneration g = new IdempotencyGeneration(60_000L * i, 60_000L * (i + 1), 17 * i);
       seeds.put("generation-" + i, input(GENERATION, StoreFormat.generationKey(g.start()),
           StoreFormat.generationValue(g)));

@@ -22,7 +22,7 @@ class StoreFormatTest {
     byte[] good = StoreFormat.idempotencyValue(
         new IdempotencyRecord(0, 61_000,
             java.util.Optional.of(dev.ration.statemachine.command.Fingerprint.of(new dev.ration.statemachine.command.Tick(3))),
-            ResultCodec.encode(new Result.Ticked(3))));
+            IdempotencyRecord.NO_SLOT, ResultCodec.encode(new Result.Ticked(3))));
     assertEquals(61_000, StoreFormat.readIdempotency(0, good).expiresAtMillis());
     byte[] bad = good.clone();
     bad[good.length - ResultCodec.encode(new Result.Ticked(3)).length] = 0; // the result's format byte

@@ -36,6 +36,27 @@ public final class SlotIds {
     return FLAG | counter << SLOT_BITS | Slots.check(slot);
   }
 
+  /**
+   * A ledger's stored id counter says which ids it mints: a plain counter {@code n} (below 2^52)
+   * mints id {@code n} itself, as before ids carried slots; once the log switched it
+   * ({@link #slottedCounter}) it is 2^52 + n and mints {@code of(n, slot)}. Keeping the mode in
+   * the counter keeps the stored format; the counter part continues across the switch, so every
+   * slotted id's counter is above every plain id minted before.
+   */
+  public static long mint(long storedCounter, int slot) {
+    return storedCounter >= FLAG ? of(storedCounter - FLAG, slot) : storedCounter;
+  }
+
+  /** The counter part of a stored counter: the next counter an id is minted from. */
+  public static long counterPart(long storedCounter) {
+    return storedCounter >= FLAG ? storedCounter - FLAG : storedCounter;
+  }
+
+  /** The stored counter that mints slotted ids from the same counter part on. */
+  public static long slottedCounter(long storedCounter) {
+    return storedCounter >= FLAG ? storedCounter : FLAG + storedCounter;
+  }
+
   /** Whether {@code id} carries a slot (an id from before slots existed does not). */
   public static boolean slotted(long id) {
     return id > 0 && (id & FLAG) != 0;
