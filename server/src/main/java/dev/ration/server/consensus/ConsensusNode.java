@@ -712,7 +712,12 @@ public final class ConsensusNode implements Coordinator, AutoCloseable {
     if (!truncated) {
       for (String key : keys) {
         QueryResult r = s.query(new Query.GetEntry(namespace, key), readNow);
-        ((QueryResult.EntryAnswer) r).entry().ifPresent(entries::add);
+        if (r instanceof QueryResult.EntryAnswer answer) {
+          answer.entry().ifPresent(entries::add);
+        } else {
+          // A namespace whose tenant's slot this group does not serve has no entries here.
+          break;
+        }
       }
     }
     return new TtlWatchAnswer(slice.changes(), slice.throughIndex(), slice.compacted(),

@@ -145,13 +145,7 @@ final class Replies {
       @Override
       public Response misrouted(Result.Misrouted m) {
         // Refused before it was applied or recorded: definite, and a retry is decided afresh.
-        if (m.moving()) {
-          return ErrorReplies.error(ErrorCode.MOVING, "slot " + m.slot()
-              + " is moving (move epoch " + m.epoch() + "); retry shortly", "", MOVING_RETRY_MILLIS);
-        }
-        return ErrorReplies.error(ErrorCode.WRONG_GROUP, "slot " + m.slot() + " is not served by this group; "
-            + (m.ownerGroup() < 0 ? "no owner known here" : "group " + m.ownerGroup() + " owns it")
-            + " (move epoch " + m.epoch() + ")", "", 0);
+        return misroutedError(m.slot(), m.ownerGroup(), m.epoch(), m.moving());
       }
 
       @Override
@@ -288,7 +282,23 @@ final class Replies {
       public Response securityAudit(QueryResult.SecurityAudit a) {
         return new Response.SecurityAuditList(a.records());
       }
+
+      @Override
+      public Response misrouted(QueryResult.Misrouted m) {
+        return misroutedError(m.slot(), m.ownerGroup(), m.epoch(), m.moving());
+      }
     });
+  }
+
+  /** MOVING (retry shortly) or WRONG_GROUP naming the owner this group last knew. */
+  private static Response misroutedError(int slot, int ownerGroup, long epoch, boolean moving) {
+    if (moving) {
+      return ErrorReplies.error(ErrorCode.MOVING, "slot " + slot + " is moving (move epoch "
+          + epoch + "); retry shortly", "", MOVING_RETRY_MILLIS);
+    }
+    return ErrorReplies.error(ErrorCode.WRONG_GROUP, "slot " + slot + " is not served by this group; "
+        + (ownerGroup < 0 ? "no owner known here" : "group " + ownerGroup + " owns it")
+        + " (move epoch " + epoch + ")", "", 0);
   }
 
   private static Response ttl(TtlResponse response) {

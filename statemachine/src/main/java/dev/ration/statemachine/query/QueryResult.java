@@ -43,6 +43,21 @@ public sealed interface QueryResult {
     R grantList(GrantList answer);
 
     R securityAudit(SecurityAudit answer);
+
+    R misrouted(Misrouted answer);
+  }
+
+  /**
+   * A read of one tenant whose slot this group does not serve now: read it from the group that
+   * does ({@code moving}: the slot is moving into or out of this group, ask again shortly; else
+   * {@code ownerGroup} is the group this one last knew to own it, -1 for none), as
+   * {@code Result.Misrouted} says for commands.
+   */
+  record Misrouted(int slot, int ownerGroup, long epoch, boolean moving) implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.misrouted(this);
+    }
   }
 
   record LimitAnswer(Optional<LimitStatus> limit) implements QueryResult {

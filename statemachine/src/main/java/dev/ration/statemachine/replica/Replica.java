@@ -604,6 +604,17 @@ public final class Replica implements ApplyContext {
   // ---------------------------------------------------------------- reads
 
   public QueryResult query(Query query, long readNowMillis) {
+    if (!slots.servesEverySlot()) {
+      // A read of one tenant is answered only where its slot is served: a released slot's
+      // state here is stale, a frozen or installed one may change elsewhere.
+      for (String tenant : query.touches().tenants()) {
+        Optional<Result.Misrouted> refused = admission(Slots.of(tenant));
+        if (refused.isPresent()) {
+          Result.Misrouted m = refused.get();
+          return new QueryResult.Misrouted(m.slot(), m.ownerGroup(), m.epoch(), m.moving());
+        }
+      }
+    }
     for (Ledger ledger : ledgers) {
       Optional<QueryResult> answer = ledger.query(query, readNowMillis);
       if (answer.isPresent()) {

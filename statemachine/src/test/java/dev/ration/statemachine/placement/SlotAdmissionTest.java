@@ -20,6 +20,9 @@ import dev.ration.statemachine.command.SecurityCommand;
 import dev.ration.statemachine.command.SlottedIds;
 import dev.ration.statemachine.lease.MemoryLedgerStore;
 import dev.ration.statemachine.quota.QuotaOptions;
+import dev.ration.statemachine.query.Query;
+import dev.ration.statemachine.query.QueryResult;
+import dev.ration.statemachine.query.QuotaQuery;
 import dev.ration.statemachine.replica.FamilyStore;
 import dev.ration.statemachine.replica.IdempotencyRecord;
 import dev.ration.statemachine.replica.Replica;
@@ -138,6 +141,21 @@ class SlotAdmissionTest {
     Result second = plain.apply(1, 4, Batch.of(1_040, List.of(new Proposal(key(2), acquire(A))))).get(0);
     assertEquals(SlotIds.of(2, Slots.of(A)), granted(second).lease().leaseId(),
         "after it, the same counter with the tenant's slot (a repeated switch changes nothing)");
+  }
+
+  @Test
+  void aReadOfATenantIsAnsweredOnlyWhereItsSlotIsServed() {
+    int slot = Slots.of(A);
+    stepped(apply(RequestKey.NONE, step(Step.FREEZE, slot, 2, -1)));
+    assertEquals(new QueryResult.Misrouted(slot, 0, 2, true), replica.query(new Query.GetLimit(A, "api"), now));
+    assertEquals(new QueryResult.Misrouted(slot, 0, 2, true),
+        replica.query(new Query.Quota(new QuotaQuery.ListReservations(A + "/shop")), now));
+    assertInstanceOf(QueryResult.LimitAnswer.class, replica.query(new Query.GetLimit(B, "api"), now));
+    QueryResult.LimitList all = assertInstanceOf(QueryResult.LimitList.class,
+        replica.query(new Query.ListLimits(), now), "a listing over every tenant answers what the group holds");
+    assertEquals(2, all.limits().size());
+    stepped(apply(RequestKey.NONE, step(Step.RELEASE, slot, 2, 4)));
+    assertEquals(new QueryResult.Misrouted(slot, 4, 2, false), replica.query(new Query.GetEntry(A + "/sessions", "k"), now));
   }
 
   @Test
