@@ -284,6 +284,11 @@ final class Replies {
       }
 
       @Override
+      public Response slotTable(QueryResult.SlotTableAnswer a) {
+        return unexpected(kind, a); // read by the node's metrics; no request kind asks for it
+      }
+
+      @Override
       public Response misrouted(QueryResult.Misrouted m) {
         return misroutedError(m.slot(), m.ownerGroup(), m.epoch(), m.moving());
       }

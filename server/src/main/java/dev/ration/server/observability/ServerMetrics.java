@@ -444,12 +444,50 @@ public final class ServerMetrics implements EndpointListener, AutoCloseable {
           && quota.answer() instanceof dev.ration.statemachine.query.QuotaAnswer.QuotaStatusAnswer s) {
         updateQuota(s);
       }
+      QueryResult t = coordinator.query(new Query.SlotTable(), true, System.nanoTime() + timeout.toNanos())
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (t instanceof QueryResult.SlotTableAnswer table) {
+        updateSlots(table);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
       limitRefreshFailures.increment();
       log.debug("event=limit_metrics_refresh_failed error={}", e.toString());
     }
+  }
+
+  /** The group's slots by phase (index: active, frozen, installed, absent). */
+  private final java.util.concurrent.atomic.AtomicLong[] slotPhases = {
+      new java.util.concurrent.atomic.AtomicLong(), new java.util.concurrent.atomic.AtomicLong(),
+      new java.util.concurrent.atomic.AtomicLong(), new java.util.concurrent.atomic.AtomicLong()};
+  private static final String[] SLOT_PHASES = {"active", "frozen", "installed", "absent"};
+  private volatile boolean slotGaugesRegistered;
+
+  /**
+   * {@code ration_slots{phase}}: how many of the 256 tenant slots this node's group serves
+   * (active), is handing over (frozen), has taken over but does not serve yet (installed) or does
+   * not hold (absent). A single-group cluster serves all 256; anything frozen or installed for
+   * long is a move that did not finish.
+   */
+  public void updateSlots(QueryResult.SlotTableAnswer t) {
+    if (!slotGaugesRegistered) {
+      synchronized (this) {
+        if (!slotGaugesRegistered) {
+          for (int i = 0; i < SLOT_PHASES.length; i++) {
+            Gauge.builder("ration.slots", slotPhases[i], java.util.concurrent.atomic.AtomicLong::get)
+                .tags(Tags.of("phase", SLOT_PHASES[i]))
+                .description("Tenant slots of this node's group by phase (256 in all)")
+                .register(registry);
+          }
+          slotGaugesRegistered = true;
+        }
+      }
+    }
+    slotPhases[0].set(t.active());
+    slotPhases[1].set(t.frozen());
+    slotPhases[2].set(t.installed());
+    slotPhases[3].set(t.absent());
   }
 
   /** Latest replicated namespace counters, keyed "namespace|figure" (read by the meters). */

@@ -115,6 +115,7 @@ class AdminHttpTest {
             new dev.ration.statemachine.query.QuotaAnswer.BudgetFigures(1, 0, 0, 0, 0),
             new dev.ration.statemachine.query.QuotaAnswer.BudgetFigures(2, 1, 0, 40, 0),
             new dev.ration.statemachine.query.QuotaAnswer.BudgetFigures(3, 5, 1, 120, 3))));
+    metrics.updateSlots(new QueryResult.SlotTableAnswer(0, 254, 1, 0, 1));
 
     // Gauges must survive a collection (Micrometer holds gauge state weakly unless told not to).
     System.gc();
@@ -163,7 +164,11 @@ class AdminHttpTest {
             "ration_limit_pending_shrinks{resource=\"api\",tenant=\"acme\"} 1.0",
             "ration_limit_emergency_reported{resource=\"api\",tenant=\"acme\"} 3.0",
             "ration_quota_usage_log_sequence 900.0",
-            "ration_quota_usage_log_first_sequence 301.0")) {
+            "ration_quota_usage_log_first_sequence 301.0",
+            "ration_slots{phase=\"active\"} 254.0",
+            "ration_slots{phase=\"frozen\"} 1.0",
+            "ration_slots{phase=\"installed\"} 0.0",
+            "ration_slots{phase=\"absent\"} 1.0")) {
       assertTrue(body.contains(name), "missing " + name + " in\n" + body);
     }
   }

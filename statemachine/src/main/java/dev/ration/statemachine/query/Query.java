@@ -109,6 +109,14 @@ public sealed interface Query {
     }
   }
 
+  /** The group's slot table: how many slots it serves, moves in or out, or does not hold. */
+  record SlotTable() implements Query {
+    @Override
+    public Touches touches() {
+      return Touches.cluster();
+    }
+  }
+
   /** Security audit records from {@code fromSequence} on, at most {@code max}. */
   record ReadSecurityAudit(long fromSequence, int max) implements Query {
     @Override

@@ -45,6 +45,21 @@ public sealed interface QueryResult {
     R securityAudit(SecurityAudit answer);
 
     R misrouted(Misrouted answer);
+
+    R slotTable(SlotTableAnswer answer);
+  }
+
+  /**
+   * Group {@code group}'s slot table by phase: {@code active} slots served here, {@code frozen}
+   * (being handed over), {@code installed} (taken over, not yet served), {@code absent}; the four
+   * add up to every slot.
+   */
+  record SlotTableAnswer(int group, int active, int frozen, int installed, int absent)
+      implements QueryResult {
+    @Override
+    public <R> R accept(Handler<R> handler) {
+      return handler.slotTable(this);
+    }
   }
 
   /**

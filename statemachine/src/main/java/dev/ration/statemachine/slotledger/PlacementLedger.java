@@ -110,7 +110,16 @@ public final class PlacementLedger implements Ledger {
 
   @Override
   public Optional<QueryResult> query(Query query, long readNowMillis) {
-    return Optional.empty();
+    if (!(query instanceof Query.SlotTable)) {
+      return Optional.empty();
+    }
+    int[] byPhase = new int[SlotState.Phase.values().length];
+    for (int s = 0; s < Slots.COUNT; s++) {
+      byPhase[slots.state(s).phase().ordinal()]++;
+    }
+    return Optional.of(new QueryResult.SlotTableAnswer(slots.self(),
+        byPhase[SlotState.Phase.ACTIVE.ordinal()], byPhase[SlotState.Phase.FROZEN.ordinal()],
+        byPhase[SlotState.Phase.INACTIVE.ordinal()], byPhase[SlotState.Phase.ABSENT.ordinal()]));
   }
 
   @Override

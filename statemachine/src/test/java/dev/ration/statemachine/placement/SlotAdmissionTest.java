@@ -154,7 +154,9 @@ class SlotAdmissionTest {
     QueryResult.LimitList all = assertInstanceOf(QueryResult.LimitList.class,
         replica.query(new Query.ListLimits(), now), "a listing over every tenant answers what the group holds");
     assertEquals(2, all.limits().size());
+    assertEquals(new QueryResult.SlotTableAnswer(0, 255, 1, 0, 0), replica.query(new Query.SlotTable(), now));
     stepped(apply(RequestKey.NONE, step(Step.RELEASE, slot, 2, 4)));
+    assertEquals(new QueryResult.SlotTableAnswer(0, 255, 0, 0, 1), replica.query(new Query.SlotTable(), now));
     assertEquals(new QueryResult.Misrouted(slot, 4, 2, false), replica.query(new Query.GetEntry(A + "/sessions", "k"), now));
   }
 
