@@ -2,6 +2,7 @@ package dev.ration.statemachine.lease;
 
 import dev.ration.statemachine.replica.Changes;
 import dev.ration.statemachine.replica.ExpiryKey;
+import dev.ration.statemachine.replica.FamilyStore;
 import dev.ration.statemachine.replica.IdempotencyGeneration;
 import dev.ration.statemachine.replica.IdempotencyRecord;
 import dev.ration.statemachine.replica.LedgerStore;
@@ -19,10 +20,12 @@ import java.util.function.Consumer;
 
 /**
  * A {@link LedgerStore} in plain collections (the kernel's idempotency records and expiry
- * index), for running ledgers without RocksDB in unit tests. {@link #commit} plays the
- * WriteBatch: the ledger sees an entry's writes only after it. Thread: the test's.
+ * index), and a {@link FamilyStore} of the ledgers' column families in sorted maps (unsigned
+ * key order, as RocksDB's), for running ledgers without RocksDB in unit tests. {@link #commit}
+ * plays the WriteBatch: the ledger sees an entry's writes only after it. Thread: the test's.
  */
-public final class MemoryLedgerStore implements LedgerStore {
+public final class MemoryLedgerStore implements LedgerStore, FamilyStore {
+  private final Map<String, TreeMap<byte[], byte[]>> families = new HashMap<>();
   /** Generation start, then request key. */
   private final TreeMap<Long, Map<RequestKey, IdempotencyRecord>> records = new TreeMap<>();
   private final TreeMap<Long, IdempotencyGeneration> generations = new TreeMap<>();
@@ -36,9 +39,34 @@ public final class MemoryLedgerStore implements LedgerStore {
     changes.idempotencyPuts.forEach((key, record) ->
         records.computeIfAbsent(record.generation(), g -> new HashMap<>()).put(key, record));
     changes.generationPuts.values().forEach(g -> generations.put(g.start(), g));
+    changes.records.forEach((name, writes) -> writes.forEach((k, v) -> {
+      if (v == Changes.DELETED) {
+        family(name).remove(k);
+      } else {
+        family(name).put(k, v);
+      }
+    }));
     expiry.addAll(changes.expiryPuts);
     expiry.removeAll(changes.expiryDeletes);
     expiry.removeAll(changes.expiryRemovals);
+  }
+
+  private TreeMap<byte[], byte[]> family(String name) {
+    return families.computeIfAbsent(name, f -> new TreeMap<>(java.util.Arrays::compareUnsigned));
+  }
+
+  @Override
+  public Optional<byte[]> get(String family, byte[] key) {
+    return Optional.ofNullable(family(family).get(key)).map(byte[]::clone);
+  }
+
+  @Override
+  public void scan(String family, byte[] fromKey, Visitor visitor) {
+    for (Map.Entry<byte[], byte[]> e : family(family).tailMap(fromKey, true).entrySet()) {
+      if (!visitor.visit(e.getKey().clone(), e.getValue().clone())) {
+        return;
+      }
+    }
   }
 
   @Override
