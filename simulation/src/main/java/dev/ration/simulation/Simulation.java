@@ -13,7 +13,6 @@ import dev.ration.statemachine.command.LeaseCommand.AcquireLease;
 import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
-import dev.ration.statemachine.command.SlottedIds;
 import dev.ration.statemachine.command.Proposal;
 import dev.ration.statemachine.command.LeaseCommand.RenewLease;
 import dev.ration.statemachine.command.RequestKey;
@@ -152,7 +151,6 @@ public final class Simulation {
 
   private Report execute() {
     apply(RequestKey.NONE, new NewEpoch("coordinator-1"));
-    apply(RequestKey.NONE, new SlottedIds()); // as every leader proposes with its epoch
     apply(new RequestKey(99, 1, 1), new SetLimit(new Limit(TENANT, RESOURCE, s.ratePerSecond(), s.burst(),
         s.mode(), s.leaseDurationMillis(), s.graceMillis(), s.emergency(), s.policy(), 0)));
     for (int i = 0; i < s.regions(); i++) {
@@ -356,7 +354,6 @@ public final class Simulation {
     upSinceMillis = nowMillis;
     up = true;
     apply(RequestKey.NONE, new NewEpoch("coordinator-" + term));
-    apply(RequestKey.NONE, new SlottedIds());
   }
 
   // ---------------------------------------------------------------- transport

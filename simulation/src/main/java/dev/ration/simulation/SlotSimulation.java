@@ -4,7 +4,6 @@ import dev.ration.statemachine.command.Batch;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.AcquireSlots;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
-import dev.ration.statemachine.command.SlottedIds;
 import dev.ration.statemachine.command.LeaseCommand.RenewSlots;
 import dev.ration.statemachine.command.LeaseCommand.SetLimitConcurrency;
 import dev.ration.statemachine.command.LeaseCommand.SlotRenewal;
@@ -125,7 +124,6 @@ public final class SlotSimulation {
 
   private Outcome execute() {
     apply(new NewEpoch("coordinator-1"));
-    apply(new SlottedIds()); // as every leader proposes with its epoch
     apply(new SetLimitConcurrency(new Limit(TENANT, RESOURCE, 0, 0, Mode.HARD, s.leaseMillis(),
         s.graceMillis(), 0, Policy.FAIR_SHARE, 0), s.cap()));
     for (int i = 0; i < s.pools(); i++) {

@@ -4,7 +4,6 @@ import dev.ration.server.consensus.CoordinatorException.Reason;
 import dev.ration.statemachine.command.BatchCodec;
 import dev.ration.statemachine.command.Command;
 import dev.ration.statemachine.command.LeaseCommand.NewEpoch;
-import dev.ration.statemachine.command.SlottedIds;
 import dev.ration.statemachine.command.RequestKey;
 import dev.ration.statemachine.command.Tick;
 import dev.ration.statemachine.result.Result;
@@ -402,11 +401,8 @@ final class Proposer implements AutoCloseable {
           epochWanted = false;
           epochProposed = true;
           inFlight++;
-          // The ids switch rides with every NewEpoch: a no-op once applied, and a cluster's ids
-          // carry slots from its first leadership on (a node of an earlier release stops here).
-          List<byte[]> epoch = List.of(
-              BatchCodec.encodeProposal(RequestKey.NONE, new NewEpoch(options.nodeId())),
-              BatchCodec.encodeProposal(RequestKey.NONE, new SlottedIds()));
+          List<byte[]> epoch =
+              List.of(BatchCodec.encodeProposal(RequestKey.NONE, new NewEpoch(options.nodeId())));
           propose(epoch, List.of(), false, 0);
           continue;
         }

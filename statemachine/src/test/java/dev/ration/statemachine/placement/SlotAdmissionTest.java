@@ -62,7 +62,7 @@ class SlotAdmissionTest {
     store = new MemoryLedgerStore();
     replica = new Replica(OPTIONS, store, FamilyStore.EMPTY,
         RocksCoordinatorState.ledgers(OPTIONS, slots));
-    apply(RequestKey.NONE, new SlottedIds()); // as every leader proposes it with its epoch
+    apply(RequestKey.NONE, new SlottedIds()); // ids that carry slots, as before a cluster's first move
     for (String tenant : List.of(A, B)) {
       apply(RequestKey.NONE, new SetLimit(new Limit(tenant, "api", 1_000, 100, Mode.HARD,
           10_000, 0, 0, Policy.FREE_CAPACITY, 0)));
